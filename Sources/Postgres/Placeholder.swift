@@ -1,0 +1,1 @@
+// Placeholder until the Postgres layer lands.
