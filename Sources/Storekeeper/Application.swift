@@ -1,0 +1,161 @@
+import AppStore
+import Foundation
+import HTTP
+import Logging
+import Postgres
+import Synchronization
+
+/// Storekeeper assembled: the database pool, the catalog and its LISTEN connection, the
+/// background workers and the HTTP server, started and stopped in order.
+public final class Application: Sendable {
+  public let config: AppConfig
+  let logger: Logger
+  let database: PostgresPool
+  let migrator: Migrator
+  let catalog: CatalogCache
+  let listener: PostgresListener
+  let server: HTTPServer
+  let loops: [BackgroundLoop]
+  let notificationLoop: BackgroundLoop
+
+  public init(config: AppConfig, logger: Logger) throws {
+    self.config = config
+    self.logger = logger
+    var poolConfig = PostgresConfiguration(url: config.databaseURL)
+    poolConfig.maxConnections = config.databasePoolSize
+    let database = PostgresPool(configuration: poolConfig, logger: logger.with("component", "postgres"))
+    self.database = database
+    migrator = Migrator(directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
+
+    let catalogRepository = CatalogRepository(database: database)
+    let catalog = CatalogCache(repository: catalogRepository, logger: logger.with("component", "catalog"))
+    self.catalog = catalog
+    listener = PostgresListener(
+      url: config.databaseURL, channels: [CatalogRepository.channel], logger: logger.with("component", "listener"),
+      onNotification: { _, _ in catalog.requestReload() },
+      // After any (re)connect a full reload, so changes made while disconnected are not missed.
+      onConnect: { catalog.requestReload() })
+
+    let appStore = try Self.appStoreConfiguration(config, logger: logger)
+    let verifier = ProofVerifier(
+      signed: try SignedDataVerifier(configuration: appStore),
+      receipts: ReceiptVerifier(configuration: appStore, logger: logger.with("component", "verify-receipt")))
+
+    // The notification worker is created first so settlement can wake it.
+    let notificationBox = LoopBox()
+    let settlement = SettlementService(database: database) { notificationBox.wake() }
+    let orders = OrderRepository(database: database)
+    let idempotency = IdempotencyStore(database: database)
+    let reports = ReportStore(
+      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs)
+    let entitlements = EntitlementRepository(database: database)
+    let tradeReports = TradeReportService(
+      database: database, orders: orders, reports: reports, verifier: verifier, settlement: settlement)
+    let receipts = ReceiptService(
+      database: database, reports: reports, verifier: verifier, settlement: settlement, entitlements: entitlements)
+    let notifications = NotificationService(
+      database: database, verifier: verifier.signed, settlement: settlement,
+      logger: logger.with("component", "notifications"))
+    let auth = AdminAuthenticator(tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
+
+    var router = APIRouter()
+    OperationsRoutes(database: database, migrator: migrator, openAPI: Self.openAPI(config, logger)).register(&router)
+    CatalogRoutes(cache: catalog).register(&router)
+    AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
+    OrderRoutes(
+      service: OrderService(database: database, orders: orders, idempotency: idempotency, ttlSeconds: config.orderTTLSeconds),
+      orders: orders
+    ).register(&router)
+    AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
+    SettlementRoutes(reports: tradeReports, receipts: receipts).register(&router)
+    EntitlementRoutes(repository: entitlements).register(&router)
+    NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() }).register(&router)
+
+    var serverConfig = ServerConfiguration()
+    serverConfig.host = config.host
+    serverConfig.port = config.port
+    serverConfig.eventLoopCount = config.eventLoops
+    server = HTTPServer(configuration: serverConfig, router: router.router, logger: logger.with("component", "http"))
+
+    let sweeper = BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
+      do {
+        let closed = try await orders.closeExpired()
+        if closed > 0 { logger.info("expired orders closed", ["count": .int(closed)]) }
+        _ = try await idempotency.removeExpired()
+      } catch {
+        logger.warning("order sweep failed", ["error": .string("\(error)")])
+      }
+    }
+    let retryWorker = ReportRetryWorker(
+      database: database, reports: reports, orders: orders, verifier: verifier, tradeReports: tradeReports,
+      receipts: receipts, backoffBaseMs: config.retryBaseMs, logger: logger.with("component", "report-retry"))
+    let retryLoop = BackgroundLoop(
+      name: "report-retry", intervalMs: min(config.retryBaseMs, 5000), logger: logger
+    ) { await retryWorker.runOnce() }
+    notificationLoop = BackgroundLoop(name: "notifications", intervalMs: 5000, logger: logger) {
+      await notifications.processPending()
+    }
+    notificationBox.set(notificationLoop)
+    loops = [sweeper, retryLoop, notificationLoop]
+  }
+
+  /// Migrates (unless disabled), loads the catalog, starts listening, serving and working.
+  /// Returns the port the server is bound to.
+  public func start() async throws -> Int {
+    if config.migrateOnStart {
+      let applied = try await migrator.migrate(database)
+      if !applied.isEmpty { logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))]) }
+    }
+    try await catalog.reload()
+    listener.start()
+    let port = try server.start()
+    for loop in loops { loop.start() }
+    logger.notice("storekeeper serving", ["host": .string(config.host), "port": .int(port)])
+    return port
+  }
+
+  /// Stops accepting, finishes in-flight requests (bounded), stops the workers, closes the pool.
+  public func shutdown() async {
+    logger.notice("shutting down")
+    await server.shutdown()
+    for loop in loops { await loop.stop() }
+    listener.stop()
+    await database.shutdown()
+    logger.notice("stopped")
+  }
+
+  static func appStoreConfiguration(_ config: AppConfig, logger: Logger) throws -> AppStoreConfiguration {
+    var appStore = AppStoreConfiguration(bundleId: config.bundleId)
+    appStore.appAppleId = config.appAppleId
+    appStore.allowedEnvironments = config.environments
+    appStore.sharedSecret = config.sharedSecret
+    appStore.receiptTimeout = .milliseconds(config.appleTimeoutMs)
+    if let url = URL(string: config.verifyReceiptURL) { appStore.verifyReceiptURL = url }
+    if let url = URL(string: config.verifyReceiptSandboxURL) { appStore.verifyReceiptSandboxURL = url }
+    for path in config.rootCertificatePaths {
+      guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw ConfigError(variable: "APPLE_ROOT_CERTS", problem: "cannot read \(path)")
+      }
+      appStore.extraRootCertificatesPEM.append(pem)
+      logger.warning(
+        "trusting an extra root certificate besides Apple's: use this only for tests and demos",
+        ["path": .string(path)])
+    }
+    return appStore
+  }
+
+  static func openAPI(_ config: AppConfig, _ logger: Logger) -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: config.openAPIPath) else {
+      logger.warning("openapi.yaml not found; /openapi.yaml will be empty", ["path": .string(config.openAPIPath)])
+      return []
+    }
+    return Array(data)
+  }
+}
+
+/// Lets settlement wake the notification loop, which is built after it.
+final class LoopBox: Sendable {
+  private let loop = Mutex<BackgroundLoop?>(nil)
+  func set(_ value: BackgroundLoop) { loop.withLock { $0 = value } }
+  func wake() { loop.withLock { $0 }?.wake() }
+}

@@ -1,0 +1,67 @@
+import Logging
+import Synchronization
+
+/// The in-memory catalog every instance serves. Reloads are coalesced: however many changes
+/// are announced while one reload runs, exactly one more follows it.
+final class CatalogCache: Sendable {
+  private struct State {
+    var snapshot = CatalogSnapshot.empty
+    var reloading = false
+    var reloadAgain = false
+  }
+
+  private let state = Mutex(State())
+  private let repository: CatalogRepository
+  private let logger: Logger
+
+  init(repository: CatalogRepository, logger: Logger) {
+    self.repository = repository
+    self.logger = logger
+  }
+
+  var snapshot: CatalogSnapshot { state.withLock { $0.snapshot } }
+
+  /// Loads the active catalog now; throws if the database cannot be read.
+  func reload() async throws {
+    let products = try await repository.activeProducts()
+    let snapshot = try CatalogSnapshot(products: products)
+    state.withLock { $0.snapshot = snapshot }
+    logger.debug("catalog loaded", ["products": .int(products.count)])
+  }
+
+  /// Asks for a reload from a notification or a reconnect; never throws, retries on failure.
+  func requestReload() {
+    let start = state.withLock { state -> Bool in
+      if state.reloading {
+        state.reloadAgain = true
+        return false
+      }
+      state.reloading = true
+      return true
+    }
+    guard start else { return }
+    Task {
+      var attempt = 0
+      while true {
+        do {
+          try await reload()
+          attempt = 0
+        } catch {
+          attempt += 1
+          logger.warning("catalog reload failed", ["error": .string("\(error)"), "attempt": .int(attempt)])
+          try? await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
+          continue
+        }
+        let again = state.withLock { state -> Bool in
+          if state.reloadAgain {
+            state.reloadAgain = false
+            return true
+          }
+          state.reloading = false
+          return false
+        }
+        if !again { return }
+      }
+    }
+  }
+}

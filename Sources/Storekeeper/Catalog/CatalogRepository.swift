@@ -1,0 +1,116 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// Products in PostgreSQL. Every write bumps the revision, keeps price history and NOTIFYs
+/// `catalog` inside its transaction, so the notification is delivered only if it commits.
+struct CatalogRepository: Sendable {
+  static let channel = "catalog"
+
+  let database: PostgresPool
+
+  func activeProducts() async throws -> [Product] {
+    try await database.query(
+      "SELECT \(unescaped: Product.columns) FROM products WHERE active ORDER BY sort_order, product_id"
+    ).map(Product.init(row:))
+  }
+
+  func allProducts() async throws -> [Product] {
+    try await database.query(
+      "SELECT \(unescaped: Product.columns) FROM products ORDER BY sort_order, product_id"
+    ).map(Product.init(row:))
+  }
+
+  func product(_ productId: String) async throws -> Product? {
+    try await database.query(
+      "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId)"
+    ).first.map(Product.init(row:))
+  }
+
+  func priceHistory(_ productId: String) async throws -> [PriceChange] {
+    try await database.query(
+      """
+      SELECT id, old_price::text AS old_price, old_currency, new_price::text AS new_price,
+             new_currency, changed_by, \(unescaped: SQLTime.rfc3339("changed_at"))
+      FROM product_price_history WHERE product_id = \(productId) ORDER BY id
+      """
+    ).map(PriceChange.init(row:))
+  }
+
+  /// Creates or replaces (PUT) or updates (PATCH, via `makeDraft`) a product in one
+  /// transaction. `ifMatch` is the client's `If-Match`; a stale one throws 412.
+  func write(
+    productId: String, ifMatch: String?, by admin: String,
+    makeDraft: @Sendable (Product?) throws -> ProductDraft
+  ) async throws -> (product: Product, created: Bool) {
+    try await database.withTransaction { tx in
+      let current = try await tx.query(
+        "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
+      ).first.map(Product.init(row:))
+      try Self.checkPrecondition(ifMatch, current: current)
+      let draft = try makeDraft(current)
+      let grants = try JSONCoding.text(draft.grants)
+      let content = try JSONCoding.text(draft.content)
+      let rows = try await tx.query(
+        """
+        INSERT INTO products (product_id, type, title, description, price, currency, sort_order,
+                              active, grants, content)
+        VALUES (\(draft.productId), \(draft.type.rawValue), \(draft.title), \(draft.description),
+                \(draft.price)::numeric, \(draft.currency), \(draft.sortOrder), \(draft.active),
+                \(grants)::jsonb, \(content)::jsonb)
+        ON CONFLICT (product_id) DO UPDATE SET
+          type = EXCLUDED.type, title = EXCLUDED.title, description = EXCLUDED.description,
+          price = EXCLUDED.price, currency = EXCLUDED.currency, sort_order = EXCLUDED.sort_order,
+          active = EXCLUDED.active, grants = EXCLUDED.grants, content = EXCLUDED.content,
+          revision = products.revision + 1, updated_at = now()
+        RETURNING \(unescaped: Product.columns)
+        """)
+      guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
+      let product = try Product(row: row)
+      if current?.price != draft.price || current?.currency != draft.currency {
+        try await tx.execute(
+          """
+          INSERT INTO product_price_history (product_id, old_price, old_currency, new_price,
+                                             new_currency, changed_by)
+          VALUES (\(productId), \(current?.price)::numeric, \(current?.currency),
+                  \(draft.price)::numeric, \(draft.currency), \(admin))
+          """)
+      }
+      try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
+      return (product, current == nil)
+    }
+  }
+
+  /// DELETE deactivates: orders keep pointing at the product, so it is never removed.
+  func deactivate(productId: String, ifMatch: String?) async throws -> Product {
+    try await database.withTransaction { tx in
+      let current = try await tx.query(
+        "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
+      ).first.map(Product.init(row:))
+      guard current != nil else {
+        throw HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
+      }
+      try Self.checkPrecondition(ifMatch, current: current)
+      let rows = try await tx.query(
+        """
+        UPDATE products SET active = false, revision = revision + 1, updated_at = now()
+        WHERE product_id = \(productId) RETURNING \(unescaped: Product.columns)
+        """)
+      guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
+      try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
+      return try Product(row: row)
+    }
+  }
+
+  private static func checkPrecondition(_ ifMatch: String?, current: Product?) throws {
+    guard let ifMatch else { return }
+    let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    let matches =
+      if let current { tags.contains("*") || tags.contains(current.etag) } else { false }
+    guard matches else {
+      throw HTTPError(
+        412, code: "precondition_failed",
+        detail: "the product changed since it was read; fetch it again")
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import HTTP
+
+/// The catalog for apps, served from memory on the event loop (no database, no task hop).
+struct CatalogRoutes: Sendable {
+  let cache: CatalogCache
+
+  func register(_ router: inout APIRouter) {
+    router.addImmediate(.get, "/v1/products") { request, _ in
+      Self.serve(cache.snapshot.list, request)
+    }
+    router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
+      let id = context.parameters["product_id"] ?? ""
+      guard let entry = cache.snapshot.products[id] else {
+        throw HTTPError(404, code: "product_not_found", detail: "no product \(id) is for sale")
+      }
+      return Self.serve(entry, request)
+    }
+  }
+
+  static func serve(_ entry: CatalogSnapshot.Entry, _ request: Request) -> Response {
+    var headers = HTTPHeaders()
+    headers.add("ETag", entry.etag)
+    headers.add("Cache-Control", "no-cache")
+    if let tags = request.headers["If-None-Match"], matches(tags, entry.etag) {
+      return Response(status: 304, headers: headers)
+    }
+    headers.add("Content-Type", "application/json")
+    return Response(status: 200, headers: headers, body: entry.body)
+  }
+
+  /// `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2).
+  static func matches(_ header: String, _ etag: String) -> Bool {
+    for candidate in header.split(separator: ",") {
+      var tag = candidate.drop(while: { $0 == " " })
+      while tag.last == " " { tag = tag.dropLast() }
+      if tag == "*" { return true }
+      if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+      if tag == etag { return true }
+    }
+    return false
+  }
+}

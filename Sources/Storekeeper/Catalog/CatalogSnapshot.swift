@@ -1,0 +1,47 @@
+/// The active catalog, encoded once per change: requests for it only copy bytes.
+struct CatalogSnapshot: Sendable {
+  struct Entry: Sendable {
+    var body: [UInt8]
+    var etag: String
+  }
+
+  var list: Entry
+  var products: [String: Entry]
+  /// The decoded products, for order creation and delivery without a database read.
+  var byId: [String: Product]
+
+  static let empty = CatalogSnapshot(
+    list: Entry(body: Array(#"{"products":[]}"#.utf8), etag: etag(of: Array(#"{"products":[]}"#.utf8))),
+    products: [:], byId: [:])
+
+  init(list: Entry, products: [String: Entry], byId: [String: Product]) {
+    self.list = list
+    self.products = products
+    self.byId = byId
+  }
+
+  init(products active: [Product]) throws {
+    struct List: Encodable { var products: [Product.PublicView] }
+    let listBody = try JSONCoding.encode(List(products: active.map(\.publicView)))
+    var entries: [String: Entry] = [:]
+    var byId: [String: Product] = [:]
+    for product in active {
+      let body = try JSONCoding.encode(product.publicView)
+      entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
+      byId[product.productId] = product
+    }
+    self.init(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries, byId: byId)
+  }
+
+  /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every
+  /// instance serving the same catalog gives the same ETag.
+  static func etag(of bytes: [UInt8]) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+      hash ^= UInt64(byte)
+      hash &*= 0x0000_0100_0000_01B3
+    }
+    let hex = String(hash, radix: 16)
+    return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "-\(bytes.count)\""
+  }
+}

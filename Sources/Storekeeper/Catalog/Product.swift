@@ -1,0 +1,111 @@
+import Postgres
+
+/// A catalog entry as stored. `publicView` is what apps see; `adminView` adds what admins edit.
+struct Product: Sendable, Equatable {
+  var productId: String
+  var type: ProductType
+  var title: String
+  var description: String
+  var price: String
+  var currency: String
+  var sortOrder: Int32
+  var active: Bool
+  var grants: Grants
+  var content: JSONValue
+  var revision: Int64
+  var createdAt: String
+  var updatedAt: String
+
+  /// The admin ETag: strong, changes with every write.
+  var etag: String { "\"p\(revision)\"" }
+
+  static let columns = """
+    product_id, type, title, description, price::text AS price, currency, sort_order, active,
+    grants::text AS grants, content::text AS content, revision,
+    \(SQLTime.rfc3339("created_at")), \(SQLTime.rfc3339("updated_at"))
+    """
+
+  init(row: PostgresRow) throws {
+    productId = try row.decode("product_id")
+    let typeName: String = try row.decode("type")
+    type = ProductType(rawValue: typeName) ?? .consumable
+    title = try row.decode("title")
+    description = try row.decode("description")
+    price = try row.decode("price")
+    currency = try row.decode("currency")
+    sortOrder = try row.decode("sort_order")
+    active = try row.decode("active")
+    grants = try JSONCoding.decode(Grants.self, fromText: try row.decode("grants"))
+    content = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("content"))
+    revision = try row.decode("revision")
+    createdAt = try row.decode("created_at")
+    updatedAt = try row.decode("updated_at")
+  }
+
+  init(draft: ProductDraft, revision: Int64 = 0, createdAt: String = "", updatedAt: String = "") {
+    productId = draft.productId
+    type = draft.type
+    title = draft.title
+    description = draft.description
+    price = draft.price
+    currency = draft.currency
+    sortOrder = draft.sortOrder
+    active = draft.active
+    grants = draft.grants
+    content = draft.content
+    self.revision = revision
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+  }
+
+  var publicView: PublicView {
+    PublicView(
+      productId: productId, type: type, title: title, description: description, price: price,
+      currency: currency, sortOrder: sortOrder, grants: grants)
+  }
+
+  var adminView: AdminView {
+    AdminView(
+      productId: productId, type: type, title: title, description: description, price: price,
+      currency: currency, sortOrder: sortOrder, active: active, grants: grants, content: content,
+      revision: revision, createdAt: createdAt, updatedAt: updatedAt)
+  }
+
+  struct PublicView: Encodable, Sendable {
+    var productId: String
+    var type: ProductType
+    var title: String
+    var description: String
+    var price: String
+    var currency: String
+    var sortOrder: Int32
+    var grants: Grants
+
+    enum CodingKeys: String, CodingKey {
+      case productId = "product_id", type, title, description, price, currency
+      case sortOrder = "sort_order", grants
+    }
+  }
+
+  struct AdminView: Encodable, Sendable {
+    var productId: String
+    var type: ProductType
+    var title: String
+    var description: String
+    var price: String
+    var currency: String
+    var sortOrder: Int32
+    var active: Bool
+    var grants: Grants
+    var content: JSONValue
+    var revision: Int64
+    var createdAt: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+      case productId = "product_id", type, title, description, price, currency
+      case sortOrder = "sort_order", active, grants, content, revision
+      case createdAt = "created_at", updatedAt = "updated_at"
+    }
+  }
+}

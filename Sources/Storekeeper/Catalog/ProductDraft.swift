@@ -1,0 +1,142 @@
+import Foundation
+import HTTP
+
+/// A validated product as an admin wants it stored: built from a PUT body, or from a PATCH body
+/// laid over the current product. Every problem is reported with its field.
+struct ProductDraft: Sendable, Equatable {
+  var productId: String
+  var type: ProductType
+  var title: String
+  var description: String
+  var price: String
+  var currency: String
+  var sortOrder: Int32
+  var active: Bool
+  var grants: Grants
+  var content: JSONValue
+
+  static let putFields: Set<String> = [
+    "product_id", "type", "title", "description", "price", "currency", "sort_order", "active",
+    "grants", "content",
+  ]
+  static let patchFields: Set<String> = [
+    "price", "currency", "sort_order", "title", "description", "active", "grants", "content",
+  ]
+  static let maxContentBytes = 64 * 1024
+
+  static func isValidProductId(_ id: String) -> Bool {
+    !id.isEmpty && id.utf8.count <= 100
+      && id.utf8.allSatisfy { byte in
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+          UInt8(ascii: "-"):
+          true
+        default: false
+        }
+      }
+  }
+
+  /// PUT: the body is the whole product; `product_id` in the body, if present, must match.
+  static func replacing(productId: String, with fields: RequestFields) throws -> ProductDraft {
+    var fields = fields
+    fields.rejectUnknown(allowed: putFields)
+    if !isValidProductId(productId) {
+      fields.fail("product_id", "must be 1-100 of letters, digits, '.', '_', '-'")
+    }
+    if let bodyId = fields.string("product_id"), bodyId != productId {
+      fields.fail("product_id", "does not match the URL")
+    }
+    let typeName = fields.string("type", required: true, maxLength: 32)
+    let type = typeName.flatMap(ProductType.init(rawValue:))
+    if typeName != nil && type == nil {
+      fields.fail("type", "must be one of consumable, non_consumable, auto_renewable, non_renewing")
+    }
+    var draft = ProductDraft(
+      productId: productId, type: type ?? .consumable,
+      title: fields.string("title", required: true, maxLength: 200) ?? "",
+      description: fields.string("description", maxLength: 2000) ?? "",
+      price: fields.string("price", required: true, maxLength: 40) ?? "0",
+      currency: fields.string("currency", required: true, maxLength: 3) ?? "USD",
+      sortOrder: Int32(fields.integer("sort_order", range: Int64(Int32.min)...Int64(Int32.max)) ?? 0),
+      active: fields.bool("active") ?? true,
+      grants: .empty, content: .object([:]))
+    draft.apply(grantsAndContentFrom: &fields)
+    draft.check(&fields, priceGiven: fields.has("price"))
+    try fields.validate()
+    return draft
+  }
+
+  /// PATCH: only the fields present change.
+  static func patching(_ current: Product, with fields: RequestFields) throws -> ProductDraft {
+    var fields = fields
+    if fields.has("type") || fields.has("product_id") {
+      fields.fail(fields.has("type") ? "type" : "product_id", "cannot be changed by PATCH; use PUT")
+    }
+    fields.rejectUnknown(allowed: patchFields.union(["type", "product_id"]))
+    var draft = ProductDraft(
+      productId: current.productId, type: current.type, title: current.title,
+      description: current.description, price: current.price, currency: current.currency,
+      sortOrder: current.sortOrder, active: current.active, grants: current.grants,
+      content: current.content)
+    if let title = fields.string("title", maxLength: 200) { draft.title = title }
+    if let description = fields.string("description", maxLength: 2000) {
+      draft.description = description
+    }
+    if let price = fields.string("price", maxLength: 40) { draft.price = price }
+    if let currency = fields.string("currency", maxLength: 3) { draft.currency = currency }
+    if let order = fields.integer("sort_order", range: Int64(Int32.min)...Int64(Int32.max)) {
+      draft.sortOrder = Int32(order)
+    }
+    if let active = fields.bool("active") { draft.active = active }
+    draft.apply(grantsAndContentFrom: &fields)
+    draft.check(&fields, priceGiven: fields.has("price") || fields.has("currency"))
+    try fields.validate()
+    return draft
+  }
+
+  private mutating func apply(grantsAndContentFrom fields: inout RequestFields) {
+    if let grantsValue = fields.object("grants") {
+      do {
+        let bytes = try JSONCoding.encode(grantsValue)
+        if case .object(let keys) = grantsValue,
+          let unknown = keys.keys.sorted().first(where: {
+            !["balance", "entitlement", "duration_days"].contains($0)
+          })
+        {
+          fields.fail("grants.\(unknown)", "is not a known grant")
+        }
+        grants = try JSONCoding.decode(Grants.self, from: bytes)
+      } catch {
+        fields.fail("grants", "must look like {\"balance\": {\"gold\": 100}} or {\"entitlement\": \"vip\", \"duration_days\": 30}")
+      }
+    }
+    if let contentValue = fields.object("content") {
+      if let bytes = try? JSONCoding.encode(contentValue), bytes.count > Self.maxContentBytes {
+        fields.fail("content", "must be at most \(Self.maxContentBytes) bytes of JSON")
+      } else {
+        content = contentValue
+      }
+    }
+  }
+
+  /// Cross-field rules: currency code, price against the currency's exponent, grants by type.
+  private mutating func check(_ fields: inout RequestFields, priceGiven: Bool) {
+    if title.trimmingCharacters(in: .whitespaces).isEmpty { fields.fail("title", "must not be empty") }
+    guard let exponent = Currency.exponent(of: currency) else {
+      fields.fail("currency", "must be an ISO 4217 code such as USD, CNY or JPY")
+      return
+    }
+    do {
+      let units = try Money.minorUnits(price, exponent: exponent)
+      price = Money.format(minorUnits: units, exponent: exponent)
+    } catch .notADecimal {
+      fields.fail("price", "must be a non-negative decimal string such as \"6.00\"")
+    } catch .tooManyFractionDigits(let allowed) {
+      fields.fail("price", "\(currency) allows \(allowed) fraction digit\(allowed == 1 ? "" : "s")")
+    } catch {
+      fields.fail("price", "must have at most \(Money.maxIntegerDigits) integer digits")
+    }
+    for problem in grants.problems(for: type) { fields.fail(problem.field, problem.message) }
+  }
+}

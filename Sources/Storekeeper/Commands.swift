@@ -1,0 +1,86 @@
+import AppStore
+import Foundation
+import HTTP
+import Logging
+import Postgres
+
+/// The subcommands of the `storekeeper` executable, which only dispatches to these.
+public enum Commands {
+  public static let usage = """
+    usage: storekeeper <command>
+      serve [--no-migrate]   migrate, then serve the API (configuration from the environment)
+      migrate                apply pending migrations and exit
+      seed-demo              load the demo catalog (five gold packs, three VIP products)
+      verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-
+                             verify and print a signed transaction, renewal info or notification
+      fake-appstore --port N --root-cert-out FILE [--notify-url URL]
+                             run the fake App Store for tests and the demo
+    """
+
+  static func logger(_ level: LogLevel) -> Logger { Logger(label: "storekeeper", level: level) }
+
+  static func config() -> AppConfig? {
+    do { return try AppConfig.fromEnvironment() } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      return nil
+    }
+  }
+
+  public static func serve(_ arguments: [String]) async -> Int32 {
+    guard var config = config() else { return 2 }
+    if arguments.contains("--no-migrate") { config.migrateOnStart = false }
+    let logger = logger(config.logLevel)
+    let app: Application
+    do { app = try Application(config: config, logger: logger) } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      return 2
+    }
+    do {
+      _ = try await app.start()
+    } catch {
+      logger.critical("start-up failed", ["error": .string("\(error)")])
+      await app.shutdown()
+      return 1
+    }
+    let signal = await Signals.wait(for: [SIGTERM, SIGINT])
+    logger.notice("signal received", ["signal": .int(Int(signal))])
+    await app.shutdown()
+    return 0
+  }
+
+  public static func migrate() async -> Int32 {
+    guard let config = config() else { return 2 }
+    let logger = logger(config.logLevel)
+    let pool = PostgresPool(configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
+    let status: Int32
+    do {
+      let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger).migrate(pool)
+      print(applied.isEmpty ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
+      status = 0
+    } catch {
+      FileHandle.standardError.write(Data("migration failed: \(error)\n".utf8))
+      status = 1
+    }
+    await pool.shutdown()
+    return status
+  }
+
+  public static func seedDemo() async -> Int32 {
+    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+      FileHandle.standardError.write(Data("configuration error: DATABASE_URL is required but not set\n".utf8))
+      return 2
+    }
+    let logger = logger(.notice)
+    let pool = PostgresPool(configuration: PostgresConfiguration(url: url), logger: logger)
+    do {
+      let added = try await DemoCatalog.load(into: pool)
+      print("demo catalog: \(added) product(s) added")
+      await pool.shutdown()
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("seed-demo failed: \(error)\n".utf8))
+      await pool.shutdown()
+      return 1
+    }
+  }
+}

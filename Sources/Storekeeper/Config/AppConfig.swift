@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+
+/// Everything Storekeeper reads from its environment (DESIGN §7), checked once at start-up.
+public struct AppConfig: Sendable {
+  public var databaseURL: String
+  public var host = "127.0.0.1"
+  public var port = 8080
+  public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
+  public var databasePoolSize = 10
+  public var adminTokens: [(name: String, token: String)] = []
+  public var bundleId: String
+  public var appAppleId: Int64?
+  /// Apple's spelling: "Production", "Sandbox".
+  public var environments: Set<String> = ["Production"]
+  public var rootCertificatePaths: [String] = []
+  public var verifyReceiptURL = "https://buy.itunes.apple.com/verifyReceipt"
+  public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
+  public var sharedSecret: String?
+  public var appleTimeoutMs: Int64 = 10_000
+  public var orderTTLSeconds = 24 * 3600
+  public var sweepIntervalMs: Int64 = 30_000
+  public var retryBaseMs: Int64 = 30_000
+  public var retryWindowMs: Int64 = 72 * 3_600_000
+  public var logLevel = LogLevel.info
+  public var migrationsDirectory = "Migrations"
+  public var openAPIPath = "openapi.yaml"
+  public var migrateOnStart = true
+
+  public init(databaseURL: String, bundleId: String) {
+    self.databaseURL = databaseURL
+    self.bundleId = bundleId
+  }
+
+  public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment)
+    throws -> AppConfig
+  {
+    func required(_ name: String) throws -> String {
+      guard let value = env[name], !value.isEmpty else {
+        throw ConfigError(variable: name, problem: "is required but not set")
+      }
+      return value
+    }
+    func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+      guard let text = env[name], !text.isEmpty else { return nil }
+      guard let value = Int(text), range.contains(value) else {
+        throw ConfigError(variable: name, problem: "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+      }
+      return value
+    }
+    func duration(_ name: String) throws -> Int64? {
+      guard let text = env[name], !text.isEmpty else { return nil }
+      guard let ms = DurationParser.milliseconds(text), ms > 0 else {
+        throw ConfigError(variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
+      }
+      return ms
+    }
+
+    let url = try required("DATABASE_URL")
+    guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+      throw ConfigError(variable: "DATABASE_URL", problem: "must be a postgresql:// URL")
+    }
+    var config = AppConfig(databaseURL: url, bundleId: try required("APPLE_BUNDLE_ID"))
+    if let host = env["HOST"], !host.isEmpty { config.host = host }
+    config.port = try integer("PORT", 0...65535) ?? config.port
+    config.eventLoops = try integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
+    config.databasePoolSize = try integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
+    config.adminTokens = try parseAdminTokens(env["ADMIN_TOKENS"] ?? "")
+    if let id = env["APPLE_APP_APPLE_ID"], !id.isEmpty {
+      guard let value = Int64(id), value > 0 else {
+        throw ConfigError(variable: "APPLE_APP_APPLE_ID", problem: "must be a positive integer")
+      }
+      config.appAppleId = value
+    }
+    if let list = env["APPLE_ENVIRONMENTS"], !list.isEmpty {
+      var environments: Set<String> = []
+      for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+        switch name {
+        case "production": environments.insert("Production")
+        case "sandbox": environments.insert("Sandbox")
+        default:
+          throw ConfigError(variable: "APPLE_ENVIRONMENTS", problem: "allows only production and sandbox, got \"\(name)\"")
+        }
+      }
+      config.environments = environments
+    }
+    if let paths = env["APPLE_ROOT_CERTS"], !paths.isEmpty {
+      config.rootCertificatePaths = paths.split(separator: ",").map { String($0) }
+    }
+    for (name, keyPath) in [
+      ("APPLE_VERIFY_RECEIPT_URL", \AppConfig.verifyReceiptURL),
+      ("APPLE_VERIFY_RECEIPT_SANDBOX_URL", \AppConfig.verifyReceiptSandboxURL),
+    ] {
+      guard let value = env[name], !value.isEmpty else { continue }
+      guard let parsed = URL(string: value), ["http", "https"].contains(parsed.scheme ?? "") else {
+        throw ConfigError(variable: name, problem: "must be an http(s) URL")
+      }
+      config[keyPath: keyPath] = value
+    }
+    if let secret = env["APPLE_SHARED_SECRET"], !secret.isEmpty { config.sharedSecret = secret }
+    config.appleTimeoutMs = try duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
+    if let ttl = try duration("ORDER_TTL") { config.orderTTLSeconds = Int(max(1, ttl / 1000)) }
+    config.sweepIntervalMs = try duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
+    config.retryBaseMs = try duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
+    config.retryWindowMs = try duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
+    if let level = env["LOG_LEVEL"], !level.isEmpty {
+      guard let parsed = LogLevel(name: level) else {
+        throw ConfigError(variable: "LOG_LEVEL", problem: "must be one of debug, info, notice, warning, error, critical")
+      }
+      config.logLevel = parsed
+    }
+    if let dir = env["MIGRATIONS_DIR"], !dir.isEmpty { config.migrationsDirectory = dir }
+    if let path = env["OPENAPI_PATH"], !path.isEmpty { config.openAPIPath = path }
+    return config
+  }
+
+  static func parseAdminTokens(_ text: String) throws -> [(name: String, token: String)] {
+    var tokens: [(String, String)] = []
+    for entry in text.split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+      let parts = entry.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2, !parts[0].isEmpty else {
+        throw ConfigError(variable: "ADMIN_TOKENS", problem: "entries must look like name:token")
+      }
+      guard parts[1].count >= 16 else {
+        throw ConfigError(variable: "ADMIN_TOKENS", problem: "token of \"\(parts[0])\" is shorter than 16 characters")
+      }
+      tokens.append((String(parts[0]), String(parts[1])))
+    }
+    return tokens
+  }
+}

@@ -1,0 +1,108 @@
+import AppStore
+import HTTP
+import Logging
+import Postgres
+
+/// App Store Server Notifications V2: stored durably first (deduplicated on
+/// `notificationUUID`), answered at once, applied afterwards by `processPending`, each in one
+/// database transaction. A notification about a transaction not yet known waits ('deferred')
+/// until settlement records it.
+struct NotificationService: Sendable {
+  let database: PostgresPool
+  let verifier: SignedDataVerifier
+  let settlement: SettlementService
+  let logger: Logger
+
+  /// Verifies and stores; returns false for a duplicate. Invalid → 400, nothing stored.
+  func receive(signedPayload: String) async throws -> Bool {
+    let verified: VerifiedNotification
+    switch verifier.verifyNotification(signedPayload) {
+    case .valid(let value): verified = value
+    case .invalid(let reason), .retryable(let reason):
+      logger.warning("notification refused", ["reason": .string(reason)])
+      throw HTTPError(400, code: "invalid_notification", detail: "the signedPayload did not verify: \(reason)")
+    }
+    let body = verified.payload
+    guard let uuid = body.notificationUUID, let type = body.notificationType else {
+      throw HTTPError(400, code: "invalid_notification", detail: "notificationUUID and notificationType are required")
+    }
+    let stored = try JSONCoding.text(StoredNotification(verified))
+    var query: PostgresQuery = """
+      INSERT INTO apple_notifications (notification_uuid, notification_type, subtype, environment,
+        signed_date, transaction_id, original_transaction_id, payload, state)
+      VALUES (\(uuid), \(type), \(body.subtype), \(body.data?.environment),
+      """
+    query.append(TransactionRecord.time(body.signedDate))
+    query.append(
+      """
+      , \(verified.transaction?.transactionId), \(verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId),
+        \(stored)::jsonb, 'pending')
+      ON CONFLICT (notification_uuid) DO NOTHING RETURNING 1 AS inserted
+      """)
+    let inserted = try await !database.query(query).isEmpty
+    logger.info(
+      inserted ? "notification stored" : "duplicate notification ignored",
+      ["notification_uuid": .string(uuid), "type": .string(type), "subtype": .string(body.subtype ?? "")])
+    return inserted
+  }
+
+  /// Applies every pending notification; safe with many instances (SKIP LOCKED).
+  func processPending() async {
+    do {
+      while try await processOne() {}
+    } catch {
+      logger.warning("notification processing failed", ["error": .string("\(error)")])
+    }
+  }
+
+  private struct Failure: Error {
+    var uuid: String
+    var underlying: any Error
+  }
+
+  private func processOne() async throws -> Bool {
+    let processed: (String, String, String)?
+    do {
+      processed = try await database.withTransaction { tx in
+        guard
+          let row = try await tx.query(
+            """
+            SELECT notification_uuid, payload::text AS payload FROM apple_notifications
+            WHERE state = 'pending' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+            """
+          ).first
+        else { return nil }
+        let uuid: String = try row.decode("notification_uuid")
+        do {
+          let stored = try JSONCoding.decode(StoredNotification.self, fromText: try row.decode("payload"))
+          let effects = NotificationEffects(settlement: settlement, tx: tx, uuid: uuid)
+          let (state, result) = try await effects.apply(stored)
+          try await tx.execute(
+            """
+            UPDATE apple_notifications SET state = \(state), result = \(result), attempts = attempts + 1,
+              processed_at = CASE WHEN \(state) = 'processed' THEN now() END
+            WHERE notification_uuid = \(uuid)
+            """)
+          return (uuid, state, result)
+        } catch let error as PostgresError where error.isUnavailable {
+          throw error
+        } catch {
+          throw Failure(uuid: uuid, underlying: error)
+        }
+      }
+    } catch let failure as Failure {
+      // Kept for admins instead of retried forever; the transaction above rolled back.
+      try await database.execute(
+        """
+        UPDATE apple_notifications SET state = 'failed', attempts = attempts + 1,
+          result = \("error: \(failure.underlying)")
+        WHERE notification_uuid = \(failure.uuid)
+        """)
+      logger.error("notification could not be applied", ["notification_uuid": .string(failure.uuid), "error": .string("\(failure.underlying)")])
+      return true
+    }
+    guard let (uuid, state, result) = processed else { return false }
+    logger.notice("notification applied", ["notification_uuid": .string(uuid), "state": .string(state), "result": .string(result)])
+    return true
+  }
+}

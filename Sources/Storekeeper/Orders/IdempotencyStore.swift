@@ -1,0 +1,82 @@
+import HTTP
+import Postgres
+
+/// `Idempotency-Key` records, scoped per user and kept for `retention`.
+///
+/// The key is claimed in its own committed statement before the work starts, so a concurrent
+/// duplicate sees it at once and gets 409 instead of waiting; the work then completes the key
+/// in the same transaction that creates the order, so a crash can never leave an order whose
+/// key does not know it. A claim left `in_flight` by a crashed process is taken over after
+/// `staleAfterSeconds`.
+struct IdempotencyStore: Sendable {
+  let database: PostgresPool
+  let retentionHours = 24
+  let staleAfterSeconds = 60
+
+  enum Claim: Sendable {
+    case claimed
+    case replay(status: Int, body: [UInt8])
+    case inFlight
+    case mismatch
+  }
+
+  static func isValidKey(_ key: String) -> Bool {
+    !key.isEmpty && key.utf8.count <= 255 && key.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+  }
+
+  func claim(userId: String, key: String, fingerprint: String) async throws -> Claim {
+    let claimed = try await database.query(
+      """
+      INSERT INTO idempotency_keys (user_id, key, request_hash, state)
+      VALUES (\(userId), \(key), \(fingerprint), 'in_flight')
+      ON CONFLICT (user_id, key) DO UPDATE
+        SET request_hash = EXCLUDED.request_hash, state = 'in_flight', created_at = now(),
+            response_status = NULL, response_body = NULL
+        WHERE (idempotency_keys.state = 'in_flight'
+               AND idempotency_keys.created_at < now() - \(staleAfterSeconds)::int * interval '1 second')
+           OR idempotency_keys.created_at < now() - \(retentionHours)::int * interval '1 hour'
+      RETURNING 1 AS claimed
+      """)
+    if !claimed.isEmpty { return .claimed }
+    guard
+      let row = try await database.query(
+        """
+        SELECT request_hash, state, response_status, response_body FROM idempotency_keys
+        WHERE user_id = \(userId) AND key = \(key)
+        """
+      ).first
+    else {
+      // Removed between the two statements by the sweeper: claim again.
+      return try await claim(userId: userId, key: key, fingerprint: fingerprint)
+    }
+    let hash: String = try row.decode("request_hash")
+    guard hash == fingerprint else { return .mismatch }
+    let state: String = try row.decode("state")
+    guard state == "done", let status: Int = try row.decodeIfPresent("response_status") else {
+      return .inFlight
+    }
+    let body: [UInt8] = try row.decodeIfPresent("response_body") ?? []
+    return .replay(status: status, body: body)
+  }
+
+  func complete(
+    userId: String, key: String, status: Int, body: [UInt8], on executor: any PostgresExecutor
+  ) async throws {
+    try await executor.execute(
+      """
+      UPDATE idempotency_keys SET state = 'done', response_status = \(status), response_body = \(body)
+      WHERE user_id = \(userId) AND key = \(key)
+      """)
+  }
+
+  /// Frees the key after a failure that the client should be able to retry (5xx, 503).
+  func release(userId: String, key: String) async {
+    _ = try? await database.execute(
+      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = 'in_flight'")
+  }
+
+  func removeExpired() async throws -> Int {
+    try await database.execute(
+      "DELETE FROM idempotency_keys WHERE created_at < now() - \(retentionHours)::int * interval '1 hour'")
+  }
+}

@@ -1,0 +1,70 @@
+import Postgres
+
+/// An order as stored and as the API shows it.
+struct Order: Codable, Sendable, Equatable {
+  var tradeNo: String
+  var userId: String
+  var productId: String
+  var quantity: Int32
+  var price: String
+  var currency: String
+  var amount: String
+  var appAccountToken: String
+  var tradeStatus: String
+  var closeReason: String?
+  var origin: String
+  var transactionId: String?
+  var environment: String?
+  var verification: String?
+  var createdAt: String
+  var expiresAt: String
+  var paidAt: String?
+  var closedAt: String?
+
+  enum CodingKeys: String, CodingKey {
+    case tradeNo = "trade_no", userId = "user_id", productId = "product_id", quantity, price
+    case currency, amount, appAccountToken = "app_account_token", tradeStatus = "trade_status"
+    case closeReason = "close_reason", origin, transactionId = "transaction_id", environment
+    case verification, createdAt = "created_at", expiresAt = "expires_at", paidAt = "paid_at"
+    case closedAt = "closed_at"
+  }
+
+  /// The select list that `init(row:)` reads; `prefix` qualifies columns (`o.`).
+  static func columns(_ prefix: String = "") -> String {
+    """
+    \(prefix)trade_no, \(prefix)user_id, \(prefix)product_id, \(prefix)quantity,
+    \(prefix)unit_price::text AS price, \(prefix)currency, \(prefix)amount::text AS amount,
+    \(prefix)app_account_token::text AS app_account_token, \(prefix)trade_status,
+    \(prefix)close_reason, \(prefix)origin, \(prefix)transaction_id, \(prefix)environment,
+    \(prefix)verification, \(SQLTime.rfc3339("\(prefix)created_at", as: "created_at")),
+    \(SQLTime.rfc3339("\(prefix)expires_at", as: "expires_at")),
+    \(SQLTime.rfc3339("\(prefix)paid_at", as: "paid_at")),
+    \(SQLTime.rfc3339("\(prefix)closed_at", as: "closed_at"))
+    """
+  }
+
+  init(row: PostgresRow) throws {
+    tradeNo = try row.decode("trade_no")
+    userId = try row.decode("user_id")
+    productId = try row.decode("product_id")
+    quantity = try row.decode("quantity")
+    price = try row.decode("price")
+    currency = try row.decode("currency")
+    amount = try row.decode("amount")
+    appAccountToken = try row.decode("app_account_token")
+    tradeStatus = try row.decode("trade_status")
+    closeReason = try row.decodeIfPresent("close_reason")
+    origin = try row.decode("origin")
+    transactionId = try row.decodeIfPresent("transaction_id")
+    environment = try row.decodeIfPresent("environment")
+    verification = try row.decodeIfPresent("verification")
+    createdAt = try row.decode("created_at")
+    expiresAt = try row.decode("expires_at")
+    paidAt = try row.decodeIfPresent("paid_at")
+    closedAt = try row.decodeIfPresent("closed_at")
+  }
+
+  static let waitBuyerPay = "WAIT_BUYER_PAY"
+  static let tradeSuccess = "TRADE_SUCCESS"
+  static let tradeClosed = "TRADE_CLOSED"
+}

@@ -1,0 +1,101 @@
+import HTTP
+import Postgres
+
+/// `POST /v1/orders`: validation, idempotency, creation.
+struct OrderService: Sendable {
+  let database: PostgresPool
+  let orders: OrderRepository
+  let idempotency: IdempotencyStore
+  let ttlSeconds: Int
+
+  struct NewOrder: Sendable {
+    var userId: String
+    var productId: String
+    var quantity: Int32
+  }
+
+  static func isValidUserId(_ id: String) -> Bool {
+    let count = id.unicodeScalars.count
+    return count >= 1 && count <= 128
+      && id.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
+  }
+
+  static func parse(_ request: Request) throws -> NewOrder {
+    var fields = try RequestFields(request: request)
+    fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity"])
+    let userId = fields.string("user_id", required: true, maxLength: 128)
+    if let userId, !isValidUserId(userId) {
+      fields.fail("user_id", "must be 1-128 printable characters")
+    }
+    let productId = fields.string("product_id", required: true, maxLength: 100)
+    let quantity = fields.integer("quantity", range: 1...10) ?? 1
+    try fields.validate()
+    return NewOrder(userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity))
+  }
+
+  func create(_ request: Request) async throws -> Response {
+    let new = try Self.parse(request)
+    guard let key = request.headers["Idempotency-Key"] else {
+      return try await respond(new, on: database)
+    }
+    guard IdempotencyStore.isValidKey(key) else {
+      throw HTTPError(
+        400, code: "invalid_idempotency_key", detail: "Idempotency-Key must be 1-255 visible ASCII characters")
+    }
+    let fingerprint = "\(new.userId)\n\(new.productId)\n\(new.quantity)"
+    switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
+    case .replay(let status, let body):
+      var headers = HTTPHeaders()
+      headers.add("Content-Type", status >= 400 ? "application/problem+json" : "application/json")
+      headers.add("Idempotent-Replayed", "true")
+      return Response(status: status, headers: headers, body: body)
+    case .inFlight:
+      throw HTTPError(
+        409, code: "idempotency_key_in_flight",
+        detail: "a request with this Idempotency-Key is still being processed; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "1")]))
+    case .mismatch:
+      throw HTTPError(
+        422, code: "idempotency_key_reused",
+        detail: "this Idempotency-Key was used with a different request body")
+    case .claimed:
+      do {
+        return try await database.withTransaction { tx in
+          let response = try await respond(new, on: tx)
+          try await idempotency.complete(
+            userId: new.userId, key: key, status: response.status, body: response.body, on: tx)
+          return response
+        }
+      } catch let error as HTTPError where error.status < 500 {
+        // A definite answer (unknown product…) is remembered like a success.
+        let body = error.response(requestId: "").body
+        try? await idempotency.complete(
+          userId: new.userId, key: key, status: error.status, body: body, on: database)
+        throw error
+      } catch {
+        await idempotency.release(userId: new.userId, key: key)
+        throw error
+      }
+    }
+  }
+
+  private func respond(_ new: NewOrder, on executor: any PostgresExecutor) async throws -> Response {
+    switch try await orders.create(
+      userId: new.userId, productId: new.productId, quantity: new.quantity,
+      ttlSeconds: ttlSeconds, on: executor)
+    {
+    case .created(let order):
+      return try JSONCoding.response(
+        order, status: 201, headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
+    case .productNotFound:
+      throw HTTPError(404, code: "product_not_found", detail: "no product \(new.productId)")
+    case .productInactive:
+      throw HTTPError(
+        422, code: "product_inactive", detail: "product \(new.productId) is not for sale")
+    case .quantityNotAllowed:
+      throw HTTPError(
+        422, code: "quantity_not_allowed", detail: "only consumables can be bought more than once per order",
+        fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
+    }
+  }
+}

@@ -1,0 +1,27 @@
+/// What the app receives after a purchase settles (or is restored): the product's content and
+/// what the purchase granted. Derived from the order and product only, so every repeat of the
+/// same report gets byte-identical answers.
+struct Delivery: Encodable, Sendable, Equatable {
+  var productId: String
+  var transactionId: String?
+  var quantity: Int32
+  var content: JSONValue
+  var granted: Grants
+
+  enum CodingKeys: String, CodingKey {
+    case productId = "product_id", transactionId = "transaction_id", quantity, content, granted
+  }
+
+  init(product: Product, quantity: Int32, transactionId: String?) {
+    productId = product.productId
+    self.transactionId = transactionId
+    self.quantity = quantity
+    content = product.content
+    var granted = product.grants
+    if let balance = granted.balance {
+      granted.balance = balance.mapValues { $0 * Int64(quantity) }
+    }
+    if let days = granted.durationDays { granted.durationDays = days * Int(quantity) }
+    self.granted = granted
+  }
+}

@@ -1,0 +1,39 @@
+import HTTP
+import Postgres
+
+/// The HTTP router with Storekeeper's error policy applied to every handler in one place:
+/// a database that cannot be reached becomes 503 with `Retry-After`, quickly; other database
+/// errors are logged with their SQLSTATE and become a 500 that says nothing of internals.
+struct APIRouter {
+  private(set) var router = Router()
+
+  mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    router.add(method, pattern) { request, context in
+      do {
+        return try await handler(request, context)
+      } catch let error as PostgresError {
+        throw Self.map(error, context)
+      }
+    }
+  }
+
+  mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler) {
+    router.addImmediate(method, pattern, handler)
+  }
+
+  static func map(_ error: PostgresError, _ context: Context) -> HTTPError {
+    if error.isUnavailable {
+      context.logger.warning("database unavailable", ["error": .string(error.message)])
+      return HTTPError(
+        503, code: "database_unavailable", detail: "the database cannot be reached; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "2")]))
+    }
+    context.logger.error(
+      "database error",
+      [
+        "sqlstate": .string(error.sqlState ?? ""), "error": .string(error.message),
+        "constraint": .string(error.constraint ?? ""),
+      ])
+    return HTTPError(500, code: "internal_error", detail: "an internal error occurred")
+  }
+}

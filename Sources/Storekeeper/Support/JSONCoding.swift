@@ -1,0 +1,36 @@
+import Foundation
+import HTTP
+
+/// The one JSON configuration of the API: explicit snake_case coding keys on every model,
+/// sorted keys so equal values give equal bytes (ETags, idempotent replays).
+enum JSONCoding {
+  static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    Array(try encoder().encode(value))
+  }
+
+  static func response<T: Encodable>(_ value: T, status: Int = 200, headers: HTTPHeaders = .init())
+    throws -> Response
+  {
+    var response = Response(status: status, headers: headers, body: try encode(value))
+    response.headers.replaceOrAdd("Content-Type", "application/json")
+    return response
+  }
+
+  static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    try JSONDecoder().decode(type, from: Data(bytes))
+  }
+
+  static func decode<T: Decodable>(_ type: T.Type, fromText text: String) throws -> T {
+    try JSONDecoder().decode(type, from: Data(text.utf8))
+  }
+
+  static func text<T: Encodable>(_ value: T) throws -> String {
+    String(decoding: try encode(value), as: UTF8.self)
+  }
+}

@@ -1,0 +1,61 @@
+/// Any JSON value, kept as it came: product `content` is opaque to Storekeeper and delivered
+/// to the app exactly as an admin stored it.
+public enum JSONValue: Sendable, Equatable, Codable {
+  case null
+  case bool(Bool)
+  case number(String)
+  case string(String)
+  case array([JSONValue])
+  case object([String: JSONValue])
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .number(String(value))
+    } else if let value = try? container.decode(Double.self) {
+      // Content is opaque; a fractional number is carried, never used as money.
+      self = .number(String(value))
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([JSONValue].self) {
+      self = .array(value)
+    } else {
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .null: try container.encodeNil()
+    case .bool(let value): try container.encode(value)
+    case .number(let text):
+      if let value = Int64(text) {
+        try container.encode(value)
+      } else {
+        try container.encode(Double(text) ?? 0)
+      }
+    case .string(let value): try container.encode(value)
+    case .array(let value): try container.encode(value)
+    case .object(let value): try container.encode(value)
+    }
+  }
+
+  public var isObject: Bool {
+    if case .object = self { return true }
+    return false
+  }
+
+  /// Nesting depth, so a client cannot make the server recurse without bound.
+  public var depth: Int {
+    switch self {
+    case .array(let values): 1 + (values.map(\.depth).max() ?? 0)
+    case .object(let values): 1 + (values.values.map(\.depth).max() ?? 0)
+    default: 0
+    }
+  }
+}
