@@ -19,6 +19,8 @@ let package = Package(
     .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "Logging"]),
     .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "Logging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper", "FakeAppStore"]),
+    // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
+    .executableTarget(name: "http-bench", dependencies: ["HTTP", "Logging"], path: "Sources/HTTPBench"),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
     .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore"]),

@@ -1,0 +1,60 @@
+/// An error a handler throws to answer with a specific status and a stable machine `code`;
+/// it becomes an RFC 9457 `application/problem+json` body.
+public struct HTTPError: Error, Sendable {
+  public var status: Int
+  public var code: String
+  public var title: String
+  public var detail: String?
+  public var fields: [FieldError]
+  /// Extra response headers, e.g. `Allow` or `Retry-After`.
+  public var headers: HTTPHeaders
+
+  public init(
+    _ status: Int, code: String, detail: String? = nil, fields: [FieldError] = [],
+    headers: HTTPHeaders = .init()
+  ) {
+    self.status = status
+    self.code = code
+    self.title = HTTPStatus.reason(status)
+    self.detail = detail
+    self.fields = fields
+    self.headers = headers
+  }
+
+  /// The problem+json response; `type` is `about:blank` (the `code` carries the meaning).
+  public func response(requestId: String) -> Response {
+    var body = "{\"type\":\"about:blank\",\"title\":"
+    JSONText.appendString(title, to: &body)
+    body += ",\"status\":\(status)"
+    if let detail {
+      body += ",\"detail\":"
+      JSONText.appendString(detail, to: &body)
+    }
+    body += ",\"code\":"
+    JSONText.appendString(code, to: &body)
+    if !fields.isEmpty {
+      body += ",\"errors\":["
+      for (i, field) in fields.enumerated() {
+        if i > 0 { body += "," }
+        body += "{\"field\":"
+        JSONText.appendString(field.field, to: &body)
+        body += ",\"message\":"
+        JSONText.appendString(field.message, to: &body)
+        body += "}"
+      }
+      body += "]"
+    }
+    body += ",\"request_id\":"
+    JSONText.appendString(requestId, to: &body)
+    body += "}"
+    var headers = self.headers
+    headers.replaceOrAdd("Content-Type", "application/problem+json")
+    return Response(status: status, headers: headers, body: Array(body.utf8))
+  }
+}
+
+extension HTTPError {
+  /// The body every unexpected failure gets: nothing about what went wrong inside.
+  static let internalError = HTTPError(
+    500, code: "internal_error", detail: "The server could not complete the request.")
+}

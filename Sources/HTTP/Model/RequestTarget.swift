@@ -1,0 +1,71 @@
+/// Splits a request-target into a decoded path and query parameters.
+struct RequestTarget {
+  var path: String
+  var query: [String: String]
+
+  init(_ target: String) {
+    let raw = Self.rawPath(of: target)
+    path = PercentDecoding.decode(raw, plusAsSpace: false) ?? String(raw)
+    query = [:]
+    guard let mark = target.firstIndex(of: "?") else { return }
+    var rest = target[target.index(after: mark)...]
+    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+    for pair in rest.split(separator: "&", omittingEmptySubsequences: true) {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let key = PercentDecoding.decode(parts[0], plusAsSpace: true) ?? String(parts[0])
+      let value =
+        parts.count > 1 ? (PercentDecoding.decode(parts[1], plusAsSpace: true) ?? String(parts[1])) : ""
+      if query[key] == nil { query[key] = value }
+    }
+  }
+
+  /// The path part of an origin-form or absolute-form target, still encoded.
+  static func rawPath(of target: String) -> Substring {
+    var rest = target[...]
+    if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
+      // absolute-form: drop scheme and authority.
+      rest = rest[scheme.upperBound...]
+      rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+    }
+    if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+    return rest
+  }
+}
+
+enum PercentDecoding {
+  /// Decodes `%XX` escapes (and `+` when asked). Returns nil on a malformed escape or when the
+  /// result is not UTF-8, so callers can fall back to the raw text.
+  static func decode(_ text: Substring, plusAsSpace: Bool) -> String? {
+    let utf8 = text.utf8
+    if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
+      return String(text)
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(utf8.count)
+    var i = utf8.startIndex
+    while i != utf8.endIndex {
+      let byte = utf8[i]
+      if byte == UInt8(ascii: "%") {
+        let h = utf8.index(after: i)
+        guard h != utf8.endIndex else { return nil }
+        let l = utf8.index(after: h)
+        guard l != utf8.endIndex, let hi = hex(utf8[h]), let lo = hex(utf8[l]) else { return nil }
+        bytes.append(hi << 4 | lo)
+        i = utf8.index(after: l)
+        continue
+      }
+      bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+      i = utf8.index(after: i)
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hex(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+}

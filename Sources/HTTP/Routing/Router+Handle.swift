@@ -1,0 +1,68 @@
+import Logging
+
+extension Router {
+  /// Routes and runs one request in-process, exactly as the server would but without sockets:
+  /// error mapping, `X-Request-Id`, and HEAD (body dropped, `Content-Length` kept).
+  public func handle(_ request: Request, remoteAddress: String = "test") async -> Response {
+    var generator = SystemRandomNumberGenerator()
+    let requestId = RequestID.accept(request.headers["X-Request-Id"]) ?? RequestID.make(using: &generator)
+    var response: Response
+    switch resolve(request.method, path: request.path, rawPath: request.rawPath) {
+    case .notFound:
+      response = Self.notFound.response(requestId: requestId)
+    case .methodNotAllowed(let allow):
+      response = Self.methodNotAllowed(allow).response(requestId: requestId)
+    case .found(let handler, let parameters):
+      let context = Context(
+        requestId: requestId, parameters: parameters, logger: logger, remoteAddress: remoteAddress)
+      switch handler {
+      case .immediate(let run):
+        response = Self.run(run, request, context)
+      case .async(let run):
+        response = await Self.run(run, request, context)
+      }
+    }
+    response.headers.replaceOrAdd("X-Request-Id", requestId)
+    if request.method == .head {
+      if !response.headers.contains("Content-Length") {
+        response.headers.replaceOrAdd("Content-Length", String(response.body.count))
+      }
+      response.body = []
+    }
+    return response
+  }
+
+  static let notFound = HTTPError(404, code: "not_found", detail: "No resource at this path.")
+
+  static func methodNotAllowed(_ allow: String) -> HTTPError {
+    HTTPError(
+      405, code: "method_not_allowed", detail: "The method is not allowed on this resource.",
+      headers: ["Allow": allow])
+  }
+
+  static func run(_ handler: ImmediateHandler, _ request: Request, _ context: Context) -> Response {
+    do {
+      return try handler(request, context)
+    } catch {
+      return failure(error, request: request, context: context)
+    }
+  }
+
+  static func run(_ handler: Handler, _ request: Request, _ context: Context) async -> Response {
+    do {
+      return try await handler(request, context)
+    } catch {
+      return failure(error, request: request, context: context)
+    }
+  }
+
+  /// An `HTTPError` speaks for itself; anything else is logged and answered with a bare 500.
+  static func failure(_ error: any Error, request: Request, context: Context) -> Response {
+    if let error = error as? HTTPError { return error.response(requestId: context.requestId) }
+    context.logger.error(
+      "handler failed",
+      ["error": .string(String(describing: error)), "method": .string(request.method.rawValue),
+       "path": .string(request.path)])
+    return HTTPError.internalError.response(requestId: context.requestId)
+  }
+}

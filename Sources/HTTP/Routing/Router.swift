@@ -1,0 +1,85 @@
+import Logging
+
+public typealias Handler = @Sendable (Request, Context) async throws -> Response
+public typealias ImmediateHandler = @Sendable (Request, Context) throws -> Response
+
+/// What a route runs: an async handler on the task pool, or an immediate one on the event-loop
+/// thread (only for work that never blocks, such as returning pre-encoded bytes).
+enum RouteHandler: Sendable {
+  case async(Handler)
+  case immediate(ImmediateHandler)
+}
+
+/// Maps method and path to handlers. Static paths are a dictionary lookup; patterned paths are
+/// tried in registration order.
+public struct Router: Sendable {
+  enum Resolution {
+    case found(RouteHandler, parameters: [String: String])
+    case notFound
+    case methodNotAllowed(allow: String)
+  }
+
+  private var staticRoutes: [String: [HTTPMethod: RouteHandler]] = [:]
+  private var patternRoutes: [(pattern: RoutePattern, methods: [HTTPMethod: RouteHandler])] = []
+  private var registered: [(method: HTTPMethod, pattern: String)] = []
+  /// Used by `handle` to log unexpected errors; the server passes its own logger instead.
+  public var logger = Logger(label: "http")
+
+  public init() {}
+
+  /// Every registered (method, pattern), in registration order.
+  public var routes: [(method: HTTPMethod, pattern: String)] { registered }
+
+  public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    insert(method, pattern, .async(handler))
+  }
+
+  public mutating func addImmediate(
+    _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
+  ) {
+    insert(method, pattern, .immediate(handler))
+  }
+
+  private mutating func insert(_ method: HTTPMethod, _ text: String, _ handler: RouteHandler) {
+    registered.append((method, text))
+    let pattern = RoutePattern(text)
+    if pattern.isStatic {
+      staticRoutes[text, default: [:]][method] = handler
+    } else if let i = patternRoutes.firstIndex(where: { $0.pattern.segments == pattern.segments }) {
+      patternRoutes[i].methods[method] = handler
+    } else {
+      patternRoutes.append((pattern, [method: handler]))
+    }
+  }
+
+  /// HEAD falls back to GET (the server drops the body); a path known under other methods
+  /// gives 405 with `Allow`.
+  func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Resolution {
+    if let methods = staticRoutes[path] {
+      return pick(method, methods, parameters: [:])
+    }
+    if !patternRoutes.isEmpty {
+      let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+      let segments = Array(raw)
+      for route in patternRoutes {
+        if let parameters = route.pattern.match(segments) {
+          return pick(method, route.methods, parameters: parameters)
+        }
+      }
+    }
+    return .notFound
+  }
+
+  private func pick(
+    _ method: HTTPMethod, _ methods: [HTTPMethod: RouteHandler], parameters: [String: String]
+  ) -> Resolution {
+    if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {
+      return .found(handler, parameters: parameters)
+    }
+    var allowed = Set(methods.keys)
+    if allowed.contains(.get) { allowed.insert(.head) }
+    let order = HTTPMethod.known + allowed.filter { !HTTPMethod.known.contains($0) }
+    let allow = order.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")
+    return .methodNotAllowed(allow: allow)
+  }
+}

@@ -1,0 +1,72 @@
+/// One client connection. Owned by exactly one event loop and touched only on its thread.
+final class Connection {
+  enum Phase {
+    /// Between requests: waiting for (the rest of) a head.
+    case idle
+    /// Head parsed, body arriving.
+    case body
+    /// Request complete, waiting for its handler's response. Later pipelined requests wait
+    /// in the parser's buffer.
+    case inFlight
+    /// Final response sent and our side shut down; draining input until the peer closes, so
+    /// unread bytes do not turn our close into a reset that destroys the response.
+    case lingering
+  }
+
+  enum DeadlineKind {
+    case idle, head, bodyRate, write, linger
+  }
+
+  /// What the access log and the response writer need about the request being answered.
+  struct Current {
+    var method: HTTPMethod
+    var path: String
+    var requestId: String
+    var started: UInt64
+    var keepAlive: Bool
+    var http10: Bool
+  }
+
+  let fd: Int32
+  let generation: UInt32
+  let remoteAddress: String
+  var parser: RequestParser
+  var phase = Phase.idle
+
+  var head: RequestHead?
+  var body: [UInt8] = []
+  var bodyStart: UInt64 = 0
+  var bodyReceived = 0
+  var current: Current?
+
+  /// When the head now arriving began (0: no partial head).
+  var headStart: UInt64 = 0
+  /// When the connection last became idle.
+  var idleSince: UInt64
+
+  var output: [UInt8] = []
+  var outputOffset = 0
+  var lastWriteProgress: UInt64 = 0
+  /// After the pending output, stop: the last response said `Connection: close`.
+  var closeAfterWrite = false
+  /// The peer shut down its side (read returned 0).
+  var inputClosed = false
+  /// Events currently registered with epoll.
+  var interest: UInt32
+
+  var deadline: UInt64 = 0
+  var deadlineKind = DeadlineKind.idle
+  /// Earliest entry this connection has in the deadline queue (0: none).
+  var scheduledAt: UInt64 = 0
+
+  init(fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64, interest: UInt32) {
+    self.fd = fd
+    self.generation = generation
+    self.remoteAddress = remoteAddress
+    self.parser = RequestParser(limits: limits)
+    self.idleSince = now
+    self.interest = interest
+  }
+
+  var hasPendingOutput: Bool { outputOffset < output.count }
+}

@@ -1,0 +1,163 @@
+import CSystem
+import Logging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension EventLoop {
+  /// Bytes a connection may hold unparsed before the loop stops reading from it (pipelined
+  /// requests waiting behind a slow one).
+  var readPauseThreshold: Int { max(limits.maxHeadBytes, readBufferSize) }
+
+  func handle(_ connection: Connection, events: UInt32) {
+    if events & Epoll.error != 0 {
+      closeConnection(connection)
+      return
+    }
+    if events & Epoll.writable != 0 {
+      flush(connection)
+      if connections[Int(connection.fd)] !== connection { return }
+    }
+    if events & Epoll.readable != 0 {
+      read(connection)
+    } else if events & Epoll.hangUp != 0 {
+      // Both directions are gone and nothing is registered to read: nothing can be sent.
+      closeConnection(connection)
+      return
+    }
+    if connections[Int(connection.fd)] === connection { progress(connection) }
+  }
+
+  private func read(_ connection: Connection) {
+    for _ in 0..<4 {
+      let result: IOResult<Int>
+      do {
+        result = try systemCall("read") { Glibc.read(connection.fd, readBuffer.baseAddress, readBufferSize) }
+      } catch {
+        // ECONNRESET and friends: the peer is gone.
+        closeConnection(connection)
+        return
+      }
+      switch result {
+      case .wouldBlock:
+        return
+      case .done(0):
+        connection.inputClosed = true
+        return
+      case .done(let n):
+        if connection.phase == .lingering { continue }
+        if connection.phase == .idle && connection.headStart == 0 { connection.headStart = now }
+        connection.parser.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+        if n < readBufferSize || connection.parser.bufferedByteCount >= readPauseThreshold { return }
+      }
+    }
+  }
+
+  /// Runs whatever the connection can do now: parse and answer buffered requests, write,
+  /// close when finished, then refresh epoll interest and the deadline.
+  func progress(_ connection: Connection) {
+    if connection.phase == .lingering {
+      if connection.inputClosed { closeConnection(connection) }
+      return
+    }
+    processInput(connection)
+    if connection.hasPendingOutput { flush(connection) }
+    guard connections[Int(connection.fd)] === connection else { return }
+    if !connection.hasPendingOutput {
+      if connection.closeAfterWrite {
+        finish(connection)
+        return
+      }
+      if connection.inputClosed && connection.phase != .inFlight {
+        // Nothing more will arrive and nothing is being answered (a partial request is lost).
+        closeConnection(connection)
+        return
+      }
+      if isShuttingDown && connection.phase == .idle && !connection.parser.hasPartialHead {
+        closeConnection(connection)
+        return
+      }
+    }
+    updateInterest(connection)
+    updateDeadline(connection)
+  }
+
+  /// Writes pending output; on a partial write, waits for EPOLLOUT (registered by
+  /// `updateInterest`) instead of blocking.
+  func flush(_ connection: Connection) {
+    while connection.hasPendingOutput {
+      let result: IOResult<Int>
+      do {
+        result = try connection.output.withUnsafeBytes { bytes in
+          try systemCall("send") {
+            csys_send(
+              connection.fd, bytes.baseAddress! + connection.outputOffset,
+              bytes.count - connection.outputOffset)
+          }
+        }
+      } catch {
+        closeConnection(connection)
+        return
+      }
+      switch result {
+      case .wouldBlock:
+        return
+      case .done(let n):
+        connection.outputOffset += n
+        connection.lastWriteProgress = now
+      }
+    }
+    // Keep a modest buffer for the next response; drop a large one.
+    if connection.output.capacity > 256 * 1024 {
+      connection.output = []
+    } else {
+      connection.output.removeAll(keepingCapacity: true)
+    }
+    connection.outputOffset = 0
+  }
+
+  func updateInterest(_ connection: Connection) {
+    var wanted: UInt32 = 0
+    if !connection.inputClosed && connection.parser.bufferedByteCount < readPauseThreshold {
+      wanted |= Epoll.readable
+    }
+    if connection.hasPendingOutput { wanted |= Epoll.writable }
+    guard wanted != connection.interest else { return }
+    connection.interest = wanted
+    do {
+      try epoll.modify(
+        connection.fd, events: wanted, data: Self.token(fd: connection.fd, generation: connection.generation))
+    } catch {
+      closeConnection(connection)
+    }
+  }
+
+  /// After a final response: if the peer already stopped sending, close; otherwise shut our
+  /// side and drain for a moment so the response is not lost to a reset.
+  private func finish(_ connection: Connection) {
+    if connection.inputClosed {
+      closeConnection(connection)
+      return
+    }
+    shutdown(connection.fd, Int32(SHUT_WR))
+    connection.phase = .lingering
+    connection.interest = Epoll.readable
+    try? epoll.modify(
+      connection.fd, events: Epoll.readable, data: Self.token(fd: connection.fd, generation: connection.generation))
+    setDeadline(connection, at: now + 2_000_000_000, kind: .linger)
+  }
+
+  func closeConnection(_ connection: Connection) {
+    guard connections[Int(connection.fd)] === connection else { return }
+    connections[Int(connection.fd)] = nil
+    close(connection.fd)
+    connectionCount -= 1
+    shared.releaseConnection()
+  }
+
+  func closeAll() {
+    for case let connection? in connections { closeConnection(connection) }
+    listener.close()
+  }
+}

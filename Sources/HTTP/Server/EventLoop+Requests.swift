@@ -1,0 +1,137 @@
+import CSystem
+import Logging
+
+extension EventLoop {
+  /// Output queued beyond this stops request processing until it drains (slow readers).
+  private static let outputHighWater = 64 * 1024
+
+  /// Parses buffered bytes and answers requests one at a time, in order. Immediate handlers
+  /// answer on the spot, so a pipelined batch is answered with one write.
+  func processInput(_ connection: Connection) {
+    while connection.phase == .idle || connection.phase == .body {
+      if connection.closeAfterWrite || connection.output.count > Self.outputHighWater { return }
+      let event: RequestParser.Event?
+      do {
+        event = try connection.parser.next()
+      } catch {
+        reject(connection, error)
+        return
+      }
+      guard let event else { return }
+      switch event {
+      case .head(let head):
+        connection.head = head
+        connection.phase = .body
+        connection.headStart = 0
+        connection.bodyStart = now
+        connection.bodyReceived = 0
+        connection.body = []
+        if head.expectsContinue && head.framing != .none && head.framing != .length(0)
+          && connection.parser.bufferedByteCount == 0
+        {
+          ResponseEncoder.appendContinue(to: &connection.output)
+        }
+      case .body(let bytes):
+        connection.bodyReceived += bytes.count
+        if connection.body.isEmpty { connection.body = bytes } else { connection.body.append(contentsOf: bytes) }
+      case .end:
+        guard let head = connection.head else { return }
+        connection.head = nil
+        let body = connection.body
+        connection.body = []
+        connection.phase = .inFlight
+        start(head: head, body: body, on: connection)
+      }
+    }
+  }
+
+  /// Routes a complete request: immediate handlers and routing errors answer now; async
+  /// handlers run as tasks and post their response back to this loop.
+  private func start(head: RequestHead, body: [UInt8], on connection: Connection) {
+    var request = Request(method: head.method, target: head.target, headers: head.headers, body: body)
+    request.isKeepAlive = head.isKeepAlive && !isShuttingDown
+    let requestId =
+      RequestID.accept(head.headers["X-Request-Id"]) ?? RequestID.make(using: &random)
+    connection.current = Connection.Current(
+      method: head.method, path: request.path, requestId: requestId, started: now,
+      keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
+    switch shared.router.resolve(request.method, path: request.path, rawPath: request.rawPath) {
+    case .notFound:
+      complete(connection, with: Router.notFound.response(requestId: requestId))
+    case .methodNotAllowed(let allow):
+      complete(connection, with: Router.methodNotAllowed(allow).response(requestId: requestId))
+    case .found(let handler, let parameters):
+      let context = Context(
+        requestId: requestId, parameters: parameters, logger: shared.logger,
+        remoteAddress: connection.remoteAddress)
+      switch handler {
+      case .immediate(let run):
+        complete(connection, with: Router.run(run, request, context))
+      case .async(let run):
+        guard shared.acquireInFlight() else {
+          let busy = HTTPError(
+            503, code: "overloaded", detail: "Too many requests in progress; retry shortly.",
+            headers: ["Retry-After": String(shared.configuration.retryAfterSeconds)])
+          complete(connection, with: busy.response(requestId: requestId))
+          return
+        }
+        let fd = connection.fd
+        let generation = connection.generation
+        let shared = self.shared
+        Task {
+          let response = await Router.run(run, request, context)
+          shared.releaseInFlight()
+          self.post(.response(fd: fd, generation: generation, response))
+        }
+      }
+    }
+  }
+
+  /// Writes the response of the request in flight and returns the connection to idle.
+  func complete(_ connection: Connection, with response: Response) {
+    guard let current = connection.current else { return }
+    connection.current = nil
+    let keepAlive =
+      current.keepAlive && !isShuttingDown && !connection.inputClosed
+      && !(response.headers["Connection"].map { FieldLines.list($0).contains("close") } ?? false)
+    let before = connection.output.count
+    ResponseEncoder.encode(
+      response, requestId: current.requestId, date: dateCache.current(),
+      headRequest: current.method == .head, keepAlive: keepAlive,
+      announceKeepAlive: current.http10 && keepAlive, into: &connection.output)
+    if !keepAlive { connection.closeAfterWrite = true }
+    connection.phase = .idle
+    connection.idleSince = now
+    if connection.parser.hasPartialHead { connection.headStart = now }
+    let logger = shared.logger
+    if logger.isEnabled(.info) {
+      logger.info(
+        "request",
+        [
+          "method": .string(current.method.rawValue), "path": .string(current.path),
+          "status": .int(response.status),
+          "duration_ms": .double(Double(now &- current.started) / 1_000_000),
+          "request_id": .string(current.requestId), "bytes": .int(response.body.count),
+          "remote": .string(connection.remoteAddress),
+          "wire_bytes": .int(connection.output.count - before),
+        ])
+    }
+  }
+
+  /// A request that cannot be parsed: answer with the parser's status and close, since the
+  /// rest of the stream can no longer be framed.
+  func reject(_ connection: Connection, _ error: ParseError) {
+    let requestId = RequestID.make(using: &random)
+    let problem = HTTPError(error.status, code: error.code, detail: error.detail)
+    connection.current = Connection.Current(
+      method: connection.head?.method ?? HTTPMethod("-"), path: connection.head?.target ?? "-",
+      requestId: requestId, started: now, keepAlive: false, http10: false)
+    complete(connection, with: problem.response(requestId: requestId))
+  }
+
+  /// The head of a slow request timed out, or its body is arriving too slowly.
+  func timedOut(_ connection: Connection, detail: String) {
+    reject(connection, ParseError(408, "request_timeout", detail))
+    progress(connection)
+  }
+}

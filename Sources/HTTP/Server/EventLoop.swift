@@ -1,0 +1,149 @@
+import CSystem
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One event-loop thread: an epoll set with a listening socket, an eventfd for wake-ups and
+/// the connections the kernel handed to this loop's listener.
+///
+/// All mutable state except `mailbox` is touched only by the loop's own thread (inside
+/// `run()`); other threads talk to the loop only through `post`, hence `@unchecked Sendable`.
+final class EventLoop: @unchecked Sendable {
+  enum Message {
+    case response(fd: Int32, generation: UInt32, Response)
+    case shutdown(deadline: UInt64)
+  }
+
+  private struct Mailbox {
+    var messages: [Message] = []
+    var wakePending = false
+  }
+
+  let shared: ServerShared
+  let limits: ParserLimits
+  let epoll: Epoll
+  let waker: EventFD
+  let listener: ListeningSocket
+  private let mailbox = Mutex(Mailbox())
+  let onExit: @Sendable () -> Void
+
+  var connections: [Connection?] = []
+  var connectionCount = 0
+  var nextGeneration: UInt32 = 1
+  var deadlines = DeadlineQueue()
+  var now: UInt64 = 0
+  var dateCache = DateCache()
+  var random = FastRandom()
+  var shutdownDeadline: UInt64 = 0
+  var isShuttingDown: Bool { shutdownDeadline != 0 }
+  var running = true
+  /// Kept open so that, out of descriptors, the loop can free one to accept-and-close.
+  var reserveFD: Int32 = -1
+  var acceptPausedUntil: UInt64 = 0
+
+  let readBufferSize = 64 * 1024
+  let readBuffer: UnsafeMutableRawBufferPointer
+
+  /// The epoll token of the loop's own fds (eventfd, listener): generation 0.
+  static func token(fd: Int32, generation: UInt32) -> UInt64 {
+    UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+  }
+
+  init(shared: ServerShared, listener: ListeningSocket, onExit: @escaping @Sendable () -> Void) throws(SystemError) {
+    self.shared = shared
+    self.limits = shared.configuration.parserLimits
+    self.listener = listener
+    self.onExit = onExit
+    epoll = try Epoll()
+    waker = try EventFD()
+    readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+    try epoll.add(waker.fd, events: Epoll.readable, data: Self.token(fd: waker.fd, generation: 0))
+    try epoll.add(listener.fd, events: Epoll.readable, data: Self.token(fd: listener.fd, generation: 0))
+    reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+  }
+
+  deinit {
+    readBuffer.deallocate()
+    if reserveFD >= 0 { close(reserveFD) }
+  }
+
+  /// Hands a message to the loop from any thread; wakes it only if no wake-up is pending.
+  func post(_ message: Message) {
+    let wake = mailbox.withLock { box in
+      box.messages.append(message)
+      if box.wakePending { return false }
+      box.wakePending = true
+      return true
+    }
+    if wake { waker.signal() }
+  }
+
+  /// The loop body; returns once shut down and every connection is closed.
+  func run() {
+    now = csys_monotonic_ns()
+    while running {
+      let timeout = nextTimeout()
+      do {
+        try epoll.wait(timeoutMilliseconds: timeout) { events, token in
+          self.dispatch(events: events, token: token)
+        }
+      } catch {
+        shared.logger.critical("event loop failed", ["error": .string(error.description)])
+        break
+      }
+      now = csys_monotonic_ns()
+      runTimers()
+      if isShuttingDown && (connectionCount == 0 || now >= shutdownDeadline) { running = false }
+    }
+    closeAll()
+    onExit()
+  }
+
+  private func dispatch(events: UInt32, token: UInt64) {
+    now = csys_monotonic_ns()
+    let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
+    let generation = UInt32(truncatingIfNeeded: token >> 32)
+    if generation == 0 {
+      if fd == waker.fd {
+        drainMailbox()
+      } else if fd == listener.fd {
+        acceptConnections()
+      }
+      return
+    }
+    // A stale event for an fd closed earlier in this batch, maybe already reused, is dropped.
+    guard let connection = connection(fd: fd, generation: generation) else { return }
+    handle(connection, events: events & (connection.interest | Epoll.error | Epoll.hangUp))
+  }
+
+  func connection(fd: Int32, generation: UInt32) -> Connection? {
+    guard fd >= 0, Int(fd) < connections.count, let c = connections[Int(fd)], c.generation == generation
+    else { return nil }
+    return c
+  }
+
+  private func drainMailbox() {
+    waker.drain()
+    let messages = mailbox.withLock { box in
+      box.wakePending = false
+      let taken = box.messages
+      box.messages.removeAll(keepingCapacity: true)
+      return taken
+    }
+    for message in messages {
+      switch message {
+      case .response(let fd, let generation, let response):
+        guard let connection = connection(fd: fd, generation: generation),
+          connection.phase == .inFlight
+        else { continue }
+        complete(connection, with: response)
+        progress(connection)
+      case .shutdown(let deadline):
+        beginShutdown(deadline: deadline)
+      }
+    }
+  }
+}

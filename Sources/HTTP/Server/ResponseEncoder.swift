@@ -1,0 +1,93 @@
+/// Serialises a response head and body into a connection's output buffer.
+enum ResponseEncoder {
+  /// "HTTP/1.1 <status> <reason>\r\n" for every status, built once.
+  private static let statusLines: [[UInt8]] = (0..<600).map {
+    Array("HTTP/1.1 \($0) \(HTTPStatus.reason($0))\r\n".utf8)
+  }
+  private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+  private static let contentLength = Array("Content-Length: ".utf8)
+  private static let requestId = Array("X-Request-Id: ".utf8)
+  private static let connectionClose = Array("Connection: close\r\n".utf8)
+  private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+
+  static func appendContinue(to out: inout [UInt8]) { out.append(contentsOf: continueLine) }
+
+  /// Headers the server owns; a handler's copies are dropped.
+  private static func isReserved(_ name: String) -> Bool {
+    switch name.utf8.count {
+    case 4: HTTPHeaders.equalsIgnoringCase(name, "Date")
+    case 10: HTTPHeaders.equalsIgnoringCase(name, "Connection")
+    case 12: HTTPHeaders.equalsIgnoringCase(name, "X-Request-Id")
+    case 14: HTTPHeaders.equalsIgnoringCase(name, "Content-Length")
+    case 17: HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding")
+    default: false
+    }
+  }
+
+  /// - Parameters:
+  ///   - headRequest: the request was HEAD: `Content-Length` of the body, no body bytes.
+  ///   - keepAlive: false writes `Connection: close`; `announceKeepAlive` writes
+  ///     `Connection: keep-alive` (HTTP/1.0 clients that asked for it).
+  static func encode(
+    _ response: Response, requestId id: String, date: [UInt8], headRequest: Bool,
+    keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]
+  ) {
+    let status = (100..<600).contains(response.status) ? response.status : 500
+    out.append(contentsOf: statusLines[status])
+    out.append(contentsOf: date)
+    for (name, value) in response.headers where !isReserved(name) {
+      guard isSafe(name), isSafe(value) else { continue }
+      out.append(contentsOf: name.utf8)
+      out.append(UInt8(ascii: ":"))
+      out.append(UInt8(ascii: " "))
+      out.append(contentsOf: value.utf8)
+      out.append(13)
+      out.append(10)
+    }
+    out.append(contentsOf: requestId)
+    out.append(contentsOf: id.utf8)
+    out.append(13)
+    out.append(10)
+    if !keepAlive {
+      out.append(contentsOf: connectionClose)
+    } else if announceKeepAlive {
+      out.append(contentsOf: connectionKeepAlive)
+    }
+    // 204 and 304 carry no body; 1xx are never produced by handlers.
+    let bodyless = status == 204 || status == 304 || status < 200
+    if !bodyless {
+      out.append(contentsOf: contentLength)
+      appendDecimal(response.body.count, to: &out)
+      out.append(13)
+      out.append(10)
+    }
+    out.append(13)
+    out.append(10)
+    if !headRequest && !bodyless { out.append(contentsOf: response.body) }
+  }
+
+  /// Header text must not carry CR, LF or NUL (response splitting).
+  private static func isSafe(_ text: String) -> Bool {
+    !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+  }
+
+  private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    if value < 10 {
+      out.append(UInt8(ascii: "0") + UInt8(value))
+      return
+    }
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    var v = value
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      while v > 0 {
+        buffer[count] = UInt8(ascii: "0") + UInt8(v % 10)
+        v /= 10
+        count += 1
+      }
+      for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Every limit and timeout of the server, in one value.
+public struct ServerConfiguration: Sendable {
+  /// Address to bind: an IPv4 or IPv6 literal. Default `127.0.0.1`.
+  public var host = "127.0.0.1"
+  /// TCP port; 0 picks a free one (`HTTPServer.start()` returns it). Default 8080.
+  public var port = 8080
+  /// Event-loop threads, each with its own epoll and listening socket. Default: one per core.
+  public var eventLoopCount = ProcessInfo.processInfo.activeProcessorCount
+  /// Request line plus header section, in bytes; beyond it, 431. Default 16 KiB.
+  public var maxHeadBytes = 16 * 1024
+  /// Header fields per request (and per trailer section); beyond it, 431. Default 100.
+  public var maxHeaderCount = 100
+  /// Request-target length in bytes; beyond it, 414. Default 8 KiB.
+  public var maxTargetBytes = 8 * 1024
+  /// Request body in bytes (declared or decoded); beyond it, 413 and close, body unread.
+  /// Default 1 MiB.
+  public var maxBodyBytes = 1024 * 1024
+  /// Open connections across all loops; past it, new ones get 503 and are closed.
+  /// Default 10 000.
+  public var maxConnections = 10_000
+  /// Async handlers running at once across all loops; past it, 503 with `Retry-After`.
+  /// Default 4096.
+  public var maxInFlightRequests = 4096
+  /// Deadline for a whole request head, from its first byte (slowloris): 408 and close.
+  /// Default 10 s.
+  public var headTimeout: Duration = .seconds(10)
+  /// Minimum average body upload rate, measured once `bodyRateGracePeriod` has passed;
+  /// slower: 408 and close. Default 1024 bytes/s.
+  public var minBodyBytesPerSecond = 1024
+  /// How long a body may arrive before its rate is judged. Default 2 s.
+  public var bodyRateGracePeriod: Duration = .seconds(2)
+  /// A keep-alive connection with no request in progress is closed silently after this long;
+  /// also the limit on a response write making no progress. Default 60 s.
+  public var idleTimeout: Duration = .seconds(60)
+  /// On shutdown, how long in-flight requests may take to finish before connections are
+  /// closed regardless. Default 10 s.
+  public var shutdownGracePeriod: Duration = .seconds(10)
+  /// `Retry-After` seconds sent with 503 when overloaded. Default 1.
+  public var retryAfterSeconds = 1
+
+  public init() {}
+
+  var parserLimits: ParserLimits {
+    ParserLimits(
+      maxHeadBytes: maxHeadBytes, maxHeaderCount: maxHeaderCount, maxTargetBytes: maxTargetBytes,
+      maxBodyBytes: maxBodyBytes)
+  }
+}
+
+extension Duration {
+  var nanoseconds: UInt64 {
+    let (seconds, attoseconds) = components
+    guard seconds >= 0 else { return 0 }
+    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+  }
+}

@@ -1,0 +1,37 @@
+import Logging
+import Synchronization
+
+/// What all event loops of one server share: configuration, routes, and the counters behind
+/// the global limits.
+final class ServerShared: Sendable {
+  let configuration: ServerConfiguration
+  let router: Router
+  let logger: Logger
+  private let connections = Atomic<Int>(0)
+  private let inFlight = Atomic<Int>(0)
+
+  init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+    self.configuration = configuration
+    self.router = router
+    self.logger = logger
+  }
+
+  func acquireConnection() -> Bool {
+    acquire(connections, limit: configuration.maxConnections)
+  }
+
+  func releaseConnection() { connections.subtract(1, ordering: .relaxed) }
+
+  func acquireInFlight() -> Bool { acquire(inFlight, limit: configuration.maxInFlightRequests) }
+
+  func releaseInFlight() { inFlight.subtract(1, ordering: .relaxed) }
+
+  private func acquire(_ counter: borrowing Atomic<Int>, limit: Int) -> Bool {
+    let now = counter.add(1, ordering: .relaxed).newValue
+    if now > limit {
+      counter.subtract(1, ordering: .relaxed)
+      return false
+    }
+    return true
+  }
+}
