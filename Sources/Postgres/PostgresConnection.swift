@@ -131,16 +131,15 @@ final class PostgresConnection: @unchecked Sendable {
       && !poisoned.withLock { $0 }
   }
 
-  /// Checks an idle session before reuse without a round trip: an idle session has nothing to
-  /// read, so readable input means the server said goodbye (a restart, an idle timeout, a
-  /// terminated backend) or closed the socket.
+  /// Checks an idle session before reuse without a round trip. An idle session has nothing to
+  /// read, so readable input almost always means the server said goodbye (a restart, an idle
+  /// timeout, a terminated backend: a FATAL message, then the socket closes, possibly in two
+  /// steps). Rarely it is something harmless (a NOTICE); dropping the session then only costs
+  /// a reconnect, while keeping a dying one would fail the caller's statement.
   func isUsableAfterIdle() -> Bool {
     guard isReusable else { return false }
     var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-    let ready = poll(&descriptor, 1, 0)
-    if ready <= 0 { return true }
-    guard PQconsumeInput(handle) != 0 else { return false }
-    return PQstatus(handle) == CONNECTION_OK
+    return poll(&descriptor, 1, 0) == 0
   }
 
   var isInFailedTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }

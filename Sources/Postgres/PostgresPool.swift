@@ -72,6 +72,9 @@ public final class PostgresPool: PostgresExecutor, Sendable {
     _ = idle  // dropping the last references closes the sessions (PQfinish in deinit)
   }
 
+  /// Callers queued for a session (for tests and metrics).
+  var waiterCount: Int { state.withLock { $0.waiters.count } }
+
   // MARK: sessions
 
   /// Lends a session to `body` and takes it back; a session that broke is dropped.

@@ -56,6 +56,13 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
       sql += "$\(binds.count)"
     }
 
+    /// An optional binds SQL NULL when nil. (A separate overload, so that passing an optional
+    /// is explicit and not mistaken for an accidental `Optional(…)` in text.)
+    public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+      binds.append(value?.postgresText)
+      sql += "$\(binds.count)"
+    }
+
     /// Appends raw SQL. Only for fragments the code chose, never for input.
     public mutating func appendInterpolation(unescaped fragment: String) {
       sql += fragment
