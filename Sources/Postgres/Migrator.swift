@@ -20,6 +20,7 @@ public struct Migrator: Sendable {
   }
 
   /// Applies what is pending and returns the file names applied by this call.
+  @discardableResult
   public func migrate(_ pool: PostgresPool) async throws -> [String] {
     let files = try MigrationFile.load(directory: directory)
     return try await pool.withConnection { connection in
