@@ -1,0 +1,188 @@
+import CPostgres
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One libpq session. Owns the `PGconn` (freed in `deinit`).
+///
+/// libpq's calls block, so every call runs on this connection's own serial queue: never on
+/// Swift's cooperative pool and never on an HTTP event-loop thread. The serial queue is also
+/// what makes the unchecked `Sendable` true: the `PGconn` is only touched by one thread at a
+/// time. The exceptions are `cancelRunningQuery` (libpq's `PGcancel` is made for use from
+/// another thread) and the idle-time checks the pool makes while it holds the connection
+/// exclusively.
+final class PostgresConnection: @unchecked Sendable {
+  private let handle: OpaquePointer
+  private let cancelHandle: OpaquePointer?
+  private let queue: DispatchQueue
+  /// Set when a query was cancelled from outside: the session may still be busy, so the
+  /// pool must not hand it out again.
+  private let poisoned = Mutex(false)
+
+  private init(handle: OpaquePointer, queue: DispatchQueue) {
+    self.handle = handle
+    self.cancelHandle = PQgetCancel(handle)
+    self.queue = queue
+  }
+
+  deinit {
+    if let cancelHandle { PQfreeCancel(cancelHandle) }
+    PQfinish(handle)
+  }
+
+  /// Opens a session, blocking the calling thread for at most the connect timeout.
+  static func connectBlocking(
+    _ parameters: PostgresConnectionParameters,
+    queue: DispatchQueue = DispatchQueue(label: "storekeeper.postgres.connection")
+  ) throws -> PostgresConnection {
+    let raw = parameters.withCArrays { keys, values in PQconnectdbParams(keys, values, 1) }
+    guard let raw else {
+      throw PostgresError(kind: .connection, message: "out of memory opening a connection")
+    }
+    guard PQstatus(raw) == CONNECTION_OK else {
+      let message = String(cString: PQerrorMessage(raw)).trimmingTrailingNewlines
+      PQfinish(raw)
+      throw PostgresError(kind: .connection, message: message)
+    }
+    return PostgresConnection(handle: raw, queue: queue)
+  }
+
+  /// Opens a session on a fresh serial queue and suspends (no thread held) until it is up.
+  static func connect(_ parameters: PostgresConnectionParameters) async throws
+    -> PostgresConnection
+  {
+    let queue = DispatchQueue(label: "storekeeper.postgres.connection")
+    return try await withCheckedThrowingContinuation { continuation in
+      queue.async {
+        continuation.resume(with: Result { try connectBlocking(parameters, queue: queue) })
+      }
+    }
+  }
+
+  // MARK: async, on the connection's queue
+
+  @discardableResult
+  func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    try await onQueue { connection in try connection.executeBlocking(query).rows() }
+  }
+
+  @discardableResult
+  func execute(_ query: PostgresQuery) async throws -> Int {
+    try await onQueue { connection in try connection.executeBlocking(query).affectedRows }
+  }
+
+  /// Runs SQL that may hold several statements and no parameters (migration files).
+  func executeScript(_ sql: String) async throws {
+    try await onQueue { connection in try connection.executeScriptBlocking(sql) }
+  }
+
+  private func onQueue<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
+    async throws -> T
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      queue.async { continuation.resume(with: Result { try body(self) }) }
+    }
+  }
+
+  // MARK: blocking, on the caller's thread
+
+  func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
+    for case let bind? in query.binds where bind.utf8.contains(0) {
+      // Text-format parameters end at NUL, and PostgreSQL text cannot hold one anyway:
+      // refuse rather than send a silently truncated value.
+      throw PostgresError(
+        kind: .server, sqlState: PostgresError.characterNotInRepertoire,
+        message: "a parameter contains a NUL character")
+    }
+    let copies: [UnsafeMutablePointer<CChar>?] = query.binds.map { $0.map { strdup($0) } }
+    defer { copies.forEach { free($0) } }
+    let values = copies.map { $0.map { UnsafePointer($0) } }
+    let raw = PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+    return try check(raw)
+  }
+
+  func executeScriptBlocking(_ sql: String) throws {
+    _ = try check(PQexec(handle, sql))
+  }
+
+  private func check(_ raw: OpaquePointer?) throws -> PostgresResult {
+    guard let raw else { throw connectionError() }
+    let result = PostgresResult(raw)
+    if result.isSuccess { return result }
+    if let error = result.serverError() { throw error }
+    throw connectionError()
+  }
+
+  private func connectionError() -> PostgresError {
+    let message = String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines
+    return PostgresError(
+      kind: .connection, message: message.isEmpty ? "connection to the server lost" : message)
+  }
+
+  // MARK: state
+
+  /// Whether the pool may hand this session out again: connected, not inside a transaction,
+  /// not cancelled mid-query.
+  var isReusable: Bool {
+    PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+      && !poisoned.withLock { $0 }
+  }
+
+  /// Checks an idle session before reuse without a round trip. An idle session has nothing to
+  /// read, so readable input almost always means the server said goodbye (a restart, an idle
+  /// timeout, a terminated backend: a FATAL message, then the socket closes, possibly in two
+  /// steps). Rarely it is something harmless (a NOTICE); dropping the session then only costs
+  /// a reconnect, while keeping a dying one would fail the caller's statement.
+  func isUsableAfterIdle() -> Bool {
+    guard isReusable else { return false }
+    var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, 0) == 0
+  }
+
+  var isInFailedTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
+  /// Marks the session so the pool drops it instead of lending it again.
+  func poison() {
+    poisoned.withLock { $0 = true }
+  }
+
+  /// Asks the server to cancel whatever this session runs, and marks the session unusable.
+  func cancelRunningQuery() {
+    poisoned.withLock { $0 = true }
+    guard let cancelHandle else { return }
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count))
+  }
+
+  // MARK: LISTEN support (used by PostgresListener on its own thread)
+
+  var socket: Int32 { PQsocket(handle) }
+
+  /// Reads what the server sent; false when the connection is gone.
+  func consumeInput() -> Bool {
+    PQconsumeInput(handle) != 0 && PQstatus(handle) == CONNECTION_OK
+  }
+
+  func takeNotifications() -> [(channel: String, payload: String)] {
+    var notifications: [(channel: String, payload: String)] = []
+    while let notify = PQnotifies(handle) {
+      let channel = String(cString: notify.pointee.relname)
+      let payload = notify.pointee.extra.map { String(cString: $0) } ?? ""
+      PQfreemem(notify)
+      notifications.append((channel, payload))
+    }
+    return notifications
+  }
+
+  /// `LISTEN` takes an identifier, not a parameter, so the name is quoted by libpq.
+  func listenBlocking(_ channel: String) throws {
+    guard let quoted = PQescapeIdentifier(handle, channel, channel.utf8.count) else {
+      throw connectionError()
+    }
+    defer { PQfreemem(quoted) }
+    try executeScriptBlocking("LISTEN " + String(cString: quoted))
+  }
+}

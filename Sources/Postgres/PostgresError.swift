@@ -1,0 +1,110 @@
+import Logging
+
+/// An error from the database layer that keeps what PostgreSQL said.
+///
+/// `description` stays generic on purpose (it may end up in a response or a crash report);
+/// the server's fields are kept in properties and in `logMetadata` for the log.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+  public enum Kind: Sendable {
+    /// The server could not be reached or the connection broke.
+    case connection
+    /// The server rejected the statement (see `sqlState`).
+    case server
+    /// A value in a row could not be turned into the requested Swift type.
+    case decoding
+    /// No connection became free within the pool's acquire timeout.
+    case poolTimeout
+    /// The pool was shut down, or a transaction was used after it ended.
+    case closed
+  }
+
+  /// Why a row value could not be decoded; lets callers tell NULL from a bad value.
+  public enum DecodingProblem: Sendable, Equatable {
+    case unexpectedNull
+    case badValue(type: String)
+    case noSuchColumn
+  }
+
+  public var kind: Kind
+  public var sqlState: String?
+  public var message: String
+  public var detail: String?
+  public var constraint: String?
+  public var table: String?
+  public var column: String?
+  public var hint: String?
+  public var decodingProblem: DecodingProblem?
+
+  public static let uniqueViolation = "23505"
+  public static let foreignKeyViolation = "23503"
+  public static let checkViolation = "23514"
+  public static let notNullViolation = "23502"
+  public static let serializationFailure = "40001"
+  public static let deadlockDetected = "40P01"
+  public static let lockNotAvailable = "55P03"
+  public static let queryCanceled = "57014"
+  public static let adminShutdown = "57P01"
+  public static let crashShutdown = "57P02"
+  public static let cannotConnectNow = "57P03"
+  public static let characterNotInRepertoire = "22021"
+
+  public init(
+    kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil,
+    constraint: String? = nil, table: String? = nil, column: String? = nil, hint: String? = nil,
+    decodingProblem: DecodingProblem? = nil
+  ) {
+    self.kind = kind
+    self.sqlState = sqlState
+    self.message = message
+    self.detail = detail
+    self.constraint = constraint
+    self.table = table
+    self.column = column
+    self.hint = hint
+    self.decodingProblem = decodingProblem
+  }
+
+  /// True when the database is out of reach rather than the request being wrong: the app
+  /// answers 503 and a retry later may succeed.
+  public var isUnavailable: Bool {
+    switch kind {
+    case .connection, .poolTimeout, .closed: return true
+    case .decoding: return false
+    case .server: return Self.isConnectionClass(sqlState)
+    }
+  }
+
+  /// SQLSTATEs after which the session is gone: class 08 and the shutdown codes.
+  static func isConnectionClass(_ state: String?) -> Bool {
+    guard let state else { return false }
+    return state.hasPrefix("08") || state == adminShutdown || state == crashShutdown
+      || state == cannotConnectNow
+  }
+
+  /// Whether the connection that produced this error must not be reused.
+  var breaksConnection: Bool {
+    kind == .connection || (kind == .server && Self.isConnectionClass(sqlState))
+  }
+
+  public var description: String {
+    switch kind {
+    case .connection: return "PostgresError.connection"
+    case .server: return "PostgresError.server(\(sqlState ?? "unknown"))"
+    case .decoding: return "PostgresError.decoding"
+    case .poolTimeout: return "PostgresError.poolTimeout"
+    case .closed: return "PostgresError.closed"
+    }
+  }
+
+  /// Every field, for a log line (never for a response body).
+  public var logMetadata: [String: LogValue] {
+    var fields: [String: LogValue] = ["pg_error": .string(description), "pg_message": .string(message)]
+    if let sqlState { fields["pg_sqlstate"] = .string(sqlState) }
+    if let detail { fields["pg_detail"] = .string(detail) }
+    if let constraint { fields["pg_constraint"] = .string(constraint) }
+    if let table { fields["pg_table"] = .string(table) }
+    if let column { fields["pg_column"] = .string(column) }
+    if let hint { fields["pg_hint"] = .string(hint) }
+    return fields
+  }
+}

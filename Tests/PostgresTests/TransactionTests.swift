@@ -1,0 +1,114 @@
+import Testing
+
+@testable import Postgres
+
+private struct Boom: Error {}
+
+@Suite struct TransactionTests {
+  func count(_ pool: PostgresPool) async throws -> Int {
+    try #require(try await pool.query("SELECT count(*) AS n FROM items").first).decode("n")
+  }
+
+  @Test func commitsWhenTheBodyReturns() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool()
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let inserted = try await pool.withTransaction { tx in
+        try await tx.execute("INSERT INTO items VALUES (\("a"))")
+        return try await tx.execute("INSERT INTO items VALUES (\("b"))")
+      }
+      #expect(inserted == 1)
+      #expect(try await count(pool) == 2)
+    }
+  }
+
+  @Test func rollsBackWhenTheBodyThrows() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(maxConnections: 1)
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first).decode("pid")
+      await #expect(throws: Boom.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("a"))")
+          throw Boom()
+        }
+      }
+      #expect(try await count(pool) == 0)
+      // The session was rolled back to idle, so the pool kept it (it drops one left in a
+      // transaction).
+      #expect(try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self) == pid)
+    }
+  }
+
+  @Test func rollsBackOnADatabaseErrorAndKeepsIt() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool()
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("a"))")
+          try await tx.execute("INSERT INTO items VALUES (\("a"))")
+        }
+      }
+      #expect(error.sqlState == PostgresError.uniqueViolation)
+      #expect(try await count(pool) == 0)
+    }
+  }
+
+  @Test func aSwallowedStatementErrorDoesNotBecomeASilentCommit() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool()
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("a"))")
+          _ = try? await tx.execute("INSERT INTO items VALUES (\("a"))")
+        }
+      }
+      #expect(error.sqlState == "25P02")
+      #expect(try await count(pool) == 0)
+    }
+  }
+
+  @Test func aTransactionCannotBeUsedAfterItEnds() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool()
+      defer { Task { await pool.shutdown() } }
+      let escaped = try await pool.withTransaction { tx in tx }
+      let error = try await #require(throws: PostgresError.self) {
+        try await escaped.query("SELECT 1")
+      }
+      #expect(error.kind == .closed)
+    }
+  }
+
+  @Test func notifyInsideATransactionIsSentAtCommitOnly() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool()
+      defer { Task { await pool.shutdown() } }
+      let received = Recorder<String>()
+      let connected = Gate()
+      let listener = PostgresListener(
+        url: db.url, channels: ["tx_events"], logger: TestDatabase.logger,
+        onNotification: { _, payload in received.append(payload) }, onConnect: { connected.open() })
+      listener.start()
+      defer { listener.stop() }
+      await connected.wait()
+      await #expect(throws: Boom.self) {
+        try await pool.withTransaction { tx in
+          try await tx.notify(channel: "tx_events", payload: "rolled back")
+          throw Boom()
+        }
+      }
+      try await pool.withTransaction { tx in
+        try await tx.notify(channel: "tx_events", payload: "committed")
+      }
+      #expect(await eventually { received.count >= 1 })
+      #expect(received.all == ["committed"])
+    }
+  }
+}
