@@ -19,6 +19,8 @@ let package = Package(
     .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "Logging"]),
     .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "Logging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper", "FakeAppStore"]),
+    .executableTarget(
+      name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
     .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore"]),
