@@ -21,6 +21,8 @@ let package = Package(
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper", "FakeAppStore"]),
     // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
     .executableTarget(name: "http-bench", dependencies: ["HTTP", "Logging"], path: "Sources/HTTPBench"),
+    .executableTarget(
+      name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
     .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore"]),

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// Remembers the parse of recently seen header segments. Apple signs every token of a period
+/// with the same header (the x5c chain), so the base64 and JSON work of a 5 KB header is done
+/// once instead of per token. Keyed by the exact segment bytes: it caches parsing only, never
+/// trust, which stays with `ChainCache`.
+final class HeaderMemo: Sendable {
+  private struct State {
+    var entries: [ArraySlice<UInt8>: ParsedHeader] = [:]
+    var order: [ArraySlice<UInt8>] = []
+  }
+
+  private let capacity: Int
+  private let state = Mutex(State())
+
+  init(capacity: Int) {
+    self.capacity = max(1, capacity)
+  }
+
+  func parse(_ segment: ArraySlice<UInt8>) -> Result<ParsedHeader, RefusalReason> {
+    if let known = state.withLock({ $0.entries[segment] }) { return .success(known) }
+    let result = ParsedHeader.parse(segment)
+    if case .success(let parsed) = result {
+      // Own copy of the bytes, so the memo never pins a whole token.
+      let key = ArraySlice(Array(segment))
+      state.withLock { state in
+        if state.entries.updateValue(parsed, forKey: key) == nil { state.order.append(key) }
+        while state.order.count > capacity { state.entries[state.order.removeFirst()] = nil }
+      }
+    }
+    return result
+  }
+}

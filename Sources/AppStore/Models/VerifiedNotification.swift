@@ -1,0 +1,15 @@
+/// A verified App Store Server Notification with its nested signed data, verified too.
+public struct VerifiedNotification: Sendable, Codable, Equatable {
+  public var payload: ResponseBodyV2DecodedPayload
+  public var transaction: JWSTransactionDecodedPayload?
+  public var renewalInfo: JWSRenewalInfoDecodedPayload?
+
+  public init(
+    payload: ResponseBodyV2DecodedPayload, transaction: JWSTransactionDecodedPayload? = nil,
+    renewalInfo: JWSRenewalInfoDecodedPayload? = nil
+  ) {
+    self.payload = payload
+    self.transaction = transaction
+    self.renewalInfo = renewalInfo
+  }
+}

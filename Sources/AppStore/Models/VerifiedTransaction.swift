@@ -1,0 +1,42 @@
+/// One Apple transaction as the domain sees it, whichever proof it came from.
+public struct VerifiedTransaction: Sendable, Codable, Equatable {
+  public var transactionId: String
+  public var originalTransactionId: String
+  public var bundleId: String
+  public var productId: String
+  public var quantity: Int
+  /// Milliseconds since 1970.
+  public var purchaseDate: Int64
+  public var expiresDate: Int64?
+  public var revocationDate: Int64?
+  public var revocationReason: Int?
+  /// Lowercased UUID string.
+  public var appAccountToken: String?
+  /// "Production" or "Sandbox".
+  public var environment: String
+  /// Apple's spelling ("Consumable", "Non-Consumable", "Auto-Renewable Subscription",
+  /// "Non-Renewing Subscription"); nil for receipts, which do not say.
+  public var type: String?
+  public var webOrderLineItemId: String?
+
+  public init(
+    transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
+    quantity: Int, purchaseDate: Int64, expiresDate: Int64? = nil, revocationDate: Int64? = nil,
+    revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
+    type: String? = nil, webOrderLineItemId: String? = nil
+  ) {
+    self.transactionId = transactionId
+    self.originalTransactionId = originalTransactionId
+    self.bundleId = bundleId
+    self.productId = productId
+    self.quantity = quantity
+    self.purchaseDate = purchaseDate
+    self.expiresDate = expiresDate
+    self.revocationDate = revocationDate
+    self.revocationReason = revocationReason
+    self.appAccountToken = appAccountToken
+    self.environment = environment
+    self.type = type
+    self.webOrderLineItemId = webOrderLineItemId
+  }
+}

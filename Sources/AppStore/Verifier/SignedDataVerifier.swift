@@ -1,0 +1,106 @@
+import Foundation
+
+/// Verifies StoreKit 2 signed data (JWS) offline: the x5c chain up to a trusted root, Apple's
+/// certificate markers, the chain's validity at the payload's `signedDate`, the ES256
+/// signature, then the app's bundle id and allowed environments.
+///
+/// Safe to call from any thread; meant for Swift's cooperative pool, never an event loop.
+public final class SignedDataVerifier: Sendable {
+  public let configuration: AppStoreConfiguration
+  let chains: ChainVerifier
+  let cache: ChainCache
+  let headers: HeaderMemo
+
+  /// Throws when an extra root is not a readable PEM certificate.
+  public init(configuration: AppStoreConfiguration) throws {
+    var roots = PEM.certificatesDER(in: AppleRootCertificates.appleRootCAG3PEM)
+      .compactMap(X509Certificate.init(der:))
+    for (index, pem) in configuration.extraRootCertificatesPEM.enumerated() {
+      let ders = PEM.certificatesDER(in: pem)
+      guard !ders.isEmpty else {
+        throw AppStoreConfigurationError.invalidRootCertificate(index: index)
+      }
+      for der in ders {
+        guard let certificate = X509Certificate(der: der) else {
+          throw AppStoreConfigurationError.invalidRootCertificate(index: index)
+        }
+        roots.append(certificate)
+      }
+    }
+    self.configuration = configuration
+    self.chains = ChainVerifier(trust: try TrustStore(roots: roots))
+    self.cache = ChainCache(capacity: configuration.chainCacheCapacity)
+    self.headers = HeaderMemo(capacity: configuration.chainCacheCapacity)
+  }
+
+  public func verifyTransaction(_ jws: String) -> VerificationResult<JWSTransactionDecodedPayload> {
+    let result = verifySignedPayload(jws, as: JWSTransactionDecodedPayload.self)
+    guard case .valid(let transaction) = result else { return result }
+    guard transaction.bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
+    guard configuration.allows(environment: transaction.environment) else {
+      return .refused(.environmentNotAllowed)
+    }
+    return .valid(transaction)
+  }
+
+  /// Renewal info carries no bundle id; it is bound to the app through its chain and the
+  /// notification or transaction it arrives with.
+  public func verifyRenewalInfo(_ jws: String) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+    let result = verifySignedPayload(jws, as: JWSRenewalInfoDecodedPayload.self)
+    guard case .valid(let renewal) = result else { return result }
+    guard configuration.allows(environment: renewal.environment) else {
+      return .refused(.environmentNotAllowed)
+    }
+    return .valid(renewal)
+  }
+
+  /// Everything up to and including the signature, then the typed payload.
+  func verifySignedPayload<Payload: SignedPayload>(
+    _ jws: String, as type: Payload.Type
+  ) -> VerificationResult<Payload> {
+    let token: CompactJWS
+    do { token = try CompactJWS(jws) } catch { return .refused(.malformedJWS) }
+    let header: ParsedHeader
+    switch headers.parse(token.headerBytes) {
+    case .success(let parsed): header = parsed
+    case .failure(let reason): return .refused(reason)
+    }
+    guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload)),
+      let signedDate = payload.signedDate
+    else { return .refused(.malformedPayload) }
+
+    let key: PublicKey
+    switch leafKey(for: header, at: Self.seconds(fromMilliseconds: signedDate)) {
+    case .success(let found): key = found
+    case .failure(let failure): return .refused(failure.reason)
+    }
+    guard Self.signatureVerifies(token, with: key) else { return .refused(.invalidSignature) }
+    return .valid(payload)
+  }
+
+  /// The leaf's key once the chain is known good at `seconds`: from the cache when this exact
+  /// chain was verified for a span that includes `seconds`, otherwise by verifying it now.
+  private func leafKey(for header: ParsedHeader, at seconds: Int64) -> Result<
+    PublicKey, ChainVerifier.Failure
+  > {
+    let fingerprint = header.fingerprint
+    let ders = header.certificates
+    if let cached = cache.lookup(fingerprint, at: seconds) { return .success(cached.leafKey) }
+    guard let leaf = X509Certificate(der: ders[0]),
+      let intermediate = X509Certificate(der: ders[1]),
+      let root = X509Certificate(der: ders[2])
+    else { return .failure(.invalidCertificate) }
+    return chains.verify(leaf: leaf, intermediate: intermediate, root: root, at: seconds).map {
+      cache.store($0, for: fingerprint)
+      return $0.leafKey
+    }
+  }
+
+  private static func signatureVerifies(_ token: CompactJWS, with key: PublicKey) -> Bool {
+    token.withSigningInput { key.verifyES256(signature: token.signature, message: $0) }
+  }
+
+  static func seconds(fromMilliseconds milliseconds: Int64) -> Int64 {
+    milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+  }
+}

@@ -1,0 +1,48 @@
+import AppStore
+import COpenSSL
+
+/// A P-256 private key, owned; signs ES256 the way Apple does (raw R‖S).
+final class FakeSigningKey: @unchecked Sendable {
+  // Read-only after generation; each signature makes its own context.
+  let pointer: OpaquePointer
+
+  init() throws {
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+      throw FakeCryptoError("EVP_PKEY_CTX_new_from_name")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    var key: OpaquePointer?
+    guard EVP_PKEY_keygen_init(context) == 1,
+      EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+      EVP_PKEY_generate(context, &key) == 1, let key
+    else {
+      ERR_clear_error()
+      throw FakeCryptoError("EVP_PKEY_generate P-256")
+    }
+    pointer = key
+  }
+
+  deinit { EVP_PKEY_free(pointer) }
+
+  /// ES256: ECDSA P-256 over SHA-256, as the 64-byte R‖S JWS wants.
+  func signES256(_ message: [UInt8]) throws -> [UInt8] {
+    guard let context = EVP_MD_CTX_new() else { throw FakeCryptoError("EVP_MD_CTX_new") }
+    defer { EVP_MD_CTX_free(context) }
+    var length = 0
+    guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1,
+      EVP_DigestSign(context, nil, &length, message, message.count) == 1
+    else {
+      ERR_clear_error()
+      throw FakeCryptoError("EVP_DigestSignInit")
+    }
+    var der = [UInt8](repeating: 0, count: length)
+    guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
+      ERR_clear_error()
+      throw FakeCryptoError("EVP_DigestSign")
+    }
+    guard let raw = ECDSASignature.raw(fromDER: Array(der.prefix(length))) else {
+      throw FakeCryptoError("ECDSA signature is not DER")
+    }
+    return raw
+  }
+}
