@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+
+/// Verifies StoreKit 1 app receipts with Apple's verifyReceipt: the production URL first,
+/// the sandbox URL when Apple answers 21007.
+///
+/// Outcomes: `valid` for status 0 with this app's bundle id in an allowed environment;
+/// `retryable` when Apple could not judge yet (timeouts, connection errors, HTTP errors,
+/// 21005/21009/211xx unless Apple says they are not retryable); `invalid` otherwise, with
+/// reason `verify_receipt_<status>`. 21004 (shared secret mismatch) is our configuration error,
+/// not the client's: it is logged at critical and reported as `invalid("verify_receipt_21004")`.
+public final class ReceiptVerifier: Sendable {
+  public let configuration: AppStoreConfiguration
+  private let transport: any ReceiptTransport
+  private let logger: Logger
+
+  public init(
+    configuration: AppStoreConfiguration,
+    transport: any ReceiptTransport = URLSessionReceiptTransport(),
+    logger: Logger
+  ) {
+    self.configuration = configuration
+    self.transport = transport
+    self.logger = logger
+  }
+
+  public func verify(receipt: String) async -> VerificationResult<VerifiedReceipt> {
+    guard let data = ReceiptData.repair(receipt), data.utf8.count <= ReceiptData.maximumLength
+    else {
+      return .refused(.malformedReceipt)
+    }
+    let body = Self.requestBody(receiptData: data, sharedSecret: configuration.sharedSecret)
+    let production = await call(
+      configuration.verifyReceiptURL, body: body, environment: .production)
+    guard case .answered(let response) = production, response.status == 21007 else {
+      return outcome(production, environment: .production)
+    }
+    // A sandbox receipt: only worth asking the sandbox when sandbox purchases count.
+    guard configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue) else {
+      return .refused(.environmentNotAllowed)
+    }
+    let sandbox = await call(
+      configuration.verifyReceiptSandboxURL, body: body, environment: .sandbox)
+    return outcome(sandbox, environment: .sandbox)
+  }
+
+  enum Answer {
+    case answered(VerifyReceiptResponse)
+    case unavailable(String)
+  }
+
+  private func call(_ url: URL, body: [UInt8], environment: AppStoreEnvironment) async -> Answer {
+    let status: Int
+    let bytes: [UInt8]
+    do {
+      (status, bytes) = try await transport.post(
+        url: url, body: body, timeout: configuration.receiptTimeout)
+    } catch ReceiptTransportError.timedOut {
+      logger.warning("verifyReceipt timed out", ["environment": .string(environment.rawValue)])
+      return .unavailable("verify_receipt_timeout")
+    } catch {
+      logger.warning(
+        "verifyReceipt unreachable",
+        ["environment": .string(environment.rawValue), "error": .string(String(describing: error))])
+      return .unavailable("verify_receipt_unreachable")
+    }
+    guard (200..<300).contains(status) else {
+      logger.warning(
+        "verifyReceipt HTTP error",
+        ["environment": .string(environment.rawValue), "http_status": .int(status)])
+      return .unavailable("verify_receipt_http_\(status)")
+    }
+    guard let response = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(bytes)),
+      response.status != nil
+    else {
+      logger.warning(
+        "verifyReceipt answered with unreadable JSON",
+        ["environment": .string(environment.rawValue)])
+      return .unavailable("verify_receipt_bad_response")
+    }
+    return .answered(response)
+  }
+
+  private func outcome(_ answer: Answer, environment asked: AppStoreEnvironment)
+    -> VerificationResult<VerifiedReceipt>
+  {
+    let response: VerifyReceiptResponse
+    switch answer {
+    case .unavailable(let reason): return .retryable(reason)
+    case .answered(let answered): response = answered
+    }
+    let status = response.status ?? -1
+    switch status {
+    case 0: return accept(response, environment: response.environment ?? asked.rawValue)
+    case 21004:
+      logger.critical(
+        "verifyReceipt rejected the shared secret (21004): check APPLE_SHARED_SECRET",
+        ["environment": .string(asked.rawValue)])
+      return .invalid("verify_receipt_21004")
+    case 21005, 21009, 21100...21199:
+      return response.isRetryable == false
+        ? .invalid("verify_receipt_\(status)") : .retryable("verify_receipt_\(status)")
+    default:
+      return .invalid("verify_receipt_\(status)")
+    }
+  }
+
+  private func accept(_ response: VerifyReceiptResponse, environment: String) -> VerificationResult<
+    VerifiedReceipt
+  > {
+    guard let receipt = response.receipt, let bundleId = receipt.bundleId else {
+      return .retryable("verify_receipt_bad_response")
+    }
+    guard bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
+    guard configuration.allows(environment: environment) else {
+      return .refused(.environmentNotAllowed)
+    }
+    return .valid(
+      VerifiedReceipt(
+        environment: environment, bundleId: bundleId,
+        transactions: response.transactions(bundleId: bundleId, environment: environment),
+        latestReceipt: response.latestReceipt))
+  }
+
+  static func requestBody(receiptData: String, sharedSecret: String?) -> [UInt8] {
+    var object: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
+    if let sharedSecret { object["password"] = sharedSecret }
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return [UInt8](data)
+  }
+}
