@@ -19,7 +19,9 @@ let logger = Logger(label: "http-bench", level: .warning)
 let server = HTTPServer(configuration: configuration, router: router, logger: logger)
 do {
   let port = try server.start()
-  print("listening on \(port)")
+  // Unbuffered, so the bench script sees it at once.
+  let line = "listening on \(port)\n"
+  _ = line.withCString { write(1, $0, strlen($0)) }
 } catch {
   logger.critical("cannot start", ["error": .string(String(describing: error))])
   exit(1)

@@ -1,0 +1,184 @@
+import Testing
+
+@testable import HTTP
+
+/// A whole request as the parser saw it.
+struct Parsed {
+  var head: RequestHead
+  var body: [UInt8]
+  var trailers: HTTPHeaders
+}
+
+/// Collects events into whole requests across any number of feeds.
+struct Collector {
+  var done: [Parsed] = []
+  var current: Parsed?
+
+  mutating func drain(_ parser: inout RequestParser) throws(ParseError) {
+    while let event = try parser.next() {
+      switch event {
+      case .head(let head): current = Parsed(head: head, body: [], trailers: .init())
+      case .body(let bytes): current?.body += bytes
+      case .end(let trailers):
+        if var request = current {
+          request.trailers = trailers
+          done.append(request)
+        }
+        current = nil
+      }
+    }
+  }
+}
+
+func drain(_ parser: inout RequestParser) throws(ParseError) -> [Parsed] {
+  var collector = Collector()
+  try collector.drain(&parser)
+  return collector.done
+}
+
+func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError) -> [Parsed] {
+  var parser = RequestParser(limits: limits)
+  parser.feed(Array(text.utf8))
+  return try drain(&parser)
+}
+
+@Suite struct ParserTests {
+  @Test func parsesASimpleGet() throws {
+    let requests = try parseAll("GET /v1/products?x=1 HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n\r\n")
+    let request = try #require(requests.first)
+    #expect(requests.count == 1)
+    #expect(request.head.method == .get)
+    #expect(request.head.target == "/v1/products?x=1")
+    #expect(request.head.minorVersion == 1)
+    #expect(request.head.headers["host"] == "example")
+    #expect(request.head.headers["ACCEPT"] == "*/*")
+    #expect(request.head.isKeepAlive)
+    #expect(request.head.framing == .none)
+  }
+
+  @Test func keepAliveFollowsVersionAndConnectionHeader() throws {
+    #expect(try parseAll("GET / HTTP/1.0\r\n\r\n")[0].head.isKeepAlive == false)
+    #expect(try parseAll("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")[0].head.isKeepAlive)
+    #expect(try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")[0].head.isKeepAlive == false)
+    #expect(try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n")[0].head.isKeepAlive == false)
+  }
+
+  @Test func trimsOptionalWhitespaceAroundValues() throws {
+    let request = try parseAll("GET / HTTP/1.1\r\nHost:a\r\nX-A: \t spaced out \t\r\n\r\n")[0]
+    #expect(request.head.headers["x-a"] == "spaced out")
+    #expect(request.head.headers["host"] == "a")
+  }
+
+  @Test func readsAContentLengthBody() throws {
+    let request = try parseAll("POST /o HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello")[0]
+    #expect(request.head.framing == .length(5))
+    #expect(request.body == Array("hello".utf8))
+  }
+
+  @Test func acceptsIdenticalDuplicateContentLength() throws {
+    let request = try parseAll(
+      "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2, 2\r\n\r\nhi")[0]
+    #expect(request.body == Array("hi".utf8))
+  }
+
+  @Test func ignoresEmptyLinesBeforeTheRequestLine() throws {
+    let requests = try parseAll("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(requests.count == 1)
+  }
+
+  @Test func acceptsAbsoluteFormAndAsteriskForOptions() throws {
+    #expect(try parseAll("GET http://a/b?c HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "http://a/b?c")
+    #expect(try parseAll("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .options)
+  }
+
+  @Test func flagsExpectContinue() throws {
+    let request = try parseAll(
+      "PUT / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")[0]
+    #expect(request.head.expectsContinue)
+  }
+
+  static let chunked =
+    "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + "5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n"
+
+  @Test func decodesChunkedBodiesWithExtensionsAndTrailers() throws {
+    let request = try parseAll(Self.chunked)[0]
+    #expect(request.head.framing == .chunked)
+    #expect(String(decoding: request.body, as: UTF8.self) == "hello 0123456789")
+    #expect(request.trailers["x-checksum"] == "abc")
+    #expect(request.trailers["X-Other"] == "1")
+  }
+
+  @Test func decodesChunkedBodiesSplitAtEveryByteBoundary() throws {
+    let bytes = Array(Self.chunked.utf8)
+    for split in 0...bytes.count {
+      var parser = RequestParser()
+      var collector = Collector()
+      parser.feed(bytes[..<split])
+      try collector.drain(&parser)
+      parser.feed(bytes[split...])
+      try collector.drain(&parser)
+      let requests = collector.done
+      #expect(requests.count == 1, "split at \(split)")
+      #expect(String(decoding: requests.first?.body ?? [], as: UTF8.self) == "hello 0123456789")
+      #expect(requests.first?.trailers["x-checksum"] == "abc")
+    }
+  }
+
+  @Test func parsesHeadsFedOneByteAtATime() throws {
+    var parser = RequestParser()
+    var collector = Collector()
+    for byte in Array(Self.chunked.utf8) {
+      parser.feed([byte])
+      try collector.drain(&parser)
+    }
+    let requests = collector.done
+    #expect(requests.count == 1)
+    #expect(String(decoding: requests[0].body, as: UTF8.self) == "hello 0123456789")
+  }
+
+  @Test func yieldsPipelinedRequestsInOrder() throws {
+    let requests = try parseAll(
+      "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "POST /2 HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc"
+        + "GET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(requests.map(\.head.target) == ["/1", "/2", "/3"])
+    #expect(requests[1].body == Array("abc".utf8))
+  }
+
+  @Test func waitsForTheRestOfAPartialHead() throws {
+    var parser = RequestParser()
+    parser.feed(Array("GET / HTTP/1.1\r\nHost: a\r\n".utf8))
+    #expect(try parser.next() == nil)
+    #expect(parser.hasPartialHead)
+    parser.feed(Array("\r\n".utf8))
+    guard case .head = try parser.next() else {
+      Issue.record("expected a head")
+      return
+    }
+  }
+
+  @Test func keepsFailingAfterAnError() {
+    var parser = RequestParser()
+    parser.feed(Array("GET / HTTP/1.1\nHost: a\n\n".utf8))
+    #expect(throws: ParseError.self) { try parser.next() }
+    parser.feed(Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+    #expect(throws: ParseError.self) { try parser.next() }
+  }
+
+  @Test(arguments: MalformedCorpus.cases)
+  func rejectsMalformedRequest(_ sample: MalformedCorpus.Case) {
+    var parser = RequestParser(limits: MalformedCorpus.limits)
+    parser.feed(sample.bytes)
+    do {
+      _ = try drain(&parser)
+      Issue.record("\(sample.name): accepted, expected \(sample.status)")
+    } catch {
+      #expect(error.status == sample.status, "\(sample.name): \(error)")
+    }
+  }
+
+  @Test func corpusIsLargeEnough() {
+    #expect(MalformedCorpus.cases.count >= 40)
+  }
+}
