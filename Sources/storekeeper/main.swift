@@ -1,1 +1,22 @@
-print("storekeeper")
+import AppStore
+import FakeAppStore
+import Foundation
+import Storekeeper
+
+// Dispatch only: every command lives in a library module.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "serve": status = await Commands.serve(Array(arguments.dropFirst()))
+case "migrate": status = await Commands.migrate()
+case "seed-demo": status = await Commands.seedDemo()
+case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
+case "fake-appstore": status = await FakeAppStoreCommand.run(Array(arguments.dropFirst()))
+case "help", "--help", "-h":
+  print(Commands.usage)
+  status = 0
+default:
+  FileHandle.standardError.write(Data((Commands.usage + "\n").utf8))
+  status = 2
+}
+exit(status)

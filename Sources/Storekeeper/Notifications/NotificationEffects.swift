@@ -11,7 +11,7 @@ struct NotificationEffects {
   let uuid: String
 
   func apply(_ stored: StoredNotification) async throws -> (state: String, result: String) {
-    let type = stored.notification.notificationType ?? ""
+    let type = stored.notification.notificationType
     let transaction = stored.transaction?.verifiedTransaction
     switch type {
     case "REFUND", "REVOKE":

@@ -23,7 +23,9 @@ struct NotificationService: Sendable {
       throw HTTPError(400, code: "invalid_notification", detail: "the signedPayload did not verify: \(reason)")
     }
     let body = verified.payload
-    guard let uuid = body.notificationUUID, let type = body.notificationType else {
+    let uuid = body.notificationUUID
+    let type = body.notificationType
+    guard !uuid.isEmpty, uuid.count <= 64, !type.isEmpty, type.count <= 64 else {
       throw HTTPError(400, code: "invalid_notification", detail: "notificationUUID and notificationType are required")
     }
     let stored = try JSONCoding.text(StoredNotification(verified))
