@@ -17,6 +17,8 @@ public final class Application: Sendable {
   let server: HTTPServer
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
+  /// Every route served, for the OpenAPI consistency test.
+  let routes: [(method: HTTPMethod, pattern: String)]
 
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
@@ -71,6 +73,7 @@ public final class Application: Sendable {
     EntitlementRoutes(repository: entitlements).register(&router)
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() }).register(&router)
 
+    routes = router.router.routes
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
     serverConfig.port = config.port
