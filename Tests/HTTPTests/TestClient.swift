@@ -6,7 +6,8 @@ import Foundation
 
 /// A blocking TCP client for live tests, with a receive timeout so a broken server fails a
 /// test instead of hanging it.
-final class TestClient {
+/// Used by one thread at a time (tests hand it between `offPool` blocks sequentially).
+final class TestClient: @unchecked Sendable {
   struct ClientError: Error, CustomStringConvertible {
     var description: String
   }
