@@ -88,7 +88,8 @@ import Testing
       try await offPool {
         let client = try TestClient(port: port)
         try client.send(
-          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n")
+          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n"
+        )
         #expect(try client.readResponse().text == "abcde")
       }
     }
@@ -114,7 +115,8 @@ import Testing
       try await offPool {
         let client = try TestClient(port: port)
         try client.send(
-          "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 10000000\r\n\r\n")
+          "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 10000000\r\n\r\n"
+        )
         let reply = try client.readResponse()
         #expect(reply.status == 413)
         #expect(reply.header("Content-Type") == "application/problem+json")
@@ -192,7 +194,8 @@ import Testing
 
   @Test func answers503WhenTooManyHandlersAreInFlight() async throws {
     let gate = Gate()
-    try await withServer(router: liveRouter(gate: gate), { $0.maxInFlightRequests = 1 }) { port, _ in
+    try await withServer(router: liveRouter(gate: gate), { $0.maxInFlightRequests = 1 }) {
+      port, _ in
       try await offPool {
         let busy = try TestClient(port: port)
         try busy.send(get("/slow"))
@@ -218,7 +221,8 @@ import Testing
     configuration.eventLoopCount = 2
     configuration.shutdownGracePeriod = .seconds(10)
     let server = HTTPServer(
-      configuration: configuration, router: liveRouter(gate: gate), logger: .init(label: "t", level: .warning))
+      configuration: configuration, router: liveRouter(gate: gate),
+      logger: .init(label: "t", level: .warning))
     let port = try server.start()
     let client = try await offPool { () -> TestClient in
       let client = try TestClient(port: port)

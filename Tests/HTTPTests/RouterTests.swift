@@ -113,6 +113,9 @@ struct Boom: Error {}
     let request = Request(method: .get, target: "/a%2Fb/c?x=1&y=two+words&x=2&flag")
     #expect(request.path == "/a/b/c")
     #expect(request.query == ["x": "1", "y": "two words", "flag": ""])
+    let absolute = Request(method: .get, target: "http://example.com/a/b?q=1")
+    #expect(absolute.path == "/a/b")
+    #expect(absolute.query == ["q": "1"])
   }
 
   @Test func headersAreCaseInsensitiveAndOrdered() {

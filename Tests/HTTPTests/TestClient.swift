@@ -55,7 +55,9 @@ final class TestClient: @unchecked Sendable {
   func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
       guard n > 0 else { throw ClientError(description: "send failed: errno \(errno)") }
       offset += n
     }
@@ -95,7 +97,10 @@ final class TestClient: @unchecked Sendable {
     }
     let headers = lines.compactMap { line -> (String, String)? in
       guard let colon = line.firstIndex(of: ":") else { return nil }
-      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+      return (
+        String(line[..<colon]),
+        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      )
     }
     var reply = Reply(status: status, headers: headers, body: [])
     if status == 100 { return reply }
