@@ -63,6 +63,7 @@ public final class Application: Sendable {
     var router = APIRouter()
     OperationsRoutes(database: database, migrator: migrator, openAPI: Self.openAPI(config, logger)).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
+    MetricsRoutes(database: database, catalog: catalog).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       service: OrderService(database: database, orders: orders, idempotency: idempotency, ttlSeconds: config.orderTTLSeconds),
