@@ -13,7 +13,9 @@ import Testing
 
   init() throws {
     lapsed = try FakeCertificateAuthority(
-      options: .init(notBefore: Date(timeIntervalSinceNow: -30 * 86_400), notAfter: Date(timeIntervalSinceNow: -10 * 86_400)))
+      options: .init(
+        notBefore: Date(timeIntervalSinceNow: -30 * 86_400),
+        notAfter: Date(timeIntervalSinceNow: -10 * 86_400)))
     verifier = try Fixtures.verifier(trusting: lapsed)
   }
 
@@ -24,12 +26,15 @@ import Testing
   }
 
   @Test func rechecksACachedChainForASignedDateOutsideItsWindow() throws {
-    let inside = try lapsed.sign(Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 20 * Self.day))
+    let inside = try lapsed.sign(
+      Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 20 * Self.day))
     #expect(verifier.verifyTransaction(inside).value != nil)
     // Same chain, now cached; a later signedDate falls outside the window and must fail.
-    let after = try lapsed.sign(Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 5 * Self.day))
+    let after = try lapsed.sign(
+      Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 5 * Self.day))
     #expect(verifier.verifyTransaction(after) == .invalid("certificate_expired"))
-    let before = try lapsed.sign(Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 40 * Self.day))
+    let before = try lapsed.sign(
+      Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 40 * Self.day))
     #expect(verifier.verifyTransaction(before) == .invalid("certificate_expired"))
     // And the cached chain still serves dates inside it.
     #expect(verifier.verifyTransaction(inside).value != nil)
@@ -49,7 +54,9 @@ import Testing
   @Test func verifiesConcurrentlyFromManyTasks() async throws {
     let authority = try FakeCertificateAuthority()
     let verifier = try Fixtures.verifier(trusting: authority)
-    let tokens = try (0..<16).map { try authority.sign(Fixtures.transaction(transactionId: "\($0)")) }
+    let tokens = try (0..<16).map {
+      try authority.sign(Fixtures.transaction(transactionId: "\($0)"))
+    }
     let accepted = await withTaskGroup(of: Bool.self) { group in
       for (index, token) in tokens.enumerated() {
         group.addTask { verifier.verifyTransaction(token).value?.transactionId == "\(index)" }

@@ -21,7 +21,8 @@ import Testing
     """
 
   @Test func decodesEveryDocumentedTransactionField() throws {
-    let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(Self.transactionJSON.utf8))
+    let payload = try JSONDecoder().decode(
+      JWSTransactionDecodedPayload.self, from: Data(Self.transactionJSON.utf8))
     #expect(payload.transactionId == "2000000847061981")
     #expect(payload.originalTransactionId == "2000000847061000")
     #expect(payload.webOrderLineItemId == "2000000012345678")

@@ -25,24 +25,30 @@ import Testing
       "[ext]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
         + "1.2.840.113635.100.6.11.1=DER:0500\n", to: "leaf.cnf", in: directory)
     for name in ["root", "intermediate", "leaf"] {
-      try openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
+      try openssl(
+        "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
     }
     try openssl(
       "req", "-x509", "-new", "-key", "root.key", "-subj", "/CN=Cross-check Root", "-days", "3650",
       "-config", "root.cnf", "-extensions", "ext", "-out", "root.pem")
     for (name, issuer) in [("intermediate", "root"), ("leaf", "intermediate")] {
-      try openssl("req", "-new", "-key", "\(name).key", "-subj", "/CN=Cross-check \(name)", "-out", "\(name).csr")
+      try openssl(
+        "req", "-new", "-key", "\(name).key", "-subj", "/CN=Cross-check \(name)", "-out",
+        "\(name).csr")
       try openssl(
         "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
-        "-set_serial", name == "leaf" ? "3" : "2", "-days", "3650", "-extfile", "\(name).cnf", "-extensions", "ext",
+        "-set_serial", name == "leaf" ? "3" : "2", "-days", "3650", "-extfile", "\(name).cnf",
+        "-extensions", "ext",
         "-out", "\(name).pem")
     }
     rootPEM = try String(contentsOf: directory.appendingPathComponent("root.pem"), encoding: .utf8)
     var chain: [String] = []
     for name in ["leaf", "intermediate", "root"] {
       try openssl("x509", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).der")
-      let base64 = try Subprocess.run(["openssl", "base64", "-A", "-in", "\(name).der"], in: directory)
-      chain.append(String(decoding: base64, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      let base64 = try Subprocess.run(
+        ["openssl", "base64", "-A", "-in", "\(name).der"], in: directory)
+      chain.append(
+        String(decoding: base64, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
     self.chain = chain
   }
@@ -114,7 +120,8 @@ import Testing
       let result = verifier.verifyTransaction(try token(chain: altered, payload: payload))
       // A changed name breaks the path (untrusted_root), a changed body its signature.
       #expect(
-        result == .invalid("untrusted_root") || (index < 2 && result == .invalid("invalid_certificate")),
+        result == .invalid("untrusted_root")
+          || (index < 2 && result == .invalid("invalid_certificate")),
         "certificate \(index) altered: \(result.reason ?? "accepted")")
     }
   }

@@ -25,13 +25,16 @@ enum Subprocess {
     let message = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-      throw Failed(description: "\(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+      throw Failed(
+        description:
+          "\(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
     }
     return data
   }
 
   static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-tests-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "appstore-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
