@@ -61,7 +61,7 @@ public final class Application: Sendable {
     let auth = AdminAuthenticator(tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
     var router = APIRouter()
-    OperationsRoutes(database: database, migrator: migrator, openAPI: Self.openAPI(config, logger)).register(&router)
+    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config)).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     MetricsRoutes(database: database, catalog: catalog).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
@@ -148,10 +148,10 @@ public final class Application: Sendable {
     return appStore
   }
 
-  static func openAPI(_ config: AppConfig, _ logger: Logger) -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: config.openAPIPath) else {
-      logger.warning("openapi.yaml not found; /openapi.yaml will be empty", ["path": .string(config.openAPIPath)])
-      return []
+  /// The contract is served as it is in the repository; without it start-up stops.
+  static func openAPI(_ config: AppConfig) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: config.openAPIPath), !data.isEmpty else {
+      throw ConfigError(variable: "OPENAPI_PATH", problem: "names no readable file: \(config.openAPIPath)")
     }
     return Array(data)
   }
