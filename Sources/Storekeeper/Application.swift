@@ -49,7 +49,8 @@ public final class Application: Sendable {
     let orders = OrderRepository(database: database)
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
-      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs)
+      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs,
+      retryBaseMs: config.retryBaseMs)
     let entitlements = EntitlementRepository(database: database)
     let tradeReports = TradeReportService(
       database: database, orders: orders, reports: reports, verifier: verifier, settlement: settlement)
