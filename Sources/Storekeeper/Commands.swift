@@ -51,11 +51,15 @@ public enum Commands {
   public static func migrate() async -> Int32 {
     guard let config = config() else { return 2 }
     let logger = logger(config.logLevel)
-    let pool = PostgresPool(configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
+    let pool = PostgresPool(
+      configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
     let status: Int32
     do {
-      let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger).migrate(pool)
-      print(applied.isEmpty ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
+      let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger)
+        .migrate(pool)
+      print(
+        applied.isEmpty
+          ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
       status = 0
     } catch {
       FileHandle.standardError.write(Data("migration failed: \(error)\n".utf8))
@@ -67,7 +71,8 @@ public enum Commands {
 
   public static func seedDemo() async -> Int32 {
     guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(Data("configuration error: DATABASE_URL is required but not set\n".utf8))
+      FileHandle.standardError.write(
+        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
       return 2
     }
     let logger = logger(.notice)

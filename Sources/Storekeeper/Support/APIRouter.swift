@@ -17,7 +17,9 @@ struct APIRouter {
     }
   }
 
-  mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler) {
+  mutating func addImmediate(
+    _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
+  ) {
     router.addImmediate(method, pattern, handler)
   }
 
