@@ -17,8 +17,9 @@ public final class Application: Sendable {
   let server: HTTPServer
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
-  /// Every route served, for the OpenAPI consistency test.
-  let routes: [(method: HTTPMethod, pattern: String)]
+  /// The routes with their handlers: served by `server`, and callable in-process by tests.
+  let router: Router
+  var routes: [(method: HTTPMethod, pattern: String)] { router.routes }
 
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
@@ -70,7 +71,7 @@ public final class Application: Sendable {
     let auth = AdminAuthenticator(
       tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
-    var router = APIRouter()
+    var router = APIRouter(logger: logger.with("component", "http"))
     OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
       .register(&router)
     CatalogRoutes(cache: catalog).register(&router)
@@ -88,7 +89,7 @@ public final class Application: Sendable {
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })
       .register(&router)
 
-    routes = router.router.routes
+    self.router = router.router
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
     serverConfig.port = config.port
