@@ -1,0 +1,14 @@
+/// The fault in force: the answer of `GET` and `POST /fake/v1/faults`.
+struct FakeFaultResponse: Encodable, Sendable {
+  var mode: String
+  var remainingCount: Int?
+  var expiresAtMs: Int64?
+  var delayMs: Int
+
+  init(_ fault: FakeFault) {
+    mode = fault.mode.rawValue
+    remainingCount = fault.remainingCount
+    expiresAtMs = fault.expiresAt
+    delayMs = fault.delayMilliseconds
+  }
+}

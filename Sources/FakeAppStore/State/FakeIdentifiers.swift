@@ -1,0 +1,31 @@
+/// Numeric identifiers shaped like Apple's (16 digits, starting with 2).
+///
+/// Each process starts at a random 40-bit offset (× 1000) above 2000000000000000, so two fake
+/// processes — say, two test runs against one database — do not hand out the same ids.
+struct FakeIdentifiers: Sendable {
+  private let transactionBase: UInt64
+  private let lineItemBase: UInt64
+  private var counter: UInt64 = 0
+
+  init<Generator: RandomNumberGenerator>(using generator: inout Generator) {
+    transactionBase =
+      2_000_000_000_000_000 + UInt64.random(in: 0..<(1 << 40), using: &generator) * 1000
+    lineItemBase = 200_000_000_000_000 + UInt64.random(in: 0..<(1 << 36), using: &generator) * 1000
+  }
+
+  init() {
+    var generator = SystemRandomNumberGenerator()
+    self.init(using: &generator)
+  }
+
+  mutating func nextTransactionId() -> String {
+    counter += 1
+    return String(transactionBase + counter)
+  }
+
+  /// Apple's `webOrderLineItemId`: one per subscription period.
+  mutating func nextWebOrderLineItemId() -> String {
+    counter += 1
+    return String(lineItemBase + counter)
+  }
+}
