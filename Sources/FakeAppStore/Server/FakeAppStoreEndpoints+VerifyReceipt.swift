@@ -89,7 +89,11 @@ extension FakeAppStoreEndpoints {
         : snapshot.transactions.filter(\.isAutoRenewable)
       body.latestReceiptInfo =
         subscriptionTransactions
-        .sorted { $0.purchaseDate > $1.purchaseDate }
+        .sorted {
+          // Ids grow within a process: they order periods bought in the same millisecond.
+          ($0.purchaseDate, $0.transactionId.count, $0.transactionId)
+            > ($1.purchaseDate, $1.transactionId.count, $1.transactionId)
+        }
         .map(FakeReceiptEntry.init)
       body.pendingRenewalInfo = snapshot.subscriptions.map { FakePendingRenewal($0.subscription) }
     }
