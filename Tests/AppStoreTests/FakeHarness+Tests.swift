@@ -58,7 +58,8 @@ struct FakeHarness: Sendable {
   func post(_ path: String, _ object: [String: Any], headers: [String: String] = [:])
     async throws -> Reply
   {
-    try await send("POST", path, body: JSONSerialization.data(withJSONObject: object), headers: headers)
+    try await send(
+      "POST", path, body: JSONSerialization.data(withJSONObject: object), headers: headers)
   }
 
   func get(_ path: String) async throws -> Reply {
@@ -82,7 +83,9 @@ struct FakeHarness: Sendable {
     let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     var fields: [String: String] = [:]
     for (name, value) in http.allHeaderFields {
-      if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+      if let name = name as? String, let value = value as? String {
+        fields[name.lowercased()] = value
+      }
     }
     return Reply(status: http.statusCode, json: json, headers: fields)
   }
@@ -149,7 +152,8 @@ struct FakeHarness: Sendable {
 /// The JWS payload, decoded without verification (to look at what was signed).
 func decodedPayload(_ jws: String) throws -> [String: Any] {
   let part = jws.segment(1)
-  var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+  var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+    of: "_", with: "/")
   base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
   guard let data = Data(base64Encoded: base64),
     let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -107,14 +107,15 @@ import Testing
     }
   }
 
-  @Test(arguments: [
-    (["type": "Subscription"], "type"),
-    (["environment": "Staging"], "environment"),
-    (["type": "Non-Consumable", "quantity": 2], "quantity"),
-    (["quantity": 11], "quantity"),
-    (["app_account_token": "not-a-uuid"], "app_account_token"),
-    (["product_id": ""], "product_id"),
-  ] as [([String: any Sendable], String)])
+  @Test(
+    arguments: [
+      (["type": "Subscription"], "type"),
+      (["environment": "Staging"], "environment"),
+      (["type": "Non-Consumable", "quantity": 2], "quantity"),
+      (["quantity": 11], "quantity"),
+      (["app_account_token": "not-a-uuid"], "app_account_token"),
+      (["product_id": ""], "product_id"),
+    ] as [([String: any Sendable], String)])
   func refusesAnInvalidPurchaseNamingTheField(fields: [String: any Sendable], field: String)
     async throws
   {

@@ -25,8 +25,7 @@ import Testing
     }
   }
 
-  @Test func sandboxReceiptIsAnswered21007ByProductionAndVerifiesThroughTheRedirect() async throws
-  {
+  @Test func sandboxReceiptIsAnswered21007ByProductionAndVerifiesThroughTheRedirect() async throws {
     try await FakeHarness.with { fake in
       let purchase = try await fake.purchase(["environment": "Sandbox"])
       let receipt = try #require(purchase.string("receipt"))
@@ -101,7 +100,9 @@ import Testing
       #expect(entry["quantity"] as? String == "1")
       #expect(entry["is_trial_period"] as? String == "false")
       #expect(entry["in_app_ownership_type"] as? String == "PURCHASED")
-      #expect(entry["purchase_date_ms"] as? String == (purchase["purchase_date_ms"] as? Int64).map { String($0) })
+      #expect(
+        entry["purchase_date_ms"] as? String
+          == (purchase["purchase_date_ms"] as? Int64).map { String($0) })
       #expect(entry["app_account_token"] as? String == token.lowercased())
       #expect(entry["cancellation_date_ms"] == nil)
       let latest = try #require(reply["latest_receipt_info"] as? [[String: Any]])

@@ -4,11 +4,14 @@ struct FakeFaultResponse: Encodable, Sendable {
   var remainingCount: Int?
   var expiresAtMs: Int64?
   var delayMs: Int
+  /// verifyReceipt requests a `timeout` fault is holding at this moment.
+  var heldRequests: Int
 
-  init(_ fault: FakeFault) {
+  init(_ fault: FakeFault, heldRequests: Int) {
     mode = fault.mode.rawValue
     remainingCount = fault.remainingCount
     expiresAtMs = fault.expiresAt
     delayMs = fault.delayMilliseconds
+    self.heldRequests = heldRequests
   }
 }

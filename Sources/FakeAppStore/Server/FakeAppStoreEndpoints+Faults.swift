@@ -26,6 +26,7 @@ extension FakeAppStoreEndpoints {
         delayMilliseconds: body.delayMs ?? FakeFault.defaultDelayMilliseconds)
     faults.set(fault)
     logger.info("fault set", ["mode": .string(mode.rawValue)])
-    return try FakeJSON.response(FakeFaultResponse(faults.peek(now: now)))
+    return try FakeJSON.response(
+      FakeFaultResponse(faults.peek(now: now), heldRequests: hold.activeCount))
   }
 }

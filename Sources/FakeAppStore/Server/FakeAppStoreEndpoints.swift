@@ -44,7 +44,8 @@ final class FakeAppStoreEndpoints: Sendable {
       router.add(.get, path) { _, _ in try FakeJSON.response(FakeVerifyReceiptBody.status(21000)) }
     }
     router.add(.get, "/fake/v1/faults") { [self] _, _ in
-      try FakeJSON.response(FakeFaultResponse(faults.peek(now: Self.now())))
+      try FakeJSON.response(
+        FakeFaultResponse(faults.peek(now: Self.now()), heldRequests: hold.activeCount))
     }
     router.add(.post, "/fake/v1/faults") { [self] request, _ in try setFault(request) }
     router.add(.post, "/fake/v1/refunds") { [self] request, _ in try await refund(request) }

@@ -5,6 +5,7 @@ import Synchronization
 final class FakeHold: Sendable {
   private struct State {
     var released = false
+    var active = 0
     var nextId = 0
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
   }
@@ -15,6 +16,8 @@ final class FakeHold: Sendable {
 
   /// Sleeps `milliseconds`, or less if `releaseAll()` is called or the task is cancelled.
   func wait(milliseconds: Int) async {
+    state.withLock { $0.active += 1 }
+    defer { state.withLock { $0.active -= 1 } }
     await withTaskGroup(of: Void.self) { group in
       group.addTask { try? await Task.sleep(for: .milliseconds(milliseconds)) }
       group.addTask { await self.untilReleased() }
@@ -22,6 +25,9 @@ final class FakeHold: Sendable {
       group.cancelAll()
     }
   }
+
+  /// Waits under way: requests a `timeout` fault is holding right now.
+  var activeCount: Int { state.withLock { $0.active } }
 
   /// Ends every wait under way and every later one at once.
   func releaseAll() {
