@@ -201,4 +201,19 @@ final class NotificationReceiver: Sendable {
   }
 
   func stop() async { await server.shutdown() }
+
+  /// Runs `body` with a receiver listening, and stops it afterwards, even on failure.
+  static func with<T: Sendable>(status: Int = 200, _ body: (NotificationReceiver) async throws -> T)
+    async throws -> T
+  {
+    let receiver = try NotificationReceiver(status: status)
+    do {
+      let result = try await body(receiver)
+      await receiver.stop()
+      return result
+    } catch {
+      await receiver.stop()
+      throw error
+    }
+  }
 }
