@@ -66,6 +66,28 @@ import Testing
     }
   }
 
+  @Test func concurrentPurchasesOfOneAccountAllLandInItsReceipt() async throws {
+    try await FakeHarness.with { fake in
+      let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+        for _ in 0..<16 {
+          group.addTask {
+            try await fake.purchase(["apple_account": "dave"]).string("transaction_id")
+          }
+        }
+        var ids: [String] = []
+        for try await id in group { ids += id.map { [$0] } ?? [] }
+        return ids
+      }
+      #expect(Set(ids).count == 16)
+      let receipt = try #require(
+        try await fake.purchase(["apple_account": "dave"]).string("receipt"))
+      let verified = try await fake.receiptVerifier().verify(receipt: receipt)
+      let listed = Set(try #require(verified.value).transactions.map(\.transactionId))
+      #expect(listed.count == 17)
+      #expect(listed.isSuperset(of: ids))
+    }
+  }
+
   @Test func purchasesWithoutAnAccountEachGetTheirOwnReceipt() async throws {
     try await FakeHarness.with { fake in
       let first = try await fake.purchase()

@@ -40,7 +40,12 @@ struct FakeAppStoreArguments: Sendable {
           url.host != nil
         else { throw .message("--notify-url must be an http(s) URL") }
         configuration.notifyURL = url
-      case "--host": configuration.host = text
+      case "--host":
+        // A signer that servers may be told to trust stays off the network.
+        guard text.hasPrefix("127.") || text == "::1" else {
+          throw .message("--host must be a loopback address (127.x.x.x or ::1)")
+        }
+        configuration.host = text
       case "--app-apple-id":
         guard let id = Int64(text), id > 0 else {
           throw .message("--app-apple-id must be a positive integer")

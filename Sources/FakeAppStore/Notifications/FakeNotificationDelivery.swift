@@ -18,6 +18,7 @@ final class FakeNotificationDelivery: Sendable {
   init(timeout: TimeInterval = 10) {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.timeoutIntervalForRequest = timeout
     session = URLSession(configuration: configuration)
     self.timeout = timeout
   }
@@ -25,8 +26,9 @@ final class FakeNotificationDelivery: Sendable {
   deinit { session.finishTasksAndInvalidate() }
 
   func deliver(_ signedPayload: String, to url: URL) async -> Outcome {
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+    // Through the property: FoundationNetworking ignores the initializer's timeout.
+    request.timeoutInterval = timeout
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     do {
