@@ -41,6 +41,19 @@ import Testing
     }
   }
 
+  @Test func receiptsAlwaysHavePlusAndSlashSoFormDamageIsRepairedByTheVerifier() async throws {
+    try await FakeHarness.with { fake in
+      let receipt = try #require(try await fake.purchase().string("receipt"))
+      #expect(receipt.contains("+"))
+      #expect(receipt.contains("/"))
+      let damaged = receipt.replacingOccurrences(of: "+", with: " ")
+      let raw = try await fake.verifyReceiptRaw(damaged)
+      #expect(raw["status"] as? Int == 21002)
+      let repaired = try await fake.receiptVerifier().verify(receipt: damaged)
+      #expect(repaired.value?.latestReceipt == receipt)
+    }
+  }
+
   @Test func productionReceiptSentToTheSandboxIs21008() async throws {
     try await FakeHarness.with { fake in
       let receipt = try #require(try await fake.purchase().string("receipt"))
