@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +27,7 @@ public enum FakeAppStoreCommand {
         return 2
       }
     }
-    let trap = FakeSignalTrap([SIGTERM, SIGINT])
+    let trap = SignalTrap([SIGTERM, SIGINT])
     let server: FakeAppStoreServer
     let port: Int
     do {

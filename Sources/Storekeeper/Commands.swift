@@ -35,6 +35,8 @@ public enum Commands {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       return 2
     }
+    // Trapped before the server can answer /readyz, so an early SIGTERM is never lost.
+    let trap = SignalTrap([SIGTERM, SIGINT])
     do {
       _ = try await app.start()
     } catch {
@@ -42,7 +44,7 @@ public enum Commands {
       await app.shutdown()
       return 1
     }
-    let signal = await Signals.wait(for: [SIGTERM, SIGINT])
+    let signal = await trap.wait()
     logger.notice("signal received", ["signal": .int(Int(signal))])
     await app.shutdown()
     return 0

@@ -6,9 +6,8 @@ import Synchronization
 #endif
 
 /// Catches SIGTERM/SIGINT from the moment it is made, so a signal sent right after the
-/// readiness line is never lost. (`HTTP.Signals.wait` installs its sources only once the
-/// waiting task runs, which may be after the line is printed.)
-final class FakeSignalTrap: Sendable {
+/// readiness line is never lost: make it before announcing readiness, wait on it after.
+public final class SignalTrap: Sendable {
   private struct State: @unchecked Sendable {
     // DispatchSource objects are thread-safe; they are only retained and cancelled here.
     var caught: Int32?
@@ -18,7 +17,7 @@ final class FakeSignalTrap: Sendable {
 
   private let state = Mutex(State())
 
-  init(_ signals: [Int32]) {
+  public init(_ signals: [Int32]) {
     for number in signals {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -29,7 +28,7 @@ final class FakeSignalTrap: Sendable {
   }
 
   /// The first signal caught, waiting for one if none has come yet.
-  func wait() async -> Int32 {
+  public func wait() async -> Int32 {
     await withCheckedContinuation { continuation in
       let caught: Int32? = state.withLock { state in
         if let caught = state.caught { return caught }
