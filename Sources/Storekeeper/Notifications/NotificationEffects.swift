@@ -31,6 +31,8 @@ struct NotificationEffects {
     case "DID_FAIL_TO_RENEW":
       let original = transaction?.originalTransactionId ?? stored.renewalInfo?.originalTransactionId
       guard let original else { return ("processed", "no_transaction") }
+      // The period that just ended is Apple's; a grace period extends access beyond it.
+      if let transaction { try await updateDates(transaction) }
       if stored.notification.subtype == "GRACE_PERIOD",
         let grace = stored.renewalInfo?.gracePeriodExpiresDate
       {
