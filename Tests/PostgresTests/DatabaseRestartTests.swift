@@ -3,21 +3,38 @@ import Testing
 
 @testable import Postgres
 
-/// Stops and restarts the test server. It is the only test that touches the server's
-/// lifecycle; other suites (of other modules too) may run meanwhile, so the outage is kept to
-/// the few seconds it takes to check the pool and the listener while the server is down.
+/// Stops and restarts a PostgreSQL server under a live pool and listener.
+///
+/// It runs its own private cluster, next to the test server's data directory
+/// (`STOREKEEPER_TEST_PGDATA`, which scripts/test sets and later removes), instead of stopping
+/// the shared test server: every other live test in this process, of any module, would fail
+/// during the outage.
 @Suite(.serialized) struct DatabaseRestartTests {
   struct Server {
     let dataDirectory: String
     let port: String
 
-    static func fromEnvironment() throws -> Server {
-      let environment = ProcessInfo.processInfo.environment
-      return Server(
-        dataDirectory: try #require(
-          environment["STOREKEEPER_TEST_PGDATA"], "scripts/test sets STOREKEEPER_TEST_PGDATA"),
-        port: try #require(
-          environment["STOREKEEPER_TEST_PGPORT"], "scripts/test sets STOREKEEPER_TEST_PGPORT"))
+    var url: String { "postgresql://storekeeper@127.0.0.1:\(port)/postgres" }
+
+    /// Creates and starts a cluster on a free port (initdb takes a few seconds).
+    static func startPrivate() throws -> Server {
+      let testData = try #require(
+        ProcessInfo.processInfo.environment["STOREKEEPER_TEST_PGDATA"],
+        "scripts/test sets STOREKEEPER_TEST_PGDATA")
+      let directory =
+        URL(fileURLWithPath: testData).deletingLastPathComponent().path + "/restart-test-"
+        + String(UUID().uuidString.prefix(8))
+      let firstPort = String(Int.random(in: 42_000..<48_000))
+      var server = Server(dataDirectory: directory, port: firstPort)
+      try server.run(#"p=$(free_port "$2") && pg_start "$1" "$p" && echo "$p" > "$1.port""#)
+      let written = try String(contentsOfFile: directory + ".port", encoding: .utf8)
+      server = Server(
+        dataDirectory: directory, port: written.trimmingCharacters(in: .whitespacesAndNewlines))
+      return server
+    }
+
+    func remove() {
+      try? run(#"pg_stop "$1"; rm -rf "$1" "$1.port""#)
     }
 
     func stop() throws { try run("pg_stop \"$1\"") }
@@ -43,14 +60,17 @@ import Testing
   }
 
   @Test func poolAndListenerRecoverWhenTheServerRestarts() async throws {
-    let server = try Server.fromEnvironment()
-    try await withTestDatabase { db in
-      let pool = db.makePool(maxConnections: 4)
-      defer { Task { await pool.shutdown() } }
+    let server = try Server.startPrivate()
+    defer { server.remove() }
+    var configuration = PostgresConfiguration(url: server.url)
+    configuration.maxConnections = 4
+    let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+    defer { Task { await pool.shutdown() } }
+    do {
       let received = Recorder<String>()
       let connects = Recorder<Bool>()
       let listener = PostgresListener(
-        url: db.url, channels: ["restart"], logger: TestDatabase.logger,
+        url: server.url, channels: ["restart"], logger: TestDatabase.logger,
         onNotification: { _, payload in received.append(payload) },
         onConnect: { connects.append(true) })
       listener.start()
