@@ -17,7 +17,8 @@ public enum MigrationError: Error, CustomStringConvertible {
     case .badFileName(let name):
       return "migration file \(name) must be named NNNN_name.sql with a unique NNNN"
     case .failed(let file, let underlying):
-      return "migration \(file) failed: \(underlying.sqlState ?? "no SQLSTATE") \(underlying.message)"
+      return
+        "migration \(file) failed: \(underlying.sqlState ?? "no SQLSTATE") \(underlying.message)"
     }
   }
 }

@@ -89,14 +89,20 @@ public struct Migrator: Sendable {
       try await connection.execute("COMMIT")
     } catch let error as PostgresError {
       _ = try? await connection.execute("ROLLBACK")
-      logger.error("migration failed", error.logMetadata.merging(["file": .string(file.name)]) { a, _ in a })
+      logger.error(
+        "migration failed", error.logMetadata.merging(["file": .string(file.name)]) { a, _ in a })
       throw MigrationError.failed(file: file.name, underlying: error)
     }
     let elapsed = clock.now - start
     logger.info(
       "migration applied",
-      ["file": .string(file.name), "ms": .int(Int(elapsed.components.seconds * 1000
-        + elapsed.components.attoseconds / 1_000_000_000_000_000))])
+      [
+        "file": .string(file.name),
+        "ms": .int(
+          Int(
+            elapsed.components.seconds * 1000
+              + elapsed.components.attoseconds / 1_000_000_000_000_000)),
+      ])
   }
 
   /// Files with no row in `schema_migrations`, after checking the applied ones are unchanged.

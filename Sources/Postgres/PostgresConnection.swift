@@ -1,5 +1,6 @@
 import CPostgres
 import Dispatch
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,14 +19,18 @@ final class PostgresConnection: @unchecked Sendable {
   private let handle: OpaquePointer
   private let cancelHandle: OpaquePointer?
   private let queue: DispatchQueue
+  /// Kept alive as long as the `PGconn` that calls it.
+  private let noticeSink: PostgresNoticeSink
   /// Set when a query was cancelled from outside: the session may still be busy, so the
   /// pool must not hand it out again.
   private let poisoned = Mutex(false)
 
-  private init(handle: OpaquePointer, queue: DispatchQueue) {
+  private init(handle: OpaquePointer, queue: DispatchQueue, logger: Logger) {
     self.handle = handle
     self.cancelHandle = PQgetCancel(handle)
     self.queue = queue
+    self.noticeSink = PostgresNoticeSink(logger: logger)
+    noticeSink.install(on: handle)
   }
 
   deinit {
@@ -35,7 +40,7 @@ final class PostgresConnection: @unchecked Sendable {
 
   /// Opens a session, blocking the calling thread for at most the connect timeout.
   static func connectBlocking(
-    _ parameters: PostgresConnectionParameters,
+    _ parameters: PostgresConnectionParameters, logger: Logger,
     queue: DispatchQueue = DispatchQueue(label: "storekeeper.postgres.connection")
   ) throws -> PostgresConnection {
     let raw = parameters.withCArrays { keys, values in PQconnectdbParams(keys, values, 1) }
@@ -47,17 +52,18 @@ final class PostgresConnection: @unchecked Sendable {
       PQfinish(raw)
       throw PostgresError(kind: .connection, message: message)
     }
-    return PostgresConnection(handle: raw, queue: queue)
+    return PostgresConnection(handle: raw, queue: queue, logger: logger)
   }
 
   /// Opens a session on a fresh serial queue and suspends (no thread held) until it is up.
-  static func connect(_ parameters: PostgresConnectionParameters) async throws
+  static func connect(_ parameters: PostgresConnectionParameters, logger: Logger) async throws
     -> PostgresConnection
   {
     let queue = DispatchQueue(label: "storekeeper.postgres.connection")
     return try await withCheckedThrowingContinuation { continuation in
       queue.async {
-        continuation.resume(with: Result { try connectBlocking(parameters, queue: queue) })
+        continuation.resume(
+          with: Result { try connectBlocking(parameters, logger: logger, queue: queue) })
       }
     }
   }

@@ -27,7 +27,9 @@ struct PostgresConnectionParameters: Sendable {
       option += 1
     }
     var options = "-c TimeZone=UTC"
-    if let urlOptions = given["options"], !urlOptions.isEmpty { options = urlOptions + " " + options }
+    if let urlOptions = given["options"], !urlOptions.isEmpty {
+      options = urlOptions + " " + options
+    }
     pairs = [
       ("dbname", url),
       ("client_encoding", "UTF8"),

@@ -98,7 +98,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
   /// Every field, for a log line (never for a response body).
   public var logMetadata: [String: LogValue] {
-    var fields: [String: LogValue] = ["pg_error": .string(description), "pg_message": .string(message)]
+    var fields: [String: LogValue] = [
+      "pg_error": .string(description), "pg_message": .string(message),
+    ]
     if let sqlState { fields["pg_sqlstate"] = .string(sqlState) }
     if let detail { fields["pg_detail"] = .string(detail) }
     if let constraint { fields["pg_constraint"] = .string(constraint) }

@@ -62,9 +62,10 @@ public final class PostgresListener: Sendable {
     var backoff = Self.initialBackoffMilliseconds
     while !isStopped {
       do {
-        let connection = try PostgresConnection.connectBlocking(parameters.get())
+        let connection = try PostgresConnection.connectBlocking(parameters.get(), logger: logger)
         for channel in channels { try connection.listenBlocking(channel) }
-        logger.info("listening for notifications", ["channels": .string(channels.joined(separator: ","))])
+        logger.info(
+          "listening for notifications", ["channels": .string(channels.joined(separator: ","))])
         backoff = Self.initialBackoffMilliseconds
         onConnect()
         try receive(on: connection)

@@ -51,7 +51,9 @@ enum PostgresPlaceholders {
     isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c >= 0x80
   }
 
-  private static func endOfQuoted(_ s: [UInt8], from start: Int, quote: UInt8, backslashEscapes: Bool)
+  private static func endOfQuoted(
+    _ s: [UInt8], from start: Int, quote: UInt8, backslashEscapes: Bool
+  )
     -> Int
   {
     var i = start + 1

@@ -106,7 +106,7 @@ public final class PostgresPool: PostgresExecutor, Sendable {
     let parameters: PostgresConnectionParameters
     do {
       parameters = try self.parameters.get()
-      return try await PostgresConnection.connect(parameters)
+      return try await PostgresConnection.connect(parameters, logger: logger)
     } catch {
       giveBack(nil)
       if let error = error as? PostgresError {
@@ -137,7 +137,8 @@ public final class PostgresPool: PostgresExecutor, Sendable {
   private func timeOut(waiter id: Int) {
     guard let waiter = state.withLock({ $0.removeWaiter(id: id) }) else { return }
     waiter.continuation.resume(
-      throwing: PostgresError(kind: .poolTimeout, message: "no database session became free in time"))
+      throwing: PostgresError(
+        kind: .poolTimeout, message: "no database session became free in time"))
   }
 
   private func release(_ connection: PostgresConnection, reusable: Bool) {

@@ -48,7 +48,8 @@ import Testing
       let pool = db.makePool()
       defer { Task { await pool.shutdown() } }
       let missing: Int? = nil
-      let rows = try await pool.query("SELECT \(missing)::int8 IS NULL AS is_null, \(missing)::int8 AS v")
+      let rows = try await pool.query(
+        "SELECT \(missing)::int8 IS NULL AS is_null, \(missing)::int8 AS v")
       let row = try #require(rows.first)
       #expect(try row.decode("is_null", as: Bool.self))
       #expect(try row.decodeIfPresent("v", as: Int.self) == nil)

@@ -24,9 +24,11 @@ final class MigrationDirectory {
 
 @Suite struct MigratorTests {
   static let files = [
-    "0001_create_items.sql": "CREATE TABLE items (id int PRIMARY KEY);\nCREATE TABLE runs (name text);",
+    "0001_create_items.sql":
+      "CREATE TABLE items (id int PRIMARY KEY);\nCREATE TABLE runs (name text);",
     "0002_seed.sql": "INSERT INTO items VALUES (1), (2);\nINSERT INTO runs VALUES ('0002');",
-    "0010_add_label.sql": "ALTER TABLE items ADD COLUMN label text NOT NULL DEFAULT 'x';\nINSERT INTO runs VALUES ('0010');",
+    "0010_add_label.sql":
+      "ALTER TABLE items ADD COLUMN label text NOT NULL DEFAULT 'x';\nINSERT INTO runs VALUES ('0010');",
     "README.md": "not a migration",
   ]
 
@@ -36,11 +38,18 @@ final class MigrationDirectory {
       defer { Task { await pool.shutdown() } }
       let directory = try MigrationDirectory(Self.files)
       let migrator = Migrator(directory: directory.path, logger: TestDatabase.logger)
-      #expect(try await migrator.pending(pool) == ["0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql"])
-      #expect(try await migrator.migrate(pool) == ["0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql"])
+      #expect(
+        try await migrator.pending(pool) == [
+          "0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql",
+        ])
+      #expect(
+        try await migrator.migrate(pool) == [
+          "0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql",
+        ])
       #expect(try await migrator.pending(pool) == [])
       #expect(try await migrator.migrate(pool) == [])
-      let rows = try await pool.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
+      let rows = try await pool.query(
+        "SELECT version, name, checksum FROM schema_migrations ORDER BY version")
       #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1, 2, 10])
       #expect(
         try rows.first?.decode("checksum", as: String.self)
@@ -78,7 +87,10 @@ final class MigrationDirectory {
       async let a = migrator.migrate(first)
       async let b = migrator.migrate(second)
       let (appliedA, appliedB) = try await (a, b)
-      #expect((appliedA + appliedB).sorted() == ["0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql"])
+      #expect(
+        (appliedA + appliedB).sorted() == [
+          "0001_create_items.sql", "0002_seed.sql", "0010_add_label.sql",
+        ])
       let runs = try await first.query("SELECT name FROM runs ORDER BY name")
       #expect(try runs.map { try $0.decode("name", as: String.self) } == ["0002", "0010"])
     }
@@ -117,7 +129,9 @@ final class MigrationDirectory {
         "0002_broken.sql": "CREATE TABLE half (x int);\nINSERT INTO missing_table VALUES (1);",
       ])
       let migrator = Migrator(directory: directory.path, logger: TestDatabase.logger)
-      let error = try await #require(throws: MigrationError.self) { try await migrator.migrate(pool) }
+      let error = try await #require(throws: MigrationError.self) {
+        try await migrator.migrate(pool)
+      }
       guard case .failed(let file, let underlying) = error else {
         Issue.record("expected failed, got \(error)")
         return

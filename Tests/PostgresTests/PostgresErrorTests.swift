@@ -35,8 +35,10 @@ import Testing
         try await pool.query("SELEC 1")
       }
       #expect(error.sqlState == "42601")
-      let pid = try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self)
-      let again = try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self)
+      let pid = try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode(
+        "pid", as: Int.self)
+      let again = try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode(
+        "pid", as: Int.self)
       #expect(pid == again)
     }
   }
@@ -46,8 +48,11 @@ import Testing
       let pool = db.makePool()
       defer { Task { await pool.shutdown() } }
       let row = try #require(
-        try await pool.query("SELECT NULL::int AS missing, 'abc' AS word, 'x' AS dup, 'y' AS dup").first)
-      let null = try #require(throws: PostgresError.self) { try row.decode("missing", as: Int.self) }
+        try await pool.query("SELECT NULL::int AS missing, 'abc' AS word, 'x' AS dup, 'y' AS dup")
+          .first)
+      let null = try #require(throws: PostgresError.self) {
+        try row.decode("missing", as: Int.self)
+      }
       #expect(null.kind == .decoding)
       #expect(null.decodingProblem == .unexpectedNull)
       #expect(null.column == "missing")
@@ -61,7 +66,9 @@ import Testing
       }
       #expect(badOptional.decodingProblem == .badValue(type: "UUID"))
 
-      let absent = try #require(throws: PostgresError.self) { try row.decode("nope", as: String.self) }
+      let absent = try #require(throws: PostgresError.self) {
+        try row.decode("nope", as: String.self)
+      }
       #expect(absent.decodingProblem == .noSuchColumn)
       #expect(row.columns == ["missing", "word", "dup", "dup"])
       #expect(try row.decode("dup", as: String.self) == "x")

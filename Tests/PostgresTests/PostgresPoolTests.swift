@@ -38,13 +38,19 @@ import Testing
         }
       }
       #expect(await eventually { holding.count == 2 })
-      let third = Task { try await pool.query("SELECT 'third' AS v").first?.decode("v", as: String.self) }
+      let third = Task {
+        try await pool.query("SELECT 'third' AS v").first?.decode("v", as: String.self)
+      }
       let finished = Recorder<Bool>()
-      let watcher = Task { _ = try? await third.value; finished.append(true) }
+      let watcher = Task {
+        _ = try? await third.value
+        finished.append(true)
+      }
       try await Task.sleep(for: .milliseconds(200))
       #expect(finished.count == 0, "the third caller must wait while both sessions are held")
       // Exactly two sessions of this database are open on the server.
-      let admin = PostgresPool(configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
+      let admin = PostgresPool(
+        configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
       let open = try await admin.query(
         "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = \(db.name)")
       await admin.shutdown()
@@ -97,10 +103,11 @@ import Testing
       let order = Recorder<Int>()
       var waiters: [Task<Void, any Error>] = []
       for i in 0..<4 {
-        waiters.append(Task {
-          try await pool.query("SELECT 1")
-          order.append(i)
-        })
+        waiters.append(
+          Task {
+            try await pool.query("SELECT 1")
+            order.append(i)
+          })
         // Each waiter is queued before the next one arrives.
         #expect(await eventually { pool.waiterCount == i + 1 })
       }
@@ -115,8 +122,10 @@ import Testing
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 1)
       defer { Task { await pool.shutdown() } }
-      let first: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first).decode("pid")
-      let admin = PostgresPool(configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
+      let first: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first)
+        .decode("pid")
+      let admin = PostgresPool(
+        configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
       try await admin.query("SELECT pg_terminate_backend(\(first))")
       // pg_terminate_backend only signals; wait until the backend is really gone.
       var gone = false
@@ -127,7 +136,8 @@ import Testing
       await admin.shutdown()
       #expect(gone)
       // The idle session's socket now reports the termination; the pool notices before use.
-      let second: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first).decode("pid")
+      let second: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first)
+        .decode("pid")
       #expect(second != first)
     }
   }
@@ -136,13 +146,16 @@ import Testing
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 1)
       defer { Task { await pool.shutdown() } }
-      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first).decode("pid")
+      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first)
+        .decode("pid")
       let sleeper = Task { try await pool.query("SELECT pg_sleep(30)") }
-      let admin = PostgresPool(configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
+      let admin = PostgresPool(
+        configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
       var terminated = false
       for _ in 0..<250 where !terminated {
         let rows = try await admin.query(
-          "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = \(pid) AND state = 'active'")
+          "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = \(pid) AND state = 'active'"
+        )
         terminated = !rows.isEmpty
         if !terminated { try await Task.sleep(for: .milliseconds(20)) }
       }
@@ -159,7 +172,9 @@ import Testing
       let pool = db.makePool()
       #expect(await pool.isHealthy())
       await pool.shutdown()
-      let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT 1") }
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.query("SELECT 1")
+      }
       #expect(error.kind == .closed)
       #expect(await pool.isHealthy() == false)
     }

@@ -24,19 +24,25 @@ import Testing
     #expect(day.timeIntervalSince1970 == 86_400)
   }
 
-  @Test(arguments: ["", "infinity", "2026-13-01", "2026-11-29 25:00:00", "2026-11-29 13:26:31.", "0099-01-01 00:00:00 BC", "2026-11-29x"])
+  @Test(arguments: [
+    "", "infinity", "2026-13-01", "2026-11-29 25:00:00", "2026-11-29 13:26:31.",
+    "0099-01-01 00:00:00 BC", "2026-11-29x",
+  ])
   func rejectsWhatIsNotATimestamp(_ text: String) {
     #expect(PostgresTimestamp.parse(text) == nil)
   }
 
   @Test func formatsUTCWithMicroseconds() {
-    #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000Z")
+    #expect(
+      PostgresTimestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000Z")
     #expect(
       PostgresTimestamp.format(Date(timeIntervalSince1970: 1795958791.123456))
         == "2026-11-29T13:26:31.123456Z")
     #expect(
       PostgresTimestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500000Z")
-    #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000Z")
+    #expect(
+      PostgresTimestamp.format(Date(timeIntervalSince1970: 951_782_400))
+        == "2000-02-29T00:00:00.000000Z")
   }
 
   @Test func formatThenParseRoundTrips() throws {

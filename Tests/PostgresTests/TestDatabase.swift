@@ -21,11 +21,13 @@ struct TestDatabase {
 
   static func create() async throws -> TestDatabase {
     let base = try baseURL()
-    let name = "pgtest_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    let name =
+      "pgtest_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     let admin = PostgresPool(configuration: PostgresConfiguration(url: base), logger: logger)
     try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""))
     await admin.shutdown()
-    return TestDatabase(name: String(name), url: replacingDatabase(in: base, with: String(name)), adminURL: base)
+    return TestDatabase(
+      name: String(name), url: replacingDatabase(in: base, with: String(name)), adminURL: base)
   }
 
   func makePool(maxConnections: Int = 10, acquireTimeout: Duration = .seconds(3)) -> PostgresPool {
@@ -36,7 +38,8 @@ struct TestDatabase {
   }
 
   func drop() async {
-    let admin = PostgresPool(configuration: PostgresConfiguration(url: adminURL), logger: Self.logger)
+    let admin = PostgresPool(
+      configuration: PostgresConfiguration(url: adminURL), logger: Self.logger)
     _ = try? await admin.execute(
       PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)"))
     await admin.shutdown()

@@ -28,7 +28,8 @@ private struct Boom: Error {}
       let pool = db.makePool(maxConnections: 1)
       defer { Task { await pool.shutdown() } }
       try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
-      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first).decode("pid")
+      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first)
+        .decode("pid")
       await #expect(throws: Boom.self) {
         try await pool.withTransaction { tx in
           try await tx.execute("INSERT INTO items VALUES (\("a"))")
@@ -38,7 +39,9 @@ private struct Boom: Error {}
       #expect(try await count(pool) == 0)
       // The session was rolled back to idle, so the pool kept it (it drops one left in a
       // transaction).
-      #expect(try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self) == pid)
+      #expect(
+        try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self)
+          == pid)
     }
   }
 
