@@ -17,6 +17,8 @@ public final class Application: Sendable {
   let server: HTTPServer
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
+  /// Every route served, for the OpenAPI consistency test.
+  let routes: [(method: HTTPMethod, pattern: String)]
 
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
@@ -47,7 +49,8 @@ public final class Application: Sendable {
     let orders = OrderRepository(database: database)
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
-      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs)
+      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs,
+      retryBaseMs: config.retryBaseMs)
     let entitlements = EntitlementRepository(database: database)
     let tradeReports = TradeReportService(
       database: database, orders: orders, reports: reports, verifier: verifier, settlement: settlement)
@@ -59,8 +62,9 @@ public final class Application: Sendable {
     let auth = AdminAuthenticator(tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
     var router = APIRouter()
-    OperationsRoutes(database: database, migrator: migrator, openAPI: Self.openAPI(config, logger)).register(&router)
+    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config)).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
+    MetricsRoutes(database: database, catalog: catalog).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       service: OrderService(database: database, orders: orders, idempotency: idempotency, ttlSeconds: config.orderTTLSeconds),
@@ -71,6 +75,7 @@ public final class Application: Sendable {
     EntitlementRoutes(repository: entitlements).register(&router)
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() }).register(&router)
 
+    routes = router.router.routes
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
     serverConfig.port = config.port
@@ -144,10 +149,10 @@ public final class Application: Sendable {
     return appStore
   }
 
-  static func openAPI(_ config: AppConfig, _ logger: Logger) -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: config.openAPIPath) else {
-      logger.warning("openapi.yaml not found; /openapi.yaml will be empty", ["path": .string(config.openAPIPath)])
-      return []
+  /// The contract is served as it is in the repository; without it start-up stops.
+  static func openAPI(_ config: AppConfig) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: config.openAPIPath), !data.isEmpty else {
+      throw ConfigError(variable: "OPENAPI_PATH", problem: "names no readable file: \(config.openAPIPath)")
     }
     return Array(data)
   }

@@ -19,12 +19,14 @@ import Testing
   }
 
   @Test func refusesAlgorithmNone() throws {
-    let token = try authority.signJWS(payload: Fixtures.json(Fixtures.transaction()), algorithm: "none")
+    let token = try authority.signJWS(
+      payload: Fixtures.json(Fixtures.transaction()), algorithm: "none")
     #expect(verifier.verifyTransaction(token) == .invalid("unsupported_algorithm"))
   }
 
   @Test func refusesHS256KeyedWithTheCertificate() throws {
-    let token = try authority.signJWS(payload: Fixtures.json(Fixtures.transaction()), algorithm: "HS256")
+    let token = try authority.signJWS(
+      payload: Fixtures.json(Fixtures.transaction()), algorithm: "HS256")
     #expect(verifier.verifyTransaction(token) == .invalid("unsupported_algorithm"))
   }
 
@@ -43,8 +45,12 @@ import Testing
 
   @Test func refusesAStrangersChainThatPresentsTheTrustedRoot() throws {
     let stranger = try FakeCertificateAuthority()
-    let mixed = [stranger.certificateChainBase64[0], stranger.certificateChainBase64[1], authority.certificateChainBase64[2]]
-    let token = try stranger.signJWS(payload: Fixtures.json(Fixtures.transaction()), x5cOverride: mixed)
+    let mixed = [
+      stranger.certificateChainBase64[0], stranger.certificateChainBase64[1],
+      authority.certificateChainBase64[2],
+    ]
+    let token = try stranger.signJWS(
+      payload: Fixtures.json(Fixtures.transaction()), x5cOverride: mixed)
     let result = verifier.verifyTransaction(token)
     #expect(result == .invalid("untrusted_root") || result == .invalid("invalid_certificate"))
   }
@@ -52,13 +58,17 @@ import Testing
   @Test func refusesAnIntermediateWithoutApplesMarker() throws {
     let forger = try FakeCertificateAuthority(options: .init(intermediateHasAppleOID: false))
     let token = try forger.sign(Fixtures.transaction())
-    #expect(try Fixtures.verifier(trusting: forger).verifyTransaction(token) == .invalid("missing_intermediate_oid"))
+    #expect(
+      try Fixtures.verifier(trusting: forger).verifyTransaction(token)
+        == .invalid("missing_intermediate_oid"))
   }
 
   @Test func refusesALeafWithoutApplesMarker() throws {
     let forger = try FakeCertificateAuthority(options: .init(leafHasAppleOID: false))
     let token = try forger.sign(Fixtures.transaction())
-    #expect(try Fixtures.verifier(trusting: forger).verifyTransaction(token) == .invalid("missing_leaf_oid"))
+    #expect(
+      try Fixtures.verifier(trusting: forger).verifyTransaction(token)
+        == .invalid("missing_leaf_oid"))
   }
 
   @Test func refusesATamperedPayloadUnderTheOriginalSignature() throws {
@@ -79,9 +89,13 @@ import Testing
 
   @Test func refusesAChainThatExpiredBeforeTheSignedDate() throws {
     let expired = try FakeCertificateAuthority(
-      options: .init(notBefore: Date(timeIntervalSinceNow: -3 * 86_400), notAfter: Date(timeIntervalSinceNow: -86_400)))
+      options: .init(
+        notBefore: Date(timeIntervalSinceNow: -3 * 86_400),
+        notAfter: Date(timeIntervalSinceNow: -86_400)))
     let token = try expired.sign(Fixtures.transaction())
-    #expect(try Fixtures.verifier(trusting: expired).verifyTransaction(token) == .invalid("certificate_expired"))
+    #expect(
+      try Fixtures.verifier(trusting: expired).verifyTransaction(token)
+        == .invalid("certificate_expired"))
   }
 
   @Test func refusesAnotherAppsBundleId() throws {
@@ -90,7 +104,8 @@ import Testing
   }
 
   @Test func refusesTheXcodeEnvironmentEvenWhenConfigured() throws {
-    let permissive = try Fixtures.verifier(trusting: authority, environments: ["Production", "Sandbox", "Xcode"])
+    let permissive = try Fixtures.verifier(
+      trusting: authority, environments: ["Production", "Sandbox", "Xcode"])
     let token = try authority.sign(Fixtures.transaction(environment: "Xcode"))
     #expect(permissive.verifyTransaction(token) == .invalid("environment_not_allowed"))
     let local = try authority.sign(Fixtures.transaction(environment: "LocalTesting"))
@@ -110,7 +125,8 @@ import Testing
   }
 
   @Test func refusesAPayloadWithoutTheRequiredIds() throws {
-    let token = try authority.signJWS(payload: Array(#"{"signedDate":\#(Fixtures.nowMilliseconds)}"#.utf8))
+    let token = try authority.signJWS(
+      payload: Array(#"{"signedDate":\#(Fixtures.nowMilliseconds)}"#.utf8))
     #expect(verifier.verifyTransaction(token) == .invalid("malformed_payload"))
   }
 
@@ -122,8 +138,11 @@ import Testing
   }
 
   @Test func rootsAreTrustedOnlyWhenConfigured() throws {
-    let appleOnly = try SignedDataVerifier(configuration: AppStoreConfiguration(bundleId: Fixtures.bundleId))
-    #expect(appleOnly.verifyTransaction(try authority.sign(Fixtures.transaction())) == .invalid("untrusted_root"))
+    let appleOnly = try SignedDataVerifier(
+      configuration: AppStoreConfiguration(bundleId: Fixtures.bundleId))
+    #expect(
+      appleOnly.verifyTransaction(try authority.sign(Fixtures.transaction()))
+        == .invalid("untrusted_root"))
   }
 
   @Test func refusesAnUnreadableExtraRootAtStartUp() {

@@ -39,8 +39,12 @@ enum MalformedCorpus {
     c("missing Host in 1.1", "GET / HTTP/1.1\r\nX: 1\r\n\r\n", 400),
     c("duplicate Host in 1.1", ok + "Host: b\r\n\r\n", 400),
     c("duplicate Host in 1.0", "GET / HTTP/1.0\r\nHost: a\r\nhost: b\r\n\r\n", 400),
-    c("Content-Length with Transfer-Encoding", ok + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
-    c("differing Content-Length headers", ok + "Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+    c(
+      "Content-Length with Transfer-Encoding",
+      ok + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+    c(
+      "differing Content-Length headers", ok + "Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+      400),
     c("differing Content-Length list", ok + "Content-Length: 3, 4\r\n\r\nabcd", 400),
     c("alphabetic Content-Length", ok + "Content-Length: abc\r\n\r\n", 400),
     c("negative Content-Length", ok + "Content-Length: -1\r\n\r\n", 400),
@@ -48,11 +52,15 @@ enum MalformedCorpus {
     c("empty Content-Length", ok + "Content-Length:\r\n\r\n", 400),
     c("hex Content-Length", ok + "Content-Length: 0x10\r\n\r\n", 400),
     c("Content-Length over the limit", ok + "Content-Length: 2048\r\n\r\n", 413),
-    c("Content-Length beyond any integer", ok + "Content-Length: 99999999999999999999999999\r\n\r\n", 413),
+    c(
+      "Content-Length beyond any integer",
+      ok + "Content-Length: 99999999999999999999999999\r\n\r\n", 413),
     c("gzip transfer coding", ok + "Transfer-Encoding: gzip\r\n\r\n", 501),
     c("gzip then chunked", ok + "Transfer-Encoding: gzip, chunked\r\n\r\n", 501),
     c("chunked twice", ok + "Transfer-Encoding: chunked, chunked\r\n\r\n", 400),
-    c("Transfer-Encoding in 1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+    c(
+      "Transfer-Encoding in 1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      400),
     c("empty Transfer-Encoding", ok + "Transfer-Encoding: \r\n\r\n", 400),
     c("unknown method", "FOO / HTTP/1.1\r\nHost: a\r\n\r\n", 501),
     c("CONNECT", "CONNECT a:443 HTTP/1.1\r\nHost: a\r\n\r\n", 501),
@@ -72,19 +80,29 @@ enum MalformedCorpus {
     c("relative target", "GET foo HTTP/1.1\r\nHost: a\r\n\r\n", 400),
     c("asterisk with GET", "GET * HTTP/1.1\r\nHost: a\r\n\r\n", 400),
     c("non-ASCII target", "GET /caf\u{E9} HTTP/1.1\r\nHost: a\r\n\r\n", 400),
-    c("target over the limit", "GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
+    c(
+      "target over the limit",
+      "GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
     c("target over the limit, line unfinished", "GET /" + String(repeating: "a", count: 300), 414),
     c("head over the limit", ok + "X: " + String(repeating: "b", count: 1100) + "\r\n\r\n", 431),
     c("head over the limit, unfinished", ok + "X: " + String(repeating: "b", count: 1100), 431),
     c("too many header fields", ok + (1...10).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431),
     c("invalid chunk size", ok + "Transfer-Encoding: chunked\r\n\r\nzz\r\nhi\r\n0\r\n\r\n", 400),
-    c("chunk without CRLF after data", ok + "Transfer-Encoding: chunked\r\n\r\n2\r\nhiXX0\r\n\r\n", 400),
+    c(
+      "chunk without CRLF after data", ok + "Transfer-Encoding: chunked\r\n\r\n2\r\nhiXX0\r\n\r\n",
+      400),
     c("chunk size with bare LF", ok + "Transfer-Encoding: chunked\r\n\r\n2\nhi\r\n0\r\n\r\n", 400),
     c("chunk over the body limit", ok + "Transfer-Encoding: chunked\r\n\r\n801\r\n", 413),
-    c("chunks adding up over the limit",
-      ok + "Transfer-Encoding: chunked\r\n\r\n" + String(repeating: "100\r\n" + String(repeating: "x", count: 256) + "\r\n", count: 5), 413),
-    c("control char in chunk extension", ok + "Transfer-Encoding: chunked\r\n\r\n2;a=\u{01}\r\nhi\r\n0\r\n\r\n", 400),
+    c(
+      "chunks adding up over the limit",
+      ok + "Transfer-Encoding: chunked\r\n\r\n"
+        + String(repeating: "100\r\n" + String(repeating: "x", count: 256) + "\r\n", count: 5), 413),
+    c(
+      "control char in chunk extension",
+      ok + "Transfer-Encoding: chunked\r\n\r\n2;a=\u{01}\r\nhi\r\n0\r\n\r\n", 400),
     c("obs-fold in trailer", ok + "Transfer-Encoding: chunked\r\n\r\n0\r\nX: a\r\n b\r\n\r\n", 400),
-    c("space before colon in trailer", ok + "Transfer-Encoding: chunked\r\n\r\n0\r\nX : a\r\n\r\n", 400),
+    c(
+      "space before colon in trailer", ok + "Transfer-Encoding: chunked\r\n\r\n0\r\nX : a\r\n\r\n",
+      400),
   ]
 }

@@ -44,7 +44,8 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
 
 @Suite struct ParserTests {
   @Test func parsesASimpleGet() throws {
-    let requests = try parseAll("GET /v1/products?x=1 HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n\r\n")
+    let requests = try parseAll(
+      "GET /v1/products?x=1 HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n\r\n")
     let request = try #require(requests.first)
     #expect(requests.count == 1)
     #expect(request.head.method == .get)
@@ -59,8 +60,12 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
   @Test func keepAliveFollowsVersionAndConnectionHeader() throws {
     #expect(try parseAll("GET / HTTP/1.0\r\n\r\n")[0].head.isKeepAlive == false)
     #expect(try parseAll("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")[0].head.isKeepAlive)
-    #expect(try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")[0].head.isKeepAlive == false)
-    #expect(try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n")[0].head.isKeepAlive == false)
+    #expect(
+      try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")[0].head.isKeepAlive
+        == false)
+    #expect(
+      try parseAll("GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n")[0].head
+        .isKeepAlive == false)
   }
 
   @Test func trimsOptionalWhitespaceAroundValues() throws {
@@ -87,7 +92,8 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
   }
 
   @Test func acceptsAbsoluteFormAndAsteriskForOptions() throws {
-    #expect(try parseAll("GET http://a/b?c HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "http://a/b?c")
+    #expect(
+      try parseAll("GET http://a/b?c HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "http://a/b?c")
     #expect(try parseAll("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .options)
   }
 

@@ -6,7 +6,8 @@ import Foundation
 
 /// A blocking TCP client for live tests, with a receive timeout so a broken server fails a
 /// test instead of hanging it.
-final class TestClient {
+/// Used by one thread at a time (tests hand it between `offPool` blocks sequentially).
+final class TestClient: @unchecked Sendable {
   struct ClientError: Error, CustomStringConvertible {
     var description: String
   }
@@ -54,7 +55,9 @@ final class TestClient {
   func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
       guard n > 0 else { throw ClientError(description: "send failed: errno \(errno)") }
       offset += n
     }
@@ -94,7 +97,10 @@ final class TestClient {
     }
     let headers = lines.compactMap { line -> (String, String)? in
       guard let colon = line.firstIndex(of: ":") else { return nil }
-      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+      return (
+        String(line[..<colon]),
+        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      )
     }
     var reply = Reply(status: status, headers: headers, body: [])
     if status == 100 { return reply }

@@ -6,8 +6,8 @@ import Synchronization
 /// trust, which stays with `ChainCache`.
 final class HeaderMemo: Sendable {
   private struct State {
-    var entries: [ArraySlice<UInt8>: ParsedHeader] = [:]
-    var order: [ArraySlice<UInt8>] = []
+    var entries: [Key: ParsedHeader] = [:]
+    var order: [Key] = []
   }
 
   private let capacity: Int
@@ -18,16 +18,25 @@ final class HeaderMemo: Sendable {
   }
 
   func parse(_ segment: ArraySlice<UInt8>) -> Result<ParsedHeader, RefusalReason> {
-    if let known = state.withLock({ $0.entries[segment] }) { return .success(known) }
+    // Own copy of the bytes, so the memo never pins a whole token.
+    let key = Key(bytes: Array(segment))
+    if let known = state.withLock({ $0.entries[key] }) { return .success(known) }
     let result = ParsedHeader.parse(segment)
     if case .success(let parsed) = result {
-      // Own copy of the bytes, so the memo never pins a whole token.
-      let key = ArraySlice(Array(segment))
       state.withLock { state in
         if state.entries.updateValue(parsed, forKey: key) == nil { state.order.append(key) }
         while state.order.count > capacity { state.entries[state.order.removeFirst()] = nil }
       }
     }
     return result
+  }
+
+  /// Hashes the bytes in one call (an `[UInt8]` key would feed the hasher byte by byte).
+  private struct Key: Hashable, Sendable {
+    var bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+      bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -27,22 +28,65 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     request.httpBody = Data(body)
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.setValue("application/json", forHTTPHeaderField: "Accept")
-    return try await withCheckedThrowingContinuation { continuation in
-      let task = session.dataTask(with: request) { data, response, error in
-        if let error {
-          continuation.resume(throwing: Self.transportError(error))
-        } else if let response = response as? HTTPURLResponse {
-          continuation.resume(returning: (response.statusCode, data.map { [UInt8]($0) } ?? []))
-        } else {
-          continuation.resume(throwing: ReceiptTransportError.connectionFailed("no HTTP response"))
-        }
+    // URLSession on Linux does not reliably end a request at `timeoutInterval`, so the
+    // deadline is enforced here too: whichever finishes first wins, the other is cancelled.
+    let prepared = request
+    return try await withThrowingTaskGroup(of: (status: Int, body: [UInt8]).self) { group in
+      group.addTask { try await self.perform(prepared) }
+      group.addTask {
+        try await Task.sleep(for: timeout)
+        throw ReceiptTransportError.timedOut
       }
-      task.resume()
+      defer { group.cancelAll() }
+      guard let first = try await group.next() else { throw ReceiptTransportError.timedOut }
+      return first
+    }
+  }
+
+  private func perform(_ request: URLRequest) async throws -> (status: Int, body: [UInt8]) {
+    let running = RunningTask()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let task = session.dataTask(with: request) { data, response, error in
+          if let error {
+            continuation.resume(throwing: Self.transportError(error))
+          } else if let response = response as? HTTPURLResponse {
+            continuation.resume(returning: (response.statusCode, data.map { [UInt8]($0) } ?? []))
+          } else {
+            continuation.resume(
+              throwing: ReceiptTransportError.connectionFailed("no HTTP response"))
+          }
+        }
+        running.start(task)
+      }
+    } onCancel: {
+      running.cancel()
     }
   }
 
   private static func transportError(_ error: any Error) -> ReceiptTransportError {
     if let urlError = error as? URLError, urlError.code == .timedOut { return .timedOut }
     return .connectionFailed(String(describing: error))
+  }
+}
+
+/// The data task of one request, so a cancellation arriving at any moment reaches it.
+private final class RunningTask: Sendable {
+  private let state = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+
+  func start(_ task: URLSessionDataTask) {
+    let cancelled = state.withLock { state in
+      state.task = task
+      return state.cancelled
+    }
+    task.resume()
+    if cancelled { task.cancel() }
+  }
+
+  func cancel() {
+    state.withLock { state in
+      state.cancelled = true
+      return state.task
+    }?.cancel()
   }
 }

@@ -13,7 +13,9 @@ public struct Request: Sendable {
   /// Whether the connection stays open after this request's response.
   public var isKeepAlive: Bool
 
-  public init(method: HTTPMethod, target: String, headers: HTTPHeaders = .init(), body: [UInt8] = []) {
+  public init(
+    method: HTTPMethod, target: String, headers: HTTPHeaders = .init(), body: [UInt8] = []
+  ) {
     self.method = method
     self.target = target
     let split = RequestTarget(target)

@@ -4,31 +4,50 @@ struct RequestTarget {
   var query: [String: String]
 
   init(_ target: String) {
+    query = [:]
+    // Fast path, the common case: origin-form with nothing to decode or split.
+    let utf8 = target.utf8
+    if utf8.first == UInt8(ascii: "/")
+      && !utf8.contains(where: {
+        $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#")
+      })
+    {
+      path = target
+      return
+    }
     let raw = Self.rawPath(of: target)
     path = PercentDecoding.decode(raw, plusAsSpace: false) ?? String(raw)
-    query = [:]
-    guard let mark = target.firstIndex(of: "?") else { return }
-    var rest = target[target.index(after: mark)...]
-    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+    guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return }
+    var rest = target[utf8.index(after: mark)...]
+    if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
     for pair in rest.split(separator: "&", omittingEmptySubsequences: true) {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let key = PercentDecoding.decode(parts[0], plusAsSpace: true) ?? String(parts[0])
       let value =
-        parts.count > 1 ? (PercentDecoding.decode(parts[1], plusAsSpace: true) ?? String(parts[1])) : ""
+        parts.count > 1
+        ? (PercentDecoding.decode(parts[1], plusAsSpace: true) ?? String(parts[1])) : ""
       if query[key] == nil { query[key] = value }
     }
   }
 
   /// The path part of an origin-form or absolute-form target, still encoded.
   static func rawPath(of target: String) -> Substring {
-    var rest = target[...]
-    if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
-      // absolute-form: drop scheme and authority.
-      rest = rest[scheme.upperBound...]
-      rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+    let utf8 = target.utf8
+    var start = utf8.startIndex
+    if utf8.first != UInt8(ascii: "/") {
+      // absolute-form: skip "scheme://authority".
+      guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return target[...] }
+      var i = utf8.index(after: colon)
+      for _ in 0..<2 where i != utf8.endIndex && utf8[i] == UInt8(ascii: "/") {
+        i = utf8.index(after: i)
+      }
+      guard let slash = utf8[i...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+      start = slash
     }
-    if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-    return rest
+    let end =
+      utf8[start...].firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+      ?? utf8.endIndex
+    return target[start..<end]
   }
 }
 

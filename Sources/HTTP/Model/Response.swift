@@ -23,6 +23,7 @@ public struct Response: Sendable {
   /// A UTF-8 text response.
   public static func text(_ text: String, status: Int = 200) -> Response {
     Response(
-      status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+      status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8)
+    )
   }
 }

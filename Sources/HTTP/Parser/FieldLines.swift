@@ -51,9 +51,10 @@ struct FieldLines {
         if option == "keep-alive" { connectionKeepAlive = true }
       }
     case 14 where ByteClass.equalsLowercase(name, "content-length"):
-      contentLengths.append(contentsOf: value.split(separator: ",", omittingEmptySubsequences: false).map {
-        String($0.trimmingWhitespace())
-      })
+      contentLengths.append(
+        contentsOf: value.split(separator: ",", omittingEmptySubsequences: false).map {
+          String($0.trimmingWhitespace())
+        })
     case 17 where ByteClass.equalsLowercase(name, "transfer-encoding"):
       sawTransferEncoding = true
       transferCodings.append(contentsOf: Self.list(value))

@@ -17,7 +17,8 @@ struct HeadScan {
   static func run(_ raw: UnsafeRawBufferPointer, start: Int, scanned: Int, sawRequestLine: Bool)
     -> HeadScan
   {
-    var scan = HeadScan(start: start, sawRequestLine: sawRequestLine, outcome: .incomplete(scanned: 0))
+    var scan = HeadScan(
+      start: start, sawRequestLine: sawRequestLine, outcome: .incomplete(scanned: 0))
     var lineStart = start + scanned
     var i = lineStart
     while i < raw.count {

@@ -17,7 +17,8 @@ extension RequestParser {
         state = .chunkData(remaining: size)
       case .chunkData(let remaining):
         guard let chunk = take(upTo: remaining) else { return nil }
-        state = chunk.count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - chunk.count)
+        state =
+          chunk.count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - chunk.count)
         return .body(chunk)
       case .chunkDataEnd:
         guard bufferedByteCount >= 2 else { return nil }
@@ -61,7 +62,9 @@ extension RequestParser {
       }
       return nil
     }
-    guard i > start, buffer[i - 1] == ByteClass.cr else { throw .bad("Lines must end with CRLF (bare LF).") }
+    guard i > start, buffer[i - 1] == ByteClass.cr else {
+      throw .bad("Lines must end with CRLF (bare LF).")
+    }
     let line = Array(buffer[start..<(i - 1)])
     if line.count + 2 > maxLength {
       throw what == "trailer section" ? .headTooLarge : .bad("The \(what) is too long.")

@@ -87,7 +87,8 @@ public struct RequestParser: Sendable {
       return .end(trailers: HTTPHeaders())
     case .fixedBody(let remaining):
       guard let chunk = take(upTo: remaining) else { return nil }
-      state = remaining == chunk.count ? .endPending : .fixedBody(remaining: remaining - chunk.count)
+      state =
+        remaining == chunk.count ? .endPending : .fixedBody(remaining: remaining - chunk.count)
       return .body(chunk)
     case .chunkSize, .chunkData, .chunkDataEnd, .trailers:
       return try stepChunked()

@@ -5,7 +5,8 @@ extension Router {
   /// error mapping, `X-Request-Id`, and HEAD (body dropped, `Content-Length` kept).
   public func handle(_ request: Request, remoteAddress: String = "test") async -> Response {
     var generator = SystemRandomNumberGenerator()
-    let requestId = RequestID.accept(request.headers["X-Request-Id"]) ?? RequestID.make(using: &generator)
+    let requestId =
+      RequestID.accept(request.headers["X-Request-Id"]) ?? RequestID.make(using: &generator)
     var response: Response
     switch resolve(request.method, path: request.path, rawPath: request.rawPath) {
     case .notFound:
@@ -61,8 +62,10 @@ extension Router {
     if let error = error as? HTTPError { return error.response(requestId: context.requestId) }
     context.logger.error(
       "handler failed",
-      ["error": .string(String(describing: error)), "method": .string(request.method.rawValue),
-       "path": .string(request.path)])
+      [
+        "error": .string(String(describing: error)), "method": .string(request.method.rawValue),
+        "path": .string(request.path),
+      ])
     return HTTPError.internalError.response(requestId: context.requestId)
   }
 }

@@ -59,7 +59,10 @@ final class Connection {
   /// Earliest entry this connection has in the deadline queue (0: none).
   var scheduledAt: UInt64 = 0
 
-  init(fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64, interest: UInt32) {
+  init(
+    fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64,
+    interest: UInt32
+  ) {
     self.fd = fd
     self.generation = generation
     self.remoteAddress = remoteAddress

@@ -33,11 +33,15 @@ final class Epoll {
   }
 
   func add(_ target: Int32, events mask: UInt32, data token: UInt64) throws(SystemError) {
-    _ = try systemCall("epoll_ctl(ADD)") { csys_epoll_ctl(fd, csys_EPOLL_CTL_ADD, target, mask, token) }
+    _ = try systemCall("epoll_ctl(ADD)") {
+      csys_epoll_ctl(fd, csys_EPOLL_CTL_ADD, target, mask, token)
+    }
   }
 
   func modify(_ target: Int32, events mask: UInt32, data token: UInt64) throws(SystemError) {
-    _ = try systemCall("epoll_ctl(MOD)") { csys_epoll_ctl(fd, csys_EPOLL_CTL_MOD, target, mask, token) }
+    _ = try systemCall("epoll_ctl(MOD)") {
+      csys_epoll_ctl(fd, csys_EPOLL_CTL_MOD, target, mask, token)
+    }
   }
 
   func remove(_ target: Int32) throws(SystemError) {
@@ -47,7 +51,9 @@ final class Epoll {
   /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` per ready fd.
   func wait(timeoutMilliseconds: Int32, _ body: (UInt32, UInt64) -> Void) throws(SystemError) {
     let n: Int32
-    switch try systemCall("epoll_wait", { csys_epoll_wait(fd, events, data, Int32(capacity), timeoutMilliseconds) }) {
+    switch try systemCall(
+      "epoll_wait", { csys_epoll_wait(fd, events, data, Int32(capacity), timeoutMilliseconds) })
+    {
     case .done(let count): n = count
     case .wouldBlock: n = 0
     }

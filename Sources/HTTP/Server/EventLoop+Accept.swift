@@ -43,7 +43,10 @@ extension EventLoop {
         close(fd)
         continue
       }
-      register(fd: fd, peer: String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+      register(
+        fd: fd,
+        peer: String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      )
     }
   }
 
@@ -51,7 +54,8 @@ extension EventLoop {
   /// the reserve descriptor, accept and close one connection, and take the reserve back; if
   /// even that fails, stop accepting briefly.
   private func shedOneConnection(_ code: Int32) {
-    shared.logger.warning("out of file descriptors; refusing a connection", ["errno": .int(Int(code))])
+    shared.logger.warning(
+      "out of file descriptors; refusing a connection", ["errno": .int(Int(code))])
     if reserveFD >= 0 {
       close(reserveFD)
       reserveFD = -1
@@ -68,7 +72,8 @@ extension EventLoop {
   func setListenerInterest(_ on: Bool) {
     guard listener.isOpen else { return }
     try? epoll.modify(
-      listener.fd, events: on ? Epoll.readable : 0, data: Self.token(fd: listener.fd, generation: 0))
+      listener.fd, events: on ? Epoll.readable : 0, data: Self.token(fd: listener.fd, generation: 0)
+    )
   }
 
   private func register(fd: Int32, peer: String) {
@@ -86,7 +91,8 @@ extension EventLoop {
       return
     }
     if Int(fd) >= connections.count {
-      connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
+      connections.append(
+        contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
     }
     connections[Int(fd)] = connection
     connectionCount += 1

@@ -33,7 +33,9 @@ extension EventLoop {
     for _ in 0..<4 {
       let result: IOResult<Int>
       do {
-        result = try systemCall("read") { Glibc.read(connection.fd, readBuffer.baseAddress, readBufferSize) }
+        result = try systemCall("read") {
+          Glibc.read(connection.fd, readBuffer.baseAddress, readBufferSize)
+        }
       } catch {
         // ECONNRESET and friends: the peer is gone.
         closeConnection(connection)
@@ -49,7 +51,9 @@ extension EventLoop {
         if connection.phase == .lingering { continue }
         if connection.phase == .idle && connection.headStart == 0 { connection.headStart = now }
         connection.parser.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
-        if n < readBufferSize || connection.parser.bufferedByteCount >= readPauseThreshold { return }
+        if n < readBufferSize || connection.parser.bufferedByteCount >= readPauseThreshold {
+          return
+        }
       }
     }
   }
@@ -127,7 +131,8 @@ extension EventLoop {
     connection.interest = wanted
     do {
       try epoll.modify(
-        connection.fd, events: wanted, data: Self.token(fd: connection.fd, generation: connection.generation))
+        connection.fd, events: wanted,
+        data: Self.token(fd: connection.fd, generation: connection.generation))
     } catch {
       closeConnection(connection)
     }
@@ -144,7 +149,8 @@ extension EventLoop {
     connection.phase = .lingering
     connection.interest = Epoll.readable
     try? epoll.modify(
-      connection.fd, events: Epoll.readable, data: Self.token(fd: connection.fd, generation: connection.generation))
+      connection.fd, events: Epoll.readable,
+      data: Self.token(fd: connection.fd, generation: connection.generation))
     setDeadline(connection, at: now + 2_000_000_000, kind: .linger)
   }
 

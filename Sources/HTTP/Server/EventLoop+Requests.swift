@@ -33,7 +33,11 @@ extension EventLoop {
         }
       case .body(let bytes):
         connection.bodyReceived += bytes.count
-        if connection.body.isEmpty { connection.body = bytes } else { connection.body.append(contentsOf: bytes) }
+        if connection.body.isEmpty {
+          connection.body = bytes
+        } else {
+          connection.body.append(contentsOf: bytes)
+        }
       case .end:
         guard let head = connection.head else { return }
         connection.head = nil
@@ -48,7 +52,8 @@ extension EventLoop {
   /// Routes a complete request: immediate handlers and routing errors answer now; async
   /// handlers run as tasks and post their response back to this loop.
   private func start(head: RequestHead, body: [UInt8], on connection: Connection) {
-    var request = Request(method: head.method, target: head.target, headers: head.headers, body: body)
+    var request = Request(
+      method: head.method, target: head.target, headers: head.headers, body: body)
     request.isKeepAlive = head.isKeepAlive && !isShuttingDown
     let requestId =
       RequestID.accept(head.headers["X-Request-Id"]) ?? RequestID.make(using: &random)

@@ -17,16 +17,20 @@ extension EventLoop {
   func updateDeadline(_ connection: Connection) {
     let configuration = shared.configuration
     if connection.hasPendingOutput {
-      setDeadline(connection, at: connection.lastWriteProgress + configuration.idleTimeout.nanoseconds, kind: .write)
+      setDeadline(
+        connection, at: connection.lastWriteProgress + configuration.idleTimeout.nanoseconds,
+        kind: .write)
       return
     }
     switch connection.phase {
     case .idle:
       if connection.parser.hasPartialHead {
         if connection.headStart == 0 { connection.headStart = now }
-        setDeadline(connection, at: connection.headStart + configuration.headTimeout.nanoseconds, kind: .head)
+        setDeadline(
+          connection, at: connection.headStart + configuration.headTimeout.nanoseconds, kind: .head)
       } else {
-        setDeadline(connection, at: connection.idleSince + configuration.idleTimeout.nanoseconds, kind: .idle)
+        setDeadline(
+          connection, at: connection.idleSince + configuration.idleTimeout.nanoseconds, kind: .idle)
       }
     case .body:
       if connection.deadlineKind != .bodyRate || connection.deadline == 0 {
@@ -45,7 +49,9 @@ extension EventLoop {
   func nextTimeout() -> Int32 {
     var nearest = deadlines.next?.at ?? 0
     if isShuttingDown && (nearest == 0 || shutdownDeadline < nearest) { nearest = shutdownDeadline }
-    if acceptPausedUntil != 0 && (nearest == 0 || acceptPausedUntil < nearest) { nearest = acceptPausedUntil }
+    if acceptPausedUntil != 0 && (nearest == 0 || acceptPausedUntil < nearest) {
+      nearest = acceptPausedUntil
+    }
     if nearest == 0 { return -1 }
     if nearest <= now { return 0 }
     let milliseconds = (nearest - now + 999_999) / 1_000_000

@@ -52,7 +52,9 @@ final class EventLoop: @unchecked Sendable {
     UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
   }
 
-  init(shared: ServerShared, listener: ListeningSocket, onExit: @escaping @Sendable () -> Void) throws(SystemError) {
+  init(shared: ServerShared, listener: ListeningSocket, onExit: @escaping @Sendable () -> Void)
+    throws(SystemError)
+  {
     self.shared = shared
     self.limits = shared.configuration.parserLimits
     self.listener = listener
@@ -61,7 +63,8 @@ final class EventLoop: @unchecked Sendable {
     waker = try EventFD()
     readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
     try epoll.add(waker.fd, events: Epoll.readable, data: Self.token(fd: waker.fd, generation: 0))
-    try epoll.add(listener.fd, events: Epoll.readable, data: Self.token(fd: listener.fd, generation: 0))
+    try epoll.add(
+      listener.fd, events: Epoll.readable, data: Self.token(fd: listener.fd, generation: 0))
     reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
   }
 
@@ -120,7 +123,8 @@ final class EventLoop: @unchecked Sendable {
   }
 
   func connection(fd: Int32, generation: UInt32) -> Connection? {
-    guard fd >= 0, Int(fd) < connections.count, let c = connections[Int(fd)], c.generation == generation
+    guard fd >= 0, Int(fd) < connections.count, let c = connections[Int(fd)],
+      c.generation == generation
     else { return nil }
     return c
   }

@@ -36,7 +36,8 @@ public final class HTTPServer: Sendable {
     for _ in 0..<max(1, configuration.eventLoopCount) {
       let listener = try ListeningSocket(host: configuration.host, port: port)
       port = listener.port
-      loops.append(try EventLoop(shared: shared, listener: listener) { [weak self] in self?.loopExited() })
+      loops.append(
+        try EventLoop(shared: shared, listener: listener) { [weak self] in self?.loopExited() })
     }
     try state.withLock { state in
       guard case .idle = state else {

@@ -45,7 +45,7 @@ struct ReceiptService: Sendable {
         422, code: "invalid_proof", detail: "Apple's proof did not verify: \(reason)",
         fields: [FieldError(field: proof.field, message: reason)])
     case .retryable(let reason):
-      try await reports.retryLater(reportId, error: reason, afterMs: reports.leaseMs / 4)
+      try await reports.retryLater(reportId, error: reason, afterMs: reports.retryBaseMs)
       struct Pending: Encodable {
         var verification = "pending"
         var reportId: Int64

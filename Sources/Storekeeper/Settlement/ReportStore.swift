@@ -8,6 +8,8 @@ struct ReportStore: Sendable {
   let leaseMs: Int64
   /// How long a report is retried before it is given up (72 h by default).
   let windowMs: Int64
+  /// The first retry of a report Apple could not answer; later ones back off from it.
+  let retryBaseMs: Int64
 
   struct Due: Sendable {
     var id: Int64

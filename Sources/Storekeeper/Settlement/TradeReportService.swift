@@ -65,7 +65,7 @@ struct TradeReportService: Sendable {
         422, code: "invalid_proof", detail: "Apple's proof did not verify: \(reason)",
         fields: [FieldError(field: proof.field, message: reason)])
     case .retryable(let reason):
-      try await reports.retryLater(reportId, error: reason, afterMs: reports.leaseMs / 4)
+      try await reports.retryLater(reportId, error: reason, afterMs: reports.retryBaseMs)
       try await database.execute(
         "UPDATE orders SET verification = 'pending' WHERE trade_no = \(order.tradeNo) AND trade_status <> 'TRADE_SUCCESS'")
       context.logger.warning(

@@ -8,7 +8,8 @@ enum Fixtures {
   static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
   static func transaction(
-    signedDate: Int64 = nowMilliseconds, bundleId: String = bundleId, environment: String = "Production",
+    signedDate: Int64 = nowMilliseconds, bundleId: String = bundleId,
+    environment: String = "Production",
     transactionId: String = "2000000000000001"
   ) -> JWSTransactionDecodedPayload {
     JWSTransactionDecodedPayload(
@@ -21,7 +22,8 @@ enum Fixtures {
   }
 
   static func configuration(
-    trusting authorities: FakeCertificateAuthority..., environments: Set<String> = ["Production", "Sandbox"]
+    trusting authorities: FakeCertificateAuthority...,
+    environments: Set<String> = ["Production", "Sandbox"]
   ) -> AppStoreConfiguration {
     var configuration = AppStoreConfiguration(bundleId: bundleId)
     configuration.allowedEnvironments = environments
@@ -29,7 +31,10 @@ enum Fixtures {
     return configuration
   }
 
-  static func verifier(trusting authorities: FakeCertificateAuthority..., environments: Set<String> = ["Production", "Sandbox"])
+  static func verifier(
+    trusting authorities: FakeCertificateAuthority...,
+    environments: Set<String> = ["Production", "Sandbox"]
+  )
     throws -> SignedDataVerifier
   {
     var configuration = AppStoreConfiguration(bundleId: bundleId)

@@ -1,0 +1,256 @@
+import Testing
+
+@testable import HTTP
+
+@Suite struct LiveServerTests {
+  @Test func servesSeveralRequestsOnOneKeepAliveConnection() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        for path in ["/hello", "/async", "/hello"] {
+          try client.send(get(path))
+          let reply = try client.readResponse()
+          #expect(reply.status == 200)
+          #expect(reply.header("Connection") == nil)
+          #expect(reply.header("Date") != nil)
+          #expect(reply.header("X-Request-Id") != nil)
+        }
+      }
+    }
+  }
+
+  @Test func answersPipelinedRequestsInOrder() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(
+          get("/async") + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\necho"
+            + get("/hello"))
+        #expect(try client.readResponse().text == "async")
+        #expect(try client.readResponse().text == "echo")
+        #expect(try client.readResponse().text == "hello")
+      }
+    }
+  }
+
+  @Test func http10ClosesUnlessKeepAliveWasAsked() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let plain = try TestClient(port: port)
+        try plain.send("GET /hello HTTP/1.0\r\n\r\n")
+        let reply = try plain.readResponse()
+        #expect(reply.status == 200)
+        #expect(reply.header("Connection") == "close")
+        #expect(try plain.isClosedByServer())
+
+        let kept = try TestClient(port: port)
+        try kept.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(try kept.readResponse().header("Connection") == "keep-alive")
+        try kept.send("GET /async HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(try kept.readResponse().text == "async")
+      }
+    }
+  }
+
+  @Test func honoursConnectionCloseFromClientAndHandler() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(get("/hello", extra: "Connection: close\r\n"))
+        #expect(try client.readResponse().header("Connection") == "close")
+        #expect(try client.isClosedByServer())
+
+        let other = try TestClient(port: port)
+        try other.send(get("/bye"))
+        let reply = try other.readResponse()
+        #expect(reply.text == "bye")
+        #expect(reply.header("Connection") == "close")
+        #expect(try other.isClosedByServer())
+      }
+    }
+  }
+
+  @Test func headKeepsContentLengthButSendsNoBody() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n" + get("/async"))
+        let head = try client.readResponse(head: true)
+        #expect(head.status == 200)
+        #expect(head.header("Content-Length") == "5")
+        #expect(try client.readResponse().text == "async")
+      }
+    }
+  }
+
+  @Test func decodesAChunkedUpload() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(
+          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n"
+        )
+        #expect(try client.readResponse().text == "abcde")
+      }
+    }
+  }
+
+  @Test func sends100ContinueBeforeReadingTheBody() async throws {
+    try await withServer { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(
+          "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+        #expect(try client.readResponse().status == 100)
+        try client.send("hello")
+        let reply = try client.readResponse()
+        #expect(reply.status == 200)
+        #expect(reply.text == "hello")
+      }
+    }
+  }
+
+  @Test func rejectsAnOversizedBodyWithoutWaitingForIt() async throws {
+    try await withServer({ $0.maxBodyBytes = 1024 }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(
+          "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 10000000\r\n\r\n"
+        )
+        let reply = try client.readResponse()
+        #expect(reply.status == 413)
+        #expect(reply.header("Content-Type") == "application/problem+json")
+        #expect(reply.header("Connection") == "close")
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
+  @Test func answersASlowlorisHeadWith408() async throws {
+    try await withServer({ $0.headTimeout = .milliseconds(300) }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        // Each line comes well within the timeout of the previous one; the whole head does not.
+        try client.send("GET /hello HTTP/1.1\r\n")
+        for i in 0..<8 {
+          pause(milliseconds: 100)
+          try? client.send("X-Drip-\(i): 1\r\n")
+        }
+        let reply = try client.readResponse()
+        #expect(reply.status == 408)
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
+  @Test func answersATooSlowBodyWith408() async throws {
+    try await withServer({
+      $0.minBodyBytesPerSecond = 1_000_000
+      $0.bodyRateGracePeriod = .milliseconds(200)
+    }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nx")
+        #expect(try client.readResponse().status == 408)
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
+  @Test func closesAnIdleKeepAliveConnectionSilently() async throws {
+    try await withServer({ $0.idleTimeout = .milliseconds(200) }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(get("/hello"))
+        #expect(try client.readResponse().status == 200)
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
+  @Test func refusesConnectionsBeyondTheLimitWith503() async throws {
+    try await withServer({
+      $0.maxConnections = 2
+      $0.eventLoopCount = 1
+    }) { port, _ in
+      try await offPool {
+        let first = try TestClient(port: port)
+        let second = try TestClient(port: port)
+        for client in [first, second] {
+          try client.send(get("/hello"))
+          #expect(try client.readResponse().status == 200)
+        }
+        let third = try TestClient(port: port)
+        let reply = try third.readResponse()
+        #expect(reply.status == 503)
+        #expect(reply.header("Retry-After") != nil)
+        #expect(try third.isClosedByServer())
+        // The first two are unaffected.
+        try first.send(get("/hello"))
+        #expect(try first.readResponse().status == 200)
+      }
+    }
+  }
+
+  @Test func answers503WhenTooManyHandlersAreInFlight() async throws {
+    let gate = Gate()
+    try await withServer(router: liveRouter(gate: gate), { $0.maxInFlightRequests = 1 }) {
+      port, _ in
+      try await offPool {
+        let busy = try TestClient(port: port)
+        try busy.send(get("/slow"))
+        try gate.waitForArrivals(1)
+        let refused = try TestClient(port: port)
+        try refused.send(get("/slow"))
+        let reply = try refused.readResponse()
+        #expect(reply.status == 503)
+        #expect(reply.header("Retry-After") == "1")
+        // Immediate handlers do not count against the limit.
+        try refused.send(get("/hello"))
+        #expect(try refused.readResponse().status == 200)
+        gate.open()
+        #expect(try busy.readResponse().text == "slow done")
+      }
+    }
+  }
+
+  @Test func shutdownFinishesInFlightRequestsAndRefusesNewConnections() async throws {
+    let gate = Gate()
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.eventLoopCount = 2
+    configuration.shutdownGracePeriod = .seconds(10)
+    let server = HTTPServer(
+      configuration: configuration, router: liveRouter(gate: gate),
+      logger: .init(label: "t", level: .warning))
+    let port = try server.start()
+    let client = try await offPool { () -> TestClient in
+      let client = try TestClient(port: port)
+      try client.send(get("/slow"))
+      try gate.waitForArrivals(1)
+      return client
+    }
+    let idle = try await offPool { () -> TestClient in
+      let idle = try TestClient(port: port)
+      try idle.send(get("/hello"))
+      _ = try idle.readResponse()
+      return idle
+    }
+    let stopping = Task { await server.shutdown() }
+    let refused = try await offPool { () -> Bool in
+      for _ in 0..<500 {
+        if (try? TestClient(port: port)) == nil { return true }
+        pause(milliseconds: 10)
+      }
+      return false
+    }
+    #expect(refused)
+    #expect(try await offPool { try idle.isClosedByServer() })
+    gate.open()
+    let reply = try await offPool { try client.readResponse() }
+    #expect(reply.status == 200)
+    #expect(reply.text == "slow done")
+    #expect(reply.header("Connection") == "close")
+    await stopping.value
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+@testable import HTTP
+
+struct Boom: Error {}
+
+@Suite struct RouterTests {
+  func router() -> Router {
+    var router = Router()
+    router.add(.get, "/v1/orders/{trade_no}") { _, context in
+      Response.text("order \(context.parameters["trade_no"] ?? "?")")
+    }
+    router.add(.post, "/v1/orders") { request, _ in
+      Response(status: 201, body: request.body)
+    }
+    router.addImmediate(.get, "/healthz") { _, _ in Response.text("ok") }
+    router.add(.get, "/v1/users/{user_id}/entitlements") { request, context in
+      Response.text("\(context.parameters["user_id"] ?? "?") \(request.query["verbose"] ?? "-")")
+    }
+    router.add(.post, "/invalid") { _, _ in
+      throw HTTPError(
+        422, code: "invalid_order", detail: "Bad input.",
+        fields: [FieldError(field: "quantity", message: "must be 1-10")])
+    }
+    router.add(.get, "/boom") { _, _ in throw Boom() }
+    return router
+  }
+
+  func json(_ response: Response) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+  }
+
+  @Test func matchesPathParametersAndDecodesThem() async {
+    let response = await router().handle(Request(method: .get, target: "/v1/orders/T%20123"))
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "order T 123")
+  }
+
+  @Test func parameterMayContainAnEncodedSlash() async {
+    let response = await router().handle(
+      Request(method: .get, target: "/v1/users/guest%2Fx/entitlements?verbose=a+b"))
+    #expect(String(decoding: response.body, as: UTF8.self) == "guest/x a b")
+  }
+
+  @Test func unknownPathIs404ProblemJSON() async throws {
+    let response = await router().handle(Request(method: .get, target: "/nope"))
+    #expect(response.status == 404)
+    #expect(response.headers["Content-Type"] == "application/problem+json")
+    let body = try json(response)
+    #expect(body["code"] as? String == "not_found")
+    #expect(body["status"] as? Int == 404)
+    #expect(body["type"] as? String == "about:blank")
+    #expect(body["title"] as? String == "Not Found")
+  }
+
+  @Test func wrongMethodIs405WithAllowIncludingHead() async throws {
+    let response = await router().handle(Request(method: .delete, target: "/v1/orders/T1"))
+    #expect(response.status == 405)
+    #expect(response.headers["Allow"] == "GET, HEAD")
+    let post = await router().handle(Request(method: .get, target: "/v1/orders"))
+    #expect(post.status == 405)
+    #expect(post.headers["Allow"] == "POST")
+  }
+
+  @Test func headRunsTheGetRouteWithoutABody() async {
+    let response = await router().handle(Request(method: .head, target: "/healthz"))
+    #expect(response.status == 200)
+    #expect(response.body.isEmpty)
+    #expect(response.headers["Content-Length"] == "2")
+  }
+
+  @Test func httpErrorBecomesProblemWithFieldErrors() async throws {
+    let response = await router().handle(Request(method: .post, target: "/invalid"))
+    #expect(response.status == 422)
+    let body = try json(response)
+    #expect(body["code"] as? String == "invalid_order")
+    #expect(body["detail"] as? String == "Bad input.")
+    let errors = try #require(body["errors"] as? [[String: String]])
+    #expect(errors == [["field": "quantity", "message": "must be 1-10"]])
+  }
+
+  @Test func otherErrorsBecomeAGeneric500() async throws {
+    let response = await router().handle(Request(method: .get, target: "/boom"))
+    #expect(response.status == 500)
+    let text = String(decoding: response.body, as: UTF8.self)
+    #expect(!text.contains("Boom"))
+    #expect(try json(response)["code"] as? String == "internal_error")
+  }
+
+  @Test func echoesASaneRequestIdAndReplacesAnUnsafeOne() async {
+    let echoed = await router().handle(
+      Request(method: .get, target: "/healthz", headers: ["X-Request-Id": "abc.DEF-1_2"]))
+    #expect(echoed.headers["X-Request-Id"] == "abc.DEF-1_2")
+    let replaced = await router().handle(
+      Request(method: .get, target: "/healthz", headers: ["X-Request-Id": "bad id\"<>"]))
+    let id = replaced.headers["X-Request-Id"] ?? ""
+    #expect(!id.isEmpty && id != "bad id\"<>")
+    let tooLong = String(repeating: "a", count: 129)
+    let long = await router().handle(
+      Request(method: .get, target: "/healthz", headers: ["X-Request-Id": tooLong]))
+    #expect(long.headers["X-Request-Id"] != tooLong)
+  }
+
+  @Test func listsRegisteredRoutes() {
+    let routes = router().routes.map { "\($0.method) \($0.pattern)" }
+    #expect(routes.contains("GET /v1/orders/{trade_no}"))
+    #expect(routes.contains("POST /v1/orders"))
+    #expect(routes.count == 6)
+  }
+
+  @Test func requestSplitsPathAndQuery() {
+    let request = Request(method: .get, target: "/a%2Fb/c?x=1&y=two+words&x=2&flag")
+    #expect(request.path == "/a/b/c")
+    #expect(request.query == ["x": "1", "y": "two words", "flag": ""])
+    let absolute = Request(method: .get, target: "http://example.com/a/b?q=1")
+    #expect(absolute.path == "/a/b")
+    #expect(absolute.query == ["q": "1"])
+  }
+
+  @Test func headersAreCaseInsensitiveAndOrdered() {
+    var headers = HTTPHeaders([("Set-Cookie", "a"), ("set-cookie", "b")])
+    #expect(headers.values("SET-COOKIE") == ["a", "b"])
+    headers.replaceOrAdd("Set-Cookie", "c")
+    #expect(headers.values("set-cookie") == ["c"])
+    headers.remove("SET-cookie")
+    #expect(headers["Set-Cookie"] == nil)
+  }
+}

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import Storekeeper
+
+@Suite struct AppConfigTests {
+  let base = ["DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app"]
+
+  func error(_ env: [String: String]) -> ConfigError? {
+    do {
+      _ = try AppConfig.fromEnvironment(env)
+      return nil
+    } catch let error as ConfigError {
+      return error
+    } catch {
+      return nil
+    }
+  }
+
+  @Test func readsDefaultsAndValues() throws {
+    var env = base
+    env["PORT"] = "9090"
+    env["ADMIN_TOKENS"] = "ops:0123456789abcdef,ci:fedcba9876543210"
+    env["APPLE_ENVIRONMENTS"] = "production, sandbox"
+    env["ORDER_TTL"] = "15m"
+    let config = try AppConfig.fromEnvironment(env)
+    #expect(config.port == 9090)
+    #expect(config.adminTokens.map(\.name) == ["ops", "ci"])
+    #expect(config.environments == ["Production", "Sandbox"])
+    #expect(config.orderTTLSeconds == 900)
+    #expect(try AppConfig.fromEnvironment(base).orderTTLSeconds == 86_400)
+  }
+
+  @Test func namesTheVariableThatIsWrong() {
+    #expect(error([:])?.variable == "DATABASE_URL")
+    #expect(error(["DATABASE_URL": base["DATABASE_URL"]!])?.variable == "APPLE_BUNDLE_ID")
+    #expect(error(base.merging(["PORT": "http"]) { $1 })?.variable == "PORT")
+    #expect(error(base.merging(["PORT": "70000"]) { $1 })?.variable == "PORT")
+    #expect(error(base.merging(["DATABASE_URL": "mysql://x"]) { $1 })?.variable == "DATABASE_URL")
+    #expect(error(base.merging(["ADMIN_TOKENS": "ops:short"]) { $1 })?.variable == "ADMIN_TOKENS")
+    #expect(error(base.merging(["APPLE_ENVIRONMENTS": "xcode"]) { $1 })?.variable == "APPLE_ENVIRONMENTS")
+    #expect(error(base.merging(["ORDER_TTL": "soon"]) { $1 })?.variable == "ORDER_TTL")
+    #expect(error(base.merging(["LOG_LEVEL": "loud"]) { $1 })?.variable == "LOG_LEVEL")
+  }
+
+  @Test func parsesDurations() {
+    #expect(DurationParser.milliseconds("500ms") == 500)
+    #expect(DurationParser.milliseconds("90s") == 90_000)
+    #expect(DurationParser.milliseconds("15m") == 900_000)
+    #expect(DurationParser.milliseconds("24h") == 86_400_000)
+    #expect(DurationParser.milliseconds("3d") == 259_200_000)
+    #expect(DurationParser.milliseconds("42") == 42_000)
+    #expect(DurationParser.milliseconds("-1s") == nil)
+    #expect(DurationParser.milliseconds("1.5s") == nil)
+  }
+
+  @Test func comparesAdminTokensWithoutShortcuts() {
+    #expect(AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-token".utf8)))
+    #expect(!AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-tokeN".utf8)))
+    #expect(!AdminAuthenticator.constantTimeEquals(Array("secret".utf8), Array("secret-token".utf8)))
+    #expect(!AdminAuthenticator.constantTimeEquals([], Array("x".utf8)))
+  }
+}

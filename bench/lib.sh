@@ -1,0 +1,89 @@
+# Shared by bench/*/run: a release build, a throwaway PostgreSQL, Storekeeper, nginx, wrk.
+# Source after scripts/lib/common.sh. Every bench prints its figures and the ratio against a
+# baseline measured in the same run, on the same machine, with the same settings.
+
+bench_setup() {
+  ensure_packages "${STOREKEEPER_PACKAGES[@]}" wrk nginx-light
+  ensure_swift
+  BENCH_TMP=$(mktemp -d /tmp/storekeeper-bench.XXXXXX)
+  BENCH_PIDS=()
+  trap bench_cleanup EXIT
+  swift build -c release --product storekeeper >&2
+  BENCH_BIN="$(swift build -c release --show-bin-path)/storekeeper"
+}
+
+bench_cleanup() {
+  for pid in "${BENCH_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ -n "${BENCH_PG_PORT:-}" ] && pg_stop "$BENCH_TMP/pg"
+  rm -rf "$BENCH_TMP"
+}
+
+# Starts PostgreSQL (fsync on, as in production) and a database; sets DATABASE_URL.
+bench_postgres() {
+  BENCH_PG_PORT=$(free_port 56432)
+  pg_start "$BENCH_TMP/pg" "$BENCH_PG_PORT"
+  pg_createdb "$BENCH_PG_PORT" bench
+  export DATABASE_URL="postgresql://storekeeper@127.0.0.1:$BENCH_PG_PORT/bench"
+}
+
+# Starts Storekeeper (release, access log off) on a free port; sets BENCH_PORT.
+bench_storekeeper() {
+  BENCH_PORT=$(free_port 18580)
+  BENCH_ADMIN_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+  HOST=127.0.0.1 PORT=$BENCH_PORT APPLE_BUNDLE_ID=com.example.bench LOG_LEVEL=warning \
+    ADMIN_TOKENS="bench:$BENCH_ADMIN_TOKEN" MIGRATIONS_DIR="$PWD/Migrations" OPENAPI_PATH="$PWD/openapi.yaml" \
+    "$BENCH_BIN" serve >"$BENCH_TMP/storekeeper.log" 2>&1 &
+  BENCH_PIDS+=($!)
+  bench_wait "$BENCH_PORT" /readyz
+}
+
+# bench_nginx ROOT_DIR: nginx serving ROOT_DIR statically with the same worker count.
+bench_nginx() {
+  BENCH_NGINX_PORT=$(free_port 18680)
+  local tmp=$BENCH_TMP
+  cat >"$tmp/nginx.conf" <<CONF
+daemon off;
+worker_processes $(nproc);
+pid $tmp/nginx.pid;
+error_log $tmp/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/body;
+  proxy_temp_path $tmp/proxy;
+  fastcgi_temp_path $tmp/fastcgi;
+  uwsgi_temp_path $tmp/uwsgi;
+  scgi_temp_path $tmp/scgi;
+  keepalive_requests 100000000;
+  etag on;
+  server {
+    listen 127.0.0.1:$BENCH_NGINX_PORT;
+    root $1;
+    default_type application/json;
+    add_header Cache-Control no-cache;
+  }
+}
+CONF
+  nginx -c "$tmp/nginx.conf" -p "$tmp" 2>"$tmp/nginx.stderr" &
+  BENCH_PIDS+=($!)
+}
+
+bench_wait() {
+  for _ in $(seq 150); do
+    curl -sf "http://127.0.0.1:$1$2" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "nothing answers on port $1$2" >&2
+  cat "$BENCH_TMP"/*.log >&2 2>/dev/null || true
+  return 1
+}
+
+# wrk_rate URL CONNECTIONS DURATION [SCRIPT]: requests per second.
+wrk_rate() {
+  local script=()
+  [ -n "${4:-}" ] && script=(-s "$4")
+  wrk -t2 -c"$2" -d"$3" "${script[@]}" "$1" | awk '/Requests\/sec/ { print $2 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
