@@ -288,10 +288,10 @@ class FakeAppStore(Process):
             time.sleep(0.05)
         raise AssertionError(f"fake-appstore did not print {expected!r} within {timeout}s\n{self.log_tail()}")
 
-    def call(self, path: str, body: dict, expect: int | None = 200) -> dict:
+    def call(self, path: str, body: dict, expect: tuple[int, ...] | None = (200, 201)) -> dict:
         r = requests.post(self.url + path, json=body, timeout=30)
         if expect is not None:
-            assert r.status_code == expect, f"fake {path} {body} -> {r.status_code} {r.text}"
+            assert r.status_code in expect, f"fake {path} {body} -> {r.status_code} {r.text}"
         try:
             return r.json()
         except ValueError:
@@ -338,8 +338,8 @@ class FakeAppStore(Process):
 
     def notification(self, notification_type: str, subtype: str | None = None,
                      transaction_id: str | None = None, grace_period_expires_in_seconds: int | None = None,
-                     deliver: bool = True) -> dict:
-        body: dict[str, Any] = {"notification_type": notification_type, "deliver": deliver}
+                     deliver: bool = True, **extra: Any) -> dict:
+        body: dict[str, Any] = {"notification_type": notification_type, "deliver": deliver, **extra}
         if subtype:
             body["subtype"] = subtype
         if transaction_id:
@@ -541,3 +541,29 @@ def jws_payload(jws: str) -> dict:
 def admin_tokens() -> tuple[str, str]:
     token = secrets.token_hex(16)
     return token, f"{ADMIN_NAME}:{token}"
+
+
+def buy(api: Client, fake: FakeAppStore, user_id: str, product_id: str, type: str = "consumable",
+        quantity: int = 1, proof: str = "signed_transaction", apple_account: str | None = None,
+        environment: str = "Production", expires_in_seconds: int | None = None,
+        expect: int = 200) -> tuple[dict, dict, requests.Response]:
+    """Seed 004's flow: order, StoreKit purchase with the order's token, TRADE_SUCCESS report."""
+    order = api.create_order(user_id, product_id, quantity=quantity if quantity != 1 else None)
+    purchase = fake.purchase(product_id, type, quantity=quantity, app_account_token=order["app_account_token"],
+                             apple_account=apple_account, environment=environment,
+                             expires_in_seconds=expires_in_seconds)
+    r = api.report(order["trade_no"], **{proof: purchase[proof]})
+    if expect is not None:
+        assert r.status_code == expect, f"report {order['trade_no']}: {r.status_code} {r.text}"
+    return order, purchase, r
+
+
+def wait_for_order(api: Client, trade_no: str, status: str, timeout: float = 15) -> dict:
+    return wait_until(lambda: (lambda o: o if o["trade_status"] == status else None)(api.order(trade_no)),
+                      timeout, f"order {trade_no} did not become {status}")
+
+
+def form_post(api: Client, path: str, fields: list[tuple[str, str]]) -> requests.Response:
+    """A naive form post like seed 000's: values are NOT percent-encoded."""
+    body = "&".join(f"{k}={v}" for k, v in fields)
+    return api.post(path, data=body.encode(), headers={"Content-Type": "application/x-www-form-urlencoded"})
