@@ -151,6 +151,31 @@ def test_an_edited_applied_migration_stops_start_up_naming_the_file(launcher, tm
     assert edited.name in second.log(), second.log_tail()
 
 
+def test_two_instances_starting_at_once_on_an_empty_database_migrate_once(launcher):
+    db = launcher.database()
+    first = launcher.storekeeper(db, start=False)
+    second = launcher.storekeeper(db, start=False)
+    first.spawn()
+    second.spawn()
+    first.wait_ready()
+    second.wait_ready()
+    applied = db.rows("SELECT count(*), count(DISTINCT 1) FROM schema_migrations")
+    assert int(applied[0][0]) == len(list((REPO / "Migrations").glob("*.sql")))
+    assert requests.get(second.url + "/readyz", timeout=5).status_code == 200
+
+
+def test_metrics_are_served_in_prometheus_text_format(sk):
+    requests.get(sk.url + "/v1/products", timeout=5)
+    r = requests.get(sk.url + "/metrics", timeout=5)
+    assert r.status_code == 200, r.text
+    assert r.headers.get("Content-Type", "").startswith("text/plain")
+    samples = [line for line in r.text.splitlines() if line and not line.startswith("#")]
+    assert samples, r.text[:500]
+    for line in samples:
+        name, _, value = line.rpartition(" ")
+        assert name and float(value) == float(value), line
+
+
 def test_migrate_command_reports_up_to_date_on_a_migrated_database(binary, launcher, fresh_db, sk):
     env = launcher.env(fresh_db, 1)
     env["DATABASE_URL"] = sk.env["DATABASE_URL"]

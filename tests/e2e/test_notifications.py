@@ -280,3 +280,33 @@ def test_admin_notification_list_pages_and_filters(api, fake_appstore):
     newest_first = [u for u in seen if u in uuids]
     assert newest_first == list(reversed(uuids))
     problem(api.get("/admin/v1/notifications", params={"limit": 2}), 401, "unauthorized")
+
+
+def test_duplicates_delivered_at_once_to_two_instances_apply_once(api, fake_appstore, stack, module_storekeeper):
+    import threading
+
+    other = module_storekeeper(stack.db, fake=fake_appstore, share_admin_with=stack.sk)
+    user = unique("dup-two")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    barrier = threading.Barrier(10)
+    statuses = [None] * 10
+
+    def deliver(i):
+        client = (api if i % 2 else other.client)
+        barrier.wait(timeout=30)
+        statuses[i] = client.post_notification(note["signed_payload"]).status_code
+
+    threads = [threading.Thread(target=deliver, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert statuses == [200] * 10, statuses
+    wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    wait_processed(api, note["notification_uuid"])
+    assert api.balance(user) == 0
+    refunds = stack.db.scalar(
+        f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}' AND kind = 'refund'")
+    assert refunds == "1"
+    assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]].count("refunded") == 1
