@@ -90,3 +90,26 @@ def test_a_fault_for_a_limited_count_passes_by_itself(api, fake_appstore):
     assert r.status_code == 202, r.text
     wait_for_order(api, order["trade_no"], "TRADE_SUCCESS", timeout=15)
     assert api.balance(user) == 100
+
+
+def test_the_sweeper_leaves_an_order_alone_while_its_payment_is_being_verified(module_launcher):
+    stack = module_launcher.stack(ORDER_TTL="2s", SWEEP_INTERVAL="1s")
+    api, fake = stack.api, stack.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique("pending-ttl")
+    order = api.create_order(user, GOLD)
+    purchase = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    fake.fault("http503")
+    assert api.report(order["trade_no"], receipt=purchase["receipt"]).status_code == 202
+    # Past the TTL, with the sweeper and the retry worker both having had several turns.
+    wait_until(lambda: int(stack.db.scalar(
+        f"SELECT coalesce(max(attempts), 0) FROM trade_reports WHERE trade_no = '{order['trade_no']}'")) >= 2
+        and stack.db.scalar(f"SELECT expires_at < now() - interval '2 seconds' FROM orders "
+                            f"WHERE trade_no = '{order['trade_no']}'") == "t",
+        20, "the retry worker did not keep retrying")
+    waiting = api.order(order["trade_no"])
+    assert waiting["trade_status"] == "WAIT_BUYER_PAY" and waiting["verification"] == "pending", waiting
+    fake.clear_faults()
+    wait_for_order(api, order["trade_no"], "TRADE_SUCCESS")
+    assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]] == ["created", "paid"]
+    assert api.balance(user) == 100

@@ -42,3 +42,23 @@ def test_database_restart_gives_503_while_down_and_recovers_without_restart(stor
     assert after["trade_status"] == "WAIT_BUYER_PAY"
     assert api.order(before["trade_no"])["trade_no"] == before["trade_no"]
     assert sk.running(), "Storekeeper must survive the database restart"
+
+
+def test_after_a_database_restart_catalog_changes_still_reach_every_instance(launcher):
+    db = launcher.database()
+    a = launcher.storekeeper(db)
+    b = launcher.storekeeper(db, share_admin_with=a)
+    product = "com.example.tests.restart.listen"
+    a.client.put_product(product, price="1.00")
+    wait_until(lambda: b.client.get(f"/v1/products/{product}").status_code == 200, 5, "B never saw the product")
+
+    pg_stop()
+    pg_start()
+    wait_until(lambda: requests.get(a.url + "/readyz", timeout=5).status_code == 200, 30, "A did not recover")
+    wait_until(lambda: requests.get(b.url + "/readyz", timeout=5).status_code == 200, 30, "B did not recover")
+
+    r = a.client.request("PATCH", f"/admin/v1/products/{product}", admin=True, json={"price": "2.00"})
+    assert r.status_code == 200, r.text
+    # B's LISTEN connection was cut by the restart: it must reconnect (and reload) by itself.
+    wait_until(lambda: b.client.get(f"/v1/products/{product}").json()["price"] == "2.00", 10,
+               "instance B never served the change made after the database restart")

@@ -73,3 +73,12 @@ def test_user_ids_are_path_encoded_and_checked(api, fake_appstore):
     buy(api, fake_appstore, guest, P + "gold")
     assert api.get(f"/v1/users/{quote(guest, safe='')}/entitlements").json()["balances"]["gold"] == 100
     problem(api.get("/v1/users/bad%01user/entitlements"), 400, "invalid_user_id")
+
+
+def test_a_user_id_with_a_slash_reads_its_own_entitlements(api, fake_appstore):
+    user = "team/" + unique("slash")
+    buy(api, fake_appstore, user, P + "gold")
+    r = api.get(f"/v1/users/{quote(user, safe='')}/entitlements")
+    assert r.status_code == 200, r.text
+    assert r.json()["user_id"] == user
+    assert r.json()["balances"]["gold"] == 100

@@ -310,3 +310,25 @@ def test_duplicates_delivered_at_once_to_two_instances_apply_once(api, fake_apps
         f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}' AND kind = 'refund'")
     assert refunds == "1"
     assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]].count("refunded") == 1
+
+
+def test_a_refund_of_a_purchase_recorded_without_an_owner_is_not_credited_later(api, fake_appstore, stack):
+    # Seed 000's legacy post records the transaction with no user; Apple then refunds it.
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    r = api.receipts(receipt=purchase["receipt"], product_id=GOLD)
+    assert r.status_code == 200 and r.json()["transactions"][0]["status"] == "recorded", r.text
+    note = fake_appstore.refund(purchase["transaction_id"])
+    assert note["delivered_status"] == 200
+    wait_until(lambda: (lambda n: n and n["state"] in ("processed", "deferred"))(stored(api, note["notification_uuid"])),
+               15, "the refund was never handled")
+
+    # Later the app reports the purchase for an order with the transaction it kept from before.
+    user = unique("refunded-unowned")
+    order = api.create_order(user, GOLD)
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    wait_processed(api, note["notification_uuid"])
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] != "WAIT_BUYER_PAY" or r.status_code >= 400,
+               15, "the report neither settled nor was refused")
+    final = api.order(order["trade_no"])
+    assert api.balance(user) == 0, (
+        f"a refunded transaction credited gold: report -> {r.status_code} {r.text}; order now {final}")
