@@ -86,4 +86,6 @@ wrk_rate() {
   wrk -t2 -c"$2" -d"$3" "${script[@]}" "$1" | awk '/Requests\/sec/ { print $2 }'
 }
 
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a ? b : a) }'; }
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }

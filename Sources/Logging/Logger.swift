@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import Foundation
 
 /// Writes one JSON object per line to standard error.
 ///
@@ -27,7 +28,9 @@ public struct Logger: Sendable {
 
   public func isEnabled(_ level: LogLevel) -> Bool { level >= self.level }
 
-  public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+  public func log(
+    _ level: LogLevel, _ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]
+  ) {
     guard isEnabled(level) else { return }
     var line = "{\"ts\":\"\(LogClock.timestamp())\",\"level\":\"\(level.name)\",\"logger\":"
     LogValue.string(label).append(to: &line)

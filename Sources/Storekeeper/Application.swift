@@ -17,23 +17,28 @@ public final class Application: Sendable {
   let server: HTTPServer
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
-  /// Every route served, for the OpenAPI consistency test.
-  let routes: [(method: HTTPMethod, pattern: String)]
+  /// The routes with their handlers: served by `server`, and callable in-process by tests.
+  let router: Router
+  var routes: [(method: HTTPMethod, pattern: String)] { router.routes }
 
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
     self.logger = logger
     var poolConfig = PostgresConfiguration(url: config.databaseURL)
     poolConfig.maxConnections = config.databasePoolSize
-    let database = PostgresPool(configuration: poolConfig, logger: logger.with("component", "postgres"))
+    let database = PostgresPool(
+      configuration: poolConfig, logger: logger.with("component", "postgres"))
     self.database = database
-    migrator = Migrator(directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
+    migrator = Migrator(
+      directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
 
     let catalogRepository = CatalogRepository(database: database)
-    let catalog = CatalogCache(repository: catalogRepository, logger: logger.with("component", "catalog"))
+    let catalog = CatalogCache(
+      repository: catalogRepository, logger: logger.with("component", "catalog"))
     self.catalog = catalog
     listener = PostgresListener(
-      url: config.databaseURL, channels: [CatalogRepository.channel], logger: logger.with("component", "listener"),
+      url: config.databaseURL, channels: [CatalogRepository.channel],
+      logger: logger.with("component", "listener"),
       onNotification: { _, _ in catalog.requestReload() },
       // After any (re)connect a full reload, so changes made while disconnected are not missed.
       onConnect: { catalog.requestReload() })
@@ -41,7 +46,8 @@ public final class Application: Sendable {
     let appStore = try Self.appStoreConfiguration(config, logger: logger)
     let verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: appStore),
-      receipts: ReceiptVerifier(configuration: appStore, logger: logger.with("component", "verify-receipt")))
+      receipts: ReceiptVerifier(
+        configuration: appStore, logger: logger.with("component", "verify-receipt")))
 
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()
@@ -49,40 +55,51 @@ public final class Application: Sendable {
     let orders = OrderRepository(database: database)
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
-      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs), windowMs: config.retryWindowMs,
+      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
+      windowMs: config.retryWindowMs,
       retryBaseMs: config.retryBaseMs)
     let entitlements = EntitlementRepository(database: database)
     let tradeReports = TradeReportService(
-      database: database, orders: orders, reports: reports, verifier: verifier, settlement: settlement)
+      database: database, orders: orders, reports: reports, verifier: verifier,
+      settlement: settlement)
     let receipts = ReceiptService(
-      database: database, reports: reports, verifier: verifier, settlement: settlement, entitlements: entitlements)
+      database: database, reports: reports, verifier: verifier, settlement: settlement,
+      entitlements: entitlements)
     let notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
       logger: logger.with("component", "notifications"))
-    let auth = AdminAuthenticator(tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
+    let auth = AdminAuthenticator(
+      tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
-    var router = APIRouter()
-    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config)).register(&router)
+    var router = APIRouter(logger: logger.with("component", "http"))
+    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
+      .register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     MetricsRoutes(database: database, catalog: catalog).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
-      service: OrderService(database: database, orders: orders, idempotency: idempotency, ttlSeconds: config.orderTTLSeconds),
+      service: OrderService(
+        database: database, orders: orders, idempotency: idempotency,
+        ttlSeconds: config.orderTTLSeconds),
       orders: orders
     ).register(&router)
     AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
     SettlementRoutes(reports: tradeReports, receipts: receipts).register(&router)
     EntitlementRoutes(repository: entitlements).register(&router)
-    NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() }).register(&router)
+    NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })
+      .register(&router)
 
-    routes = router.router.routes
+    self.router = router.router
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
     serverConfig.port = config.port
     serverConfig.eventLoopCount = config.eventLoops
-    server = HTTPServer(configuration: serverConfig, router: router.router, logger: logger.with("component", "http"))
+    server = HTTPServer(
+      configuration: serverConfig, router: router.router, logger: logger.with("component", "http"))
 
-    let sweeper = BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
+    let sweeper = BackgroundLoop(
+      name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger
+    ) {
       do {
         let closed = try await orders.closeExpired()
         if closed > 0 { logger.info("expired orders closed", ["count": .int(closed)]) }
@@ -92,8 +109,10 @@ public final class Application: Sendable {
       }
     }
     let retryWorker = ReportRetryWorker(
-      database: database, reports: reports, orders: orders, verifier: verifier, tradeReports: tradeReports,
-      receipts: receipts, backoffBaseMs: config.retryBaseMs, logger: logger.with("component", "report-retry"))
+      database: database, reports: reports, orders: orders, verifier: verifier,
+      tradeReports: tradeReports,
+      receipts: receipts, backoffBaseMs: config.retryBaseMs,
+      logger: logger.with("component", "report-retry"))
     let retryLoop = BackgroundLoop(
       name: "report-retry", intervalMs: min(config.retryBaseMs, 5000), logger: logger
     ) { await retryWorker.runOnce() }
@@ -109,7 +128,9 @@ public final class Application: Sendable {
   public func start() async throws -> Int {
     if config.migrateOnStart {
       let applied = try await migrator.migrate(database)
-      if !applied.isEmpty { logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))]) }
+      if !applied.isEmpty {
+        logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
+      }
     }
     try await catalog.reload()
     listener.start()
@@ -129,14 +150,18 @@ public final class Application: Sendable {
     logger.notice("stopped")
   }
 
-  static func appStoreConfiguration(_ config: AppConfig, logger: Logger) throws -> AppStoreConfiguration {
+  static func appStoreConfiguration(_ config: AppConfig, logger: Logger) throws
+    -> AppStoreConfiguration
+  {
     var appStore = AppStoreConfiguration(bundleId: config.bundleId)
     appStore.appAppleId = config.appAppleId
     appStore.allowedEnvironments = config.environments
     appStore.sharedSecret = config.sharedSecret
     appStore.receiptTimeout = .milliseconds(config.appleTimeoutMs)
     if let url = URL(string: config.verifyReceiptURL) { appStore.verifyReceiptURL = url }
-    if let url = URL(string: config.verifyReceiptSandboxURL) { appStore.verifyReceiptSandboxURL = url }
+    if let url = URL(string: config.verifyReceiptSandboxURL) {
+      appStore.verifyReceiptSandboxURL = url
+    }
     for path in config.rootCertificatePaths {
       guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
         throw ConfigError(variable: "APPLE_ROOT_CERTS", problem: "cannot read \(path)")
@@ -152,7 +177,8 @@ public final class Application: Sendable {
   /// The contract is served as it is in the repository; without it start-up stops.
   static func openAPI(_ config: AppConfig) throws -> [UInt8] {
     guard let data = FileManager.default.contents(atPath: config.openAPIPath), !data.isEmpty else {
-      throw ConfigError(variable: "OPENAPI_PATH", problem: "names no readable file: \(config.openAPIPath)")
+      throw ConfigError(
+        variable: "OPENAPI_PATH", problem: "names no readable file: \(config.openAPIPath)")
     }
     return Array(data)
   }

@@ -35,6 +35,8 @@ public enum Commands {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       return 2
     }
+    // Trapped before the server can answer /readyz, so an early SIGTERM is never lost.
+    let trap = SignalTrap([SIGTERM, SIGINT])
     do {
       _ = try await app.start()
     } catch {
@@ -42,7 +44,7 @@ public enum Commands {
       await app.shutdown()
       return 1
     }
-    let signal = await Signals.wait(for: [SIGTERM, SIGINT])
+    let signal = await trap.wait()
     logger.notice("signal received", ["signal": .int(Int(signal))])
     await app.shutdown()
     return 0
@@ -51,11 +53,15 @@ public enum Commands {
   public static func migrate() async -> Int32 {
     guard let config = config() else { return 2 }
     let logger = logger(config.logLevel)
-    let pool = PostgresPool(configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
+    let pool = PostgresPool(
+      configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
     let status: Int32
     do {
-      let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger).migrate(pool)
-      print(applied.isEmpty ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
+      let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger)
+        .migrate(pool)
+      print(
+        applied.isEmpty
+          ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
       status = 0
     } catch {
       FileHandle.standardError.write(Data("migration failed: \(error)\n".utf8))
@@ -67,7 +73,8 @@ public enum Commands {
 
   public static func seedDemo() async -> Int32 {
     guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(Data("configuration error: DATABASE_URL is required but not set\n".utf8))
+      FileHandle.standardError.write(
+        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
       return 2
     }
     let logger = logger(.notice)

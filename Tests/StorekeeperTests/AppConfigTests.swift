@@ -3,7 +3,9 @@ import Testing
 @testable import Storekeeper
 
 @Suite struct AppConfigTests {
-  let base = ["DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app"]
+  let base = [
+    "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
+  ]
 
   func error(_ env: [String: String]) -> ConfigError? {
     do {
@@ -37,7 +39,8 @@ import Testing
     #expect(error(base.merging(["PORT": "70000"]) { $1 })?.variable == "PORT")
     #expect(error(base.merging(["DATABASE_URL": "mysql://x"]) { $1 })?.variable == "DATABASE_URL")
     #expect(error(base.merging(["ADMIN_TOKENS": "ops:short"]) { $1 })?.variable == "ADMIN_TOKENS")
-    #expect(error(base.merging(["APPLE_ENVIRONMENTS": "xcode"]) { $1 })?.variable == "APPLE_ENVIRONMENTS")
+    #expect(
+      error(base.merging(["APPLE_ENVIRONMENTS": "xcode"]) { $1 })?.variable == "APPLE_ENVIRONMENTS")
     #expect(error(base.merging(["ORDER_TTL": "soon"]) { $1 })?.variable == "ORDER_TTL")
     #expect(error(base.merging(["LOG_LEVEL": "loud"]) { $1 })?.variable == "LOG_LEVEL")
   }
@@ -54,9 +57,13 @@ import Testing
   }
 
   @Test func comparesAdminTokensWithoutShortcuts() {
-    #expect(AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-token".utf8)))
-    #expect(!AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-tokeN".utf8)))
-    #expect(!AdminAuthenticator.constantTimeEquals(Array("secret".utf8), Array("secret-token".utf8)))
+    #expect(
+      AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-token".utf8)))
+    #expect(
+      !AdminAuthenticator.constantTimeEquals(Array("secret-token".utf8), Array("secret-tokeN".utf8))
+    )
+    #expect(
+      !AdminAuthenticator.constantTimeEquals(Array("secret".utf8), Array("secret-token".utf8)))
     #expect(!AdminAuthenticator.constantTimeEquals([], Array("x".utf8)))
   }
 }

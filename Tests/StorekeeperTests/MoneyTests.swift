@@ -21,8 +21,12 @@ import Testing
   }
 
   @Test func rejectsMoreFractionDigitsThanTheCurrencyHas() {
-    #expect(throws: Money.Problem.tooManyFractionDigits(allowed: 2)) { try Money.minorUnits("6.001", exponent: 2) }
-    #expect(throws: Money.Problem.tooManyFractionDigits(allowed: 0)) { try Money.minorUnits("600.5", exponent: 0) }
+    #expect(throws: Money.Problem.tooManyFractionDigits(allowed: 2)) {
+      try Money.minorUnits("6.001", exponent: 2)
+    }
+    #expect(throws: Money.Problem.tooManyFractionDigits(allowed: 0)) {
+      try Money.minorUnits("600.5", exponent: 0)
+    }
   }
 
   @Test func rejectsAmountsThatCouldOverflow() {

@@ -23,14 +23,17 @@ import Testing
         path = String(line.dropFirst(2).dropLast())
       } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
         let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
-        if ["GET", "PUT", "POST", "PATCH", "DELETE"].contains(method) { routes.insert("\(method) \(path)") }
+        if ["GET", "PUT", "POST", "PATCH", "DELETE"].contains(method) {
+          routes.insert("\(method) \(path)")
+        }
       }
     }
     return routes
   }
 
   @Test func everyRouteIsInTheSpecAndBack() throws {
-    let config = AppConfig(databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.contract")
+    let config = AppConfig(
+      databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.contract")
     let app = try Application(config: config, logger: Logger(label: "test", level: .critical))
     let served = Set(app.routes.map { "\($0.method.rawValue) \($0.pattern)" })
     let documented = try Self.specRoutes()

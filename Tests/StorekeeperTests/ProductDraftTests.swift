@@ -38,7 +38,8 @@ import Testing
     #expect(failures("g", gold.merging(["price": .number("6")]) { $1 }) == ["price"])
     #expect(failures("g", gold.merging(["currency": .string("XXX")]) { $1 }) == ["currency"])
     #expect(failures("g", gold.merging(["type": .string("gift")]) { $1 }) == ["type"])
-    #expect(failures("g", gold.merging(["sort_order": .number("2147483648")]) { $1 }) == ["sort_order"])
+    #expect(
+      failures("g", gold.merging(["sort_order": .number("2147483648")]) { $1 }) == ["sort_order"])
     #expect(failures("g", gold.merging(["colour": .string("red")]) { $1 }) == ["colour"])
     #expect(failures("g", gold.merging(["title": .string("")]) { $1 }) == ["title"])
   }

@@ -16,9 +16,13 @@ struct AdminOrderRoutes: Sendable {
       struct Page: Encodable {
         var orders: [Order]
         var nextCursor: String?
-        enum CodingKeys: String, CodingKey { case orders, nextCursor = "next_cursor" }
+        enum CodingKeys: String, CodingKey {
+          case orders
+          case nextCursor = "next_cursor"
+        }
       }
-      return try JSONCoding.response(Page(orders: page.orders, nextCursor: page.next.map(Cursor.encode)))
+      return try JSONCoding.response(
+        Page(orders: page.orders, nextCursor: page.next.map(Cursor.encode)))
     }
     router.add(.get, "/admin/v1/orders/{trade_no}") { request, context in
       _ = try auth.authenticate(request)
@@ -35,44 +39,68 @@ struct AdminOrderRoutes: Sendable {
 
   static func filter(_ query: [String: String]) throws -> OrderRepository.Filter {
     var problems: [FieldError] = []
-    let known: Set<String> = ["trade_status", "user_id", "product_id", "created_from", "created_to", "limit", "cursor"]
+    let known: Set<String> = [
+      "trade_status", "user_id", "product_id", "created_from", "created_to", "limit", "cursor",
+    ]
     for name in query.keys.sorted() where !known.contains(name) {
       problems.append(FieldError(field: name, message: "is not a known filter"))
     }
     var filter = OrderRepository.Filter(limit: 50)
     if let status = query["trade_status"] {
-      if statuses.contains(status) { filter.tradeStatus = status } else {
-        problems.append(FieldError(field: "trade_status", message: "must be WAIT_BUYER_PAY, TRADE_SUCCESS or TRADE_CLOSED"))
+      if statuses.contains(status) {
+        filter.tradeStatus = status
+      } else {
+        problems.append(
+          FieldError(
+            field: "trade_status", message: "must be WAIT_BUYER_PAY, TRADE_SUCCESS or TRADE_CLOSED")
+        )
       }
     }
     if let user = query["user_id"] {
-      if OrderService.isValidUserId(user) { filter.userId = user } else {
+      if OrderService.isValidUserId(user) {
+        filter.userId = user
+      } else {
         problems.append(FieldError(field: "user_id", message: "must be 1-128 printable characters"))
       }
     }
     if let product = query["product_id"] {
-      if ProductDraft.isValidProductId(product) { filter.productId = product } else {
+      if ProductDraft.isValidProductId(product) {
+        filter.productId = product
+      } else {
         problems.append(FieldError(field: "product_id", message: "is not a valid product id"))
       }
     }
-    for (name, keyPath) in [("created_from", \OrderRepository.Filter.createdFrom), ("created_to", \.createdTo)] {
+    for (name, keyPath) in [
+      ("created_from", \OrderRepository.Filter.createdFrom), ("created_to", \.createdTo),
+    ] {
       guard let text = query[name] else { continue }
-      if let date = Timestamp.parse(text) { filter[keyPath: keyPath] = date } else {
-        problems.append(FieldError(field: name, message: "must be an RFC 3339 timestamp such as 2026-11-29T00:00:00Z"))
+      if let date = Timestamp.parse(text) {
+        filter[keyPath: keyPath] = date
+      } else {
+        problems.append(
+          FieldError(
+            field: name, message: "must be an RFC 3339 timestamp such as 2026-11-29T00:00:00Z"))
       }
     }
     if let limit = query["limit"] {
-      if let value = Int(limit), (1...200).contains(value) { filter.limit = value } else {
+      if let value = Int(limit), (1...200).contains(value) {
+        filter.limit = value
+      } else {
         problems.append(FieldError(field: "limit", message: "must be between 1 and 200"))
       }
     }
     if let cursor = query["cursor"] {
-      if let after = Cursor.decode(cursor), TradeNumber.isWellFormed(after) { filter.after = after } else {
-        problems.append(FieldError(field: "cursor", message: "is not a cursor this server gave out"))
+      if let after = Cursor.decode(cursor), TradeNumber.isWellFormed(after) {
+        filter.after = after
+      } else {
+        problems.append(
+          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
       }
     }
     guard problems.isEmpty else {
-      throw HTTPError(400, code: "invalid_query", detail: "one or more query parameters are invalid", fields: problems)
+      throw HTTPError(
+        400, code: "invalid_query", detail: "one or more query parameters are invalid",
+        fields: problems)
     }
     return filter
   }

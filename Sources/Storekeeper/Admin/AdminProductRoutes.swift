@@ -29,7 +29,8 @@ struct AdminProductRoutes: Sendable {
       ) { _ in try ProductDraft.replacing(productId: id, with: fields) }
       await refresh(context)
       context.logger.notice(
-        "product written", ["product_id": .string(id), "admin": .string(admin), "created": .bool(result.created)])
+        "product written",
+        ["product_id": .string(id), "admin": .string(admin), "created": .bool(result.created)])
       return try Self.respond(result.product, status: result.created ? 201 : 200)
     }
     router.add(.patch, "/admin/v1/products/{product_id}") { request, context in
@@ -40,20 +41,24 @@ struct AdminProductRoutes: Sendable {
         productId: id, ifMatch: request.headers["If-Match"], by: admin
       ) { current in
         guard let current else {
-          throw HTTPError(404, code: "product_not_found", detail: "no product \(id); create it with PUT")
+          throw HTTPError(
+            404, code: "product_not_found", detail: "no product \(id); create it with PUT")
         }
         return try ProductDraft.patching(current, with: fields)
       }
       await refresh(context)
-      context.logger.notice("product updated", ["product_id": .string(id), "admin": .string(admin)])
+      context.logger.notice(
+        "product updated", ["product_id": .string(id), "admin": .string(admin)])
       return try Self.respond(result.product, status: 200)
     }
     router.add(.delete, "/admin/v1/products/{product_id}") { request, context in
       let admin = try auth.authenticate(request)
       let id = context.parameters["product_id"] ?? ""
-      let product = try await repository.deactivate(productId: id, ifMatch: request.headers["If-Match"])
+      let product = try await repository.deactivate(
+        productId: id, ifMatch: request.headers["If-Match"])
       await refresh(context)
-      context.logger.notice("product deactivated", ["product_id": .string(id), "admin": .string(admin)])
+      context.logger.notice(
+        "product deactivated", ["product_id": .string(id), "admin": .string(admin)])
       return try Self.respond(product, status: 200)
     }
     router.add(.get, "/admin/v1/products/{product_id}/price-history") { request, context in
@@ -62,10 +67,15 @@ struct AdminProductRoutes: Sendable {
       struct History: Encodable {
         var productId: String
         var history: [PriceChange]
-        enum CodingKeys: String, CodingKey { case productId = "product_id", history }
+        enum CodingKeys: String, CodingKey {
+          case productId = "product_id"
+          case history
+        }
       }
       return try JSONCoding.response(
-        History(productId: product.productId, history: try await repository.priceHistory(product.productId)))
+        History(
+          productId: product.productId,
+          history: try await repository.priceHistory(product.productId)))
     }
   }
 
@@ -80,12 +90,14 @@ struct AdminProductRoutes: Sendable {
   /// This instance serves its own change at once; the others follow through NOTIFY.
   private func refresh(_ context: Context) async {
     do { try await cache.reload() } catch {
-      context.logger.warning("catalog reload after write failed; will retry", ["error": .string("\(error)")])
+      context.logger.warning(
+        "catalog reload after write failed; will retry", ["error": .string("\(error)")])
       cache.requestReload()
     }
   }
 
   static func respond(_ product: Product, status: Int) throws -> Response {
-    try JSONCoding.response(product.adminView, status: status, headers: HTTPHeaders([("ETag", product.etag)]))
+    try JSONCoding.response(
+      product.adminView, status: status, headers: HTTPHeaders([("ETag", product.etag)]))
   }
 }

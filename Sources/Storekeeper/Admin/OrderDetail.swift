@@ -9,7 +9,9 @@ struct OrderDetail: Encodable, Sendable {
   var transactions: [JSONValue]
   var notifications: [JSONValue]
 
-  static func load(_ order: Order, database: PostgresPool, orders: OrderRepository) async throws -> OrderDetail {
+  static func load(_ order: Order, database: PostgresPool, orders: OrderRepository) async throws
+    -> OrderDetail
+  {
     let history = try await orders.events(order.tradeNo)
     let reports = try await database.query(
       """

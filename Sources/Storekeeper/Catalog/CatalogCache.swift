@@ -48,7 +48,8 @@ final class CatalogCache: Sendable {
           attempt = 0
         } catch {
           attempt += 1
-          logger.warning("catalog reload failed", ["error": .string("\(error)"), "attempt": .int(attempt)])
+          logger.warning(
+            "catalog reload failed", ["error": .string("\(error)"), "attempt": .int(attempt)])
           try? await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
           continue
         }

@@ -11,7 +11,8 @@ struct CatalogSnapshot: Sendable {
   var byId: [String: Product]
 
   static let empty = CatalogSnapshot(
-    list: Entry(body: Array(#"{"products":[]}"#.utf8), etag: etag(of: Array(#"{"products":[]}"#.utf8))),
+    list: Entry(
+      body: Array(#"{"products":[]}"#.utf8), etag: etag(of: Array(#"{"products":[]}"#.utf8))),
     products: [:], byId: [:])
 
   init(list: Entry, products: [String: Entry], byId: [String: Product]) {
@@ -30,7 +31,8 @@ struct CatalogSnapshot: Sendable {
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
       byId[product.productId] = product
     }
-    self.init(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries, byId: byId)
+    self.init(
+      list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries, byId: byId)
   }
 
   /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every

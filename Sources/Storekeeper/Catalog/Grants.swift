@@ -52,7 +52,8 @@ struct Grants: Codable, Sendable, Equatable {
       }
     case .autoRenewable:
       if entitlement == nil {
-        problems.append(("grants.entitlement", "an auto-renewable subscription needs an entitlement"))
+        problems.append(
+          ("grants.entitlement", "an auto-renewable subscription needs an entitlement"))
       }
       if durationDays != nil {
         problems.append(("grants.duration_days", "Apple's expiresDate decides; leave it out"))

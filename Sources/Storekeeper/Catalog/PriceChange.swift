@@ -11,8 +11,13 @@ struct PriceChange: Encodable, Sendable {
   var changedAt: String
 
   enum CodingKeys: String, CodingKey {
-    case id, oldPrice = "old_price", oldCurrency = "old_currency", newPrice = "new_price"
-    case newCurrency = "new_currency", changedBy = "changed_by", changedAt = "changed_at"
+    case id
+    case oldPrice = "old_price"
+    case oldCurrency = "old_currency"
+    case newPrice = "new_price"
+    case newCurrency = "new_currency"
+    case changedBy = "changed_by"
+    case changedAt = "changed_at"
   }
 
   init(row: PostgresRow) throws {

@@ -82,8 +82,10 @@ struct Product: Sendable, Equatable {
     var grants: Grants
 
     enum CodingKeys: String, CodingKey {
-      case productId = "product_id", type, title, description, price, currency
-      case sortOrder = "sort_order", grants
+      case productId = "product_id"
+      case type, title, description, price, currency
+      case sortOrder = "sort_order"
+      case grants
     }
   }
 
@@ -103,9 +105,12 @@ struct Product: Sendable, Equatable {
     var updatedAt: String
 
     enum CodingKeys: String, CodingKey {
-      case productId = "product_id", type, title, description, price, currency
-      case sortOrder = "sort_order", active, grants, content, revision
-      case createdAt = "created_at", updatedAt = "updated_at"
+      case productId = "product_id"
+      case type, title, description, price, currency
+      case sortOrder = "sort_order"
+      case active, grants, content, revision
+      case createdAt = "created_at"
+      case updatedAt = "updated_at"
     }
   }
 }

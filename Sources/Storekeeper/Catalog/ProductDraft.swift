@@ -58,7 +58,8 @@ struct ProductDraft: Sendable, Equatable {
       description: fields.string("description", maxLength: 2000) ?? "",
       price: fields.string("price", required: true, maxLength: 40) ?? "0",
       currency: fields.string("currency", required: true, maxLength: 3) ?? "USD",
-      sortOrder: Int32(fields.integer("sort_order", range: Int64(Int32.min)...Int64(Int32.max)) ?? 0),
+      sortOrder: Int32(
+        fields.integer("sort_order", range: Int64(Int32.min)...Int64(Int32.max)) ?? 0),
       active: fields.bool("active") ?? true,
       grants: .empty, content: .object([:]))
     draft.apply(grantsAndContentFrom: &fields)
@@ -108,7 +109,10 @@ struct ProductDraft: Sendable, Equatable {
         }
         grants = try JSONCoding.decode(Grants.self, from: bytes)
       } catch {
-        fields.fail("grants", "must look like {\"balance\": {\"gold\": 100}} or {\"entitlement\": \"vip\", \"duration_days\": 30}")
+        fields.fail(
+          "grants",
+          "must look like {\"balance\": {\"gold\": 100}} or {\"entitlement\": \"vip\", \"duration_days\": 30}"
+        )
       }
     }
     if let contentValue = fields.object("content") {
@@ -122,7 +126,9 @@ struct ProductDraft: Sendable, Equatable {
 
   /// Cross-field rules: currency code, price against the currency's exponent, grants by type.
   private mutating func check(_ fields: inout RequestFields, priceGiven: Bool) {
-    if title.trimmingCharacters(in: .whitespaces).isEmpty { fields.fail("title", "must not be empty") }
+    if title.trimmingCharacters(in: .whitespaces).isEmpty {
+      fields.fail("title", "must not be empty")
+    }
     guard let exponent = Currency.exponent(of: currency) else {
       fields.fail("currency", "must be an ISO 4217 code such as USD, CNY or JPY")
       return

@@ -44,14 +44,18 @@ public struct AppConfig: Sendable {
     func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
       guard let text = env[name], !text.isEmpty else { return nil }
       guard let value = Int(text), range.contains(value) else {
-        throw ConfigError(variable: name, problem: "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+        throw ConfigError(
+          variable: name,
+          problem:
+            "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
       }
       return value
     }
     func duration(_ name: String) throws -> Int64? {
       guard let text = env[name], !text.isEmpty else { return nil }
       guard let ms = DurationParser.milliseconds(text), ms > 0 else {
-        throw ConfigError(variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
+        throw ConfigError(
+          variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
       }
       return ms
     }
@@ -74,12 +78,16 @@ public struct AppConfig: Sendable {
     }
     if let list = env["APPLE_ENVIRONMENTS"], !list.isEmpty {
       var environments: Set<String> = []
-      for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+      for name in list.split(separator: ",").map({
+        $0.trimmingCharacters(in: .whitespaces).lowercased()
+      }) {
         switch name {
         case "production": environments.insert("Production")
         case "sandbox": environments.insert("Sandbox")
         default:
-          throw ConfigError(variable: "APPLE_ENVIRONMENTS", problem: "allows only production and sandbox, got \"\(name)\"")
+          throw ConfigError(
+            variable: "APPLE_ENVIRONMENTS",
+            problem: "allows only production and sandbox, got \"\(name)\"")
         }
       }
       config.environments = environments
@@ -105,7 +113,9 @@ public struct AppConfig: Sendable {
     config.retryWindowMs = try duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {
-        throw ConfigError(variable: "LOG_LEVEL", problem: "must be one of debug, info, notice, warning, error, critical")
+        throw ConfigError(
+          variable: "LOG_LEVEL",
+          problem: "must be one of debug, info, notice, warning, error, critical")
       }
       config.logLevel = parsed
     }
@@ -116,13 +126,16 @@ public struct AppConfig: Sendable {
 
   static func parseAdminTokens(_ text: String) throws -> [(name: String, token: String)] {
     var tokens: [(String, String)] = []
-    for entry in text.split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+    for entry in text.split(separator: ",")
+    where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
       let parts = entry.split(separator: ":", maxSplits: 1)
       guard parts.count == 2, !parts[0].isEmpty else {
         throw ConfigError(variable: "ADMIN_TOKENS", problem: "entries must look like name:token")
       }
       guard parts[1].count >= 16 else {
-        throw ConfigError(variable: "ADMIN_TOKENS", problem: "token of \"\(parts[0])\" is shorter than 16 characters")
+        throw ConfigError(
+          variable: "ADMIN_TOKENS",
+          problem: "token of \"\(parts[0])\" is shorter than 16 characters")
       }
       tokens.append((String(parts[0]), String(parts[1])))
     }

@@ -19,13 +19,15 @@ public enum DemoCatalog {
     drafts.append(
       ProductDraft(
         productId: prefix + "vip.month", type: .nonRenewing, title: "VIP, 1 month",
-        description: "VIP for 30 days.", price: "30.00", currency: "CNY", sortOrder: 100, active: true,
+        description: "VIP for 30 days.", price: "30.00", currency: "CNY", sortOrder: 100,
+        active: true,
         grants: Grants(entitlement: "vip", durationDays: 30),
         content: .object(["message": .string("Welcome to VIP.")])))
     drafts.append(
       ProductDraft(
         productId: prefix + "vip.quarter", type: .nonRenewing, title: "VIP, 3 months",
-        description: "VIP for 90 days.", price: "78.00", currency: "CNY", sortOrder: 110, active: true,
+        description: "VIP for 90 days.", price: "78.00", currency: "CNY", sortOrder: 110,
+        active: true,
         grants: Grants(entitlement: "vip", durationDays: 90),
         content: .object(["message": .string("Welcome to VIP.")])))
     drafts.append(

@@ -10,8 +10,8 @@ struct EntitlementRepository: Sendable {
   func view(userId: String) async throws -> Entitlements {
     var balances: [String: Int64] = [:]
     for row in try await database.query(
-      "SELECT asset, sum(amount)::bigint AS total FROM ledger WHERE user_id = \(userId) GROUP BY asset")
-    {
+      "SELECT asset, sum(amount)::bigint AS total FROM ledger WHERE user_id = \(userId) GROUP BY asset"
+    ) {
       balances[try row.decode("asset")] = try row.decode("total")
     }
 
@@ -28,7 +28,8 @@ struct EntitlementRepository: Sendable {
       let productId: String = try row.decode("product_id")
       nonConsumables.append(productId)
       if let name: String = try row.decodeIfPresent("entitlement") {
-        active[name] = .init(entitlement: name, expiresAt: nil, productId: productId, source: "non_consumable")
+        active[name] = .init(
+          entitlement: name, expiresAt: nil, productId: productId, source: "non_consumable")
       }
     }
 
@@ -36,9 +37,12 @@ struct EntitlementRepository: Sendable {
     func offer(_ name: String, _ expiresMs: Int64, _ productId: String, _ source: String) {
       guard expiresMs > now else { return }
       if let current = active[name] {
-        guard let currentExpiry = current.expiresAt.flatMap(Self.parseMs), currentExpiry < expiresMs else { return }
+        guard let currentExpiry = current.expiresAt.flatMap(Self.parseMs), currentExpiry < expiresMs
+        else { return }
       }
-      active[name] = .init(entitlement: name, expiresAt: Self.format(ms: expiresMs), productId: productId, source: source)
+      active[name] = .init(
+        entitlement: name, expiresAt: Self.format(ms: expiresMs), productId: productId,
+        source: source)
     }
 
     // Non-renewing: each purchase extends from the later of its payment and the current expiry.
@@ -60,7 +64,9 @@ struct EntitlementRepository: Sendable {
       let start = max(paid, runningExpiry[name]?.0 ?? 0)
       runningExpiry[name] = (start + days * 86_400_000, try row.decode("product_id"))
     }
-    for (name, (expiry, productId)) in runningExpiry { offer(name, expiry, productId, "non_renewing") }
+    for (name, (expiry, productId)) in runningExpiry {
+      offer(name, expiry, productId, "non_renewing")
+    }
 
     // Auto-renewable: Apple's latest expiresDate (or grace period) on a non-revoked transaction.
     let subscriptions = try await database.query(

@@ -8,7 +8,8 @@ struct EntitlementRoutes: Sendable {
     router.add(.get, "/v1/users/{user_id}/entitlements") { _, context in
       let userId = context.parameters["user_id"] ?? ""
       guard OrderService.isValidUserId(userId) else {
-        throw HTTPError(400, code: "invalid_user_id", detail: "user_id must be 1-128 printable characters")
+        throw HTTPError(
+          400, code: "invalid_user_id", detail: "user_id must be 1-128 printable characters")
       }
       return try JSONCoding.response(try await repository.view(userId: userId))
     }

@@ -9,7 +9,10 @@ struct Entitlements: Encodable, Sendable {
     var source: String
 
     enum CodingKeys: String, CodingKey {
-      case entitlement, expiresAt = "expires_at", productId = "product_id", source
+      case entitlement
+      case expiresAt = "expires_at"
+      case productId = "product_id"
+      case source
     }
   }
 
@@ -19,6 +22,8 @@ struct Entitlements: Encodable, Sendable {
   var nonConsumables: [String]
 
   enum CodingKeys: String, CodingKey {
-    case userId = "user_id", balances, entitlements, nonConsumables = "non_consumables"
+    case userId = "user_id"
+    case balances, entitlements
+    case nonConsumables = "non_consumables"
   }
 }

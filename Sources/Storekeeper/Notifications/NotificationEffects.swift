@@ -1,5 +1,5 @@
-import Foundation
 import AppStore
+import Foundation
 import HTTP
 import Postgres
 
@@ -31,7 +31,11 @@ struct NotificationEffects {
     case "DID_FAIL_TO_RENEW":
       let original = transaction?.originalTransactionId ?? stored.renewalInfo?.originalTransactionId
       guard let original else { return ("processed", "no_transaction") }
-      if stored.notification.subtype == "GRACE_PERIOD", let grace = stored.renewalInfo?.gracePeriodExpiresDate {
+      // The period that just ended is Apple's; a grace period extends access beyond it.
+      if let transaction { try await updateDates(transaction) }
+      if stored.notification.subtype == "GRACE_PERIOD",
+        let grace = stored.renewalInfo?.gracePeriodExpiresDate
+      {
         try await subscriptionState(original, status: "grace_period", graceMs: grace)
         return ("processed", "grace_period")
       }
@@ -58,18 +62,27 @@ struct NotificationEffects {
     return (true, order)
   }
 
-  private func revoke(_ transaction: VerifiedTransaction, reason: String) async throws -> (String, String) {
+  private func revoke(_ transaction: VerifiedTransaction, reason: String) async throws -> (
+    String, String
+  ) {
     let (known, order) = try await lockedOrder(transaction.transactionId)
     guard known else { return ("deferred", "transaction_unknown") }
     var revocation: PostgresQuery = "UPDATE apple_transactions SET revocation_date = "
-    revocation.append(TransactionRecord.time(transaction.revocationDate ?? Int64(Date.now.timeIntervalSince1970 * 1000)))
-    revocation.append(", revocation_reason = \(transaction.revocationReason) WHERE transaction_id = \(transaction.transactionId)")
+    revocation.append(
+      TransactionRecord.time(
+        transaction.revocationDate ?? Int64(Date.now.timeIntervalSince1970 * 1000)))
+    revocation.append(
+      ", revocation_reason = \(transaction.revocationReason) WHERE transaction_id = \(transaction.transactionId)"
+    )
     try await tx.execute(revocation)
-    guard let order, order.tradeStatus == Order.tradeSuccess else { return ("processed", "already_closed") }
+    guard let order, order.tradeStatus == Order.tradeSuccess else {
+      return ("processed", "already_closed")
+    }
     try await transition(order, to: Order.tradeClosed, closeReason: reason, event: reason)
     let product = try await SettlementService.product(order.productId, on: tx)
     try await settlement.credit(
-      order: order, product: product, transactionId: transaction.transactionId, kind: "refund", sign: -1, on: tx)
+      order: order, product: product, transactionId: transaction.transactionId, kind: "refund",
+      sign: -1, on: tx)
     return ("processed", reason)
   }
 
@@ -77,14 +90,16 @@ struct NotificationEffects {
     let (known, order) = try await lockedOrder(transaction.transactionId)
     guard known else { return ("deferred", "transaction_unknown") }
     try await tx.execute(
-      "UPDATE apple_transactions SET revocation_date = NULL, revocation_reason = NULL WHERE transaction_id = \(transaction.transactionId)")
+      "UPDATE apple_transactions SET revocation_date = NULL, revocation_reason = NULL WHERE transaction_id = \(transaction.transactionId)"
+    )
     guard let order, order.tradeStatus == Order.tradeClosed,
       order.closeReason == "refunded" || order.closeReason == "revoked"
     else { return ("processed", "not_refunded") }
     try await transition(order, to: Order.tradeSuccess, closeReason: nil, event: "refund_reversed")
     let product = try await SettlementService.product(order.productId, on: tx)
     try await settlement.credit(
-      order: order, product: product, transactionId: transaction.transactionId, kind: "refund_reversed", sign: 1, on: tx)
+      order: order, product: product, transactionId: transaction.transactionId,
+      kind: "refund_reversed", sign: 1, on: tx)
     return ("processed", "refund_reversed")
   }
 
@@ -123,7 +138,8 @@ struct NotificationEffects {
               jsonb_build_object('notification_uuid', \(uuid)::text))
       """)
     _ = try await settlement.settle(
-      tradeNo: tradeNo, transaction: transaction, source: "notification", cause: "notification", reportId: nil, on: tx)
+      tradeNo: tradeNo, transaction: transaction, source: "notification", cause: "notification",
+      reportId: nil, on: tx)
     try await subscriptionState(transaction.originalTransactionId, status: "active", graceMs: nil)
     return ("processed", "renewal_recorded")
   }
@@ -149,7 +165,9 @@ struct NotificationEffects {
     try await tx.execute(query)
   }
 
-  private func transition(_ order: Order, to status: String, closeReason: String?, event: String) async throws {
+  private func transition(_ order: Order, to status: String, closeReason: String?, event: String)
+    async throws
+  {
     try await tx.execute(
       """
       UPDATE orders SET trade_status = \(status), close_reason = \(closeReason), updated_at = now(),

@@ -10,7 +10,8 @@ struct NotificationRoutes: Sendable {
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/apple/notifications") { request, _ in
       var fields = try RequestFields(request: request)
-      guard let payload = fields.string("signedPayload", required: true, maxLength: 256 * 1024) else {
+      guard let payload = fields.string("signedPayload", required: true, maxLength: 256 * 1024)
+      else {
         try fields.validate()
         throw HTTPError(400, code: "validation_failed")
       }
@@ -35,35 +36,50 @@ struct NotificationRoutes: Sendable {
     for name in query.keys.sorted() where !known.contains(name) {
       problems.append(FieldError(field: name, message: "is not a known filter"))
     }
-    var sql: PostgresQuery = "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
+    var sql: PostgresQuery =
+      "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
     if let type = onlyType ?? query["notification_type"] {
-      if type.count <= 64 { sql.append(" AND notification_type = \(type)") } else {
+      if type.count <= 64 {
+        sql.append(" AND notification_type = \(type)")
+      } else {
         problems.append(FieldError(field: "notification_type", message: "is too long"))
       }
     }
     if let state = query["state"] {
-      if ["pending", "deferred", "processed", "failed"].contains(state) { sql.append(" AND state = \(state)") } else {
-        problems.append(FieldError(field: "state", message: "must be pending, deferred, processed or failed"))
+      if ["pending", "deferred", "processed", "failed"].contains(state) {
+        sql.append(" AND state = \(state)")
+      } else {
+        problems.append(
+          FieldError(field: "state", message: "must be pending, deferred, processed or failed"))
       }
     }
     if let id = query["transaction_id"] {
-      if id.count <= 64 { sql.append(" AND transaction_id = \(id)") } else {
+      if id.count <= 64 {
+        sql.append(" AND transaction_id = \(id)")
+      } else {
         problems.append(FieldError(field: "transaction_id", message: "is too long"))
       }
     }
     var limit = 50
     if let text = query["limit"] {
-      if let value = Int(text), (1...200).contains(value) { limit = value } else {
+      if let value = Int(text), (1...200).contains(value) {
+        limit = value
+      } else {
         problems.append(FieldError(field: "limit", message: "must be between 1 and 200"))
       }
     }
     if let cursor = query["cursor"] {
-      if let text = Cursor.decode(cursor), let seq = Int64(text) { sql.append(" AND seq < \(seq)") } else {
-        problems.append(FieldError(field: "cursor", message: "is not a cursor this server gave out"))
+      if let text = Cursor.decode(cursor), let seq = Int64(text) {
+        sql.append(" AND seq < \(seq)")
+      } else {
+        problems.append(
+          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
       }
     }
     guard problems.isEmpty else {
-      throw HTTPError(400, code: "invalid_query", detail: "one or more query parameters are invalid", fields: problems)
+      throw HTTPError(
+        400, code: "invalid_query", detail: "one or more query parameters are invalid",
+        fields: problems)
     }
     sql.append(" ORDER BY seq DESC LIMIT \(limit + 1)")
     let rows = try await service.database.query(sql)
@@ -76,7 +92,10 @@ struct NotificationRoutes: Sendable {
     struct Page: Encodable {
       var notifications: [NotificationView]
       var nextCursor: String?
-      enum CodingKeys: String, CodingKey { case notifications, nextCursor = "next_cursor" }
+      enum CodingKeys: String, CodingKey {
+        case notifications
+        case nextCursor = "next_cursor"
+      }
     }
     return try JSONCoding.response(Page(notifications: items, nextCursor: next))
   }

@@ -20,13 +20,16 @@ struct NotificationService: Sendable {
     case .valid(let value): verified = value
     case .invalid(let reason), .retryable(let reason):
       logger.warning("notification refused", ["reason": .string(reason)])
-      throw HTTPError(400, code: "invalid_notification", detail: "the signedPayload did not verify: \(reason)")
+      throw HTTPError(
+        400, code: "invalid_notification", detail: "the signedPayload did not verify: \(reason)")
     }
     let body = verified.payload
     let uuid = body.notificationUUID
     let type = body.notificationType
     guard !uuid.isEmpty, uuid.count <= 64, !type.isEmpty, type.count <= 64 else {
-      throw HTTPError(400, code: "invalid_notification", detail: "notificationUUID and notificationType are required")
+      throw HTTPError(
+        400, code: "invalid_notification",
+        detail: "notificationUUID and notificationType are required")
     }
     let stored = try JSONCoding.text(StoredNotification(verified))
     var query: PostgresQuery = """
@@ -44,7 +47,10 @@ struct NotificationService: Sendable {
     let inserted = try await !database.query(query).isEmpty
     logger.info(
       inserted ? "notification stored" : "duplicate notification ignored",
-      ["notification_uuid": .string(uuid), "type": .string(type), "subtype": .string(body.subtype ?? "")])
+      [
+        "notification_uuid": .string(uuid), "type": .string(type),
+        "subtype": .string(body.subtype ?? ""),
+      ])
     return inserted
   }
 
@@ -76,7 +82,8 @@ struct NotificationService: Sendable {
         else { return nil }
         let uuid: String = try row.decode("notification_uuid")
         do {
-          let stored = try JSONCoding.decode(StoredNotification.self, fromText: try row.decode("payload"))
+          let stored = try JSONCoding.decode(
+            StoredNotification.self, fromText: try row.decode("payload"))
           let effects = NotificationEffects(settlement: settlement, tx: tx, uuid: uuid)
           let (state, result) = try await effects.apply(stored)
           try await tx.execute(
@@ -100,11 +107,15 @@ struct NotificationService: Sendable {
           result = \("error: \(failure.underlying)")
         WHERE notification_uuid = \(failure.uuid)
         """)
-      logger.error("notification could not be applied", ["notification_uuid": .string(failure.uuid), "error": .string("\(failure.underlying)")])
+      logger.error(
+        "notification could not be applied",
+        ["notification_uuid": .string(failure.uuid), "error": .string("\(failure.underlying)")])
       return true
     }
     guard let (uuid, state, result) = processed else { return false }
-    logger.notice("notification applied", ["notification_uuid": .string(uuid), "state": .string(state), "result": .string(result)])
+    logger.notice(
+      "notification applied",
+      ["notification_uuid": .string(uuid), "state": .string(state), "result": .string(result)])
     return true
   }
 }

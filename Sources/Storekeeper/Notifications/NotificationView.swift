@@ -16,10 +16,17 @@ struct NotificationView: Encodable, Sendable {
   var payload: JSONValue
 
   enum CodingKeys: String, CodingKey {
-    case notificationUuid = "notification_uuid", notificationType = "notification_type", subtype
-    case environment, signedDate = "signed_date", transactionId = "transaction_id"
-    case originalTransactionId = "original_transaction_id", state, result
-    case receivedAt = "received_at", processedAt = "processed_at", payload
+    case notificationUuid = "notification_uuid"
+    case notificationType = "notification_type"
+    case subtype
+    case environment
+    case signedDate = "signed_date"
+    case transactionId = "transaction_id"
+    case originalTransactionId = "original_transaction_id"
+    case state, result
+    case receivedAt = "received_at"
+    case processedAt = "processed_at"
+    case payload
   }
 
   static let columns = """

@@ -8,7 +8,8 @@ struct StoredNotification: Codable, Sendable {
   var renewalInfo: JWSRenewalInfoDecodedPayload?
 
   enum CodingKeys: String, CodingKey {
-    case notification, transaction, renewalInfo = "renewal_info"
+    case notification, transaction
+    case renewalInfo = "renewal_info"
   }
 
   init(_ verified: VerifiedNotification) {

@@ -13,22 +13,36 @@ struct MetricsRoutes: Sendable {
       func gauge(_ name: String, _ help: String, _ samples: [(labels: String, value: Int64)]) {
         lines.append("# HELP storekeeper_\(name) \(help)")
         lines.append("# TYPE storekeeper_\(name) gauge")
-        for sample in samples { lines.append("storekeeper_\(name)\(sample.labels) \(sample.value)") }
+        for sample in samples {
+          lines.append("storekeeper_\(name)\(sample.labels) \(sample.value)")
+        }
       }
-      gauge("catalog_products", "Active products served from memory.", [("", Int64(catalog.snapshot.byId.count))])
+      gauge(
+        "catalog_products", "Active products served from memory.",
+        [("", Int64(catalog.snapshot.byId.count))])
       let orders = try await database.query(
-        "SELECT trade_status, count(*)::bigint AS n FROM orders GROUP BY trade_status ORDER BY trade_status")
+        "SELECT trade_status, count(*)::bigint AS n FROM orders GROUP BY trade_status ORDER BY trade_status"
+      )
       gauge(
         "orders", "Orders by trade status.",
-        try orders.map { ("{trade_status=\"\(try $0.decode("trade_status", as: String.self))\"}", try $0.decode("n")) })
+        try orders.map {
+          (
+            "{trade_status=\"\(try $0.decode("trade_status", as: String.self))\"}",
+            try $0.decode("n")
+          )
+        })
       let reports = try await database.query(
         "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = 'pending'")
-      gauge("reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
+      gauge(
+        "reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
       let notifications = try await database.query(
-        "SELECT state, count(*)::bigint AS n FROM apple_notifications GROUP BY state ORDER BY state")
+        "SELECT state, count(*)::bigint AS n FROM apple_notifications GROUP BY state ORDER BY state"
+      )
       gauge(
         "notifications", "App Store notifications by state.",
-        try notifications.map { ("{state=\"\(try $0.decode("state", as: String.self))\"}", try $0.decode("n")) })
+        try notifications.map {
+          ("{state=\"\(try $0.decode("state", as: String.self))\"}", try $0.decode("n"))
+        })
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))

@@ -15,21 +15,26 @@ struct OperationsRoutes: Sendable {
     }
     router.add(.get, "/readyz") { _, context in
       guard await database.isHealthy() else {
-        throw HTTPError(503, code: "database_unavailable", detail: "the database cannot be reached",
-                        headers: HTTPHeaders([("Retry-After", "2")]))
+        throw HTTPError(
+          503, code: "database_unavailable", detail: "the database cannot be reached",
+          headers: HTTPHeaders([("Retry-After", "2")]))
       }
       let pending: [String]
       do { pending = try await migrator.pending(database) } catch {
         context.logger.error("migration check failed", ["error": .string("\(error)")])
-        throw HTTPError(503, code: "migrations_invalid", detail: "the migrations could not be checked")
+        throw HTTPError(
+          503, code: "migrations_invalid", detail: "the migrations could not be checked")
       }
       guard pending.isEmpty else {
-        throw HTTPError(503, code: "migrations_pending", detail: "pending migrations: \(pending.joined(separator: ", "))")
+        throw HTTPError(
+          503, code: "migrations_pending",
+          detail: "pending migrations: \(pending.joined(separator: ", "))")
       }
       return try JSONCoding.response(["status": "ready"])
     }
     router.addImmediate(.get, "/openapi.yaml") { _, _ in
-      Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/yaml")]), body: openAPI)
+      Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/yaml")]), body: openAPI)
     }
   }
 }

@@ -72,11 +72,13 @@ struct IdempotencyStore: Sendable {
   /// Frees the key after a failure that the client should be able to retry (5xx, 503).
   func release(userId: String, key: String) async {
     _ = try? await database.execute(
-      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = 'in_flight'")
+      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = 'in_flight'"
+    )
   }
 
   func removeExpired() async throws -> Int {
     try await database.execute(
-      "DELETE FROM idempotency_keys WHERE created_at < now() - \(retentionHours)::int * interval '1 hour'")
+      "DELETE FROM idempotency_keys WHERE created_at < now() - \(retentionHours)::int * interval '1 hour'"
+    )
   }
 }

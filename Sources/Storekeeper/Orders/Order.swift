@@ -22,10 +22,21 @@ struct Order: Codable, Sendable, Equatable {
   var closedAt: String?
 
   enum CodingKeys: String, CodingKey {
-    case tradeNo = "trade_no", userId = "user_id", productId = "product_id", quantity, price
-    case currency, amount, appAccountToken = "app_account_token", tradeStatus = "trade_status"
-    case closeReason = "close_reason", origin, transactionId = "transaction_id", environment
-    case verification, createdAt = "created_at", expiresAt = "expires_at", paidAt = "paid_at"
+    case tradeNo = "trade_no"
+    case userId = "user_id"
+    case productId = "product_id"
+    case quantity, price
+    case currency, amount
+    case appAccountToken = "app_account_token"
+    case tradeStatus = "trade_status"
+    case closeReason = "close_reason"
+    case origin
+    case transactionId = "transaction_id"
+    case environment
+    case verification
+    case createdAt = "created_at"
+    case expiresAt = "expires_at"
+    case paidAt = "paid_at"
     case closedAt = "closed_at"
   }
 

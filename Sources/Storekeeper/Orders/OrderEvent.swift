@@ -11,7 +11,10 @@ struct OrderEvent: Encodable, Sendable {
   var createdAt: String
 
   enum CodingKeys: String, CodingKey {
-    case id, fromStatus = "from_status", toStatus = "to_status", reason, cause, detail
+    case id
+    case fromStatus = "from_status"
+    case toStatus = "to_status"
+    case reason, cause, detail
     case createdAt = "created_at"
   }
 

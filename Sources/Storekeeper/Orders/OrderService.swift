@@ -17,7 +17,9 @@ struct OrderService: Sendable {
   static func isValidUserId(_ id: String) -> Bool {
     let count = id.unicodeScalars.count
     return count >= 1 && count <= 128
-      && id.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
+      && id.unicodeScalars.allSatisfy {
+        $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value)
+      }
   }
 
   static func parse(_ request: Request) throws -> NewOrder {
@@ -40,7 +42,8 @@ struct OrderService: Sendable {
     }
     guard IdempotencyStore.isValidKey(key) else {
       throw HTTPError(
-        400, code: "invalid_idempotency_key", detail: "Idempotency-Key must be 1-255 visible ASCII characters")
+        400, code: "invalid_idempotency_key",
+        detail: "Idempotency-Key must be 1-255 visible ASCII characters")
     }
     let fingerprint = "\(new.userId)\n\(new.productId)\n\(new.quantity)"
     switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
@@ -79,7 +82,8 @@ struct OrderService: Sendable {
     }
   }
 
-  private func respond(_ new: NewOrder, on executor: any PostgresExecutor) async throws -> Response {
+  private func respond(_ new: NewOrder, on executor: any PostgresExecutor) async throws -> Response
+  {
     switch try await orders.create(
       userId: new.userId, productId: new.productId, quantity: new.quantity,
       ttlSeconds: ttlSeconds, on: executor)
@@ -94,7 +98,8 @@ struct OrderService: Sendable {
         422, code: "product_inactive", detail: "product \(new.productId) is not for sale")
     case .quantityNotAllowed:
       throw HTTPError(
-        422, code: "quantity_not_allowed", detail: "only consumables can be bought more than once per order",
+        422, code: "quantity_not_allowed",
+        detail: "only consumables can be bought more than once per order",
         fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
     }
   }

@@ -7,7 +7,8 @@
 /// without coordination, 37 characters of Alipay's `out_trade_no` alphabet.
 enum TradeNumber {
   static let randomLength = 20
-  private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+  private static let alphabet = Array(
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
   static func make() -> String {
     var ts = timespec()

@@ -9,7 +9,9 @@ struct Delivery: Encodable, Sendable, Equatable {
   var granted: Grants
 
   enum CodingKeys: String, CodingKey {
-    case productId = "product_id", transactionId = "transaction_id", quantity, content, granted
+    case productId = "product_id"
+    case transactionId = "transaction_id"
+    case quantity, content, granted
   }
 
   init(product: Product, quantity: Int32, transactionId: String?) {

@@ -29,8 +29,10 @@ enum Proof: Sendable, Equatable {
     let receipt = fields.string("receipt", maxLength: maxReceiptCharacters)
     let signed = fields.string("signed_transaction", maxLength: maxSignedTransactionCharacters)
     switch (receipt, signed) {
-    case (let receipt?, nil): return receipt.isEmpty ? missing(&fields, "receipt") : .receipt(receipt)
-    case (nil, let signed?): return signed.isEmpty ? missing(&fields, "signed_transaction") : .signedTransaction(signed)
+    case (let receipt?, nil):
+      return receipt.isEmpty ? missing(&fields, "receipt") : .receipt(receipt)
+    case (nil, let signed?):
+      return signed.isEmpty ? missing(&fields, "signed_transaction") : .signedTransaction(signed)
     case (.some, .some):
       fields.fail("signed_transaction", "send either receipt or signed_transaction, not both")
       return nil

@@ -10,7 +10,9 @@ struct ProofVerifier: Sendable {
     case .signedTransaction(let jws):
       switch signed.verifyTransaction(jws) {
       case .valid(let payload):
-        guard let transaction = payload.verifiedTransaction else { return .invalid("malformed_payload") }
+        guard let transaction = payload.verifiedTransaction else {
+          return .invalid("malformed_payload")
+        }
         return .valid([transaction])
       case .invalid(let reason): return .invalid(reason)
       case .retryable(let reason): return .retryable(reason)

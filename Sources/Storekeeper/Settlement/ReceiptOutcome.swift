@@ -10,8 +10,11 @@ struct ReceiptOutcome: Encodable, Sendable {
     var tradeNo: String?
 
     enum CodingKeys: String, CodingKey {
-      case transactionId = "transaction_id", originalTransactionId = "original_transaction_id"
-      case productId = "product_id", status, tradeNo = "trade_no"
+      case transactionId = "transaction_id"
+      case originalTransactionId = "original_transaction_id"
+      case productId = "product_id"
+      case status
+      case tradeNo = "trade_no"
     }
   }
 

@@ -21,7 +21,8 @@ struct ReceiptService: Sendable {
       fields.fail("user_id", "must be 1-128 printable characters")
     }
     // Seed 000 names the product `id`.
-    let productId = fields.string("product_id", maxLength: 100) ?? fields.string("id", maxLength: 100)
+    let productId =
+      fields.string("product_id", maxLength: 100) ?? fields.string("id", maxLength: 100)
     if let productId, !ProductDraft.isValidProductId(productId) {
       fields.fail(fields.has("product_id") ? "product_id" : "id", "is not a valid product id")
     }
@@ -30,7 +31,8 @@ struct ReceiptService: Sendable {
     guard let proof else { throw HTTPError(400, code: "validation_failed") }
 
     let reportId = try await reports.insertPending(
-      tradeNo: nil, userId: userId, productId: productId, tradeStatus: Order.tradeSuccess, proof: proof)
+      tradeNo: nil, userId: userId, productId: productId, tradeStatus: Order.tradeSuccess,
+      proof: proof)
     switch await verifier.verify(proof) {
     case .valid(let transactions):
       let outcome = try await apply(transactions, userId: userId, productId: productId)
@@ -49,13 +51,17 @@ struct ReceiptService: Sendable {
       struct Pending: Encodable {
         var verification = "pending"
         var reportId: Int64
-        enum CodingKeys: String, CodingKey { case verification, reportId = "report_id" }
+        enum CodingKeys: String, CodingKey {
+          case verification
+          case reportId = "report_id"
+        }
       }
       return try JSONCoding.response(Pending(reportId: reportId), status: 202)
     }
   }
 
-  func apply(_ transactions: [VerifiedTransaction], userId: String?, productId: String?) async throws
+  func apply(_ transactions: [VerifiedTransaction], userId: String?, productId: String?)
+    async throws
     -> ReceiptOutcome
   {
     var items: [ReceiptOutcome.Item] = []
@@ -68,7 +74,8 @@ struct ReceiptService: Sendable {
       if let product, productId == nil || productId == product.productId,
         ["settled", "restored", "recorded"].contains(item.status)
       {
-        delivery.append(Delivery(product: product, quantity: quantity, transactionId: transaction.transactionId))
+        delivery.append(
+          Delivery(product: product, quantity: quantity, transactionId: transaction.transactionId))
       }
     }
     settlement.transactionRecorded()
@@ -76,11 +83,14 @@ struct ReceiptService: Sendable {
     return ReceiptOutcome(transactions: items, entitlements: view, delivery: delivery)
   }
 
-  private func record(_ transaction: VerifiedTransaction, userId: String?, on tx: PostgresTransaction) async throws
+  private func record(
+    _ transaction: VerifiedTransaction, userId: String?, on tx: PostgresTransaction
+  ) async throws
     -> (ReceiptOutcome.Item, Product?, Int32)
   {
     var item = ReceiptOutcome.Item(
-      transactionId: transaction.transactionId, originalTransactionId: transaction.originalTransactionId,
+      transactionId: transaction.transactionId,
+      originalTransactionId: transaction.originalTransactionId,
       productId: transaction.productId, status: "recorded", tradeNo: nil)
     guard
       let product = try await tx.query(
@@ -91,7 +101,8 @@ struct ReceiptService: Sendable {
       return (item, nil, 0)
     }
     let quantity = Int32(clamping: max(1, min(10, transaction.quantity)))
-    let existing = try await TransactionRecord.insertOrLock(transaction, source: transaction.type == nil ? "receipt" : "signed_transaction", on: tx)
+    let existing = try await TransactionRecord.insertOrLock(
+      transaction, source: transaction.type == nil ? "receipt" : "signed_transaction", on: tx)
     if transaction.revocationDate != nil {
       item.status = "revoked"
       item.tradeNo = existing?.tradeNo
@@ -105,7 +116,8 @@ struct ReceiptService: Sendable {
     guard let userId else { return (item, product, quantity) }
     let tradeNo = try await openOrder(for: transaction, userId: userId, product: product, on: tx)
     let settled = try await settlement.settle(
-      tradeNo: tradeNo, transaction: transaction, source: "receipt", cause: "receipt", reportId: nil, on: tx)
+      tradeNo: tradeNo, transaction: transaction, source: "receipt", cause: "receipt",
+      reportId: nil, on: tx)
     item.status = "settled"
     item.tradeNo = settled.order.tradeNo
     return (item, product, settled.order.quantity)
@@ -114,7 +126,8 @@ struct ReceiptService: Sendable {
   /// The user's unpaid order this purchase pays (by app_account_token first), or a new order
   /// marked `origin = 'receipt'`.
   private func openOrder(
-    for transaction: VerifiedTransaction, userId: String, product: Product, on tx: PostgresTransaction
+    for transaction: VerifiedTransaction, userId: String, product: Product,
+    on tx: PostgresTransaction
   ) async throws -> String {
     let token = TransactionRecord.validToken(transaction.appAccountToken)
     let rows = try await tx.query(

@@ -31,20 +31,25 @@ struct ReportRetryWorker: Sendable {
   }
 
   func process(_ report: ReportStore.Due) async {
-    let fields: [String: LogValue] = ["report_id": .int(Int(report.id)), "trade_no": .string(report.tradeNo ?? "")]
+    let fields: [String: LogValue] = [
+      "report_id": .int(Int(report.id)), "trade_no": .string(report.tradeNo ?? ""),
+    ]
     do {
       switch await verifier.verify(report.proof) {
       case .valid(let transactions):
         if let tradeNo = report.tradeNo {
           guard let order = try await orders.find(tradeNo) else { return }
           do {
-            _ = try await tradeReports.settle(order, transactions, reportId: report.id, cause: "retry_worker")
+            _ = try await tradeReports.settle(
+              order, transactions, reportId: report.id, cause: "retry_worker")
             logger.notice("pending report settled", fields)
           } catch let error as HTTPError {
-            logger.warning("pending report refused", fields.merging(["code": .string(error.code)]) { $1 })
+            logger.warning(
+              "pending report refused", fields.merging(["code": .string(error.code)]) { $1 })
           }
         } else {
-          _ = try await receipts.apply(transactions, userId: report.userId, productId: report.productId)
+          _ = try await receipts.apply(
+            transactions, userId: report.userId, productId: report.productId)
           try await reports.finish(report.id, outcome: "settled", code: nil)
           logger.notice("pending receipt applied", fields)
         }
@@ -52,18 +57,22 @@ struct ReportRetryWorker: Sendable {
         try await reports.finish(report.id, outcome: "invalid", code: reason)
         if let tradeNo = report.tradeNo {
           try await database.execute(
-            "UPDATE orders SET verification = NULL WHERE trade_no = \(tradeNo) AND verification = 'pending'")
+            "UPDATE orders SET verification = NULL WHERE trade_no = \(tradeNo) AND verification = 'pending'"
+          )
         }
         logger.warning("pending report invalid", fields.merging(["reason": .string(reason)]) { $1 })
       case .retryable(let reason):
         if report.givesUpSoon {
           try await giveUp(report, reason: reason)
-          logger.error("gave up verifying report", fields.merging(["reason": .string(reason)]) { $1 })
+          logger.error(
+            "gave up verifying report", fields.merging(["reason": .string(reason)]) { $1 })
         } else {
           let exponent = Int64(min(max(report.attempts - 1, 0), 20))
           let delay = min(Self.maxBackoffMs, backoffBaseMs * (1 << exponent))
           try await reports.retryLater(report.id, error: reason, afterMs: delay)
-          logger.info("report still waiting on Apple", fields.merging(["reason": .string(reason), "retry_in_ms": .int(Int(delay))]) { $1 })
+          logger.info(
+            "report still waiting on Apple",
+            fields.merging(["reason": .string(reason), "retry_in_ms": .int(Int(delay))]) { $1 })
         }
       }
     } catch {

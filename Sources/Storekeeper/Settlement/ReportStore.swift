@@ -100,7 +100,8 @@ struct ReportStore: Sendable {
       let text: String = try row.decode("proof")
       return Due(
         id: try row.decode("id"), tradeNo: try row.decodeIfPresent("trade_no"),
-        userId: try row.decodeIfPresent("user_id"), productId: try row.decodeIfPresent("product_id"),
+        userId: try row.decodeIfPresent("user_id"),
+        productId: try row.decodeIfPresent("product_id"),
         proof: kind == "receipt" ? .receipt(text) : .signedTransaction(text),
         attempts: try row.decode("attempts"), givesUpSoon: try row.decode("gives_up_soon"))
     }

@@ -11,6 +11,7 @@ struct PendingVerification: Encodable, Sendable {
   var reportId: Int64
 
   enum CodingKeys: String, CodingKey {
-    case order, verification, reportId = "report_id"
+    case order, verification
+    case reportId = "report_id"
   }
 }

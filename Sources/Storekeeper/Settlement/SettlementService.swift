@@ -11,17 +11,21 @@ struct SettlementService: Sendable {
   let transactionRecorded: @Sendable () -> Void
 
   func settle(
-    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String, reportId: Int64?
+    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String,
+    reportId: Int64?
   ) async throws -> SettledOrder {
     let answer = try await database.withTransaction { tx in
-      try await settle(tradeNo: tradeNo, transaction: transaction, source: source, cause: cause, reportId: reportId, on: tx)
+      try await settle(
+        tradeNo: tradeNo, transaction: transaction, source: source, cause: cause,
+        reportId: reportId, on: tx)
     }
     transactionRecorded()
     return answer
   }
 
   func settle(
-    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String, reportId: Int64?,
+    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String,
+    reportId: Int64?,
     on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     guard
@@ -33,16 +37,22 @@ struct SettlementService: Sendable {
 
     if order.tradeStatus == Order.tradeSuccess {
       guard order.transactionId == transaction.transactionId else {
-        throw HTTPError(409, code: "order_already_paid", detail: "order \(tradeNo) was paid by another transaction")
+        throw HTTPError(
+          409, code: "order_already_paid",
+          detail: "order \(tradeNo) was paid by another transaction")
       }
       try await markReports(tradeNo: tradeNo, on: tx)
-      return SettledOrder(order: order, delivery: Delivery(product: product, quantity: order.quantity, transactionId: order.transactionId))
+      return SettledOrder(
+        order: order,
+        delivery: Delivery(
+          product: product, quantity: order.quantity, transactionId: order.transactionId))
     }
     if order.closeReason == "refunded" || order.closeReason == "revoked" {
       throw HTTPError(409, code: "order_refunded", detail: "order \(tradeNo) was refunded by Apple")
     }
 
-    if let existing = try await TransactionRecord.insertOrLock(transaction, source: source, on: tx) {
+    if let existing = try await TransactionRecord.insertOrLock(transaction, source: source, on: tx)
+    {
       if let owner = existing.tradeNo, owner != tradeNo {
         throw HTTPError(
           409, code: "transaction_already_used",
@@ -76,11 +86,14 @@ struct SettlementService: Sendable {
       VALUES (\(tradeNo), \(order.tradeStatus), 'TRADE_SUCCESS',
               \(reopened ? "reopened_by_payment" : "paid"), \(cause), \(detail)::jsonb)
       """)
-    try await credit(order: settled, product: product, transactionId: transaction.transactionId, kind: "grant", sign: 1, on: tx)
+    try await credit(
+      order: settled, product: product, transactionId: transaction.transactionId, kind: "grant",
+      sign: 1, on: tx)
     try await markReports(tradeNo: tradeNo, on: tx)
     if let reportId {
       try await tx.execute(
-        "UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL, updated_at = now() WHERE id = \(reportId)")
+        "UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL, updated_at = now() WHERE id = \(reportId)"
+      )
     }
     // Notifications that arrived before this transaction was known can apply now.
     try await tx.execute(
@@ -89,12 +102,16 @@ struct SettlementService: Sendable {
       WHERE state = 'deferred' AND (transaction_id = \(transaction.transactionId)
                                     OR original_transaction_id = \(transaction.originalTransactionId))
       """)
-    return SettledOrder(order: settled, delivery: Delivery(product: product, quantity: settled.quantity, transactionId: settled.transactionId))
+    return SettledOrder(
+      order: settled,
+      delivery: Delivery(
+        product: product, quantity: settled.quantity, transactionId: settled.transactionId))
   }
 
   /// Appends the order's balance grants to the ledger (negated for a refund).
   func credit(
-    order: Order, product: Product, transactionId: String?, kind: String, sign: Int64, on tx: PostgresTransaction
+    order: Order, product: Product, transactionId: String?, kind: String, sign: Int64,
+    on tx: PostgresTransaction
   ) async throws {
     guard product.type == .consumable, let balance = product.grants.balance else { return }
     for (asset, amount) in balance.sorted(by: { $0.key < $1.key }) {
@@ -116,7 +133,9 @@ struct SettlementService: Sendable {
       """)
   }
 
-  static func product(_ productId: String, on executor: any PostgresExecutor) async throws -> Product {
+  static func product(_ productId: String, on executor: any PostgresExecutor) async throws
+    -> Product
+  {
     guard
       let product = try await executor.query(
         "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId)"

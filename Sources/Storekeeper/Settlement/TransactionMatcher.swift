@@ -11,12 +11,15 @@ enum TransactionMatcher {
     if let exact = transactions.first(where: { $0.transactionId == order.transactionId }) {
       return exact
     }
-    let sameProduct = transactions.filter { $0.productId == order.productId && $0.revocationDate == nil }
+    let sameProduct = transactions.filter {
+      $0.productId == order.productId && $0.revocationDate == nil
+    }
     guard !sameProduct.isEmpty else {
       let products = Set(transactions.map(\.productId)).sorted().joined(separator: ", ")
       throw HTTPError(
         422, code: "product_mismatch",
-        detail: "the proof pays for \(products.isEmpty ? "nothing" : products), not \(order.productId)")
+        detail:
+          "the proof pays for \(products.isEmpty ? "nothing" : products), not \(order.productId)")
     }
     let token = order.appAccountToken.lowercased()
     if let byToken = sameProduct.first(where: { $0.appAccountToken?.lowercased() == token }) {
@@ -28,17 +31,21 @@ enum TransactionMatcher {
         422, code: "account_token_mismatch",
         detail: "the transaction carries another order's app_account_token")
     }
-    guard let free = unbound.sorted(by: { $0.purchaseDate > $1.purchaseDate })
-      .first(where: { !usedElsewhere.contains($0.transactionId) })
+    guard
+      let free = unbound.sorted(by: { $0.purchaseDate > $1.purchaseDate })
+        .first(where: { !usedElsewhere.contains($0.transactionId) })
     else {
       throw HTTPError(
         409, code: "transaction_already_used",
-        detail: "every transaction for \(order.productId) in this proof already settled another order")
+        detail:
+          "every transaction for \(order.productId) in this proof already settled another order")
     }
     return try checked(free, order)
   }
 
-  private static func checked(_ transaction: VerifiedTransaction, _ order: Order) throws -> VerifiedTransaction {
+  private static func checked(_ transaction: VerifiedTransaction, _ order: Order) throws
+    -> VerifiedTransaction
+  {
     guard transaction.quantity == Int(order.quantity) else {
       throw HTTPError(
         422, code: "quantity_mismatch",

@@ -34,17 +34,24 @@ enum TransactionRecord {
     query.append(", ")
     query.append(time(transaction.revocationDate))
     query.append(
-      ", \(transaction.revocationReason), \(source)) ON CONFLICT (transaction_id) DO NOTHING RETURNING 1 AS inserted")
+      ", \(transaction.revocationReason), \(source)) ON CONFLICT (transaction_id) DO NOTHING RETURNING 1 AS inserted"
+    )
     if try await !tx.query(query).isEmpty { return nil }
     let rows = try await tx.query(
-      "SELECT trade_no, user_id FROM apple_transactions WHERE transaction_id = \(transaction.transactionId) FOR UPDATE")
+      "SELECT trade_no, user_id FROM apple_transactions WHERE transaction_id = \(transaction.transactionId) FOR UPDATE"
+    )
     guard let row = rows.first else { return Existing(tradeNo: nil, userId: nil) }
-    return Existing(tradeNo: try row.decodeIfPresent("trade_no"), userId: try row.decodeIfPresent("user_id"))
+    return Existing(
+      tradeNo: try row.decodeIfPresent("trade_no"), userId: try row.decodeIfPresent("user_id"))
   }
 
   /// Apple's appAccountToken is a UUID; anything else is kept out of the uuid column.
   static func validToken(_ token: String?) -> String? {
-    guard let token, token.count == 36, token.utf8.allSatisfy({ $0 == 45 || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }) else {
+    guard let token, token.count == 36,
+      token.utf8.allSatisfy({
+        $0 == 45 || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70)
+      })
+    else {
       return nil
     }
     return token.lowercased()

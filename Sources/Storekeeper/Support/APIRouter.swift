@@ -1,4 +1,5 @@
 import HTTP
+import Logging
 import Postgres
 
 /// The HTTP router with Storekeeper's error policy applied to every handler in one place:
@@ -6,6 +7,8 @@ import Postgres
 /// errors are logged with their SQLSTATE and become a 500 that says nothing of internals.
 struct APIRouter {
   private(set) var router = Router()
+
+  init(logger: Logger) { router.logger = logger }
 
   mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
     router.add(method, pattern) { request, context in
@@ -17,7 +20,9 @@ struct APIRouter {
     }
   }
 
-  mutating func addImmediate(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler) {
+  mutating func addImmediate(
+    _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
+  ) {
     router.addImmediate(method, pattern, handler)
   }
 

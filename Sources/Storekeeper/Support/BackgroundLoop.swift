@@ -12,12 +12,14 @@ final class BackgroundLoop: Sendable {
   private let continuation: AsyncStream<Void>.Continuation
   private let tasks = Mutex<[Task<Void, Never>]>([])
 
-  init(name: String, intervalMs: Int64, logger: Logger, body: @escaping @Sendable () async -> Void) {
+  init(name: String, intervalMs: Int64, logger: Logger, body: @escaping @Sendable () async -> Void)
+  {
     self.name = name
     self.intervalMs = intervalMs
     self.logger = logger
     self.body = body
-    (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    (stream, continuation) = AsyncStream.makeStream(
+      of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
   func start() {
@@ -36,7 +38,8 @@ final class BackgroundLoop: Sendable {
       }
     }
     tasks.withLock { $0 = [runner, ticker] }
-    logger.debug("background loop started", ["loop": .string(name), "interval_ms": .int(Int(interval))])
+    logger.debug(
+      "background loop started", ["loop": .string(name), "interval_ms": .int(Int(interval))])
   }
 
   func wake() { continuation.yield() }

@@ -10,7 +10,8 @@ enum Cursor {
 
   static func decode(_ cursor: String) -> String? {
     guard cursor.count <= 200 else { return nil }
-    var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+      of: "_", with: "/")
     while text.count % 4 != 0 { text += "=" }
     guard let data = Data(base64Encoded: text) else { return nil }
     return String(data: data, encoding: .utf8)

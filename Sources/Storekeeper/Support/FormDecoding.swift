@@ -5,7 +5,8 @@ enum FormDecoding {
   static func decode(_ body: [UInt8]) -> [String: String] {
     var result: [String: String] = [:]
     for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-      let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+      let parts = pair.split(
+        separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
       let name = percentDecode(parts[0])
       let value = parts.count > 1 ? percentDecode(parts[1]) : ""
       if result[name] == nil { result[name] = value }

@@ -71,7 +71,8 @@ struct RequestFields {
   }
 
   /// An integer given as a JSON number or, from forms, as digits.
-  mutating func integer(_ name: String, required: Bool = false, range: ClosedRange<Int64>) -> Int64? {
+  mutating func integer(_ name: String, required: Bool = false, range: ClosedRange<Int64>) -> Int64?
+  {
     let text: String
     switch values[name] {
     case nil, .null?:

@@ -1,0 +1,41 @@
+/// A transaction as the fake's own endpoints show it: `POST /fake/v1/purchases` (201) and
+/// `GET /fake/v1/transactions/{transaction_id}`.
+struct FakeTransactionResponse: Encodable, Sendable {
+  var transactionId: String
+  var originalTransactionId: String
+  var webOrderLineItemId: String?
+  var bundleId: String
+  var productId: String
+  var type: String
+  var quantity: Int
+  var environment: String
+  var appleAccount: String
+  var appAccountToken: String?
+  /// JWS (ES256, x5c leaf/intermediate/root) of the transaction as it stands now.
+  var signedTransaction: String
+  /// Base64 app receipt of the account, with all its transactions so far.
+  var receipt: String
+  var purchaseDateMs: Int64
+  var expiresDateMs: Int64?
+  var revocationDateMs: Int64?
+  var revocationReason: Int32?
+
+  init(_ transaction: FakeTransaction, receipt: FakeReceipt, signedTransaction: String) {
+    transactionId = transaction.transactionId
+    originalTransactionId = transaction.originalTransactionId
+    webOrderLineItemId = transaction.webOrderLineItemId
+    bundleId = transaction.bundleId
+    productId = transaction.productId
+    type = transaction.type.rawValue
+    quantity = transaction.quantity
+    environment = transaction.environment
+    appleAccount = receipt.appleAccount
+    appAccountToken = transaction.appAccountToken
+    self.signedTransaction = signedTransaction
+    self.receipt = receipt.base64
+    purchaseDateMs = transaction.purchaseDate
+    expiresDateMs = transaction.expiresDate
+    revocationDateMs = transaction.revocationDate
+    revocationReason = transaction.revocationReason
+  }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// POSTs `{"signedPayload": ...}` to the app's notification URL, as Apple does.
+final class FakeNotificationDelivery: Sendable {
+  struct Outcome: Sendable {
+    /// The receiver's HTTP status; nil when no answer came.
+    var status: Int?
+    var error: String?
+  }
+
+  private let session: URLSession
+  private let timeout: TimeInterval
+
+  init(timeout: TimeInterval = 10) {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.timeoutIntervalForRequest = timeout
+    session = URLSession(configuration: configuration)
+    self.timeout = timeout
+  }
+
+  deinit { session.finishTasksAndInvalidate() }
+
+  func deliver(_ signedPayload: String, to url: URL) async -> Outcome {
+    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+    // Through the property: FoundationNetworking ignores the initializer's timeout.
+    request.timeoutInterval = timeout
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    do {
+      request.httpBody = try JSONEncoder().encode(["signedPayload": signedPayload])
+    } catch {
+      return Outcome(status: nil, error: "could not encode the body")
+    }
+    return await withCheckedContinuation { continuation in
+      let task = session.dataTask(with: request) { _, response, error in
+        if let error {
+          continuation.resume(returning: Outcome(status: nil, error: error.localizedDescription))
+        } else if let response = response as? HTTPURLResponse {
+          continuation.resume(returning: Outcome(status: response.statusCode, error: nil))
+        } else {
+          continuation.resume(returning: Outcome(status: nil, error: "no HTTP response"))
+        }
+      }
+      task.resume()
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import AppStore
+import Foundation
+import HTTP
+
+extension FakeAppStoreEndpoints {
+  /// `POST /verifyReceipt` and `POST /sandbox/verifyReceipt`: Apple's JSON shape and status
+  /// codes, after any fault the test asked for (`X-Fake-Fault` header, else the fault set
+  /// with `POST /fake/v1/faults`).
+  func verifyReceipt(_ request: Request, endpoint: AppStoreEnvironment) async throws -> Response {
+    let fault = try fault(for: request)
+    switch fault.mode {
+    case .none:
+      break
+    case .timeout:
+      logger.info("verifyReceipt fault: holding", ["delay_ms": .int(fault.delayMilliseconds)])
+      await hold.wait(milliseconds: fault.delayMilliseconds)
+    case .http503:
+      var response = Response.text("Service Unavailable\n", status: 503)
+      response.headers.add("Retry-After", "1")
+      return response
+    case .status21005:
+      return try FakeJSON.response(
+        FakeVerifyReceiptBody.status(21005, environment: endpoint.rawValue, retryable: true))
+    case .retryable:
+      return try FakeJSON.response(
+        FakeVerifyReceiptBody.status(21199, environment: endpoint.rawValue, retryable: true))
+    }
+    let answer = answer(request.body, endpoint: endpoint)
+    logger.info(
+      "verifyReceipt",
+      ["endpoint": .string(endpoint.rawValue), "status": .int(answer.status)])
+    return try FakeJSON.response(answer)
+  }
+
+  private func fault(for request: Request) throws -> FakeFault {
+    guard let header = request.headers["X-Fake-Fault"] else { return faults.take(now: Self.now()) }
+    let name = header.trimmingCharacters(in: .whitespaces)
+    guard let mode = FakeFaultMode(rawValue: name) else {
+      throw HTTPError(
+        400, code: "unknown_fault",
+        detail: "X-Fake-Fault must be one of "
+          + FakeFaultMode.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+    }
+    let delay = request.headers["X-Fake-Delay-Ms"].flatMap { Int($0) }
+    return FakeFault(
+      mode: mode, remainingCount: nil, expiresAt: nil,
+      delayMilliseconds: max(0, delay ?? FakeFault.defaultDelayMilliseconds))
+  }
+
+  /// What Apple answers for this body at this endpoint.
+  private func answer(_ body: [UInt8], endpoint: AppStoreEnvironment) -> FakeVerifyReceiptBody {
+    guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+      let data = object["receipt-data"] as? String,
+      let receiptId = FakeReceipt.id(fromBase64: data),
+      let snapshot = store.snapshot(receiptId: receiptId)
+    else { return .status(21002) }
+    let receipt = snapshot.receipt
+    switch (receipt.environment, endpoint) {
+    case ("Sandbox", .production): return .status(21007)
+    case ("Production", .sandbox): return .status(21008)
+    // A StoreKit-testing receipt is signed on the Mac; Apple cannot authenticate it.
+    case ("Xcode", _): return .status(21003)
+    default: break
+    }
+    if let secret = configuration.sharedSecret {
+      let password = object["password"] as? String
+      let hasSubscriptions = snapshot.transactions.contains(where: \.isAutoRenewable)
+      if let password, password != secret { return .status(21004) }
+      if password == nil, hasSubscriptions { return .status(21004) }
+    }
+    let excludeOld = (object["exclude-old-transactions"] as? Bool) ?? false
+    return success(snapshot, excludeOld: excludeOld)
+  }
+
+  private func success(_ snapshot: FakeStore.ReceiptSnapshot, excludeOld: Bool)
+    -> FakeVerifyReceiptBody
+  {
+    let receipt = snapshot.receipt
+    let entries = snapshot.transactions.map(FakeReceiptEntry.init)
+    var body = FakeVerifyReceiptBody(status: 0, environment: receipt.environment)
+    body.receipt = FakeReceiptBody(
+      receipt, appAppleId: configuration.appAppleId, entries: entries, now: Self.now())
+    body.latestReceipt = receipt.base64
+    if !snapshot.subscriptions.isEmpty {
+      // Newest first, as Apple sorts it; only each subscription's latest when asked.
+      let subscriptionTransactions =
+        excludeOld
+        ? snapshot.subscriptions.map(\.latest)
+        : snapshot.transactions.filter(\.isAutoRenewable)
+      body.latestReceiptInfo =
+        subscriptionTransactions
+        .sorted {
+          // Ids grow within a process: they order periods bought in the same millisecond.
+          ($0.purchaseDate, $0.transactionId.count, $0.transactionId)
+            > ($1.purchaseDate, $1.transactionId.count, $1.transactionId)
+        }
+        .map(FakeReceiptEntry.init)
+      body.pendingRenewalInfo = snapshot.subscriptions.map { FakePendingRenewal($0.subscription) }
+    }
+    return body
+  }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Logging
+
+extension FakeAppStoreServer {
+  /// How the fake App Store runs.
+  public struct Configuration: Sendable {
+    /// Address to bind; loopback by default (the fake must never face a network).
+    public var host = "127.0.0.1"
+    /// 0 picks a free port; `start()` returns the one bound.
+    public var port = 0
+    /// Where notifications are POSTed unless a request names another URL.
+    public var notifyURL: URL?
+    /// `data.appAppleId` in Production notifications and `adam_id` in Production receipts.
+    public var appAppleId: Int64 = 1_234_567_890
+    /// When set, verifyReceipt answers 21004 to a different `password` (and to none at all
+    /// for receipts with auto-renewable subscriptions, as Apple does).
+    public var sharedSecret: String?
+    /// How the test chain looks; the defaults mimic Apple's.
+    public var certificateOptions = FakeCertificateAuthority.Options()
+    public var eventLoopCount = 1
+    public var logger = Logger(label: "fake-appstore")
+
+    public init() {}
+  }
+}

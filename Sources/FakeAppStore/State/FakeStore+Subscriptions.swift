@@ -1,0 +1,58 @@
+extension FakeStore {
+  /// The subscription `transactionId` belongs to and its latest transaction, after `change`
+  /// (which may edit both) has been applied.
+  func updateSubscription(
+    of transactionId: String,
+    _ change: (inout FakeSubscription, inout FakeTransaction) -> Void = { _, _ in }
+  ) throws(FakeStoreError) -> (subscription: FakeSubscription, latest: FakeTransaction) {
+    try contents.withLock { contents throws(FakeStoreError) in
+      guard let transaction = contents.transactions[transactionId] else {
+        throw .unknownTransaction(transactionId)
+      }
+      guard transaction.isAutoRenewable,
+        var subscription = contents.subscriptions[transaction.originalTransactionId],
+        var latest = contents.transactions[subscription.latestTransactionId]
+      else { throw .notAutoRenewable(transactionId) }
+      change(&subscription, &latest)
+      contents.subscriptions[subscription.originalTransactionId] = subscription
+      contents.transactions[latest.transactionId] = latest
+      return (subscription, latest)
+    }
+  }
+
+  /// A new period of the subscription `transactionId` belongs to: a new transaction id, the
+  /// same original transaction id, in the same receipt. Renewing also ends any billing
+  /// trouble and turns auto-renew back on (a resubscribe or offer does the same).
+  func renew(
+    _ transactionId: String, purchaseDate: Int64, expiresDate: Int64, reason: String
+  ) throws(FakeStoreError) -> (subscription: FakeSubscription, latest: FakeTransaction) {
+    try contents.withLock { contents throws(FakeStoreError) in
+      guard let transaction = contents.transactions[transactionId] else {
+        throw .unknownTransaction(transactionId)
+      }
+      guard transaction.isAutoRenewable,
+        var subscription = contents.subscriptions[transaction.originalTransactionId],
+        let previous = contents.transactions[subscription.latestTransactionId]
+      else { throw .notAutoRenewable(transactionId) }
+      var renewal = previous
+      renewal.transactionId = contents.identifiers.nextTransactionId()
+      renewal.webOrderLineItemId = contents.identifiers.nextWebOrderLineItemId()
+      renewal.purchaseDate = purchaseDate
+      renewal.expiresDate = expiresDate
+      renewal.transactionReason = reason
+      renewal.revocationDate = nil
+      renewal.revocationReason = nil
+      // A renewal's purchase has no quantity choice and no new account token from the app.
+      renewal.quantity = 1
+      subscription.latestTransactionId = renewal.transactionId
+      subscription.autoRenewStatus = 1
+      subscription.expirationIntent = nil
+      subscription.isInBillingRetryPeriod = false
+      subscription.gracePeriodExpiresDate = nil
+      contents.transactions[renewal.transactionId] = renewal
+      contents.receipts[renewal.receiptId]?.transactionIds.append(renewal.transactionId)
+      contents.subscriptions[subscription.originalTransactionId] = subscription
+      return (subscription, renewal)
+    }
+  }
+}

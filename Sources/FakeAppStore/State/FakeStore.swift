@@ -1,0 +1,102 @@
+import AppStore
+import Synchronization
+
+/// Everything the fake App Store remembers: receipts per account, transactions, subscription
+/// renewal state. In memory only; one lock, held for map updates and never across I/O.
+final class FakeStore: Sendable {
+  struct Contents: Sendable {
+    var identifiers = FakeIdentifiers()
+    var accounts = FakeAccounts()
+    var receipts: [String: FakeReceipt] = [:]
+    var transactions: [String: FakeTransaction] = [:]
+    var subscriptions: [String: FakeSubscription] = [:]
+  }
+
+  /// A receipt with its transactions, read under the lock so it is consistent.
+  struct ReceiptSnapshot: Sendable {
+    var receipt: FakeReceipt
+    var transactions: [FakeTransaction]
+    var subscriptions: [(subscription: FakeSubscription, latest: FakeTransaction)]
+  }
+
+  let contents = Mutex(Contents())
+
+  init() {}
+
+  /// Records a purchase in its account's receipt (made on first use) and returns both.
+  func purchase(_ new: FakePurchase) -> (FakeTransaction, FakeReceipt) {
+    contents.withLock { contents in
+      var receipt =
+        contents.accounts.receiptId(
+          appleAccount: new.appleAccount, bundleId: new.bundleId, environment: new.environment
+        ).flatMap { contents.receipts[$0] }
+        ?? FakeReceipt(
+          id: FakeReceipt.makeId(), appleAccount: new.appleAccount, bundleId: new.bundleId,
+          environment: new.environment, createdAt: new.purchaseDate)
+      let id = contents.identifiers.nextTransactionId()
+      let subscription = new.type == .autoRenewableSubscription
+      let transaction = FakeTransaction(
+        transactionId: id, originalTransactionId: id,
+        webOrderLineItemId: subscription ? contents.identifiers.nextWebOrderLineItemId() : nil,
+        bundleId: new.bundleId, productId: new.productId,
+        subscriptionGroupIdentifier: subscription ? new.subscriptionGroupIdentifier : nil,
+        type: new.type, quantity: new.quantity, appAccountToken: new.appAccountToken,
+        environment: new.environment, purchaseDate: new.purchaseDate,
+        originalPurchaseDate: new.purchaseDate, expiresDate: subscription ? new.expiresDate : nil,
+        price: new.price, currency: new.currency, transactionReason: "PURCHASE",
+        revocationDate: nil, revocationReason: nil, receiptId: receipt.id)
+      receipt.transactionIds.append(id)
+      contents.transactions[id] = transaction
+      contents.receipts[receipt.id] = receipt
+      contents.accounts.assign(
+        receipt.id, appleAccount: new.appleAccount, bundleId: new.bundleId,
+        environment: new.environment)
+      if subscription {
+        contents.subscriptions[id] = FakeSubscription(
+          originalTransactionId: id, productId: new.productId, latestTransactionId: id)
+      }
+      return (transaction, receipt)
+    }
+  }
+
+  func transaction(_ id: String) -> FakeTransaction? {
+    contents.withLock { $0.transactions[id] }
+  }
+
+  func receipt(_ id: String) -> FakeReceipt? {
+    contents.withLock { $0.receipts[id] }
+  }
+
+  func snapshot(receiptId: String) -> ReceiptSnapshot? {
+    contents.withLock { contents in
+      guard let receipt = contents.receipts[receiptId] else { return nil }
+      let transactions = receipt.transactionIds.compactMap { contents.transactions[$0] }
+      var seen = Set<String>()
+      var subscriptions: [(FakeSubscription, FakeTransaction)] = []
+      for transaction in transactions where transaction.isAutoRenewable {
+        guard seen.insert(transaction.originalTransactionId).inserted,
+          let subscription = contents.subscriptions[transaction.originalTransactionId],
+          let latest = contents.transactions[subscription.latestTransactionId]
+        else { continue }
+        subscriptions.append((subscription, latest))
+      }
+      return ReceiptSnapshot(
+        receipt: receipt, transactions: transactions, subscriptions: subscriptions)
+    }
+  }
+
+  /// Sets (refund, revoke) or clears (refund reversed) a transaction's revocation.
+  func setRevocation(of id: String, date: Int64?, reason: Int32?) throws(FakeStoreError)
+    -> FakeTransaction
+  {
+    try contents.withLock { contents throws(FakeStoreError) in
+      guard var transaction = contents.transactions[id] else {
+        throw .unknownTransaction(id)
+      }
+      transaction.revocationDate = date
+      transaction.revocationReason = date == nil ? nil : reason
+      contents.transactions[id] = transaction
+      return transaction
+    }
+  }
+}

@@ -1,0 +1,5 @@
+/// Why the fake's state refused a change.
+enum FakeStoreError: Error, Sendable, Equatable {
+  case unknownTransaction(String)
+  case notAutoRenewable(String)
+}

@@ -1,0 +1,30 @@
+import AppStore
+
+extension FakeTransaction {
+  /// The StoreKit 2 payload Apple would sign for this transaction at `signedDate`.
+  func payload(signedDate: Int64) -> JWSTransactionDecodedPayload {
+    JWSTransactionDecodedPayload(
+      transactionId: transactionId,
+      originalTransactionId: originalTransactionId,
+      webOrderLineItemId: webOrderLineItemId,
+      bundleId: bundleId,
+      productId: productId,
+      subscriptionGroupIdentifier: subscriptionGroupIdentifier,
+      purchaseDate: purchaseDate,
+      originalPurchaseDate: originalPurchaseDate,
+      expiresDate: expiresDate,
+      quantity: quantity,
+      type: type.rawValue,
+      appAccountToken: appAccountToken,
+      inAppOwnershipType: InAppOwnershipType.purchased.rawValue,
+      signedDate: signedDate,
+      revocationReason: revocationReason,
+      revocationDate: revocationDate,
+      environment: environment,
+      storefront: "USA",
+      storefrontId: "143441",
+      transactionReason: transactionReason,
+      currency: currency,
+      price: price)
+  }
+}

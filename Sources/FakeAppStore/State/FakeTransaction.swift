@@ -1,0 +1,32 @@
+import AppStore
+
+/// One purchase or renewal the fake App Store recorded, with every fact Apple signs about it.
+struct FakeTransaction: Sendable {
+  var transactionId: String
+  var originalTransactionId: String
+  var webOrderLineItemId: String?
+  var bundleId: String
+  var productId: String
+  var subscriptionGroupIdentifier: String?
+  var type: TransactionType
+  var quantity: Int
+  /// Lowercase UUID, as StoreKit reports it.
+  var appAccountToken: String?
+  /// Apple's spelling: "Production", "Sandbox" or "Xcode".
+  var environment: String
+  /// Milliseconds since 1970, like every date Apple sends.
+  var purchaseDate: Int64
+  var originalPurchaseDate: Int64
+  var expiresDate: Int64?
+  /// Milliunits of `currency` (6000 is 6.00).
+  var price: Int64
+  var currency: String
+  /// "PURCHASE" or "RENEWAL".
+  var transactionReason: String
+  var revocationDate: Int64?
+  var revocationReason: Int32?
+  /// The app receipt (of one Apple account on one device) this transaction shows up in.
+  var receiptId: String
+
+  var isAutoRenewable: Bool { type == .autoRenewableSubscription }
+}

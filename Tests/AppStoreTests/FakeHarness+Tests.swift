@@ -1,0 +1,219 @@
+import AppStore
+import FakeAppStore
+import Foundation
+import HTTP
+import Logging
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A fake App Store on a real loopback socket, and a small JSON client for it.
+struct FakeHarness: Sendable {
+  struct Reply: @unchecked Sendable {
+    // JSON objects from JSONSerialization: read-only once parsed.
+    var status: Int
+    var json: [String: Any]
+    var headers: [String: String]
+
+    subscript(key: String) -> Any? { json[key] }
+    func string(_ key: String) -> String? { json[key] as? String }
+  }
+
+  struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  static let bundleId = Fixtures.bundleId
+  static let quiet = Logger(label: "fake-appstore-test", level: .error)
+
+  let server: FakeAppStoreServer
+  let base: URL
+
+  /// Runs `body` against a freshly started fake and shuts it down afterwards, even on failure.
+  static func with<T: Sendable>(
+    _ configure: (inout FakeAppStoreServer.Configuration) -> Void = { _ in },
+    _ body: (FakeHarness) async throws -> T
+  ) async throws -> T {
+    var configuration = FakeAppStoreServer.Configuration()
+    configuration.logger = quiet
+    configure(&configuration)
+    let server = try FakeAppStoreServer(configuration: configuration)
+    try server.start()
+    guard let base = server.baseURL else { throw HarnessError(description: "no base URL") }
+    let harness = FakeHarness(server: server, base: base)
+    do {
+      let result = try await body(harness)
+      await server.shutdown()
+      return result
+    } catch {
+      await server.shutdown()
+      throw error
+    }
+  }
+
+  // MARK: HTTP
+
+  func post(_ path: String, _ object: [String: Any], headers: [String: String] = [:])
+    async throws -> Reply
+  {
+    try await send(
+      "POST", path, body: JSONSerialization.data(withJSONObject: object), headers: headers)
+  }
+
+  func get(_ path: String) async throws -> Reply {
+    try await send("GET", path, body: nil, headers: [:])
+  }
+
+  func send(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws
+    -> Reply
+  {
+    var request = URLRequest(
+      url: base.appendingPathComponent(path), cachePolicy: .reloadIgnoringLocalCacheData,
+      timeoutInterval: 20)
+    request.httpMethod = method
+    request.httpBody = body
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    guard let http = response as? HTTPURLResponse else {
+      throw HarnessError(description: "no HTTP response")
+    }
+    let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String {
+        fields[name.lowercased()] = value
+      }
+    }
+    return Reply(status: http.statusCode, json: json, headers: fields)
+  }
+
+  /// `POST /fake/v1/purchases` with defaults (a consumable in Production) under `fields`;
+  /// fails unless the fake answers 201.
+  func purchase(_ fields: [String: Any] = [:]) async throws -> Reply {
+    var body: [String: Any] = [
+      "bundle_id": Self.bundleId, "product_id": "gold.100", "type": "Consumable",
+      "environment": "Production",
+    ]
+    body.merge(fields) { _, new in new }
+    let reply = try await post("fake/v1/purchases", body)
+    guard reply.status == 201 else {
+      throw HarnessError(description: "purchase answered \(reply.status): \(reply.json)")
+    }
+    return reply
+  }
+
+  /// The receipt's verifyReceipt answer straight from the fake.
+  func verifyReceiptRaw(_ receipt: String, sandbox: Bool = false, extra: [String: Any] = [:])
+    async throws -> Reply
+  {
+    var body: [String: Any] = ["receipt-data": receipt]
+    body.merge(extra) { _, new in new }
+    return try await post(sandbox ? "sandbox/verifyReceipt" : "verifyReceipt", body)
+  }
+
+  // MARK: The AppStore module pointed at this fake
+
+  func appStoreConfiguration(
+    environments: Set<String> = ["Production", "Sandbox"], sharedSecret: String? = nil,
+    timeout: Duration = .seconds(10)
+  ) throws -> AppStoreConfiguration {
+    guard let production = server.verifyReceiptURL, let sandbox = server.sandboxVerifyReceiptURL
+    else { throw HarnessError(description: "fake not started") }
+    var configuration = AppStoreConfiguration(bundleId: Self.bundleId)
+    configuration.allowedEnvironments = environments
+    configuration.extraRootCertificatesPEM = [server.rootCertificatePEM]
+    configuration.verifyReceiptURL = production
+    configuration.verifyReceiptSandboxURL = sandbox
+    configuration.sharedSecret = sharedSecret
+    configuration.receiptTimeout = timeout
+    configuration.appAppleId = server.configuration.appAppleId
+    return configuration
+  }
+
+  func receiptVerifier(
+    sharedSecret: String? = nil, timeout: Duration = .seconds(10),
+    transport: any ReceiptTransport = URLSessionReceiptTransport()
+  ) throws -> ReceiptVerifier {
+    ReceiptVerifier(
+      configuration: try appStoreConfiguration(sharedSecret: sharedSecret, timeout: timeout),
+      transport: transport, logger: Self.quiet)
+  }
+
+  func signedDataVerifier(environments: Set<String> = ["Production", "Sandbox"]) throws
+    -> SignedDataVerifier
+  {
+    try SignedDataVerifier(configuration: appStoreConfiguration(environments: environments))
+  }
+}
+
+/// The JWS payload, decoded without verification (to look at what was signed).
+func decodedPayload(_ jws: String) throws -> [String: Any] {
+  let part = jws.segment(1)
+  var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+    of: "_", with: "/")
+  base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+  guard let data = Data(base64Encoded: base64),
+    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+  else { throw FakeHarness.HarnessError(description: "payload is not a JSON object") }
+  return object
+}
+
+/// A second HTTP server from the HTTP module, standing in for the app's notification URL.
+final class NotificationReceiver: Sendable {
+  final class Received: Sendable {
+    private let bodies = Mutex<[[UInt8]]>([])
+    func append(_ body: [UInt8]) { bodies.withLock { $0.append(body) } }
+    var all: [[UInt8]] { bodies.withLock { $0 } }
+  }
+
+  let url: URL
+  private let received = Received()
+  private let server: HTTPServer
+
+  init(status: Int = 200) throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.eventLoopCount = 1
+    configuration.shutdownGracePeriod = .seconds(1)
+    var router = Router()
+    let received = self.received
+    router.add(.post, "/apple/notifications") { request, _ in
+      received.append(request.body)
+      return Response(status: status)
+    }
+    server = HTTPServer(configuration: configuration, router: router, logger: FakeHarness.quiet)
+    let port = try server.start()
+    guard let url = URL(string: "http://127.0.0.1:\(port)/apple/notifications") else {
+      throw FakeHarness.HarnessError(description: "bad receiver URL")
+    }
+    self.url = url
+  }
+
+  /// The `signedPayload` of every notification received, in order.
+  var signedPayloads: [String] {
+    received.all.compactMap { body in
+      ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any])?["signedPayload"]
+        as? String
+    }
+  }
+
+  func stop() async { await server.shutdown() }
+
+  /// Runs `body` with a receiver listening, and stops it afterwards, even on failure.
+  static func with<T: Sendable>(status: Int = 200, _ body: (NotificationReceiver) async throws -> T)
+    async throws -> T
+  {
+    let receiver = try NotificationReceiver(status: status)
+    do {
+      let result = try await body(receiver)
+      await receiver.stop()
+      return result
+    } catch {
+      await receiver.stop()
+      throw error
+    }
+  }
+}
