@@ -1,0 +1,569 @@
+"""Helpers shared by the end-to-end tests: processes (Storekeeper, the fake App Store), the
+PostgreSQL server named by DATABASE_URL, an HTTP client that knows the API, and polling.
+
+Everything here talks to real processes over real sockets; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+import requests
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLE_ID = "com.example.storekeeper.tests"
+ADMIN_NAME = "ops"
+
+APPLE_TYPES = {
+    "consumable": "Consumable",
+    "non_consumable": "Non-Consumable",
+    "auto_renewable": "Auto-Renewable Subscription",
+    "non_renewing": "Non-Renewing Subscription",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment
+
+
+def required_env(name: str) -> str:
+    value = os.environ.get(name, "")
+    if not value:
+        pytest.fail(
+            f"{name} is not set: run scripts/test, or export DATABASE_URL, STOREKEEPER_BIN, "
+            "STOREKEEPER_TEST_PGDATA and STOREKEEPER_TEST_PGPORT yourself",
+            pytrace=False,
+        )
+    return value
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def wait_until(fn: Callable[[], Any], timeout: float, message: str, interval: float = 0.1) -> Any:
+    """Polls `fn` until it returns something truthy; fails with `message` and the last value."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while True:
+        last = fn()
+        if last:
+            return last
+        if time.monotonic() >= deadline:
+            pytest.fail(f"{message} (waited {timeout}s; last value: {last!r})", pytrace=False)
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL
+
+
+class PgServer:
+    """The PostgreSQL server DATABASE_URL points at; databases are made and dropped with psql."""
+
+    def __init__(self, url: str):
+        self.url = url
+        parts = urlsplit(url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 5432
+        self.user = parts.username or "storekeeper"
+        self.scheme = parts.scheme
+
+    def url_for(self, database: str) -> str:
+        netloc = f"{self.user}@{self.host}:{self.port}"
+        return urlunsplit((self.scheme, netloc, "/" + database, "", ""))
+
+    def psql(self, sql: str, database: str = "postgres", check: bool = True) -> str:
+        result = subprocess.run(
+            ["psql", "-h", self.host, "-p", str(self.port), "-U", self.user, "-d", database,
+             "-X", "-q", "-tA", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c", sql],
+            capture_output=True, text=True, timeout=60,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"psql failed ({result.returncode}): {result.stderr.strip()}\nSQL: {sql}")
+        return result.stdout
+
+    def create_database(self, prefix: str = "e2e") -> "Database":
+        name = f"{prefix}_{uuid.uuid4().hex[:10]}".lower()
+        self.psql(f'CREATE DATABASE "{name}"')
+        return Database(self, name)
+
+    def drop_database(self, name: str) -> None:
+        self.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', check=False)
+
+
+class Database:
+    def __init__(self, server: PgServer, name: str):
+        self.server = server
+        self.name = name
+        self.url = server.url_for(name)
+
+    def rows(self, sql: str) -> list[list[str]]:
+        out = self.server.psql(sql, database=self.name)
+        return [line.split("\t") for line in out.splitlines() if line != ""]
+
+    def scalar(self, sql: str) -> str | None:
+        rows = self.rows(sql)
+        return rows[0][0] if rows else None
+
+    def drop(self) -> None:
+        self.server.drop_database(self.name)
+
+
+def pg_stop() -> None:
+    data = required_env("STOREKEEPER_TEST_PGDATA")
+    subprocess.run(["bash", "-c", f"source '{REPO}/scripts/lib/common.sh'; pg_stop '{data}'"],
+                   check=True, timeout=120)
+
+
+def pg_start() -> None:
+    data = required_env("STOREKEEPER_TEST_PGDATA")
+    port = required_env("STOREKEEPER_TEST_PGPORT")
+    subprocess.run(
+        ["bash", "-c", f"source '{REPO}/scripts/lib/common.sh'; PG_FSYNC=off pg_start '{data}' '{port}'"],
+        check=True, timeout=120)
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+class Process:
+    """A child process whose output goes to a log file (appended, so lines never clobber)."""
+
+    registry: list["Process"] = []
+    registry_lock = threading.Lock()
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path):
+        self.name = name
+        self.argv = argv
+        self.env = env
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+        self.killed = False
+
+    def spawn(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        try:
+            self.proc = subprocess.Popen(self.argv, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+        finally:
+            log.close()
+        with Process.registry_lock:
+            Process.registry.append(self)
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_bytes().replace(b"\0", b"").decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log().splitlines()[-lines:])
+
+    def log_lines_json(self) -> list[dict]:
+        out = []
+        for line in self.log().splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+        return out
+
+    def signal(self, sig: int) -> None:
+        if self.running():
+            self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        """SIGKILL; the test said so, so teardown will not ask for a clean exit."""
+        self.killed = True
+        if self.running():
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait(timeout=15)
+
+    def terminate(self, timeout: float = 15) -> int:
+        """SIGTERM and wait; returns the exit code (fails if it does not exit in time)."""
+        assert self.proc is not None
+        if self.running():
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=15)
+            raise AssertionError(f"{self.name} did not exit within {timeout}s of SIGTERM\n{self.log_tail()}")
+
+    def forget(self) -> None:
+        with Process.registry_lock:
+            if self in Process.registry:
+                Process.registry.remove(self)
+
+
+class Storekeeper(Process):
+    def __init__(self, binary: str, env: dict[str, str], log_path: Path, port: int, name: str):
+        super().__init__(name, [binary, "serve"], env, log_path)
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.admin_token = env.get("ADMIN_TOKENS", ":").split(":", 1)[1].split(",")[0]
+        self.client = Client(self.url, self.admin_token)
+
+    def start(self, ready_timeout: float = 20) -> "Storekeeper":
+        self.spawn()
+        self.wait_ready(ready_timeout)
+        return self
+
+    def wait_ready(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.running():
+                raise AssertionError(
+                    f"{self.name} exited with {self.proc.returncode} before it was ready\n{self.log_tail()}")
+            try:
+                if requests.get(self.url + "/readyz", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"{self.name} was not ready within {timeout}s\n{self.log_tail()}")
+
+    def restart(self, ready_timeout: float = 20) -> "Storekeeper":
+        """Starts the same configuration again (after a kill or a stop)."""
+        assert not self.running()
+        self.killed = False
+        return self.start(ready_timeout)
+
+
+class FakeAppStore(Process):
+    def __init__(self, binary: str, port: int, root_out: Path, notify_url: str, log_path: Path):
+        argv = [binary, "fake-appstore", "--port", str(port), "--root-cert-out", str(root_out)]
+        if notify_url:
+            argv += ["--notify-url", notify_url]
+        super().__init__("fake-appstore", argv, dict(os.environ), log_path)
+        self.port = port
+        self.root_pem = root_out
+        self.url = f"http://127.0.0.1:{port}"
+        self.session = requests.Session()
+        self.lock = threading.Lock()
+
+    def start(self, timeout: float = 20) -> "FakeAppStore":
+        self.spawn()
+        expected = f"fake-appstore listening on 127.0.0.1:{self.port}"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if expected in self.log():
+                return self
+            if not self.running():
+                raise AssertionError(f"fake-appstore exited with {self.proc.returncode}\n{self.log_tail()}")
+            time.sleep(0.05)
+        raise AssertionError(f"fake-appstore did not print {expected!r} within {timeout}s\n{self.log_tail()}")
+
+    def call(self, path: str, body: dict, expect: tuple[int, ...] | None = (200, 201)) -> dict:
+        r = requests.post(self.url + path, json=body, timeout=30)
+        if expect is not None:
+            assert r.status_code in expect, f"fake {path} {body} -> {r.status_code} {r.text}"
+        try:
+            return r.json()
+        except ValueError:
+            return {"_status": r.status_code, "_text": r.text}
+
+    def purchase(self, product_id: str, type: str, quantity: int = 1, app_account_token: str | None = None,
+                 environment: str = "Production", apple_account: str | None = None,
+                 expires_in_seconds: int | None = None, bundle_id: str = BUNDLE_ID) -> dict:
+        body: dict[str, Any] = {
+            "bundle_id": bundle_id,
+            "product_id": product_id,
+            "type": APPLE_TYPES.get(type, type),
+            "quantity": quantity,
+            "environment": environment,
+        }
+        if app_account_token is not None:
+            body["app_account_token"] = app_account_token
+        if apple_account is not None:
+            body["apple_account"] = apple_account
+        if expires_in_seconds is not None:
+            body["expires_in_seconds"] = expires_in_seconds
+        return self.call("/fake/v1/purchases", body)
+
+    def fault(self, mode: str, **kw: Any) -> dict:
+        return self.call("/fake/v1/faults", {"mode": mode, **kw})
+
+    def clear_faults(self) -> dict:
+        return self.fault("none")
+
+    def refund(self, transaction_id: str, notification_type: str | None = None, deliver: bool = True) -> dict:
+        body: dict[str, Any] = {"transaction_id": transaction_id, "deliver": deliver}
+        if notification_type:
+            body["notification_type"] = notification_type
+        return self.call("/fake/v1/refunds", body)
+
+    def renewal(self, transaction_id: str, expires_in_seconds: int | None = None,
+                notification_type: str | None = None, deliver: bool = True) -> dict:
+        body: dict[str, Any] = {"transaction_id": transaction_id, "deliver": deliver}
+        if expires_in_seconds is not None:
+            body["expires_in_seconds"] = expires_in_seconds
+        if notification_type:
+            body["notification_type"] = notification_type
+        return self.call("/fake/v1/renewals", body)
+
+    def notification(self, notification_type: str, subtype: str | None = None,
+                     transaction_id: str | None = None, grace_period_expires_in_seconds: int | None = None,
+                     deliver: bool = True, **extra: Any) -> dict:
+        body: dict[str, Any] = {"notification_type": notification_type, "deliver": deliver, **extra}
+        if subtype:
+            body["subtype"] = subtype
+        if transaction_id:
+            body["transaction_id"] = transaction_id
+        if grace_period_expires_in_seconds is not None:
+            body["grace_period_expires_in_seconds"] = grace_period_expires_in_seconds
+        return self.call("/fake/v1/notifications", body)
+
+
+def make_throwaway_root(directory: Path) -> Path:
+    """A CA certificate nobody signs with: for instances that must start without the fake."""
+    directory.mkdir(parents=True, exist_ok=True)
+    pem = directory / "unused-root.pem"
+    if not pem.exists():
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+             "-nodes", "-subj", "/CN=storekeeper e2e unused root", "-days", "30",
+             "-keyout", str(directory / "unused-root.key"), "-out", str(pem)],
+            check=True, capture_output=True, timeout=60)
+    return pem
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP client
+
+
+class Client:
+    """Thin wrapper over requests with the API's paths; one session per thread."""
+
+    def __init__(self, base: str, admin_token: str):
+        self.base = base
+        self.admin_token = admin_token
+        self._local = threading.local()
+
+    def session(self) -> requests.Session:
+        s = getattr(self._local, "session", None)
+        if s is None:
+            s = requests.Session()
+            self._local.session = s
+        return s
+
+    def request(self, method: str, path: str, admin: bool = False, headers: dict | None = None,
+                timeout: float = 30, **kw: Any) -> requests.Response:
+        h = dict(headers or {})
+        if admin:
+            h["Authorization"] = f"Bearer {self.admin_token}"
+        return self.session().request(method, self.base + path, headers=h, timeout=timeout, **kw)
+
+    def get(self, path: str, **kw: Any) -> requests.Response:
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> requests.Response:
+        return self.request("POST", path, **kw)
+
+    # Catalog and admin
+
+    def put_product(self, product_id: str, type: str = "consumable", price: str = "6.00",
+                    currency: str = "USD", title: str | None = None, sort_order: int = 0,
+                    grants: dict | None = None, content: dict | None = None, description: str = "",
+                    active: bool = True) -> dict:
+        if grants is None:
+            grants = default_grants(type)
+        body = {
+            "type": type, "title": title or product_id, "description": description, "price": price,
+            "currency": currency, "sort_order": sort_order, "active": active, "grants": grants,
+            "content": content if content is not None else {"message": f"thanks for {product_id}"},
+        }
+        r = self.request("PUT", f"/admin/v1/products/{product_id}", admin=True, json=body)
+        assert r.status_code in (200, 201), f"PUT {product_id}: {r.status_code} {r.text}"
+        return r.json()
+
+    # Orders and settlement
+
+    def create_order(self, user_id: str, product_id: str, quantity: int | None = None,
+                     key: str | None = None) -> dict:
+        r = self.post_order(user_id, product_id, quantity, key)
+        assert r.status_code == 201, f"POST /v1/orders: {r.status_code} {r.text}"
+        return r.json()
+
+    def post_order(self, user_id: str, product_id: str, quantity: int | None = None,
+                   key: str | None = None) -> requests.Response:
+        body: dict[str, Any] = {"user_id": user_id, "product_id": product_id}
+        if quantity is not None:
+            body["quantity"] = quantity
+        headers = {"Idempotency-Key": key} if key else {}
+        return self.post("/v1/orders", json=body, headers=headers)
+
+    def order(self, trade_no: str) -> dict:
+        r = self.get(f"/v1/orders/{trade_no}")
+        assert r.status_code == 200, f"GET order {trade_no}: {r.status_code} {r.text}"
+        return r.json()
+
+    def admin_order(self, trade_no: str) -> dict:
+        r = self.get(f"/admin/v1/orders/{trade_no}", admin=True)
+        assert r.status_code == 200, f"GET admin order {trade_no}: {r.status_code} {r.text}"
+        return r.json()
+
+    def admin_orders(self, **query: Any) -> list[dict]:
+        """Every order matching the filters, following the cursor."""
+        out: list[dict] = []
+        cursor = None
+        while True:
+            params = dict(query)
+            if cursor:
+                params["cursor"] = cursor
+            r = self.get("/admin/v1/orders", admin=True, params=params)
+            assert r.status_code == 200, r.text
+            page = r.json()
+            out += page["orders"]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return out
+
+    def report(self, trade_no: str, trade_status: str = "TRADE_SUCCESS", receipt: str | None = None,
+               signed_transaction: str | None = None, reason: str | None = None,
+               timeout: float = 30) -> requests.Response:
+        body: dict[str, Any] = {"trade_no": trade_no, "trade_status": trade_status}
+        if receipt is not None:
+            body["receipt"] = receipt
+        if signed_transaction is not None:
+            body["signed_transaction"] = signed_transaction
+        if reason is not None:
+            body["reason"] = reason
+        return self.post("/v1/trade-reports", json=body, timeout=timeout)
+
+    def receipts(self, receipt: str | None = None, user_id: str | None = None,
+                 signed_transaction: str | None = None, product_id: str | None = None) -> requests.Response:
+        body: dict[str, Any] = {}
+        if user_id is not None:
+            body["user_id"] = user_id
+        if receipt is not None:
+            body["receipt"] = receipt
+        if signed_transaction is not None:
+            body["signed_transaction"] = signed_transaction
+        if product_id is not None:
+            body["product_id"] = product_id
+        return self.post("/v1/receipts", json=body)
+
+    def entitlements(self, user_id: str) -> dict:
+        r = self.get(f"/v1/users/{quote(user_id, safe='')}/entitlements")
+        assert r.status_code == 200, f"entitlements {user_id}: {r.status_code} {r.text}"
+        return r.json()
+
+    def balance(self, user_id: str, asset: str = "gold") -> int:
+        return int(self.entitlements(user_id)["balances"].get(asset, 0))
+
+    def notifications(self, **query: Any) -> list[dict]:
+        r = self.get("/admin/v1/notifications", admin=True, params=query)
+        assert r.status_code == 200, r.text
+        return r.json()["notifications"]
+
+    def post_notification(self, signed_payload: str) -> requests.Response:
+        return self.post("/v1/apple/notifications", json={"signedPayload": signed_payload})
+
+
+def default_grants(type: str) -> dict:
+    return {
+        "consumable": {"balance": {"gold": 100}},
+        "non_consumable": {},
+        "auto_renewable": {"entitlement": "vip"},
+        "non_renewing": {"entitlement": "vip", "duration_days": 30},
+    }[type]
+
+
+def problem(r: requests.Response, status: int, code: str | None = None) -> dict:
+    """Asserts an RFC 9457 problem with `status` (and `code`) and returns its body."""
+    assert r.status_code == status, f"expected {status} {code}, got {r.status_code}: {r.text}"
+    assert r.headers.get("Content-Type", "").startswith("application/problem+json"), r.headers
+    body = r.json()
+    assert body["status"] == status
+    for key in ("type", "title", "code"):
+        assert key in body, body
+    if code is not None:
+        assert body["code"] == code, body
+    return body
+
+
+def error_fields(body: dict) -> set[str]:
+    return {e["field"] for e in body.get("errors", [])}
+
+
+def flip_char(text: str, index: int) -> str:
+    """Replaces one base64url character with another valid one, so only the content changes."""
+    c = text[index]
+    replacement = "A" if c != "A" else "B"
+    return text[:index] + replacement + text[index + 1:]
+
+
+def tamper_jws_payload(jws: str) -> str:
+    header, payload, signature = jws.split(".")
+    return ".".join([header, flip_char(payload, len(payload) // 2), signature])
+
+
+def jws_payload(jws: str) -> dict:
+    part = jws.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def admin_tokens() -> tuple[str, str]:
+    token = secrets.token_hex(16)
+    return token, f"{ADMIN_NAME}:{token}"
+
+
+def buy(api: Client, fake: FakeAppStore, user_id: str, product_id: str, type: str = "consumable",
+        quantity: int = 1, proof: str = "signed_transaction", apple_account: str | None = None,
+        environment: str = "Production", expires_in_seconds: int | None = None,
+        expect: int = 200) -> tuple[dict, dict, requests.Response]:
+    """Seed 004's flow: order, StoreKit purchase with the order's token, TRADE_SUCCESS report."""
+    order = api.create_order(user_id, product_id, quantity=quantity if quantity != 1 else None)
+    purchase = fake.purchase(product_id, type, quantity=quantity, app_account_token=order["app_account_token"],
+                             apple_account=apple_account, environment=environment,
+                             expires_in_seconds=expires_in_seconds)
+    r = api.report(order["trade_no"], **{proof: purchase[proof]})
+    if expect is not None:
+        assert r.status_code == expect, f"report {order['trade_no']}: {r.status_code} {r.text}"
+    return order, purchase, r
+
+
+def wait_for_order(api: Client, trade_no: str, status: str, timeout: float = 15) -> dict:
+    return wait_until(lambda: (lambda o: o if o["trade_status"] == status else None)(api.order(trade_no)),
+                      timeout, f"order {trade_no} did not become {status}")
+
+
+def form_post(api: Client, path: str, fields: list[tuple[str, str]]) -> requests.Response:
+    """A naive form post like seed 000's: values are NOT percent-encoded."""
+    body = "&".join(f"{k}={v}" for k, v in fields)
+    return api.post(path, data=body.encode(), headers={"Content-Type": "application/x-www-form-urlencoded"})

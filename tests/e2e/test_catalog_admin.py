@@ -1,0 +1,378 @@
+"""Issue 3: the catalog apps read, and the admin API that edits it (auth, create/replace/patch/
+deactivate, If-Match, price history, validation), including two instances on one database."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+import requests
+
+from support import error_fields, problem, wait_until
+
+P = "com.example.tests.catalog."
+
+
+@pytest.fixture(scope="module")
+def sk(module_storekeeper, fresh_db):
+    return module_storekeeper(fresh_db)
+
+
+@pytest.fixture(scope="module")
+def api(sk):
+    return sk.client
+
+
+def public_ids(api):
+    r = api.get("/v1/products")
+    assert r.status_code == 200
+    return [p["product_id"] for p in r.json()["products"]]
+
+
+def admin_product(api, product_id):
+    r = api.get(f"/admin/v1/products/{product_id}", admin=True)
+    assert r.status_code == 200, r.text
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalog for apps
+
+
+def test_products_are_listed_by_sort_order_then_product_id_with_their_fields(api):
+    api.put_product(P + "list.c", sort_order=20, price="3.00")
+    api.put_product(P + "list.a", sort_order=20, price="1.00")
+    api.put_product(P + "list.b", sort_order=10, price="2.00", title="Bee", description="the b product")
+    api.put_product(P + "list.z", sort_order=-5, type="non_consumable", price="0.99")
+    r = api.get("/v1/products")
+    assert r.status_code == 200
+    assert r.headers["Content-Type"].startswith("application/json")
+    products = [p for p in r.json()["products"] if p["product_id"].startswith(P + "list.")]
+    assert [p["product_id"] for p in products] == [P + "list.z", P + "list.b", P + "list.a", P + "list.c"]
+    b = products[1]
+    expected = {
+        "product_id": P + "list.b", "type": "consumable", "title": "Bee", "description": "the b product",
+        "price": "2.00", "currency": "USD", "sort_order": 10, "grants": {"balance": {"gold": 100}},
+    }
+    assert {k: b.get(k) for k in expected} == expected
+    assert b["price"] == "2.00" and isinstance(b["price"], str)
+    assert b["sort_order"] == 10 and b["title"] == "Bee" and b["currency"] == "USD"
+    assert "content" not in b, "content is delivered after purchase, not listed"
+
+    one = api.get(f"/v1/products/{P}list.b")
+    assert one.status_code == 200
+    assert one.json()["product_id"] == P + "list.b"
+    problem(api.get(f"/v1/products/{P}list.nope"), 404, "product_not_found")
+
+
+def test_catalog_has_a_strong_etag_and_answers_304_to_if_none_match(api):
+    api.put_product(P + "etag.one")
+    r = api.get("/v1/products")
+    etag = r.headers.get("ETag")
+    assert etag and etag.startswith('"') and not etag.startswith("W/"), etag
+    assert r.headers.get("Cache-Control") == "no-cache"
+
+    again = api.get("/v1/products", headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again.headers.get("ETag") == etag
+
+    assert api.get("/v1/products", headers={"If-None-Match": '"something-else"'}).status_code == 200
+
+    api.request("PATCH", f"/admin/v1/products/{P}etag.one", admin=True, json={"price": "7.00"})
+    changed = api.get("/v1/products", headers={"If-None-Match": etag})
+    assert changed.status_code == 200
+    assert changed.headers["ETag"] != etag
+
+    single = api.get(f"/v1/products/{P}etag.one")
+    assert single.headers.get("ETag")
+    assert api.get(f"/v1/products/{P}etag.one",
+                   headers={"If-None-Match": single.headers["ETag"]}).status_code == 304
+
+
+# ---------------------------------------------------------------------------------------------
+# Admin authentication
+
+
+ADMIN_CALLS = [
+    ("GET", "/admin/v1/products", None),
+    ("GET", f"/admin/v1/products/{P}auth.secret", None),
+    ("PUT", f"/admin/v1/products/{P}auth.secret", {"type": "consumable", "title": "x", "price": "1.00",
+                                                  "currency": "USD", "grants": {"balance": {"gold": 1}}}),
+    ("PATCH", f"/admin/v1/products/{P}auth.secret", {"price": "9.00"}),
+    ("DELETE", f"/admin/v1/products/{P}auth.secret", None),
+    ("GET", f"/admin/v1/products/{P}auth.secret/price-history", None),
+    ("GET", "/admin/v1/orders", None),
+    ("GET", "/admin/v1/notifications", None),
+    ("GET", "/admin/v1/consumption-requests", None),
+]
+
+
+@pytest.mark.parametrize("authorization", [
+    None, "Bearer wrong-token-0123456789abcdef", "Basic b3BzOnBhc3N3b3Jk", "Bearer", "Bearer ",
+    "bearer", "Token {token}", "Bearer {token}x", "Bearer  {token}", "{token}",
+])
+def test_admin_without_the_right_token_is_401_and_leaks_nothing(api, sk, authorization):
+    api.put_product(P + "auth.secret", title="Top Secret Title", price="4.56")
+    for method, path, body in ADMIN_CALLS:
+        headers = {}
+        if authorization is not None:
+            headers["Authorization"] = authorization.replace("{token}", sk.admin_token)
+        r = requests.request(method, sk.url + path, json=body, headers=headers, timeout=10)
+        problem(r, 401, "unauthorized")
+        assert "auth.secret" not in r.text and "Top Secret" not in r.text and "4.56" not in r.text
+    # Nothing changed through the refused writes.
+    product = admin_product(api, P + "auth.secret").json()
+    assert product["price"] == "4.56" and product["active"] is True
+
+
+def test_admin_with_the_right_token_works(api):
+    r = api.get("/admin/v1/products", admin=True)
+    assert r.status_code == 200
+    assert isinstance(r.json()["products"], list)
+    assert r.headers.get("ETag")
+
+
+# ---------------------------------------------------------------------------------------------
+# Create, replace, patch, deactivate
+
+
+def test_put_creates_201_then_replaces_200(api):
+    body = {"type": "consumable", "title": "Gold 10", "description": "d", "price": "1.00", "currency": "USD",
+            "sort_order": 3, "grants": {"balance": {"gold": 10}}, "content": {"k": "v"}}
+    r = api.request("PUT", f"/admin/v1/products/{P}put.gold", admin=True, json=body)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["product_id"] == P + "put.gold" and created["active"] is True
+    assert r.headers.get("ETag")
+
+    body2 = dict(body, title="Gold 10 (new)", grants={"balance": {"gold": 12}}, content={"k": "w"})
+    r = api.request("PUT", f"/admin/v1/products/{P}put.gold", admin=True, json=body2)
+    assert r.status_code == 200, r.text
+    replaced = r.json()
+    assert replaced["title"] == "Gold 10 (new)"
+    assert replaced["grants"] == {"balance": {"gold": 12}}
+    assert replaced["content"] == {"k": "w"}
+    listed = [p for p in api.get("/v1/products").json()["products"] if p["product_id"] == P + "put.gold"]
+    assert listed and listed[0]["title"] == "Gold 10 (new)"
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("price", "7.50", "7.50"),
+    ("price", "8", "8.00"),
+    ("currency", "EUR", "EUR"),
+    ("sort_order", 42, 42),
+    ("title", "Renamed", "Renamed"),
+    ("description", "Now with more gold", "Now with more gold"),
+    ("active", False, False),
+    ("grants", {"balance": {"gold": 250, "gems": 5}}, {"balance": {"gold": 250, "gems": 5}}),
+    ("content", {"download": "https://example.com/x.zip"}, {"download": "https://example.com/x.zip"}),
+])
+def test_patch_changes_exactly_one_field(api, field, value, expected):
+    product_id = f"{P}patch.{field}.{uuid.uuid4().hex[:6]}"
+    before = api.put_product(product_id, price="6.00", title="Before", description="desc", sort_order=1,
+                             content={"a": 1})
+    r = api.request("PATCH", f"/admin/v1/products/{product_id}", admin=True, json={field: value})
+    assert r.status_code == 200, r.text
+    after = r.json()
+    assert after[field] == expected
+    for other in ("price", "currency", "sort_order", "title", "description", "active", "grants", "content", "type"):
+        if other != field and not (field == "currency" and other == "price"):
+            assert after[other] == before[other], f"PATCH {field} changed {other}"
+    public = api.get(f"/v1/products/{product_id}")
+    if field == "active":
+        assert public.status_code == 404
+    else:
+        assert public.status_code == 200
+        if field in public.json():
+            assert public.json()[field] == expected
+
+
+def test_patch_of_an_unknown_product_is_404(api):
+    problem(api.request("PATCH", f"/admin/v1/products/{P}never.made", admin=True, json={"price": "1.00"}),
+            404, "product_not_found")
+
+
+def test_delete_deactivates_and_keeps_the_product_for_admins(api):
+    api.put_product(P + "delete.me")
+    assert P + "delete.me" in public_ids(api)
+    r = api.request("DELETE", f"/admin/v1/products/{P}delete.me", admin=True)
+    assert r.status_code == 200, r.text
+    assert r.json()["active"] is False
+    assert P + "delete.me" not in public_ids(api)
+    problem(api.get(f"/v1/products/{P}delete.me"), 404, "product_not_found")
+    admin_list = api.get("/admin/v1/products", admin=True).json()["products"]
+    kept = [p for p in admin_list if p["product_id"] == P + "delete.me"]
+    assert kept and kept[0]["active"] is False
+    problem(api.request("DELETE", f"/admin/v1/products/{P}never.made", admin=True), 404, "product_not_found")
+
+
+def test_delete_never_removes_a_product_with_orders(api):
+    api.put_product(P + "delete.ordered")
+    order = api.create_order("catalog-user", P + "delete.ordered")
+    assert api.request("DELETE", f"/admin/v1/products/{P}delete.ordered", admin=True).status_code == 200
+    assert admin_product(api, P + "delete.ordered").json()["active"] is False
+    assert api.order(order["trade_no"])["product_id"] == P + "delete.ordered"
+    problem(api.post_order("catalog-user", P + "delete.ordered"), 422, "product_inactive")
+
+
+def test_if_match_stale_is_412_and_current_is_200(api):
+    api.put_product(P + "ifmatch")
+    etag = admin_product(api, P + "ifmatch").headers["ETag"]
+    r = api.request("PATCH", f"/admin/v1/products/{P}ifmatch", admin=True, json={"price": "2.00"},
+                    headers={"If-Match": etag})
+    assert r.status_code == 200, r.text
+    new_etag = r.headers["ETag"]
+    assert new_etag != etag
+
+    stale = api.request("PATCH", f"/admin/v1/products/{P}ifmatch", admin=True, json={"price": "3.00"},
+                        headers={"If-Match": etag})
+    problem(stale, 412, "precondition_failed")
+    assert admin_product(api, P + "ifmatch").json()["price"] == "2.00"
+
+    put_stale = api.request("PUT", f"/admin/v1/products/{P}ifmatch", admin=True, headers={"If-Match": etag},
+                            json={"type": "consumable", "title": "t", "price": "4.00", "currency": "USD",
+                                  "grants": {"balance": {"gold": 1}}})
+    problem(put_stale, 412, "precondition_failed")
+    problem(api.request("DELETE", f"/admin/v1/products/{P}ifmatch", admin=True, headers={"If-Match": etag}),
+            412, "precondition_failed")
+    assert api.request("DELETE", f"/admin/v1/products/{P}ifmatch", admin=True,
+                       headers={"If-Match": new_etag}).status_code == 200
+
+
+def test_price_history_records_old_new_currency_and_token_name(api):
+    api.put_product(P + "history", price="6.00", currency="USD")
+    api.request("PATCH", f"/admin/v1/products/{P}history", admin=True, json={"title": "no price change"})
+    api.request("PATCH", f"/admin/v1/products/{P}history", admin=True, json={"price": "7.00"})
+    api.request("PATCH", f"/admin/v1/products/{P}history", admin=True, json={"price": "700", "currency": "JPY"})
+    r = api.get(f"/admin/v1/products/{P}history/price-history", admin=True)
+    assert r.status_code == 200, r.text
+    history = r.json()["history"]
+    assert [(h.get("old_price"), h.get("old_currency"), h["new_price"], h["new_currency"]) for h in history] == [
+        (None, None, "6.00", "USD"),
+        ("6.00", "USD", "7.00", "USD"),
+        ("7.00", "USD", "700", "JPY"),
+    ]
+    assert all(h["changed_by"] == "ops" for h in history)
+    assert all(h["changed_at"] for h in history)
+    problem(api.get(f"/admin/v1/products/{P}nope/price-history", admin=True), 404, "product_not_found")
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation
+
+
+def put(api, product_id, **overrides):
+    body = {"type": "consumable", "title": "T", "price": "6.00", "currency": "USD", "sort_order": 0,
+            "grants": {"balance": {"gold": 100}}}
+    body.update(overrides)
+    body = {k: v for k, v in body.items() if v is not ...}
+    return api.request("PUT", f"/admin/v1/products/{product_id}", admin=True, json=body)
+
+
+@pytest.mark.parametrize("overrides,field", [
+    ({"type": "subscription"}, "type"),
+    ({"type": ...}, "type"),
+    ({"price": "6.001"}, "price"),
+    ({"price": "600.5", "currency": "JPY"}, "price"),
+    ({"price": "-1"}, "price"),
+    ({"price": "1e3"}, "price"),
+    ({"price": 6.0}, "price"),
+    ({"price": ""}, "price"),
+    ({"price": "6."}, "price"),
+    ({"currency": "usd"}, "currency"),
+    ({"currency": "XXX"}, "currency"),
+    ({"currency": "DOLLARS"}, "currency"),
+    ({"sort_order": 2 ** 31}, "sort_order"),
+    ({"sort_order": -(2 ** 31) - 1}, "sort_order"),
+    ({"sort_order": "first"}, "sort_order"),
+    ({"title": ""}, "title"),
+    ({"title": "x" * 201}, "title"),
+    ({"unknown_field": 1}, "unknown_field"),
+    ({"grants": {"entitlement": "vip"}}, "grants"),
+    ({"grants": {"balance": {"gold": -5}}}, "grants.balance.gold"),
+    ({"grants": {"balance": {"Gold!": 5}}}, "grants.balance.Gold!"),
+    ({"type": "non_consumable", "grants": {"balance": {"gold": 5}}}, "grants.balance"),
+    ({"type": "auto_renewable", "grants": {}}, "grants.entitlement"),
+    ({"type": "auto_renewable", "grants": {"entitlement": "vip", "duration_days": 30}}, "grants.duration_days"),
+    ({"type": "non_renewing", "grants": {"entitlement": "vip"}}, "grants.duration_days"),
+    ({"type": "non_renewing", "grants": {"entitlement": "vip", "duration_days": 0}}, "grants.duration_days"),
+    ({"grants": {"balance": {"gold": 5}, "bonus": 1}}, "grants.bonus"),
+    ({"content": "not an object"}, "content"),
+])
+def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
+    product_id = P + "invalid"
+    r = put(api, product_id, **overrides)
+    body = problem(r, 422, "validation_failed")
+    assert field in error_fields(body), body
+    assert api.get(f"/admin/v1/products/{product_id}", admin=True).status_code == 404
+
+
+@pytest.mark.parametrize("product_id", ["bad!id", "a" * 101, "with%20space", "caf%C3%A9"])
+def test_invalid_product_ids_are_refused(api, product_id):
+    r = put(api, product_id)
+    body = problem(r, 422, "validation_failed")
+    assert "product_id" in error_fields(body)
+
+
+@pytest.mark.parametrize("price,currency,stored", [
+    ("6", "USD", "6.00"), ("6.5", "USD", "6.50"), ("0", "USD", "0.00"), ("600", "JPY", "600"),
+    ("1.234", "KWD", "1.234"), ("0006.10", "CNY", "6.10"), ("999999999999.99", "USD", "999999999999.99"),
+])
+def test_valid_prices_are_normalised_to_the_currency(api, price, currency, stored):
+    r = put(api, P + "price.ok", price=price, currency=currency)
+    assert r.status_code in (200, 201), r.text
+    assert r.json()["price"] == stored
+    assert api.get(f"/v1/products/{P}price.ok").json()["price"] == stored
+
+
+def test_patch_validates_price_against_a_new_currency(api):
+    api.put_product(P + "currency.switch", price="6.50", currency="USD")
+    body = problem(api.request("PATCH", f"/admin/v1/products/{P}currency.switch", admin=True,
+                               json={"currency": "JPY"}), 422, "validation_failed")
+    assert "price" in error_fields(body)
+    body = problem(api.request("PATCH", f"/admin/v1/products/{P}currency.switch", admin=True,
+                               json={"type": "non_consumable"}), 422, "validation_failed")
+    assert "type" in error_fields(body)
+
+
+def test_malformed_json_is_a_400_problem(api):
+    r = api.request("PUT", f"/admin/v1/products/{P}json", admin=True, data=b"{not json",
+                    headers={"Content-Type": "application/json"})
+    problem(r, 400, "malformed_json")
+
+
+# ---------------------------------------------------------------------------------------------
+# Two instances on one database
+
+
+def test_a_price_change_through_one_instance_is_served_by_another_within_a_second(sk, api, module_storekeeper,
+                                                                               fresh_db):
+    other = module_storekeeper(fresh_db, share_admin_with=sk)
+    product_id = P + "two.instances"
+    api.put_product(product_id, price="6.00")
+    wait_until(lambda: other.client.get(f"/v1/products/{product_id}").status_code == 200, 5,
+               "instance B never saw the new product")
+
+    for price in ("7.00", "8.25", "9.99"):
+        r = api.request("PATCH", f"/admin/v1/products/{product_id}", admin=True, json={"price": price})
+        assert r.status_code == 200
+        changed_at = time.monotonic()
+        deadline = changed_at + 1.0
+        seen = None
+        while time.monotonic() < deadline:
+            seen = other.client.get(f"/v1/products/{product_id}").json()["price"]
+            if seen == price:
+                break
+            time.sleep(0.02)
+        assert seen == price, f"instance B still served {seen} one second after the change to {price}"
+        # Both instances serve identical bytes, so their ETags agree.
+        wait_until(lambda: api.get("/v1/products").headers["ETag"] == other.client.get("/v1/products").headers["ETag"],
+                   1, "the two instances serve different catalogs")
+
+    # An admin write through B is served by A too.
+    r = other.client.request("PATCH", f"/admin/v1/products/{product_id}", admin=True, json={"title": "via B"})
+    assert r.status_code == 200
+    wait_until(lambda: api.get(f"/v1/products/{product_id}").json()["title"] == "via B", 1,
+               "instance A did not follow a change made through B")

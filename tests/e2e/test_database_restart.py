@@ -1,0 +1,64 @@
+"""Issue 2: PostgreSQL goes away and comes back; Storekeeper answers 503 quickly meanwhile and
+recovers by itself. This stops the shared PostgreSQL server: the suite must run sequentially."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from support import pg_start, pg_stop, problem, unique, wait_until
+
+
+def test_database_restart_gives_503_while_down_and_recovers_without_restart(storekeeper):
+    sk = storekeeper()
+    api = sk.client
+    product = "com.example.tests.restart.gold"
+    api.put_product(product)
+    before = api.create_order(unique("restart"), product)
+
+    pg_stop()
+    try:
+        # While the database is down: a quick 503 problem, and readiness says so.
+        started = time.monotonic()
+        r = api.post_order(unique("restart"), product)
+        problem(r, 503, "database_unavailable")
+        assert r.headers.get("Retry-After")
+        assert time.monotonic() - started < 15, "the 503 must not wait for the database to return"
+        ready = requests.get(sk.url + "/readyz", timeout=15)
+        assert ready.status_code == 503
+        assert requests.get(sk.url + "/healthz", timeout=5).status_code == 200
+        # The catalog is served from memory.
+        assert requests.get(sk.url + "/v1/products", timeout=5).status_code == 200
+    finally:
+        pg_start()
+
+    wait_until(lambda: requests.get(sk.url + "/readyz", timeout=5).status_code == 200, 30,
+               "/readyz did not recover after PostgreSQL came back")
+    user = unique("restart")
+    after = wait_until(lambda: (lambda r: r.json() if r.status_code == 201 else None)(api.post_order(user, product)),
+                       30, "orders did not succeed again after PostgreSQL came back")
+    assert after["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.order(before["trade_no"])["trade_no"] == before["trade_no"]
+    assert sk.running(), "Storekeeper must survive the database restart"
+
+
+def test_after_a_database_restart_catalog_changes_still_reach_every_instance(launcher):
+    db = launcher.database()
+    a = launcher.storekeeper(db)
+    b = launcher.storekeeper(db, share_admin_with=a)
+    product = "com.example.tests.restart.listen"
+    a.client.put_product(product, price="1.00")
+    wait_until(lambda: b.client.get(f"/v1/products/{product}").status_code == 200, 5, "B never saw the product")
+
+    pg_stop()
+    pg_start()
+    wait_until(lambda: requests.get(a.url + "/readyz", timeout=5).status_code == 200, 30, "A did not recover")
+    wait_until(lambda: requests.get(b.url + "/readyz", timeout=5).status_code == 200, 30, "B did not recover")
+
+    r = a.client.request("PATCH", f"/admin/v1/products/{product}", admin=True, json={"price": "2.00"})
+    assert r.status_code == 200, r.text
+    # B's LISTEN connection was cut by the restart: it must reconnect (and reload) by itself.
+    wait_until(lambda: b.client.get(f"/v1/products/{product}").json()["price"] == "2.00", 10,
+               "instance B never served the change made after the database restart")

@@ -1,0 +1,334 @@
+"""Issue 6: App Store Server Notifications V2 signed by the fake App Store and delivered to
+Storekeeper: refunds (exactly once however often delivered, also before the purchase is
+reported), reversals, revocations, renewals, expiry and grace periods, consumption requests,
+TEST, unknown types, and tampered payloads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from support import BUNDLE_ID, buy, jws_payload, problem, tamper_jws_payload, unique, wait_for_order, wait_until
+
+P = "com.example.tests.notifications."
+GOLD = P + "gold"
+SWORD = P + "sword"
+CLUB = P + "club.monthly"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def catalog(api):
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    api.put_product(SWORD, type="non_consumable", grants={"entitlement": "sword"})
+    api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
+
+
+def parse_ms(text):
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def stored(api, uuid):
+    found = [n for n in api.notifications(limit=200) if n["notification_uuid"] == uuid]
+    return found[0] if found else None
+
+
+def wait_processed(api, uuid, state="processed"):
+    return wait_until(lambda: (lambda n: n if n and n["state"] == state else None)(stored(api, uuid)), 15,
+                      f"notification {uuid} never reached state {state}")
+
+
+def entitlement(api, user, name):
+    found = [e for e in api.entitlements(user)["entitlements"] if e["entitlement"] == name]
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Refunds and revocations
+
+
+def test_a_refund_delivered_five_times_lowers_the_balance_exactly_once(api, fake_appstore, stack):
+    user = unique("refund")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    buy(api, fake_appstore, user, GOLD)
+    assert api.balance(user) == 200
+
+    note = fake_appstore.refund(purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    for _ in range(4):
+        r = api.post_notification(note["signed_payload"])
+        assert r.status_code == 200, r.text
+
+    closed = wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    assert closed["close_reason"] == "refunded"
+    wait_processed(api, note["notification_uuid"])
+    assert len([n for n in api.notifications(transaction_id=purchase["transaction_id"])
+                if n["notification_uuid"] == note["notification_uuid"]]) == 1
+    assert api.balance(user) == 100
+    ledger = stack.db.rows(f"SELECT kind, amount FROM ledger WHERE transaction_id = '{purchase['transaction_id']}' "
+                           "ORDER BY id")
+    assert ledger == [["grant", "100"], ["refund", "-100"]]
+
+    detail = api.admin_order(order["trade_no"])
+    assert [(h["to_status"], h["reason"], h["cause"]) for h in detail["history"]][-1] == \
+        ("TRADE_CLOSED", "refunded", "notification")
+    assert [n["notification_uuid"] for n in detail["notifications"]] == [note["notification_uuid"]]
+    assert detail["notifications"][0]["notification_type"] == "REFUND"
+
+
+def test_a_refund_before_the_purchase_is_reported_applies_when_it_is(api, fake_appstore):
+    user = unique("early-refund")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    # The refund notification arrives first (Apple's deliveries are not ordered).
+    note = fake_appstore.refund(purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"], state="deferred")
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+
+    # The app reports with the transaction as it was when bought.
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code in (200, 409), r.text
+    closed = wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    assert closed["close_reason"] == "refunded"
+    wait_processed(api, note["notification_uuid"])
+    assert api.balance(user) == 0
+
+
+def test_a_refund_reversed_restores_the_purchase(api, fake_appstore):
+    user = unique("reversed")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    assert fake_appstore.refund(purchase["transaction_id"])["delivered_status"] == 200
+    wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    assert api.balance(user) == 0
+    note = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED")
+    assert note["delivered_status"] == 200
+    back = wait_for_order(api, order["trade_no"], "TRADE_SUCCESS")
+    assert back.get("close_reason") is None
+    assert api.balance(user) == 100
+    reasons = [h["reason"] for h in api.admin_order(order["trade_no"])["history"]]
+    assert reasons == ["created", "paid", "refunded", "refund_reversed"]
+
+
+def test_a_revoked_non_consumable_is_no_longer_owned(api, fake_appstore):
+    user = unique("revoke")
+    order, purchase, _ = buy(api, fake_appstore, user, SWORD, type="non_consumable")
+    assert api.entitlements(user)["non_consumables"] == [SWORD]
+    note = fake_appstore.refund(purchase["transaction_id"], notification_type="REVOKE")
+    assert note["delivered_status"] == 200
+    closed = wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    assert closed["close_reason"] == "revoked"
+    owned = api.entitlements(user)
+    assert owned["non_consumables"] == [] and owned["entitlements"] == []
+
+
+def test_a_refunded_subscription_ends_its_entitlement(api, fake_appstore):
+    user = unique("sub-refund")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    assert entitlement(api, user, "club")
+    assert fake_appstore.refund(purchase["transaction_id"])["delivered_status"] == 200
+    wait_until(lambda: entitlement(api, user, "club") is None, 15, "the refunded subscription is still active")
+    assert api.order(order["trade_no"])["close_reason"] == "refunded"
+
+
+# ---------------------------------------------------------------------------------------------
+# Renewals and expiry
+
+
+@pytest.mark.parametrize("kind", ["DID_RENEW", "SUBSCRIBED", "OFFER_REDEEMED"])
+def test_a_renewal_nobody_reported_extends_the_subscription_of_the_original_user(api, fake_appstore, kind):
+    user = unique("renew")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=120)
+    first = entitlement(api, user, "club")
+    assert parse_ms(first["expires_at"]) == jws_payload(purchase["signed_transaction"])["expiresDate"]
+
+    note = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, notification_type=kind)
+    assert note["delivered_status"] == 200, note
+    renewed = jws_payload(note["signed_transaction"])
+    assert renewed["originalTransactionId"] == purchase["original_transaction_id"]
+    assert renewed["transactionId"] != purchase["transaction_id"]
+    wait_until(lambda: (lambda e: e and parse_ms(e["expires_at"]) == renewed["expiresDate"])(
+        entitlement(api, user, "club")), 15, "the renewal did not extend the entitlement to Apple's expiresDate")
+
+    orders = api.admin_orders(user_id=user)
+    assert len(orders) == 2
+    renewal = [o for o in orders if o["trade_no"] != order["trade_no"]][0]
+    assert renewal["origin"] == "renewal"
+    assert renewal["trade_status"] == "TRADE_SUCCESS"
+    assert renewal["transaction_id"] == renewed["transactionId"]
+    # Delivered again: nothing more happens.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    assert len(api.admin_orders(user_id=user)) == 2
+
+
+def test_expired_follows_apples_dates(api, fake_appstore):
+    user = unique("expired")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    assert entitlement(api, user, "club")
+    note = fake_appstore.notification("EXPIRED", subtype="VOLUNTARY", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    wait_until(lambda: entitlement(api, user, "club") is None, 15, "the expired subscription is still active")
+
+
+def test_a_grace_period_keeps_access_until_apples_grace_date_then_it_ends(api, fake_appstore):
+    user = unique("grace")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=purchase["transaction_id"],
+                                      grace_period_expires_in_seconds=6 * 86400)
+    assert note["delivered_status"] == 200, note
+    renewal_info = jws_payload(jws_payload(note["signed_payload"])["data"]["signedRenewalInfo"])
+    grace_ms = renewal_info["gracePeriodExpiresDate"]
+    wait_until(lambda: (lambda e: e and parse_ms(e["expires_at"]) == grace_ms)(entitlement(api, user, "club")), 15,
+               "access does not last until Apple's gracePeriodExpiresDate")
+
+    note = fake_appstore.notification("GRACE_PERIOD_EXPIRED", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200
+    wait_until(lambda: entitlement(api, user, "club") is None, 15, "access outlived the grace period")
+
+
+def test_a_failed_renewal_without_grace_period_ends_access_at_apples_date(api, fake_appstore):
+    user = unique("billing-retry")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    apple_expiry = jws_payload(jws_payload(note["signed_payload"])["data"]["signedTransactionInfo"])["expiresDate"]
+    wait_processed(api, note["notification_uuid"])
+    current = entitlement(api, user, "club")
+    assert current is None or parse_ms(current["expires_at"]) == apple_expiry, \
+        f"Apple says the period ended at {apple_expiry}; Storekeeper grants {current}"
+    wait_until(lambda: entitlement(api, user, "club") is None, 5, "access continues in billing retry")
+
+
+# ---------------------------------------------------------------------------------------------
+# Other types, admin views, forgeries
+
+
+def test_a_consumption_request_is_listed_for_admins(api, fake_appstore):
+    user = unique("consumption")
+    _, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.notification("CONSUMPTION_REQUEST", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    r = api.get("/admin/v1/consumption-requests", admin=True)
+    assert r.status_code == 200
+    listed = [n for n in r.json()["notifications"] if n["notification_uuid"] == note["notification_uuid"]]
+    assert len(listed) == 1
+    assert listed[0]["transaction_id"] == purchase["transaction_id"]
+    assert all(n["notification_type"] == "CONSUMPTION_REQUEST" for n in r.json()["notifications"])
+    assert api.balance(user) == 100, "a consumption request takes nothing back"
+
+
+def test_a_test_notification_is_answered_200(api, fake_appstore):
+    note = fake_appstore.notification("TEST", bundle_id=BUNDLE_ID)
+    assert note["delivered_status"] == 200, note
+    n = wait_processed(api, note["notification_uuid"])
+    assert n["notification_type"] == "TEST"
+
+
+def test_an_unknown_type_is_stored_and_visible_to_admins(api, fake_appstore):
+    note = fake_appstore.notification("SOMETHING_APPLE_INVENTS_LATER", subtype="SHINY", bundle_id=BUNDLE_ID)
+    assert note["delivered_status"] == 200, note
+    n = wait_processed(api, note["notification_uuid"])
+    assert n["notification_type"] == "SOMETHING_APPLE_INVENTS_LATER" and n["subtype"] == "SHINY"
+    filtered = api.notifications(notification_type="SOMETHING_APPLE_INVENTS_LATER")
+    assert [x["notification_uuid"] for x in filtered] == [note["notification_uuid"]]
+
+
+def test_a_notification_for_another_app_is_refused(api, fake_appstore):
+    note = fake_appstore.notification("TEST", bundle_id="com.example.someone.else")
+    assert note["delivered_status"] == 400, note
+    assert stored(api, note["notification_uuid"]) is None
+
+
+def test_a_tampered_notification_is_400_and_changes_nothing(api, fake_appstore):
+    user = unique("tamper")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    assert note["delivered_status"] is None
+    for forged in (tamper_jws_payload(note["signed_payload"]),
+                   note["signed_payload"][:-3] + ("AAA" if not note["signed_payload"].endswith("AAA") else "BBB"),
+                   "not.a.jws", ""):
+        r = api.post_notification(forged)
+        assert r.status_code in (400, 422), r.text
+        assert r.headers["Content-Type"].startswith("application/problem+json")
+    assert stored(api, note["notification_uuid"]) is None
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
+    problem(api.post_notification(tamper_jws_payload(note["signed_payload"])), 400, "invalid_notification")
+
+    # The genuine payload is accepted.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+
+
+def test_admin_notification_list_pages_and_filters(api, fake_appstore):
+    uuids = [fake_appstore.notification("TEST", bundle_id=BUNDLE_ID)["notification_uuid"] for _ in range(5)]
+    seen, cursor = [], None
+    while True:
+        params = {"notification_type": "TEST", "limit": 2}
+        if cursor:
+            params["cursor"] = cursor
+        r = api.get("/admin/v1/notifications", admin=True, params=params)
+        assert r.status_code == 200, r.text
+        seen += [n["notification_uuid"] for n in r.json()["notifications"]]
+        cursor = r.json().get("next_cursor")
+        if not cursor:
+            break
+    assert len(seen) == len(set(seen))
+    assert set(uuids) <= set(seen)
+    newest_first = [u for u in seen if u in uuids]
+    assert newest_first == list(reversed(uuids))
+    problem(api.get("/admin/v1/notifications", params={"limit": 2}), 401, "unauthorized")
+
+
+def test_duplicates_delivered_at_once_to_two_instances_apply_once(api, fake_appstore, stack, module_storekeeper):
+    import threading
+
+    other = module_storekeeper(stack.db, fake=fake_appstore, share_admin_with=stack.sk)
+    user = unique("dup-two")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    barrier = threading.Barrier(10)
+    statuses = [None] * 10
+
+    def deliver(i):
+        client = (api if i % 2 else other.client)
+        barrier.wait(timeout=30)
+        statuses[i] = client.post_notification(note["signed_payload"]).status_code
+
+    threads = [threading.Thread(target=deliver, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert statuses == [200] * 10, statuses
+    wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    wait_processed(api, note["notification_uuid"])
+    assert api.balance(user) == 0
+    refunds = stack.db.scalar(
+        f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}' AND kind = 'refund'")
+    assert refunds == "1"
+    assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]].count("refunded") == 1
+
+
+def test_a_refund_of_a_purchase_recorded_without_an_owner_is_not_credited_later(api, fake_appstore, stack):
+    # Seed 000's legacy post records the transaction with no user; Apple then refunds it.
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    r = api.receipts(receipt=purchase["receipt"], product_id=GOLD)
+    assert r.status_code == 200 and r.json()["transactions"][0]["status"] == "recorded", r.text
+    note = fake_appstore.refund(purchase["transaction_id"])
+    assert note["delivered_status"] == 200
+    wait_until(lambda: (lambda n: n and n["state"] in ("processed", "deferred"))(stored(api, note["notification_uuid"])),
+               15, "the refund was never handled")
+
+    # Later the app reports the purchase for an order with the transaction it kept from before.
+    user = unique("refunded-unowned")
+    order = api.create_order(user, GOLD)
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    wait_processed(api, note["notification_uuid"])
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] != "WAIT_BUYER_PAY" or r.status_code >= 400,
+               15, "the report neither settled nor was refused")
+    final = api.order(order["trade_no"])
+    assert api.balance(user) == 0, (
+        f"a refunded transaction credited gold: report -> {r.status_code} {r.text}; order now {final}")

@@ -1,0 +1,45 @@
+"""Issue 3: unpaid orders past ORDER_TTL are closed as expired by the sweeper, with history;
+with two instances sweeping one database each order is closed exactly once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from support import unique, wait_until
+
+GOLD = "com.example.tests.expiry.gold"
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def test_an_unpaid_order_is_closed_as_expired_after_the_ttl(storekeeper, new_db):
+    db = new_db()
+    a = storekeeper(db, ORDER_TTL="2s", SWEEP_INTERVAL="1s")
+    b = storekeeper(db, ORDER_TTL="2s", SWEEP_INTERVAL="1s", share_admin_with=a)
+    api = a.client
+    api.put_product(GOLD)
+    user = unique("expiry")
+    orders = [api.create_order(user, GOLD) for _ in range(5)]
+    for order in orders:
+        assert abs(parse_time(order["expires_at"]) - parse_time(order["created_at"]) - timedelta(seconds=2)) \
+            < timedelta(milliseconds=500)
+        assert order["trade_status"] == "WAIT_BUYER_PAY"
+
+    for order in orders:
+        closed = wait_until(lambda: (lambda o: o if o["trade_status"] == "TRADE_CLOSED" else None)(
+            api.order(order["trade_no"])), 15, f"order {order['trade_no']} was not closed after its TTL")
+        assert closed["close_reason"] == "expired"
+        assert closed.get("closed_at")
+        history = b.client.admin_order(order["trade_no"])["history"]
+        expired = [h for h in history if h["to_status"] == "TRADE_CLOSED"]
+        assert len(expired) == 1, f"closed more than once by two sweepers: {history}"
+        assert expired[0]["reason"] == "expired" and expired[0]["from_status"] == "WAIT_BUYER_PAY"
+        assert expired[0]["cause"] == "sweeper"
+
+    # A fresh order is not touched before its time.
+    fresh = api.create_order(user, GOLD)
+    assert api.order(fresh["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    closed = api.admin_orders(user_id=user, trade_status="TRADE_CLOSED")
+    assert len(closed) == 5

@@ -1,0 +1,83 @@
+"""Issue 5: POST /v1/receipts beyond the seeds — a receipt settles the user's open order for the
+purchase (by its token) instead of making a new one, and concurrent posts of one receipt credit
+once and give it one owner."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import requests
+
+from support import unique
+
+GOLD = "com.example.tests.receipts.gold"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def catalog(api):
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+
+
+def concurrently(n, fn):
+    barrier = threading.Barrier(n)
+    out = [None] * n
+
+    def run(i):
+        barrier.wait(timeout=30)
+        out[i] = fn(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return out
+
+
+def test_a_receipt_settles_the_open_order_it_pays(api, fake_appstore):
+    user = unique("open-order")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    # The report was lost; the app posts its receipt instead.
+    r = api.receipts(receipt=purchase["receipt"], user_id=user)
+    assert r.status_code == 200, r.text
+    assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
+    assert len(api.admin_orders(user_id=user)) == 1
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    # The report arriving afterwards gets the settled answer.
+    late = api.report(order["trade_no"], receipt=purchase["receipt"])
+    assert late.status_code == 200 and late.json()["order"]["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
+
+
+def post(url, body):
+    r = requests.post(url + "/v1/receipts", json=body, timeout=60)
+    return r.status_code, r.json()
+
+
+def test_a_restore_storm_from_one_user_credits_once(api, fake_appstore, stack):
+    user = unique("storm")
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    body = {"user_id": user, "receipt": purchase["receipt"]}
+    answers = concurrently(30, lambda i: post(stack.sk.url, body))
+    statuses = [s for s, _ in answers]
+    assert set(statuses) <= {200, 202}, answers[:3]
+    items = [b["transactions"][0]["status"] for s, b in answers if s == 200]
+    assert items.count("settled") <= 1 and set(items) <= {"settled", "restored"}, items
+    assert api.balance(user) == 100
+    assert len(api.admin_orders(user_id=user)) == 1
+    tx = purchase["transaction_id"]
+    assert stack.db.scalar(f"SELECT count(*) FROM ledger WHERE transaction_id = '{tx}'") == "1"
+
+
+def test_one_receipt_posted_by_many_users_at_once_has_one_owner(api, fake_appstore, stack):
+    users = [unique(f"claim{i}") for i in range(8)]
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    answers = concurrently(len(users), lambda i: post(stack.sk.url, {"user_id": users[i], "receipt": purchase["receipt"]}))
+    assert all(s == 200 for s, _ in answers), answers
+    items = [b["transactions"][0]["status"] for _, b in answers]
+    assert items.count("settled") == 1, items
+    assert items.count("owned_by_another_user") == len(users) - 1, items
+    balances = [api.balance(u) for u in users]
+    assert sorted(balances) == [0] * (len(users) - 1) + [100]

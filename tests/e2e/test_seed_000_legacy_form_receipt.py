@@ -1,0 +1,132 @@
+"""Seed 000 (German tutorial): after a purchase or a restore the app form-posts
+`receipt=<base64>&id=<product id>` — not percent-encoded, so `+` arrives as a space — with no
+user and no order. The server verifies, records, and answers with the product's content; a
+restore gets the content again without crediting; a later post naming a user credits once."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import form_post, unique
+
+DOWNLOAD = "com.example.appname.1042"
+COINS = "com.example.appname.coins100"
+CONTENT = {"xml": '<product nid="1042"><title>Level pack</title><file>levels-1042.zip</file></product>'}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def catalog(api):
+    api.put_product(DOWNLOAD, type="non_consumable", price="0.99", grants={}, content=CONTENT)
+    api.put_product(COINS, price="1.99", grants={"balance": {"coins": 100}}, content={"coins": 100})
+
+
+def purchase_with_plus(fake, product_id, type, required=False):
+    """A purchase whose base64 receipt holds a '+' if the fake makes one, so the naive form post
+    garbles it the way seed 000's client does."""
+    purchase = None
+    for _ in range(40):
+        purchase = fake.purchase(product_id, type)
+        if "+" in purchase["receipt"]:
+            return purchase
+    if required:
+        pytest.fail("the fake App Store never produced a receipt containing '+' (its receipts are base64 of "
+                    "'FAKE-RECEIPT:<hex>'), so the '+'-became-space repair cannot be shown end to end",
+                    pytrace=False)
+    return purchase
+
+
+def legacy_post(api, purchase, product_id, user_id=None, spaces=True):
+    receipt = purchase["receipt"].replace("+", " ") if spaces else purchase["receipt"]
+    fields = [("receipt", receipt), ("id", product_id)]
+    if user_id:
+        fields.append(("user_id", user_id))
+    return form_post(api, "/v1/receipts", fields)
+
+
+def count(db, sql):
+    return int(db.scalar(sql))
+
+
+def test_a_download_is_delivered_restored_and_later_owned_by_a_user(api, fake_appstore, stack):
+    purchase = purchase_with_plus(fake_appstore, DOWNLOAD, "non_consumable")
+    tx = purchase["transaction_id"]
+
+    first = legacy_post(api, purchase, DOWNLOAD)
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert [d["content"] for d in body["delivery"]] == [CONTENT]
+    assert body["delivery"][0]["product_id"] == DOWNLOAD
+    assert [(t["transaction_id"], t["status"]) for t in body["transactions"]] == [(tx, "recorded")]
+    assert body.get("entitlements") is None
+    assert count(stack.db, f"SELECT count(*) FROM apple_transactions WHERE transaction_id = '{tx}' "
+                          "AND user_id IS NULL AND trade_no IS NULL") == 1
+
+    # Restored on the device: the same post again (this time with the '+' sent raw).
+    restore = legacy_post(api, purchase, DOWNLOAD, spaces=False)
+    assert restore.status_code == 200, restore.text
+    assert [d["content"] for d in restore.json()["delivery"]] == [CONTENT]
+    assert count(stack.db, f"SELECT count(*) FROM apple_transactions WHERE transaction_id = '{tx}'") == 1
+    assert count(stack.db, "SELECT count(*) FROM orders WHERE product_id = '%s'" % DOWNLOAD) == 0
+
+    # The app later knows its user: the purchase becomes theirs, once.
+    user = unique("seed000")
+    owned = legacy_post(api, purchase, DOWNLOAD, user_id=user)
+    assert owned.status_code == 200, owned.text
+    items = owned.json()["transactions"]
+    assert [(t["transaction_id"], t["status"]) for t in items] == [(tx, "settled")]
+    assert owned.json()["entitlements"]["non_consumables"] == [DOWNLOAD]
+    orders = api.admin_orders(user_id=user)
+    assert len(orders) == 1 and orders[0]["trade_status"] == "TRADE_SUCCESS"
+    assert orders[0]["origin"] == "receipt"
+
+    again = legacy_post(api, purchase, DOWNLOAD, user_id=user)
+    assert [t["status"] for t in again.json()["transactions"]] == ["restored"]
+    assert [d["content"] for d in again.json()["delivery"]] == [CONTENT]
+    assert len(api.admin_orders(user_id=user)) == 1
+
+
+def test_a_consumable_is_not_credited_without_a_user_and_credited_once_with_one(api, fake_appstore, stack):
+    purchase = purchase_with_plus(fake_appstore, COINS, "consumable")
+    tx = purchase["transaction_id"]
+    for spaces in (True, False, True):
+        r = legacy_post(api, purchase, COINS, spaces=spaces)
+        assert r.status_code == 200, r.text
+        assert [d["content"] for d in r.json()["delivery"]] == [{"coins": 100}]
+    assert count(stack.db, f"SELECT count(*) FROM ledger WHERE transaction_id = '{tx}'") == 0
+
+    user = unique("seed000")
+    for expected in ("settled", "restored", "restored"):
+        r = legacy_post(api, purchase, COINS, user_id=user)
+        assert r.status_code == 200, r.text
+        assert [t["status"] for t in r.json()["transactions"]] == [expected]
+        assert r.json()["entitlements"]["balances"] == {"coins": 100}
+    assert api.balance(user, "coins") == 100
+
+    thief = unique("seed000-other")
+    r = legacy_post(api, purchase, COINS, user_id=thief)
+    assert r.status_code == 200
+    assert [t["status"] for t in r.json()["transactions"]] == ["owned_by_another_user"]
+    assert api.balance(thief, "coins") == 0
+    assert api.balance(user, "coins") == 100
+
+
+def test_plus_signs_that_arrived_as_spaces_are_repaired(api, fake_appstore):
+    purchase = purchase_with_plus(fake_appstore, DOWNLOAD, "non_consumable", required=True)
+    garbled = purchase["receipt"].replace("+", " ")
+    assert garbled != purchase["receipt"]
+    r = form_post(api, "/v1/receipts", [("receipt", garbled), ("id", DOWNLOAD)])
+    assert r.status_code == 200, r.text
+    assert [d["content"] for d in r.json()["delivery"]] == [CONTENT]
+
+
+def test_json_posts_work_like_the_form(api, fake_appstore):
+    purchase = fake_appstore.purchase(DOWNLOAD, "non_consumable")
+    r = api.receipts(receipt=purchase["receipt"], product_id=DOWNLOAD)
+    assert r.status_code == 200, r.text
+    assert [d["content"] for d in r.json()["delivery"]] == [CONTENT]
+
+
+def test_a_receipt_that_is_not_base64_is_refused_without_asking_apple(api):
+    r = form_post(api, "/v1/receipts", [("receipt", "this is not base64 !!!"), ("id", DOWNLOAD)])
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "invalid_proof"
