@@ -42,9 +42,6 @@ struct AdminOrderRoutes: Sendable {
     let known: Set<String> = [
       "trade_status", "user_id", "product_id", "created_from", "created_to", "limit", "cursor",
     ]
-    for name in query.keys.sorted() where !known.contains(name) {
-      problems.append(FieldError(field: name, message: "is not a known filter"))
-    }
     var filter = OrderRepository.Filter(limit: 50)
     if let status = query["trade_status"] {
       if statuses.contains(status) {
@@ -82,26 +79,10 @@ struct AdminOrderRoutes: Sendable {
             field: name, message: "must be an RFC 3339 timestamp such as 2026-11-29T00:00:00Z"))
       }
     }
-    if let limit = query["limit"] {
-      if let value = Int(limit), (1...200).contains(value) {
-        filter.limit = value
-      } else {
-        problems.append(FieldError(field: "limit", message: "must be between 1 and 200"))
-      }
-    }
-    if let cursor = query["cursor"] {
-      if let after = Cursor.decode(cursor), TradeNumber.isWellFormed(after) {
-        filter.after = after
-      } else {
-        problems.append(
-          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
-      }
-    }
-    guard problems.isEmpty else {
-      throw HTTPError(
-        400, code: "invalid_query", detail: "one or more query parameters are invalid",
-        fields: problems)
-    }
+    let page = PageRequest(query, known: known, problems: &problems, isKey: TradeNumber.isWellFormed)
+    filter.limit = page.limit
+    filter.after = page.after
+    try PageRequest.check(problems)
     return filter
   }
 }

@@ -9,9 +9,9 @@ struct AdminProductRoutes: Sendable {
   func register(_ router: inout APIRouter) {
     router.add(.get, "/admin/v1/products") { request, _ in
       _ = try auth.authenticate(request)
-      struct List: Encodable { var products: [Product.AdminView] }
+      struct List: Encodable { var products: [Product] }
       let products = try await repository.allProducts()
-      var response = try JSONCoding.response(List(products: products.map(\.adminView)))
+      var response = try JSONCoding.response(List(products: products))
       response.headers.add("ETag", CatalogSnapshot.etag(of: response.body))
       return response
     }
@@ -98,6 +98,6 @@ struct AdminProductRoutes: Sendable {
 
   static func respond(_ product: Product, status: Int) throws -> Response {
     try JSONCoding.response(
-      product.adminView, status: status, headers: HTTPHeaders([("ETag", product.etag)]))
+      product, status: status, headers: HTTPHeaders([("ETag", product.etag)]))
   }
 }

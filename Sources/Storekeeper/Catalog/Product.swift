@@ -1,7 +1,7 @@
 import Postgres
 
-/// A catalog entry as stored. `publicView` is what apps see; `adminView` adds what admins edit.
-struct Product: Sendable, Equatable {
+/// A catalog entry as stored, encoded whole for admins; `publicView` is what apps see.
+struct Product: Encodable, Sendable, Equatable {
   var productId: String
   var type: ProductType
   var title: String
@@ -15,6 +15,12 @@ struct Product: Sendable, Equatable {
   var revision: Int64
   var createdAt: String
   var updatedAt: String
+
+  enum CodingKeys: String, CodingKey {
+    case productId = "product_id", type, title, description, price, currency
+    case sortOrder = "sort_order", active, grants, content, revision
+    case createdAt = "created_at", updatedAt = "updated_at"
+  }
 
   /// The admin ETag: strong, changes with every write.
   var etag: String { "\"p\(revision)\"" }
@@ -42,21 +48,6 @@ struct Product: Sendable, Equatable {
     updatedAt = try row.decode("updated_at")
   }
 
-  init(draft: ProductDraft, revision: Int64 = 0, createdAt: String = "", updatedAt: String = "") {
-    productId = draft.productId
-    type = draft.type
-    title = draft.title
-    description = draft.description
-    price = draft.price
-    currency = draft.currency
-    sortOrder = draft.sortOrder
-    active = draft.active
-    grants = draft.grants
-    content = draft.content
-    self.revision = revision
-    self.createdAt = createdAt
-    self.updatedAt = updatedAt
-  }
 
   var publicView: PublicView {
     PublicView(
@@ -64,12 +55,6 @@ struct Product: Sendable, Equatable {
       currency: currency, sortOrder: sortOrder, grants: grants)
   }
 
-  var adminView: AdminView {
-    AdminView(
-      productId: productId, type: type, title: title, description: description, price: price,
-      currency: currency, sortOrder: sortOrder, active: active, grants: grants, content: content,
-      revision: revision, createdAt: createdAt, updatedAt: updatedAt)
-  }
 
   struct PublicView: Encodable, Sendable {
     var productId: String
@@ -89,28 +74,4 @@ struct Product: Sendable, Equatable {
     }
   }
 
-  struct AdminView: Encodable, Sendable {
-    var productId: String
-    var type: ProductType
-    var title: String
-    var description: String
-    var price: String
-    var currency: String
-    var sortOrder: Int32
-    var active: Bool
-    var grants: Grants
-    var content: JSONValue
-    var revision: Int64
-    var createdAt: String
-    var updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-      case productId = "product_id"
-      case type, title, description, price, currency
-      case sortOrder = "sort_order"
-      case active, grants, content, revision
-      case createdAt = "created_at"
-      case updatedAt = "updated_at"
-    }
-  }
 }

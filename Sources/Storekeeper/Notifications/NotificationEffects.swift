@@ -75,7 +75,10 @@ struct NotificationEffects {
       ", revocation_reason = \(transaction.revocationReason) WHERE transaction_id = \(transaction.transactionId)"
     )
     try await tx.execute(revocation)
-    guard let order, order.tradeStatus == Order.tradeSuccess else {
+    // Known but not yet anyone's (a legacy receipt posted without a user): wait, like an
+    // unknown transaction, until settlement gives it an order; then the refund applies.
+    guard let order else { return ("deferred", "transaction_has_no_order") }
+    guard order.tradeStatus == Order.tradeSuccess else {
       return ("processed", "already_closed")
     }
     try await transition(order, to: Order.tradeClosed, closeReason: reason, event: reason)
@@ -92,7 +95,8 @@ struct NotificationEffects {
     try await tx.execute(
       "UPDATE apple_transactions SET revocation_date = NULL, revocation_reason = NULL WHERE transaction_id = \(transaction.transactionId)"
     )
-    guard let order, order.tradeStatus == Order.tradeClosed,
+    guard let order else { return ("deferred", "transaction_has_no_order") }
+    guard order.tradeStatus == Order.tradeClosed,
       order.closeReason == "refunded" || order.closeReason == "revoked"
     else { return ("processed", "not_refunded") }
     try await transition(order, to: Order.tradeSuccess, closeReason: nil, event: "refund_reversed")

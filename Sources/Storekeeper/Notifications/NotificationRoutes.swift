@@ -33,9 +33,6 @@ struct NotificationRoutes: Sendable {
   private func list(_ query: [String: String], onlyType: String?) async throws -> Response {
     var problems: [FieldError] = []
     let known: Set<String> = ["notification_type", "state", "transaction_id", "limit", "cursor"]
-    for name in query.keys.sorted() where !known.contains(name) {
-      problems.append(FieldError(field: name, message: "is not a known filter"))
-    }
     var sql: PostgresQuery =
       "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
     if let type = onlyType ?? query["notification_type"] {
@@ -60,27 +57,10 @@ struct NotificationRoutes: Sendable {
         problems.append(FieldError(field: "transaction_id", message: "is too long"))
       }
     }
-    var limit = 50
-    if let text = query["limit"] {
-      if let value = Int(text), (1...200).contains(value) {
-        limit = value
-      } else {
-        problems.append(FieldError(field: "limit", message: "must be between 1 and 200"))
-      }
-    }
-    if let cursor = query["cursor"] {
-      if let text = Cursor.decode(cursor), let seq = Int64(text) {
-        sql.append(" AND seq < \(seq)")
-      } else {
-        problems.append(
-          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
-      }
-    }
-    guard problems.isEmpty else {
-      throw HTTPError(
-        400, code: "invalid_query", detail: "one or more query parameters are invalid",
-        fields: problems)
-    }
+    let page = PageRequest(query, known: known, problems: &problems) { Int64($0) != nil }
+    if let seq = page.after.flatMap(Int64.init) { sql.append(" AND seq < \(seq)") }
+    try PageRequest.check(problems)
+    let limit = page.limit
     sql.append(" ORDER BY seq DESC LIMIT \(limit + 1)")
     let rows = try await service.database.query(sql)
     let items = try rows.prefix(limit).map(NotificationView.init(row:))

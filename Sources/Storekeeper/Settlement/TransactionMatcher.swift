@@ -11,8 +11,12 @@ enum TransactionMatcher {
     if let exact = transactions.first(where: { $0.transactionId == order.transactionId }) {
       return exact
     }
-    let sameProduct = transactions.filter {
-      $0.productId == order.productId && $0.revocationDate == nil
+    let forProduct = transactions.filter { $0.productId == order.productId }
+    let sameProduct = forProduct.filter { $0.revocationDate == nil }
+    if sameProduct.isEmpty && !forProduct.isEmpty {
+      throw HTTPError(
+        422, code: "transaction_revoked",
+        detail: "Apple refunded or revoked the transaction for \(order.productId)")
     }
     guard !sameProduct.isEmpty else {
       let products = Set(transactions.map(\.productId)).sorted().joined(separator: ", ")

@@ -1,0 +1,43 @@
+import HTTP
+
+/// `limit` and `cursor` of a keyset-paged admin listing, with the same rules everywhere.
+struct PageRequest {
+  var limit = 50
+  /// The decoded cursor: the last key of the previous page.
+  var after: String?
+
+  static let maxLimit = 200
+
+  /// Reads `limit` and `cursor`, and names every query parameter outside `known`.
+  init(
+    _ query: [String: String], known: Set<String>, problems: inout [FieldError],
+    isKey: (String) -> Bool
+  ) {
+    for name in query.keys.sorted() where !known.union(["limit", "cursor"]).contains(name) {
+      problems.append(FieldError(field: name, message: "is not a known filter"))
+    }
+    if let text = query["limit"] {
+      if let value = Int(text), (1...Self.maxLimit).contains(value) {
+        limit = value
+      } else {
+        problems.append(FieldError(field: "limit", message: "must be between 1 and \(Self.maxLimit)"))
+      }
+    }
+    if let cursor = query["cursor"] {
+      if let key = Cursor.decode(cursor), isKey(key) {
+        after = key
+      } else {
+        problems.append(FieldError(field: "cursor", message: "is not a cursor this server gave out"))
+      }
+    }
+  }
+
+  /// Throws 400 naming every parameter that was wrong.
+  static func check(_ problems: [FieldError]) throws {
+    guard problems.isEmpty else {
+      throw HTTPError(
+        400, code: "invalid_query", detail: "one or more query parameters are invalid",
+        fields: problems)
+    }
+  }
+}
