@@ -33,6 +33,7 @@ public final class HTTPServer: Sendable {
     signal(SIGPIPE, SIG_IGN)
     var loops: [EventLoop] = []
     var port = configuration.port
+    try ListeningSocket.ensureFree(host: configuration.host, port: port)
     for _ in 0..<max(1, configuration.eventLoopCount) {
       let listener = try ListeningSocket(host: configuration.host, port: port)
       port = listener.port
