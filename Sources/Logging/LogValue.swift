@@ -13,22 +13,7 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
     case .int(let v): line += String(v)
     case .double(let v): line += v.isFinite ? String(v) : "null"
     case .bool(let v): line += v ? "true" : "false"
-    case .string(let s):
-      line += "\""
-      for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": line += "\\\""
-        case "\\": line += "\\\\"
-        case "\n": line += "\\n"
-        case "\r": line += "\\r"
-        case "\t": line += "\\t"
-        case _ where scalar.value < 0x20:
-          let hex = String(scalar.value, radix: 16)
-          line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: line.unicodeScalars.append(scalar)
-        }
-      }
-      line += "\""
+    case .string(let s): JSONString.append(s, to: &line)
     }
   }
 }

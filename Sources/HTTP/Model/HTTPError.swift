@@ -1,3 +1,5 @@
+import Logging
+
 /// An error a handler throws to answer with a specific status and a stable machine `code`;
 /// it becomes an RFC 9457 `application/problem+json` body.
 public struct HTTPError: Error, Sendable {
@@ -24,28 +26,28 @@ public struct HTTPError: Error, Sendable {
   /// The problem+json response; `type` is `about:blank` (the `code` carries the meaning).
   public func response(requestId: String) -> Response {
     var body = "{\"type\":\"about:blank\",\"title\":"
-    JSONText.appendString(title, to: &body)
+    JSONString.append(title, to: &body)
     body += ",\"status\":\(status)"
     if let detail {
       body += ",\"detail\":"
-      JSONText.appendString(detail, to: &body)
+      JSONString.append(detail, to: &body)
     }
     body += ",\"code\":"
-    JSONText.appendString(code, to: &body)
+    JSONString.append(code, to: &body)
     if !fields.isEmpty {
       body += ",\"errors\":["
       for (i, field) in fields.enumerated() {
         if i > 0 { body += "," }
         body += "{\"field\":"
-        JSONText.appendString(field.field, to: &body)
+        JSONString.append(field.field, to: &body)
         body += ",\"message\":"
-        JSONText.appendString(field.message, to: &body)
+        JSONString.append(field.message, to: &body)
         body += "}"
       }
       body += "]"
     }
     body += ",\"request_id\":"
-    JSONText.appendString(requestId, to: &body)
+    JSONString.append(requestId, to: &body)
     body += "}"
     var headers = self.headers
     headers.replaceOrAdd("Content-Type", "application/problem+json")

@@ -10,21 +10,23 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
+    // Most request values are strings: try the common kinds first, since every failed
+    // attempt costs a thrown DecodingError.
     if container.decodeNil() {
       self = .null
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
     } else if let value = try? container.decode(Bool.self) {
       self = .bool(value)
     } else if let value = try? container.decode(Int64.self) {
       self = .number(String(value))
-    } else if let value = try? container.decode(Double.self) {
-      // Content is opaque; a fractional number is carried, never used as money.
-      self = .number(String(value))
-    } else if let value = try? container.decode(String.self) {
-      self = .string(value)
+    } else if let value = try? container.decode([String: JSONValue].self) {
+      self = .object(value)
     } else if let value = try? container.decode([JSONValue].self) {
       self = .array(value)
     } else {
-      self = .object(try container.decode([String: JSONValue].self))
+      // Content is opaque; a fractional number is carried, never used as money.
+      self = .number(String(try container.decode(Double.self)))
     }
   }
 

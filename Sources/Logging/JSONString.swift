@@ -1,8 +1,10 @@
-/// Minimal JSON string escaping for the bodies the HTTP layer writes itself.
-enum JSONText {
-  static func appendString(_ s: String, to out: inout String) {
+/// JSON string escaping for text assembled by hand (log lines, problem bodies), where a full
+/// encoder would cost more than the text itself.
+public enum JSONString {
+  /// Appends `text` to `out` as a quoted, escaped JSON string.
+  public static func append(_ text: String, to out: inout String) {
     out += "\""
-    for scalar in s.unicodeScalars {
+    for scalar in text.unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""
       case "\\": out += "\\\\"
