@@ -11,7 +11,8 @@ import Testing
       configuration.port = port
       configuration.eventLoopCount = 2
       let second = HTTPServer(
-        configuration: configuration, router: liveRouter(), logger: Logger(label: "test", level: .critical))
+        configuration: configuration, router: liveRouter(),
+        logger: Logger(label: "test", level: .critical))
       #expect(throws: (any Error).self) { _ = try second.start() }
     }
   }

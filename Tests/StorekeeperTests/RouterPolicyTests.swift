@@ -10,13 +10,15 @@ import Testing
   static let token = "0123456789abcdef0123"
 
   static func app() throws -> Application {
-    var config = AppConfig(databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.router")
+    var config = AppConfig(
+      databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.router")
     config.adminTokens = [("ops", token)]
     return try Application(config: config, logger: Logger(label: "test", level: .critical))
   }
 
   static func problem(_ response: Response) throws -> [String: JSONValue] {
-    guard case .object(let fields) = try JSONCoding.decode(JSONValue.self, from: response.body) else { return [:] }
+    guard case .object(let fields) = try JSONCoding.decode(JSONValue.self, from: response.body)
+    else { return [:] }
     return fields
   }
 
@@ -25,7 +27,8 @@ import Testing
     for header in [nil, "Bearer wrong-token-wrong-token", "Basic b3BzOnNlY3JldA==", "Bearer "] {
       var headers = HTTPHeaders()
       if let header { headers.add("Authorization", header) }
-      let response = await router.handle(Request(method: .get, target: "/admin/v1/products", headers: headers))
+      let response = await router.handle(
+        Request(method: .get, target: "/admin/v1/products", headers: headers))
       #expect(response.status == 401)
       #expect(response.headers["Content-Type"] == "application/problem+json")
       #expect(response.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
@@ -42,10 +45,12 @@ import Testing
     let etag = try #require(first.headers["ETag"])
     #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
     let again = await router.handle(
-      Request(method: .get, target: "/v1/products", headers: HTTPHeaders([("If-None-Match", etag)])))
+      Request(method: .get, target: "/v1/products", headers: HTTPHeaders([("If-None-Match", etag)]))
+    )
     #expect(again.status == 304)
     #expect(again.body.isEmpty)
-    let missing = await router.handle(Request(method: .get, target: "/v1/products/com.example.none"))
+    let missing = await router.handle(
+      Request(method: .get, target: "/v1/products/com.example.none"))
     #expect(missing.status == 404)
     #expect(try Self.problem(missing)["code"] == .string("product_not_found"))
   }
@@ -54,7 +59,8 @@ import Testing
     let router = try Self.app().router
     let response = await router.handle(
       Request(
-        method: .post, target: "/v1/orders", headers: HTTPHeaders([("Content-Type", "application/json")]),
+        method: .post, target: "/v1/orders",
+        headers: HTTPHeaders([("Content-Type", "application/json")]),
         body: Array(#"{"user_id":"guest:1","product_id":"com.example.gold"}"#.utf8)))
     #expect(response.status == 503)
     #expect(response.headers["Retry-After"] != nil)

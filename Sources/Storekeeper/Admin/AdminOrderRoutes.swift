@@ -79,7 +79,8 @@ struct AdminOrderRoutes: Sendable {
             field: name, message: "must be an RFC 3339 timestamp such as 2026-11-29T00:00:00Z"))
       }
     }
-    let page = PageRequest(query, known: known, problems: &problems, isKey: TradeNumber.isWellFormed)
+    let page = PageRequest(
+      query, known: known, problems: &problems, isKey: TradeNumber.isWellFormed)
     filter.limit = page.limit
     filter.after = page.after
     try PageRequest.check(problems)

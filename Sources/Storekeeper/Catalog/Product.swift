@@ -17,9 +17,12 @@ struct Product: Encodable, Sendable, Equatable {
   var updatedAt: String
 
   enum CodingKeys: String, CodingKey {
-    case productId = "product_id", type, title, description, price, currency
-    case sortOrder = "sort_order", active, grants, content, revision
-    case createdAt = "created_at", updatedAt = "updated_at"
+    case productId = "product_id"
+    case type, title, description, price, currency
+    case sortOrder = "sort_order"
+    case active, grants, content, revision
+    case createdAt = "created_at"
+    case updatedAt = "updated_at"
   }
 
   /// The admin ETag: strong, changes with every write.
@@ -48,13 +51,11 @@ struct Product: Encodable, Sendable, Equatable {
     updatedAt = try row.decode("updated_at")
   }
 
-
   var publicView: PublicView {
     PublicView(
       productId: productId, type: type, title: title, description: description, price: price,
       currency: currency, sortOrder: sortOrder, grants: grants)
   }
-
 
   struct PublicView: Encodable, Sendable {
     var productId: String

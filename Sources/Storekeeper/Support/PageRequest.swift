@@ -20,14 +20,16 @@ struct PageRequest {
       if let value = Int(text), (1...Self.maxLimit).contains(value) {
         limit = value
       } else {
-        problems.append(FieldError(field: "limit", message: "must be between 1 and \(Self.maxLimit)"))
+        problems.append(
+          FieldError(field: "limit", message: "must be between 1 and \(Self.maxLimit)"))
       }
     }
     if let cursor = query["cursor"] {
       if let key = Cursor.decode(cursor), isKey(key) {
         after = key
       } else {
-        problems.append(FieldError(field: "cursor", message: "is not a cursor this server gave out"))
+        problems.append(
+          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
       }
     }
   }
