@@ -24,9 +24,11 @@ struct AdminProductRoutes: Sendable {
       let admin = try auth.authenticate(request)
       let id = context.parameters["product_id"] ?? ""
       let fields = try RequestFields(request: request)
+      // A PUT replaces the whole product: it is validated before the database is read.
+      let draft = try ProductDraft.replacing(productId: id, with: fields)
       let result = try await repository.write(
         productId: id, ifMatch: request.headers["If-Match"], by: admin
-      ) { _ in try ProductDraft.replacing(productId: id, with: fields) }
+      ) { _ in draft }
       await refresh(context)
       context.logger.notice(
         "product written",
@@ -35,7 +37,7 @@ struct AdminProductRoutes: Sendable {
     }
     router.add(.patch, "/admin/v1/products/{product_id}") { request, context in
       let admin = try auth.authenticate(request)
-      let id = context.parameters["product_id"] ?? ""
+      let id = try Self.productId(context)
       let fields = try RequestFields(request: request)
       let result = try await repository.write(
         productId: id, ifMatch: request.headers["If-Match"], by: admin
@@ -53,7 +55,7 @@ struct AdminProductRoutes: Sendable {
     }
     router.add(.delete, "/admin/v1/products/{product_id}") { request, context in
       let admin = try auth.authenticate(request)
-      let id = context.parameters["product_id"] ?? ""
+      let id = try Self.productId(context)
       let product = try await repository.deactivate(
         productId: id, ifMatch: request.headers["If-Match"])
       await refresh(context)
@@ -79,8 +81,17 @@ struct AdminProductRoutes: Sendable {
     }
   }
 
-  private func existing(_ context: Context) async throws -> Product {
+  /// The path's product id; one that no product can have is simply not found.
+  static func productId(_ context: Context) throws -> String {
     let id = context.parameters["product_id"] ?? ""
+    guard ProductDraft.isValidProductId(id) else {
+      throw HTTPError(404, code: "product_not_found", detail: "no such product")
+    }
+    return id
+  }
+
+  private func existing(_ context: Context) async throws -> Product {
+    let id = try Self.productId(context)
     guard let product = try await repository.product(id) else {
       throw HTTPError(404, code: "product_not_found", detail: "no product \(id)")
     }

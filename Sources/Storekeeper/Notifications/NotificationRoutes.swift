@@ -36,10 +36,10 @@ struct NotificationRoutes: Sendable {
     var sql: PostgresQuery =
       "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
     if let type = onlyType ?? query["notification_type"] {
-      if type.count <= 64 {
+      if type.count <= 64, !type.unicodeScalars.contains("\u{0}") {
         sql.append(" AND notification_type = \(type)")
       } else {
-        problems.append(FieldError(field: "notification_type", message: "is too long"))
+        problems.append(FieldError(field: "notification_type", message: "must be at most 64 characters, without NUL"))
       }
     }
     if let state = query["state"] {
@@ -51,10 +51,10 @@ struct NotificationRoutes: Sendable {
       }
     }
     if let id = query["transaction_id"] {
-      if id.count <= 64 {
+      if id.count <= 64, !id.unicodeScalars.contains("\u{0}") {
         sql.append(" AND transaction_id = \(id)")
       } else {
-        problems.append(FieldError(field: "transaction_id", message: "is too long"))
+        problems.append(FieldError(field: "transaction_id", message: "must be at most 64 characters, without NUL"))
       }
     }
     let page = PageRequest(query, known: known, problems: &problems) { Int64($0) != nil }

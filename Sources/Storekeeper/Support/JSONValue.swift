@@ -60,4 +60,15 @@ public enum JSONValue: Sendable, Equatable, Codable {
     default: 0
     }
   }
+
+  /// Whether any key or string holds U+0000, which PostgreSQL's jsonb and text refuse.
+  public var containsNUL: Bool {
+    switch self {
+    case .string(let text): text.unicodeScalars.contains("\u{0}")
+    case .array(let values): values.contains { $0.containsNUL }
+    case .object(let values):
+      values.contains { $0.key.unicodeScalars.contains("\u{0}") || $0.value.containsNUL }
+    default: false
+    }
+  }
 }

@@ -59,6 +59,11 @@ struct RequestFields {
       if required { fail(name, "is required") }
       return nil
     case .string(let text)?:
+      // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+      if text.unicodeScalars.contains("\u{0}") {
+        fail(name, "must not contain NUL characters")
+        return nil
+      }
       if text.unicodeScalars.count > maxLength {
         fail(name, "must be at most \(maxLength) characters")
         return nil
@@ -108,7 +113,12 @@ struct RequestFields {
   mutating func object(_ name: String) -> JSONValue? {
     switch values[name] {
     case nil, .null?: return nil
-    case .object?: return values[name]
+    case .object?:
+      if values[name]?.containsNUL == true {
+        fail(name, "must not contain NUL characters")
+        return nil
+      }
+      return values[name]
     default:
       fail(name, "must be a JSON object")
       return nil
