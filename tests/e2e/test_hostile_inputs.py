@@ -1,0 +1,49 @@
+"""Inputs that PostgreSQL itself would refuse (NUL in text or jsonb) and path values no record can
+have: each is a clear 4xx naming the field, never a 500. Found by fuzzing the OpenAPI contract."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import error_fields, problem
+
+P = "com.example.tests.hostile."
+
+
+@pytest.fixture(scope="module")
+def api(module_storekeeper, fresh_db):
+    return module_storekeeper(fresh_db).client
+
+
+def test_nul_in_a_text_field_is_a_field_error(api):
+    api.put_product(P + "gold")
+    r = api.request("PATCH", f"/admin/v1/products/{P}gold", admin=True, json={"title": "Gold\u0000"})
+    assert error_fields(problem(r, 422, "validation_failed")) == {"title"}
+    r = api.post("/v1/orders", json={"user_id": "u\u0000", "product_id": P + "gold"})
+    assert error_fields(problem(r, 422, "validation_failed")) == {"user_id"}
+
+
+def test_nul_anywhere_in_json_content_is_a_field_error(api):
+    api.put_product(P + "pack")
+    for content in ({"note": "a\u0000b"}, {"a\u0000": 1}, {"deep": [{"x": ["\u0000"]}]}):
+        r = api.request("PATCH", f"/admin/v1/products/{P}pack", admin=True, json={"content": content})
+        assert error_fields(problem(r, 422, "validation_failed")) == {"content"}
+    assert api.get(f"/admin/v1/products/{P}pack", admin=True).status_code == 200
+
+
+def test_product_ids_no_product_can_have_are_not_found(api):
+    for path in ("/admin/v1/products/a%00b", "/admin/v1/products/%C2%84", "/admin/v1/products/a%00b/price-history"):
+        problem(api.get(path, admin=True), 404, "product_not_found")
+    problem(api.request("DELETE", "/admin/v1/products/a%00b", admin=True), 404, "product_not_found")
+    r = api.request("PATCH", "/admin/v1/products/a%00b", admin=True, json={"title": "x"})
+    problem(r, 404, "product_not_found")
+    r = api.request("PUT", "/admin/v1/products/a%00b", admin=True,
+                    json={"type": "consumable", "title": "x", "price": "1.00", "currency": "USD"})
+    assert "product_id" in error_fields(problem(r, 422, "validation_failed"))
+
+
+def test_nul_in_admin_filters_is_a_bad_query(api):
+    r = api.get("/admin/v1/notifications", admin=True, params={"notification_type": "REFUND\u0000"})
+    assert error_fields(problem(r, 400, "invalid_query")) == {"notification_type"}
+    r = api.get("/admin/v1/notifications", admin=True, params={"transaction_id": "1\u0000"})
+    assert error_fields(problem(r, 400, "invalid_query")) == {"transaction_id"}
