@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import random
 import secrets
 import signal
 import socket
@@ -50,10 +51,26 @@ def required_env(name: str) -> str:
     return value
 
 
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on, below the kernel's ephemeral range: a port the kernel hands
+    out (bind to 0) can be taken by any outgoing connection before the server binds it."""
+    low, _ = (int(x) for x in open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+    for _ in range(1000):
+        port = random.randrange(10000, max(10001, low))
+        if port in _handed_out:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def unique(prefix: str) -> str:
