@@ -49,7 +49,7 @@ final class Gate: Sendable {
 
   /// Blocks (off the pool) until `count` handlers are waiting.
   func waitForArrivals(_ count: Int) throws {
-    for _ in 0..<500 where arrived < count { pause(milliseconds: 10) }
+    for _ in 0..<3000 where arrived < count { pause(milliseconds: 10) }
     if arrived < count { throw TestClient.ClientError(description: "handler never started") }
   }
 }

@@ -27,7 +27,7 @@ final class TestClient: @unchecked Sendable {
   private var buffer: [UInt8] = []
 
   /// Connects to 127.0.0.1:port; throws if refused.
-  init(port: Int, timeoutSeconds: Int = 5) throws {
+  init(port: Int, timeoutSeconds: Int = 30) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw ClientError(description: "socket failed") }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
