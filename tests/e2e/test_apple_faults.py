@@ -113,3 +113,34 @@ def test_the_sweeper_leaves_an_order_alone_while_its_payment_is_being_verified(m
     wait_for_order(api, order["trade_no"], "TRADE_SUCCESS")
     assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]] == ["created", "paid"]
     assert api.balance(user) == 100
+
+
+def test_a_report_apple_never_answers_is_given_up_with_its_reason(launcher):
+    # A retry window of seconds instead of 72 hours: the worker must stop and say why.
+    short = launcher.stack(REPORT_RETRY_WINDOW="3s", REPORT_RETRY_BASE="1s")
+    api, fake = short.api, short.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique("fault-gave-up")
+    order = api.create_order(user, GOLD)
+    purchase = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    fake.fault("http503")
+
+    r = api.report(order["trade_no"], receipt=purchase["receipt"])
+    assert r.status_code == 202, r.text
+    failed = wait_until(
+        lambda: (o := api.order(order["trade_no"])).get("verification") == "failed" and o, 20,
+        "the worker never gave up")
+    assert failed["trade_status"] == "WAIT_BUYER_PAY"
+    detail = api.admin_order(order["trade_no"])
+    assert [(x["outcome"], x.get("outcome_code")) for x in detail["reports"]] == [
+        ("gave_up", "verify_receipt_http_503")]
+    assert detail["history"][-1]["reason"] == "verification_gave_up"
+    assert detail["history"][-1]["cause"] == "retry_worker"
+    assert api.balance(user) == 0
+
+    # Apple is back and the app reports again: the paid purchase is not lost.
+    fake.clear_faults()
+    again = api.report(order["trade_no"], receipt=purchase["receipt"])
+    assert again.status_code == 200, again.text
+    assert again.json()["order"]["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
