@@ -52,14 +52,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
     return false
   }
 
-  /// Nesting depth, so a client cannot make the server recurse without bound.
-  public var depth: Int {
-    switch self {
-    case .array(let values): 1 + (values.map(\.depth).max() ?? 0)
-    case .object(let values): 1 + (values.values.map(\.depth).max() ?? 0)
-    default: 0
-    }
-  }
 
   /// Whether any key or string holds U+0000, which PostgreSQL's jsonb and text refuse.
   public var containsNUL: Bool {

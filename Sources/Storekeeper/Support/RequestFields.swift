@@ -26,15 +26,14 @@ struct RequestFields {
     }
     let value: JSONValue
     do {
-      value = try JSONCoding.decode(JSONValue.self, from: request.body)
+      value = try JSONParser.parse(request.body, maxDepth: Self.maxDepth)
+    } catch .tooDeep {
+      throw HTTPError(400, code: "malformed_json", detail: "the body is nested too deeply")
     } catch {
       throw HTTPError(400, code: "malformed_json", detail: "the body is not valid JSON")
     }
     guard case .object(let object) = value else {
       throw HTTPError(400, code: "malformed_json", detail: "the body must be a JSON object")
-    }
-    guard value.depth <= Self.maxDepth else {
-      throw HTTPError(400, code: "malformed_json", detail: "the body is nested too deeply")
     }
     self.init(values: object)
   }
