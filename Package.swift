@@ -23,12 +23,13 @@ let package = Package(
     .executableTarget(name: "http-bench", dependencies: ["HTTP", "Logging"], path: "Sources/HTTPBench"),
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
-    .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-    .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-    .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore"]),
+    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Logging"]),
+    .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Logging"]),
+    .testTarget(
+      name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "Logging"]),
     .testTarget(
       name: "StorekeeperTests",
-      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore"]),
+      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "Logging"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -75,7 +75,8 @@ public final class Application: Sendable {
     OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
       .register(&router)
     CatalogRoutes(cache: catalog).register(&router)
-    MetricsRoutes(database: database, catalog: catalog).register(&router)
+    let requestMetrics = RequestMetrics()
+    MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       service: OrderService(
@@ -95,7 +96,8 @@ public final class Application: Sendable {
     serverConfig.port = config.port
     serverConfig.eventLoopCount = config.eventLoops
     server = HTTPServer(
-      configuration: serverConfig, router: router.router, logger: logger.with("component", "http"))
+      configuration: serverConfig, router: router.router, logger: logger.with("component", "http"),
+      observer: requestMetrics)
 
     let sweeper = BackgroundLoop(
       name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger

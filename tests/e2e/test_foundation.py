@@ -176,6 +176,27 @@ def test_metrics_are_served_in_prometheus_text_format(sk):
         assert name and float(value) == float(value), line
 
 
+def test_metrics_count_answered_requests_by_status_class(sk):
+    def sample(name: str) -> float:
+        text = requests.get(sk.url + "/metrics", timeout=5).text
+        values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + " ")]
+        assert len(values) == 1, (name, text[:800])
+        return float(values[0])
+
+    ok, missing = 'storekeeper_http_requests_total{class="2xx"}', 'storekeeper_http_requests_total{class="4xx"}'
+    count = "storekeeper_http_request_duration_seconds_count"
+    before_ok, before_missing, before_count = sample(ok), sample(missing), sample(count)
+    for _ in range(3):
+        assert requests.get(sk.url + "/v1/products", timeout=5).status_code == 200
+    assert requests.get(sk.url + "/v1/products/com.example.none", timeout=5).status_code == 404
+    # Each sample() call is itself a 2xx request, answered before the next one reads.
+    assert sample(ok) == before_ok + 2 + 3 + 1
+    assert sample(missing) == before_missing + 1
+    assert sample(count) >= before_count + 4
+    inf = sample('storekeeper_http_request_duration_seconds_bucket{le="+Inf"}')
+    assert inf == sample(count) - 1
+
+
 def test_migrate_command_reports_up_to_date_on_a_migrated_database(binary, launcher, fresh_db, sk):
     env = launcher.env(fresh_db, 1)
     env["DATABASE_URL"] = sk.env["DATABASE_URL"]

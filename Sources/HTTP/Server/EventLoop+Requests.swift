@@ -108,6 +108,8 @@ extension EventLoop {
     connection.phase = .idle
     connection.idleSince = now
     if connection.parser.hasPartialHead { connection.headStart = now }
+    shared.observer?.requestCompleted(
+      method: current.method, status: response.status, nanoseconds: now &- current.started)
     let logger = shared.logger
     if logger.isEnabled(.info) {
       logger.info(

@@ -20,10 +20,15 @@ public final class HTTPServer: Sendable {
   private let shared: ServerShared
   private let state = Mutex(State.idle)
 
-  public init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+  /// `observer`, if given, is told of every answered request (metrics).
+  public init(
+    configuration: ServerConfiguration, router: Router, logger: Logger,
+    observer: (any RequestObserver)? = nil
+  ) {
     var router = router
     router.logger = logger
-    shared = ServerShared(configuration: configuration, router: router, logger: logger)
+    shared = ServerShared(
+      configuration: configuration, router: router, logger: logger, observer: observer)
   }
 
   /// Binds, starts the loops and returns the bound port (useful with port 0).

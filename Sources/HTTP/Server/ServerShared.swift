@@ -7,13 +7,18 @@ final class ServerShared: Sendable {
   let configuration: ServerConfiguration
   let router: Router
   let logger: Logger
+  let observer: (any RequestObserver)?
   private let connections = Atomic<Int>(0)
   private let inFlight = Atomic<Int>(0)
 
-  init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+  init(
+    configuration: ServerConfiguration, router: Router, logger: Logger,
+    observer: (any RequestObserver)?
+  ) {
     self.configuration = configuration
     self.router = router
     self.logger = logger
+    self.observer = observer
   }
 
   func acquireConnection() -> Bool {

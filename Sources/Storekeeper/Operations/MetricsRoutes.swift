@@ -1,15 +1,16 @@
 import HTTP
 import Postgres
 
-/// `GET /metrics` in Prometheus text format: the state of the work queues and of the orders,
-/// read from PostgreSQL so every instance reports the same truth.
+/// `GET /metrics` in Prometheus text format: this instance's requests, and the state of the
+/// orders and work queues read from PostgreSQL (so every instance reports the same truth).
 struct MetricsRoutes: Sendable {
   let database: PostgresPool
   let catalog: CatalogCache
+  let requests: RequestMetrics
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { _, _ in
-      var lines: [String] = []
+      var lines = requests.render()
       func gauge(_ name: String, _ help: String, _ samples: [(labels: String, value: Int64)]) {
         lines.append("# HELP storekeeper_\(name) \(help)")
         lines.append("# TYPE storekeeper_\(name) gauge")
