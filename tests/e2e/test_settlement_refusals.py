@@ -195,3 +195,20 @@ def test_one_transaction_reported_through_two_processes_exactly_one_wins(api, fa
         urls = [stack.sk.url, other.url, stack.sk.url, other.url]
         answers = race([lambda o=o, u=u: post_report(u, o["trade_no"], jws) for o, u in zip(orders, urls)])
         check_exactly_one_winner(api, stack.db, orders, users, purchase, answers)
+
+
+def test_the_fake_app_store_is_trusted_only_where_its_root_is_configured(stack, launcher, fake_appstore):
+    # The instance that names the fake's root in APPLE_ROOT_CERTS says so loudly at start-up.
+    assert "trusting an extra root certificate" in stack.sk.log()
+
+    # Another instance on its own database, trusting only Apple's root (and an unrelated one),
+    # refuses a transaction the fake signed.
+    other = launcher.storekeeper()
+    other.client.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique("untrusted")
+    order = other.client.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    r = other.client.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    body = problem(r, 422, "invalid_proof")
+    assert [e["message"] for e in body["errors"]] == ["untrusted_root"]
+    assert_untouched(other.client, order, user)
