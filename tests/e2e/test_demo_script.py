@@ -1,0 +1,32 @@
+"""Issue 5: `scripts/demo` walks seed 004's flow against a running Storekeeper and fake App Store
+(here the test's own, on the demo catalog) and ends with the order settled."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from support import BUNDLE_ID
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_demo_settles_an_order_and_shows_the_gold(binary, stack):
+    seeded = subprocess.run([binary, "seed-demo"], env={**os.environ, "DATABASE_URL": stack.db.url},
+                            capture_output=True, text=True, timeout=30)
+    assert seeded.returncode == 0, seeded.stderr
+    env = {**os.environ, "STOREKEEPER_URL": stack.sk.url, "FAKE_APPSTORE_URL": stack.fake.url,
+           "APPLE_BUNDLE_ID": BUNDLE_ID}
+    demo = subprocess.run([str(ROOT / "scripts/demo")], env=env, capture_output=True, text=True, timeout=60)
+    assert demo.returncode == 0, demo.stderr[-3000:]
+    out = demo.stderr
+    assert '"trade_status": "WAIT_BUYER_PAY"' in out
+    assert '"trade_status": "TRADE_SUCCESS"' in out
+    assert '"gold": 60' in out
+    assert "Done: order" in out and "settled." in out
+    trade_no = out.rsplit("Done: order ", 1)[1].split(" ")[0]
+    order = stack.api.order(trade_no)
+    assert order["trade_status"] == "TRADE_SUCCESS"
+    # The demo resends its report: still one settlement, one credit.
+    assert stack.api.balance(order["user_id"]) == 60
