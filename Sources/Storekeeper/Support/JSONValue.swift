@@ -47,10 +47,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
   }
 
-  public var isObject: Bool {
-    if case .object = self { return true }
-    return false
-  }
 
 
   /// Whether any key or string holds U+0000, which PostgreSQL's jsonb and text refuse.
