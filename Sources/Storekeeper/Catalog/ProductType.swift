@@ -4,5 +4,4 @@ enum ProductType: String, Codable, Sendable, CaseIterable {
   case nonConsumable = "non_consumable"
   case autoRenewable = "auto_renewable"
   case nonRenewing = "non_renewing"
-
 }

@@ -39,7 +39,9 @@ struct NotificationRoutes: Sendable {
       if type.count <= 64, !type.unicodeScalars.contains("\u{0}") {
         sql.append(" AND notification_type = \(type)")
       } else {
-        problems.append(FieldError(field: "notification_type", message: "must be at most 64 characters, without NUL"))
+        problems.append(
+          FieldError(
+            field: "notification_type", message: "must be at most 64 characters, without NUL"))
       }
     }
     if let state = query["state"] {
@@ -54,7 +56,9 @@ struct NotificationRoutes: Sendable {
       if id.count <= 64, !id.unicodeScalars.contains("\u{0}") {
         sql.append(" AND transaction_id = \(id)")
       } else {
-        problems.append(FieldError(field: "transaction_id", message: "must be at most 64 characters, without NUL"))
+        problems.append(
+          FieldError(field: "transaction_id", message: "must be at most 64 characters, without NUL")
+        )
       }
     }
     let page = PageRequest(query, known: known, problems: &problems) { Int64($0) != nil }

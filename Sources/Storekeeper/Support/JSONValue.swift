@@ -47,8 +47,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
   }
 
-
-
   /// Whether any key or string holds U+0000, which PostgreSQL's jsonb and text refuse.
   public var containsNUL: Bool {
     switch self {
