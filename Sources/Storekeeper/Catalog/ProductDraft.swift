@@ -75,11 +75,7 @@ struct ProductDraft: Sendable, Equatable {
       fields.fail(fields.has("type") ? "type" : "product_id", "cannot be changed by PATCH; use PUT")
     }
     fields.rejectUnknown(allowed: patchFields.union(["type", "product_id"]))
-    var draft = ProductDraft(
-      productId: current.productId, type: current.type, title: current.title,
-      description: current.description, price: current.price, currency: current.currency,
-      sortOrder: current.sortOrder, active: current.active, grants: current.grants,
-      content: current.content)
+    var draft = current.draft
     if let title = fields.string("title", maxLength: 200) { draft.title = title }
     if let description = fields.string("description", maxLength: 2000) {
       draft.description = description
