@@ -17,6 +17,7 @@ router.add(.get, "/async") { _, _ in Response(headers: headers, body: body) }
 
 let logger = Logger(label: "http-bench", level: .warning)
 let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+let trap = SignalTrap([SIGTERM, SIGINT])
 do {
   let port = try server.start()
   // Unbuffered, so the bench script sees it at once.
@@ -26,5 +27,5 @@ do {
   logger.critical("cannot start", ["error": .string(String(describing: error))])
   exit(1)
 }
-_ = await Signals.wait(for: [SIGTERM, SIGINT])
+_ = await trap.wait()
 await server.shutdown()

@@ -27,6 +27,9 @@ public final class SignalTrap: Sendable {
     }
   }
 
+  /// The first signal caught so far, if any.
+  var caught: Int32? { state.withLock { $0.caught } }
+
   /// The first signal caught, waiting for one if none has come yet.
   public func wait() async -> Int32 {
     await withCheckedContinuation { continuation in
