@@ -24,7 +24,7 @@ import Testing
       let directory =
         URL(fileURLWithPath: testData).deletingLastPathComponent().path + "/restart-test-"
         + String(UUID().uuidString.prefix(8))
-      let firstPort = String(Int.random(in: 42_000..<48_000))
+      let firstPort = String(Int.random(in: 16_000..<24_000))
       var server = Server(dataDirectory: directory, port: firstPort)
       try server.run(#"p=$(free_port "$2") && pg_start "$1" "$p" && echo "$p" > "$1.port""#)
       let written = try String(contentsOfFile: directory + ".port", encoding: .utf8)
