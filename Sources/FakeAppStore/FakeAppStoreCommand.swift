@@ -6,7 +6,7 @@ import HTTP
 #endif
 
 /// `storekeeper fake-appstore --port N --root-cert-out FILE [--notify-url URL] [--host H]
-/// [--app-apple-id N] [--shared-secret S] [--log-level L]`.
+/// [--app-apple-id N] [--shared-secret S] [--log-level L] [--retry-schedule S,...|none]`.
 ///
 /// Makes a fresh chain, writes its root PEM to FILE, serves, prints exactly one line
 /// `fake-appstore listening on <host>:<port>` on stdout once ready, and exits 0 on SIGTERM or

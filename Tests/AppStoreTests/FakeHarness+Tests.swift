@@ -165,7 +165,13 @@ func decodedPayload(_ jws: String) throws -> [String: Any] {
 final class NotificationReceiver: Sendable {
   final class Received: Sendable {
     private let bodies = Mutex<[[UInt8]]>([])
-    func append(_ body: [UInt8]) { bodies.withLock { $0.append(body) } }
+    /// Appends the body; returns how many have come, this one included.
+    func append(_ body: [UInt8]) -> Int {
+      bodies.withLock {
+        $0.append(body)
+        return $0.count
+      }
+    }
     var all: [[UInt8]] { bodies.withLock { $0 } }
   }
 
@@ -173,7 +179,8 @@ final class NotificationReceiver: Sendable {
   private let received = Received()
   private let server: HTTPServer
 
-  init(status: Int = 200) throws {
+  /// Answers the n-th notification with `statuses[n]`, and later ones with the last status.
+  init(statuses: [Int] = [200]) throws {
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.eventLoopCount = 1
@@ -181,8 +188,8 @@ final class NotificationReceiver: Sendable {
     var router = Router()
     let received = self.received
     router.add(.post, "/apple/notifications") { request, _ in
-      received.append(request.body)
-      return Response(status: status)
+      let number = received.append(request.body)
+      return Response(status: statuses[min(number, statuses.count) - 1])
     }
     server = HTTPServer(configuration: configuration, router: router, logger: FakeHarness.quiet)
     let port = try server.start()
@@ -203,10 +210,10 @@ final class NotificationReceiver: Sendable {
   func stop() async { await server.shutdown() }
 
   /// Runs `body` with a receiver listening, and stops it afterwards, even on failure.
-  static func with<T: Sendable>(status: Int = 200, _ body: (NotificationReceiver) async throws -> T)
-    async throws -> T
-  {
-    let receiver = try NotificationReceiver(status: status)
+  static func with<T: Sendable>(
+    statuses: [Int] = [200], _ body: (NotificationReceiver) async throws -> T
+  ) async throws -> T {
+    let receiver = try NotificationReceiver(statuses: statuses)
     do {
       let result = try await body(receiver)
       await receiver.stop()

@@ -63,7 +63,7 @@ import Testing
   }
 
   @Test func theReceiverStatusIsReportedAsIs() async throws {
-    try await NotificationReceiver.with(status: 500) { receiver in
+    try await NotificationReceiver.with(statuses: [500]) { receiver in
       try await FakeHarness.with { fake in
         let reply = try await fake.post(
           "fake/v1/notifications",

@@ -109,18 +109,18 @@ class Launcher:
             sk.start()
         return sk
 
-    def fake(self, notify_port: int | None) -> FakeAppStore:
+    def fake(self, notify_port: int | None, retry_schedule: str | None = None) -> FakeAppStore:
         port = free_port()
         self.counter += 1
         notify = f"http://127.0.0.1:{notify_port}/v1/apple/notifications" if notify_port else ""
         fake = FakeAppStore(self.binary, port, self.workdir / f"fake-{self.counter}-root.pem", notify,
-                            self.workdir / f"fake-{self.counter}.log")
+                            self.workdir / f"fake-{self.counter}.log", retry_schedule)
         self.fakes.append(fake)
         return fake.start()
 
-    def stack(self, db: Database | None = None, **env: Any) -> Stack:
+    def stack(self, db: Database | None = None, retry_schedule: str | None = None, **env: Any) -> Stack:
         port = free_port()
-        fake = self.fake(notify_port=port)
+        fake = self.fake(notify_port=port, retry_schedule=retry_schedule)
         db = db or self.database()
         sk = self.storekeeper(db, fake=fake, port=port, **env)
         return Stack(sk, fake, db)

@@ -282,10 +282,13 @@ class Storekeeper(Process):
 
 
 class FakeAppStore(Process):
-    def __init__(self, binary: str, port: int, root_out: Path, notify_url: str, log_path: Path):
+    def __init__(self, binary: str, port: int, root_out: Path, notify_url: str, log_path: Path,
+                 retry_schedule: str | None = None):
         argv = [binary, "fake-appstore", "--port", str(port), "--root-cert-out", str(root_out)]
         if notify_url:
             argv += ["--notify-url", notify_url]
+        if retry_schedule:
+            argv += ["--retry-schedule", retry_schedule]
         super().__init__("fake-appstore", argv, dict(os.environ), log_path)
         self.port = port
         self.root_pem = root_out
@@ -331,6 +334,12 @@ class FakeAppStore(Process):
         if expires_in_seconds is not None:
             body["expires_in_seconds"] = expires_in_seconds
         return self.call("/fake/v1/purchases", body)
+
+    def delivery_history(self, notification_uuid: str) -> dict:
+        """Every attempt to deliver the notification so far (Apple's `sendAttempts`)."""
+        r = requests.get(f"{self.url}/fake/v1/notifications/{notification_uuid}", timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()
 
     def fault(self, mode: str, **kw: Any) -> dict:
         return self.call("/fake/v1/faults", {"mode": mode, **kw})

@@ -8,13 +8,15 @@ struct FakeNotificationResponse: Encodable, Sendable {
   var deliveredStatus: Int?
   /// Why delivery failed, or that there was nowhere to deliver.
   var deliveryError: String?
+  /// Retries still to come after the first attempt (production only); absent when not sent.
+  var retriesLeft: Int?
   var transactionId: String?
   /// The transaction as it stands after the change (refund marked, renewal made).
   var signedTransaction: String?
 
   private enum CodingKeys: String, CodingKey {
     case notificationUuid, notificationType, subtype, signedPayload, deliveredStatus,
-      deliveryError, transactionId, signedTransaction
+      deliveryError, retriesLeft, transactionId, signedTransaction
   }
 
   func encode(to encoder: any Encoder) throws {
@@ -26,6 +28,7 @@ struct FakeNotificationResponse: Encodable, Sendable {
     // Always present, null when nothing answered: callers test it without a key check.
     try container.encode(deliveredStatus, forKey: .deliveredStatus)
     try container.encodeIfPresent(deliveryError, forKey: .deliveryError)
+    try container.encodeIfPresent(retriesLeft, forKey: .retriesLeft)
     try container.encodeIfPresent(transactionId, forKey: .transactionId)
     try container.encodeIfPresent(signedTransaction, forKey: .signedTransaction)
   }

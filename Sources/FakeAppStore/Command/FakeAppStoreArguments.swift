@@ -7,6 +7,7 @@ struct FakeAppStoreArguments: Sendable {
     usage: storekeeper fake-appstore --port N --root-cert-out FILE [--notify-url URL]
                                      [--host 127.0.0.1] [--app-apple-id N]
                                      [--shared-secret S] [--log-level LEVEL]
+                                     [--retry-schedule SECONDS,...|none]
     """
 
   var configuration = FakeAppStoreServer.Configuration()
@@ -52,6 +53,8 @@ struct FakeAppStoreArguments: Sendable {
         }
         configuration.appAppleId = id
       case "--shared-secret": configuration.sharedSecret = text
+      case "--retry-schedule":
+        configuration.retrySchedule = try Self.retrySchedule(text)
       case "--log-level":
         guard let level = LogLevel(name: text) else { throw .message("--log-level is unknown") }
         configuration.logger.level = level
@@ -60,6 +63,18 @@ struct FakeAppStoreArguments: Sendable {
     }
     guard sawPort else { throw .message("--port is required (0 picks a free port)") }
     guard !rootCertificateOut.isEmpty else { throw .message("--root-cert-out is required") }
+  }
+
+  /// `none`, or up to 10 delays in seconds (decimals allowed) such as `1,12,24`.
+  private static func retrySchedule(_ text: String) throws(FakeAppStoreArgumentError) -> [Duration]
+  {
+    if text == "none" { return [] }
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    let seconds = parts.compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 && $0 <= 604_800 }
+    guard !parts.isEmpty, parts.count <= 10, seconds.count == parts.count else {
+      throw .message("--retry-schedule must be none or up to 10 delays in seconds, such as 1,12,24")
+    }
+    return seconds.map { .milliseconds(Int64(($0 * 1000).rounded())) }
   }
 }
 

@@ -10,6 +10,11 @@ final class FakeNotificationDelivery: Sendable {
     /// The receiver's HTTP status; nil when no answer came.
     var status: Int?
     var error: String?
+    /// Apple's `sendAttemptResult` for this attempt.
+    var result: FakeSendAttemptResult
+
+    /// Apple counts 200 through 206 as received; anything else is retried.
+    var succeeded: Bool { result == .success }
   }
 
   private let session: URLSession
@@ -34,16 +39,23 @@ final class FakeNotificationDelivery: Sendable {
     do {
       request.httpBody = try JSONEncoder().encode(["signedPayload": signedPayload])
     } catch {
-      return Outcome(status: nil, error: "could not encode the body")
+      return Outcome(status: nil, error: "could not encode the body", result: .other)
     }
     return await withCheckedContinuation { continuation in
       let task = session.dataTask(with: request) { _, response, error in
         if let error {
-          continuation.resume(returning: Outcome(status: nil, error: error.localizedDescription))
+          continuation.resume(
+            returning: Outcome(
+              status: nil, error: error.localizedDescription,
+              result: FakeSendAttemptResult(error)))
         } else if let response = response as? HTTPURLResponse {
-          continuation.resume(returning: Outcome(status: response.statusCode, error: nil))
+          continuation.resume(
+            returning: Outcome(
+              status: response.statusCode, error: nil,
+              result: FakeSendAttemptResult(status: response.statusCode)))
         } else {
-          continuation.resume(returning: Outcome(status: nil, error: "no HTTP response"))
+          continuation.resume(
+            returning: Outcome(status: nil, error: "no HTTP response", result: .invalidResponse))
         }
       }
       task.resume()

@@ -128,6 +128,20 @@ extension FakeAppStoreEndpoints {
       subscription: updated.subscription)
   }
 
+  /// `GET /fake/v1/notifications/{notification_uuid}`: every attempt to deliver it so far, as
+  /// Apple's notification history shows them, and how many retries are still to come.
+  func notificationHistory(_ uuid: String) throws -> Response {
+    guard let record = outbox.record(of: uuid) else {
+      throw HTTPError(
+        404, code: "notification_not_found",
+        detail: "No notification \(uuid) was sent by this fake.")
+    }
+    return try FakeJSON.response(
+      FakeNotificationHistoryResponse(
+        notificationUuid: uuid, notificationType: record.notificationType,
+        subtype: record.subtype, sendAttempts: record.attempts, retriesLeft: record.retriesLeft))
+  }
+
   private func notifyDestination(_ text: String?) throws -> URL? {
     guard let text else { return configuration.notifyURL }
     guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
@@ -148,9 +162,12 @@ extension FakeAppStoreEndpoints {
       signedTransaction: signed.signedTransaction)
     if deliver {
       if let destination {
-        let outcome = await delivery.deliver(signed.signedPayload, to: destination)
+        let outcome = await outbox.send(
+          signed, type: type, subtype: subtype, environment: subject.environment,
+          to: destination)
         response.deliveredStatus = outcome.status
         response.deliveryError = outcome.error
+        response.retriesLeft = outbox.record(of: signed.notificationUUID)?.retriesLeft ?? 0
       } else {
         response.deliveryError = "no notify URL configured"
       }

@@ -10,13 +10,16 @@ final class FakeAppStoreEndpoints: Sendable {
   let store = FakeStore()
   let faults = FakeFaultSwitch()
   let hold = FakeHold()
-  let delivery = FakeNotificationDelivery()
+  let outbox: FakeNotificationOutbox
   let signer: FakeNotificationSigner
 
   init(configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority) {
     self.configuration = configuration
     self.authority = authority
     signer = FakeNotificationSigner(authority: authority, appAppleId: configuration.appAppleId)
+    outbox = FakeNotificationOutbox(
+      delivery: FakeNotificationDelivery(), schedule: configuration.retrySchedule,
+      logger: configuration.logger)
   }
 
   var logger: Logger { configuration.logger }
@@ -52,6 +55,9 @@ final class FakeAppStoreEndpoints: Sendable {
     router.add(.post, "/fake/v1/renewals") { [self] request, _ in try await renew(request) }
     router.add(.post, "/fake/v1/notifications") { [self] request, _ in
       try await notification(request)
+    }
+    router.add(.get, "/fake/v1/notifications/{notification_uuid}") { [self] _, context in
+      try notificationHistory(context.parameters["notification_uuid"] ?? "")
     }
     return router
   }

@@ -10,6 +10,9 @@ extension FakeAppStoreServer {
     public var port = 0
     /// Where notifications are POSTed unless a request names another URL.
     public var notifyURL: URL?
+    /// Delays between attempts to deliver a production notification the receiver did not
+    /// accept; Apple's: 1, 12, 24, 48 and 72 hours. Tests shorten them.
+    public var retrySchedule: [Duration] = [1, 12, 24, 48, 72].map { .seconds($0 * 3600) }
     /// `data.appAppleId` in Production notifications and `adam_id` in Production receipts.
     public var appAppleId: Int64 = 1_234_567_890
     /// When set, verifyReceipt answers 21004 to a different `password` (and to none at all

@@ -42,9 +42,10 @@ public final class FakeAppStoreServer: Sendable {
     return port
   }
 
-  /// Releases held answers, then stops the HTTP server (in-flight requests may finish).
+  /// Releases held answers and drops pending notification retries, then stops the HTTP server (in-flight requests may finish).
   public func shutdown() async {
     endpoints.hold.releaseAll()
+    endpoints.outbox.close()
     await http.shutdown()
   }
 
