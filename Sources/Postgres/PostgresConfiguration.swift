@@ -8,6 +8,9 @@ public struct PostgresConfiguration: Sendable {
   public var acquireTimeout: Duration = .seconds(3)
   /// libpq's `connect_timeout`; a refused connection fails at once regardless.
   public var connectTimeoutSeconds: Int = 2
+  /// Prepared statements kept per session (least recently used out); 0 sends every statement
+  /// unnamed, for poolers in front of PostgreSQL that cannot keep them.
+  public var statementCacheCapacity: Int = 100
   /// How long `isHealthy()` waits for `SELECT 1`.
   public var healthCheckTimeout: Duration = .seconds(2)
 

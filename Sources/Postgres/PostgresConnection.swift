@@ -24,9 +24,14 @@ final class PostgresConnection: @unchecked Sendable {
   /// Set when a query was cancelled from outside: the session may still be busy, so the
   /// pool must not hand it out again.
   private let poisoned = Mutex(false)
+  /// Only touched on `queue`, like the `PGconn`.
+  private var statements: PostgresStatementCache
 
-  private init(handle: OpaquePointer, queue: DispatchQueue, logger: Logger) {
+  private init(
+    handle: OpaquePointer, queue: DispatchQueue, statementCacheCapacity: Int, logger: Logger
+  ) {
     self.handle = handle
+    self.statements = PostgresStatementCache(capacity: statementCacheCapacity)
     self.cancelHandle = PQgetCancel(handle)
     self.queue = queue
     self.noticeSink = PostgresNoticeSink(logger: logger)
@@ -38,9 +43,11 @@ final class PostgresConnection: @unchecked Sendable {
     PQfinish(handle)
   }
 
-  /// Opens a session, blocking the calling thread for at most the connect timeout.
+  /// Opens a session, blocking the calling thread for at most the connect timeout. With a
+  /// `statementCacheCapacity` above 0, parameterized statements are prepared once per session
+  /// and run by name afterwards (see `PostgresStatementCache`).
   static func connectBlocking(
-    _ parameters: PostgresConnectionParameters, logger: Logger,
+    _ parameters: PostgresConnectionParameters, statementCacheCapacity: Int = 0, logger: Logger,
     queue: DispatchQueue = DispatchQueue(label: "storekeeper.postgres.connection")
   ) throws -> PostgresConnection {
     let raw = parameters.withCArrays { keys, values in PQconnectdbParams(keys, values, 1) }
@@ -52,18 +59,23 @@ final class PostgresConnection: @unchecked Sendable {
       PQfinish(raw)
       throw PostgresError(kind: .connection, message: message)
     }
-    return PostgresConnection(handle: raw, queue: queue, logger: logger)
+    return PostgresConnection(
+      handle: raw, queue: queue, statementCacheCapacity: statementCacheCapacity, logger: logger)
   }
 
   /// Opens a session on a fresh serial queue and suspends (no thread held) until it is up.
-  static func connect(_ parameters: PostgresConnectionParameters, logger: Logger) async throws
-    -> PostgresConnection
-  {
+  static func connect(
+    _ parameters: PostgresConnectionParameters, statementCacheCapacity: Int, logger: Logger
+  ) async throws -> PostgresConnection {
     let queue = DispatchQueue(label: "storekeeper.postgres.connection")
     return try await withCheckedThrowingContinuation { continuation in
       queue.async {
         continuation.resume(
-          with: Result { try connectBlocking(parameters, logger: logger, queue: queue) })
+          with: Result {
+            try connectBlocking(
+              parameters, statementCacheCapacity: statementCacheCapacity, logger: logger,
+              queue: queue)
+          })
       }
     }
   }
@@ -106,8 +118,50 @@ final class PostgresConnection: @unchecked Sendable {
     let copies: [UnsafeMutablePointer<CChar>?] = query.binds.map { $0.map { strdup($0) } }
     defer { copies.forEach { free($0) } }
     let values = copies.map { $0.map { UnsafePointer($0) } }
-    let raw = PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
-    return try check(raw)
+    guard statements.isEnabled else {
+      return try check(
+        PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0))
+    }
+    do {
+      return try executePrepared(query.sql, values)
+    } catch let error as PostgresError where Self.invalidatesStatement(error) {
+      // A migration changed a table the statement returns, or the statement is gone: prepare
+      // it afresh. Outside a transaction the failed attempt did nothing, so it can run again.
+      if let name = statements.forget(query.sql),
+        error.sqlState != PostgresError.invalidStatementName
+      {
+        deallocate(name)
+      }
+      guard PQtransactionStatus(handle) == PQTRANS_IDLE else { throw error }
+      return try executePrepared(query.sql, values)
+    }
+  }
+
+  private func executePrepared(_ sql: String, _ values: [UnsafePointer<CChar>?]) throws
+    -> PostgresResult
+  {
+    let lookup = statements.lookup(sql)
+    if let evicted = lookup.evicted { deallocate(evicted) }
+    if !lookup.isPrepared {
+      _ = try check(PQprepare(handle, lookup.name, sql, Int32(values.count), nil))
+      statements.didPrepare(sql, as: lookup.name)
+    }
+    return try check(
+      PQexecPrepared(handle, lookup.name, Int32(values.count), values, nil, nil, 0))
+  }
+
+  private static func invalidatesStatement(_ error: PostgresError) -> Bool {
+    error.kind == .server
+      && (error.sqlState == PostgresError.invalidStatementName
+        || (error.sqlState == PostgresError.featureNotSupported
+          && error.message.contains("cached plan")))
+  }
+
+  /// Best effort: in a failed transaction DEALLOCATE would only fail, and a statement left on
+  /// the server costs nothing but memory until the session ends.
+  private func deallocate(_ name: String) {
+    guard PQtransactionStatus(handle) != PQTRANS_INERROR else { return }
+    if let raw = PQexec(handle, "DEALLOCATE " + name) { PQclear(raw) }
   }
 
   func executeScriptBlocking(_ sql: String) throws {

@@ -47,6 +47,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
   public static let crashShutdown = "57P02"
   public static let cannotConnectNow = "57P03"
   public static let characterNotInRepertoire = "22021"
+  /// Also what a prepared statement raises when a table it returns changed shape
+  /// ("cached plan must not change result type").
+  public static let featureNotSupported = "0A000"
+  public static let invalidStatementName = "26000"
 
   public init(
     kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil,

@@ -106,7 +106,8 @@ public final class PostgresPool: PostgresExecutor, Sendable {
     let parameters: PostgresConnectionParameters
     do {
       parameters = try self.parameters.get()
-      return try await PostgresConnection.connect(parameters, logger: logger)
+      return try await PostgresConnection.connect(
+        parameters, statementCacheCapacity: configuration.statementCacheCapacity, logger: logger)
     } catch {
       giveBack(nil)
       if let error = error as? PostgresError {

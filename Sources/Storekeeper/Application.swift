@@ -26,6 +26,7 @@ public final class Application: Sendable {
     self.logger = logger
     var poolConfig = PostgresConfiguration(url: config.databaseURL)
     poolConfig.maxConnections = config.databasePoolSize
+    poolConfig.statementCacheCapacity = config.statementCacheSize
     let database = PostgresPool(
       configuration: poolConfig, logger: logger.with("component", "postgres"))
     self.database = database

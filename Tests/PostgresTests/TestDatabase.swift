@@ -30,10 +30,14 @@ struct TestDatabase {
       name: String(name), url: replacingDatabase(in: base, with: String(name)), adminURL: base)
   }
 
-  func makePool(maxConnections: Int = 10, acquireTimeout: Duration = .seconds(3)) -> PostgresPool {
+  func makePool(
+    maxConnections: Int = 10, acquireTimeout: Duration = .seconds(3),
+    statementCacheCapacity: Int = 100
+  ) -> PostgresPool {
     var configuration = PostgresConfiguration(url: url)
     configuration.maxConnections = maxConnections
     configuration.acquireTimeout = acquireTimeout
+    configuration.statementCacheCapacity = statementCacheCapacity
     return PostgresPool(configuration: configuration, logger: Self.logger)
   }
 

@@ -24,7 +24,10 @@ import Testing
     env["ADMIN_TOKENS"] = "ops:0123456789abcdef,ci:fedcba9876543210"
     env["APPLE_ENVIRONMENTS"] = "production, sandbox"
     env["ORDER_TTL"] = "15m"
+    env["DB_STATEMENT_CACHE_SIZE"] = "0"
     let config = try AppConfig.fromEnvironment(env)
+    #expect(config.statementCacheSize == 0)
+    #expect(try AppConfig.fromEnvironment(base).statementCacheSize == 100)
     #expect(config.port == 9090)
     #expect(config.adminTokens.map(\.name) == ["ops", "ci"])
     #expect(config.environments == ["Production", "Sandbox"])
@@ -43,6 +46,9 @@ import Testing
       error(base.merging(["APPLE_ENVIRONMENTS": "xcode"]) { $1 })?.variable == "APPLE_ENVIRONMENTS")
     #expect(error(base.merging(["ORDER_TTL": "soon"]) { $1 })?.variable == "ORDER_TTL")
     #expect(error(base.merging(["LOG_LEVEL": "loud"]) { $1 })?.variable == "LOG_LEVEL")
+    #expect(
+      error(base.merging(["DB_STATEMENT_CACHE_SIZE": "-1"]) { $1 })?.variable
+        == "DB_STATEMENT_CACHE_SIZE")
   }
 
   @Test func parsesDurations() {

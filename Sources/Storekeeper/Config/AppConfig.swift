@@ -8,6 +8,7 @@ public struct AppConfig: Sendable {
   public var port = 8080
   public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
   public var databasePoolSize = 10
+  public var statementCacheSize = 100
   public var adminTokens: [(name: String, token: String)] = []
   public var bundleId: String
   public var appAppleId: Int64?
@@ -69,6 +70,8 @@ public struct AppConfig: Sendable {
     config.port = try integer("PORT", 0...65535) ?? config.port
     config.eventLoops = try integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
     config.databasePoolSize = try integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
+    config.statementCacheSize =
+      try integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
     config.adminTokens = try parseAdminTokens(env["ADMIN_TOKENS"] ?? "")
     if let id = env["APPLE_APP_APPLE_ID"], !id.isEmpty {
       guard let value = Int64(id), value > 0 else {
