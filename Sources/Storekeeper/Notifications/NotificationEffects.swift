@@ -57,7 +57,7 @@ struct NotificationEffects {
     guard let row = rows.first else { return (false, nil) }
     guard let tradeNo: String = try row.decodeIfPresent("trade_no") else { return (true, nil) }
     let order = try await tx.query(
-      "SELECT \(unescaped: Order.columns()) FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE"
+      "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE"
     ).first.map(Order.init(row:))
     return (true, order)
   }

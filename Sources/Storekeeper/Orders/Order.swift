@@ -40,8 +40,12 @@ struct Order: Codable, Sendable, Equatable {
     case closedAt = "closed_at"
   }
 
-  /// The select list that `init(row:)` reads; `prefix` qualifies columns (`o.`).
-  static func columns(_ prefix: String = "") -> String {
+  /// The select list that `init(row:)` reads, built once (it is on every order query).
+  static let columns = columns(qualifiedBy: "")
+  /// The same, with columns qualified by `o.`.
+  static let columnsOfO = columns(qualifiedBy: "o.")
+
+  private static func columns(qualifiedBy prefix: String) -> String {
     """
     \(prefix)trade_no, \(prefix)user_id, \(prefix)product_id, \(prefix)quantity,
     \(prefix)unit_price::text AS price, \(prefix)currency, \(prefix)amount::text AS amount,

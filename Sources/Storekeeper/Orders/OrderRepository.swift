@@ -37,7 +37,7 @@ struct OrderRepository: Sendable {
         INSERT INTO order_events (trade_no, to_status, reason, cause)
         SELECT trade_no, 'WAIT_BUYER_PAY', 'created', 'api' FROM o
       )
-      SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columns("o."))
+      SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columnsOfO)
       FROM p LEFT JOIN o ON true
       """)
     guard let row = rows.first else { return .productNotFound }
@@ -50,7 +50,7 @@ struct OrderRepository: Sendable {
 
   func find(_ tradeNo: String, on executor: (any PostgresExecutor)? = nil) async throws -> Order? {
     try await (executor ?? database).query(
-      "SELECT \(unescaped: Order.columns()) FROM orders WHERE trade_no = \(tradeNo)"
+      "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo)"
     ).first.map(Order.init(row:))
   }
 
@@ -72,7 +72,7 @@ struct OrderRepository: Sendable {
 
   /// Keyset pages, newest first: trade numbers sort by creation time.
   func list(_ filter: Filter) async throws -> (orders: [Order], next: String?) {
-    var query: PostgresQuery = "SELECT \(unescaped: Order.columns()) FROM orders WHERE true"
+    var query: PostgresQuery = "SELECT \(unescaped: Order.columns) FROM orders WHERE true"
     if let status = filter.tradeStatus { query.append(" AND trade_status = \(status)") }
     if let user = filter.userId { query.append(" AND user_id = \(user)") }
     if let product = filter.productId { query.append(" AND product_id = \(product)") }

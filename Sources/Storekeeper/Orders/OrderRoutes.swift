@@ -14,7 +14,7 @@ struct OrderRoutes: Sendable {
       guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
         throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)")
       }
-      return try JSONCoding.response(order)
+      return order.response()
     }
   }
 }

@@ -89,8 +89,8 @@ struct OrderService: Sendable {
       ttlSeconds: ttlSeconds, on: executor)
     {
     case .created(let order):
-      return try JSONCoding.response(
-        order, status: 201, headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
+      return order.response(
+        status: 201, headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
     case .productNotFound:
       throw HTTPError(404, code: "product_not_found", detail: "no product \(new.productId)")
     case .productInactive:

@@ -35,11 +35,16 @@ enum TradeNumber {
     digits(Int(parts.tm_min), 2)
     digits(Int(parts.tm_sec), 2)
     digits(ts.tv_nsec / 1_000_000, 3)
-    // SystemRandomNumberGenerator reads getrandom(2); rejection keeps the draw uniform.
+    // SystemRandomNumberGenerator reads getrandom(2): one call yields eight bytes (a byte at
+    // a time would be a system call per byte). Rejecting bytes from 248 up keeps it uniform.
     var generator = SystemRandomNumberGenerator()
     while out.count < 17 + randomLength {
-      let byte = UInt8.random(in: 0...255, using: &generator)
-      if byte < 248 { out.append(alphabet[Int(byte % 62)]) }
+      var word = generator.next()
+      for _ in 0..<8 where out.count < 17 + randomLength {
+        let byte = UInt8(truncatingIfNeeded: word)
+        word >>= 8
+        if byte < 248 { out.append(alphabet[Int(byte % 62)]) }
+      }
     }
     return String(decoding: out, as: UTF8.self)
   }

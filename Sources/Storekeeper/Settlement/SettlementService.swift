@@ -30,7 +30,7 @@ struct SettlementService: Sendable {
   ) async throws -> SettledOrder {
     guard
       let order = try await tx.query(
-        "SELECT \(unescaped: Order.columns()) FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE"
+        "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE"
       ).first.map(Order.init(row:))
     else { throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)") }
     let product = try await Self.product(order.productId, on: tx)
@@ -69,7 +69,7 @@ struct SettlementService: Sendable {
       UPDATE orders SET trade_status = 'TRADE_SUCCESS', paid_at = now(), updated_at = now(),
         transaction_id = \(transaction.transactionId), environment = \(transaction.environment),
         verification = NULL, close_reason = NULL, closed_at = NULL
-      WHERE trade_no = \(tradeNo) RETURNING \(unescaped: Order.columns())
+      WHERE trade_no = \(tradeNo) RETURNING \(unescaped: Order.columns)
       """)
     guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
     let settled = try Order(row: row)

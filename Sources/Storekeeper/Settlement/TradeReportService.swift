@@ -114,7 +114,7 @@ struct TradeReportService: Sendable {
     let closed: Order = try await database.withTransaction { tx in
       guard
         let current = try await tx.query(
-          "SELECT \(unescaped: Order.columns()) FROM orders WHERE trade_no = \(order.tradeNo) FOR UPDATE"
+          "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(order.tradeNo) FOR UPDATE"
         ).first.map(Order.init(row:))
       else { throw HTTPError(404, code: "order_not_found") }
       switch current.tradeStatus {
@@ -135,7 +135,7 @@ struct TradeReportService: Sendable {
           """
           UPDATE orders SET trade_status = 'TRADE_CLOSED', close_reason = \(reason), closed_at = now(),
             updated_at = now()
-          WHERE trade_no = \(current.tradeNo) RETURNING \(unescaped: Order.columns())
+          WHERE trade_no = \(current.tradeNo) RETURNING \(unescaped: Order.columns)
           """)
         try await tx.execute(
           """
