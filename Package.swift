@@ -23,7 +23,7 @@ let package = Package(
     .executableTarget(name: "http-bench", dependencies: ["HTTP", "Logging"], path: "Sources/HTTPBench"),
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
-    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Logging"]),
+    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "Logging"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Logging"]),
     .testTarget(
       name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "Logging"]),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -148,3 +149,14 @@ uint64_t csys_monotonic_ns(void) {
 }
 
 int csys_errno(void) { return errno; }
+
+void csys_set_thread_name(const char *name) {
+  char truncated[16];
+  snprintf(truncated, sizeof truncated, "%s", name);
+  pthread_setname_np(pthread_self(), truncated);
+}
+
+void csys_thread_name(char *buffer, size_t size) {
+  if (size == 0) return;
+  if (pthread_getname_np(pthread_self(), buffer, size) != 0) buffer[0] = 0;
+}

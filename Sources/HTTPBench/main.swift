@@ -3,7 +3,8 @@ import HTTP
 import Logging
 
 // Serves a fixed small body for bench/http: `/healthz` immediately on the loop thread,
-// `/async` through an async handler. Arguments: port, event-loop count.
+// `/async` through an async handler on the task pool, `/async-loop` through one placed on the
+// event loop. Arguments: port, event-loop count.
 let arguments = CommandLine.arguments
 var configuration = ServerConfiguration()
 configuration.port = arguments.count > 1 ? Int(arguments[1]) ?? 8080 : 8080
@@ -14,6 +15,9 @@ let headers: HTTPHeaders = ["Content-Type": "application/json"]
 var router = Router()
 router.addImmediate(.get, "/healthz") { _, _ in Response(headers: headers, body: body) }
 router.add(.get, "/async") { _, _ in Response(headers: headers, body: body) }
+router.add(.get, "/async-loop", placement: .eventLoop) { _, _ in
+  Response(headers: headers, body: body)
+}
 
 let logger = Logger(label: "http-bench", level: .warning)
 let server = HTTPServer(configuration: configuration, router: router, logger: logger)

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import Glibc
 import Logging
@@ -93,4 +94,11 @@ func withServer(
 
 func get(_ path: String, extra: String = "") -> String {
   "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
+}
+
+/// The calling thread's name as the kernel knows it.
+func currentThreadName() -> String {
+  var buffer = [CChar](repeating: 0, count: 16)
+  csys_thread_name(&buffer, buffer.count)
+  return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

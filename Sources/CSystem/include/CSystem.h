@@ -55,4 +55,11 @@ uint64_t csys_monotonic_ns(void);
 /// Current errno (reading errno from Swift goes through a function anyway).
 int csys_errno(void);
 
+/// Names the calling thread (15 bytes at most) as `top -H`, perf and /proc show it; Linux
+/// threads otherwise inherit the name of the thread that created them.
+void csys_set_thread_name(const char *name);
+
+/// The calling thread's name.
+void csys_thread_name(char *buffer, size_t size);
+
 #endif

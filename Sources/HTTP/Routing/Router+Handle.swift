@@ -19,7 +19,7 @@ extension Router {
       switch handler {
       case .immediate(let run):
         response = Self.run(run, request, context)
-      case .async(let run):
+      case .async(let run, _):
         response = await Self.run(run, request, context)
       }
     }

@@ -3,10 +3,10 @@ import Logging
 public typealias Handler = @Sendable (Request, Context) async throws -> Response
 public typealias ImmediateHandler = @Sendable (Request, Context) throws -> Response
 
-/// What a route runs: an async handler on the task pool, or an immediate one on the event-loop
+/// What a route runs: an async handler placed as asked, or an immediate one on the event-loop
 /// thread (only for work that never blocks, such as returning pre-encoded bytes).
 enum RouteHandler: Sendable {
-  case async(Handler)
+  case async(Handler, HandlerPlacement)
   case immediate(ImmediateHandler)
 }
 
@@ -30,8 +30,11 @@ public struct Router: Sendable {
   /// Every registered (method, pattern), in registration order.
   public var routes: [(method: HTTPMethod, pattern: String)] { registered }
 
-  public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
-    insert(method, pattern, .async(handler))
+  public mutating func add(
+    _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
+    _ handler: @escaping Handler
+  ) {
+    insert(method, pattern, .async(handler, placement))
   }
 
   public mutating func addImmediate(

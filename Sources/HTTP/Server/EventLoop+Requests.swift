@@ -50,7 +50,8 @@ extension EventLoop {
   }
 
   /// Routes a complete request: immediate handlers and routing errors answer now; async
-  /// handlers run as tasks and post their response back to this loop.
+  /// handlers run as tasks, on the task pool or on this loop (see `HandlerPlacement`), and
+  /// hand their response back to this loop.
   private func start(head: RequestHead, body: [UInt8], on connection: Connection) {
     var request = Request(
       method: head.method, target: head.target, headers: head.headers, body: body)
@@ -72,7 +73,7 @@ extension EventLoop {
       switch handler {
       case .immediate(let run):
         complete(connection, with: Router.run(run, request, context))
-      case .async(let run):
+      case .async(let run, let placement):
         guard shared.acquireInFlight() else {
           let busy = HTTPError(
             503, code: "overloaded", detail: "Too many requests in progress; retry shortly.",
@@ -83,13 +84,31 @@ extension EventLoop {
         let fd = connection.fd
         let generation = connection.generation
         let shared = self.shared
-        Task {
+        let request = request
+        let operation: @Sendable () async -> Void = {
           let response = await Router.run(run, request, context)
           shared.releaseInFlight()
-          self.post(.response(fd: fd, generation: generation, response))
+          self.deliver(fd: fd, generation: generation, response)
+        }
+        switch placement {
+        case .taskPool: Task(operation: operation)
+        case .eventLoop: Task(executorPreference: self, operation: operation)
         }
       }
     }
+  }
+
+  /// Hands a handler's response to its connection: at once on the loop's thread, else by mail.
+  func deliver(fd: Int32, generation: UInt32, _ response: Response) {
+    guard isOnLoopThread else {
+      post(.response(fd: fd, generation: generation, response))
+      return
+    }
+    guard let connection = connection(fd: fd, generation: generation),
+      connection.phase == .inFlight
+    else { return }
+    complete(connection, with: response)
+    progress(connection)
   }
 
   /// Writes the response of the request in flight and returns the connection to idle.

@@ -14,12 +14,15 @@ import Synchronization
 final class EventLoop: @unchecked Sendable {
   enum Message {
     case response(fd: Int32, generation: UInt32, Response)
+    case job(UnownedJob)
     case shutdown(deadline: UInt64)
   }
 
   private struct Mailbox {
     var messages: [Message] = []
     var wakePending = false
+    /// False once the loop has stopped: jobs then go to the global executor.
+    var open = true
   }
 
   let shared: ServerShared
@@ -46,6 +49,10 @@ final class EventLoop: @unchecked Sendable {
 
   let readBufferSize = 64 * 1024
   let readBuffer: UnsafeMutableRawBufferPointer
+  /// The loop's thread, set when `run()` starts.
+  var thread = pthread_t()
+  /// Jobs of handler tasks enqueued from the loop's own thread, run after the current batch.
+  var localJobs: [UnownedJob] = []
 
   /// The epoll token of the loop's own fds (eventfd, listener): generation 0.
   static func token(fd: Int32, generation: UInt32) -> UInt64 {
@@ -74,18 +81,26 @@ final class EventLoop: @unchecked Sendable {
   }
 
   /// Hands a message to the loop from any thread; wakes it only if no wake-up is pending.
-  func post(_ message: Message) {
-    let wake = mailbox.withLock { box in
+  /// False when the loop has stopped (the message was not taken).
+  @discardableResult
+  func post(_ message: Message) -> Bool {
+    let (taken, wake) = mailbox.withLock { box -> (Bool, Bool) in
+      guard box.open else { return (false, false) }
       box.messages.append(message)
-      if box.wakePending { return false }
+      if box.wakePending { return (true, false) }
       box.wakePending = true
-      return true
+      return (true, true)
     }
     if wake { waker.signal() }
+    return taken
   }
 
+  var isOnLoopThread: Bool { pthread_equal(pthread_self(), thread) != 0 }
+
   /// The loop body; returns once shut down and every connection is closed.
-  func run() {
+  func run(name: String) {
+    thread = pthread_self()
+    csys_set_thread_name(name)
     now = csys_monotonic_ns()
     while running {
       let timeout = nextTimeout()
@@ -98,11 +113,25 @@ final class EventLoop: @unchecked Sendable {
         break
       }
       now = csys_monotonic_ns()
+      runLocalJobs()
       runTimers()
       if isShuttingDown && (connectionCount == 0 || now >= shutdownDeadline) { running = false }
     }
     closeAll()
+    closeMailbox()
     onExit()
+  }
+
+  /// After the loop: whatever is still queued runs elsewhere, and so does every later job.
+  private func closeMailbox() {
+    let left = mailbox.withLock { box in
+      box.open = false
+      defer { box.messages = [] }
+      return box.messages
+    }
+    for case .job(let job) in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    for job in localJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    localJobs = []
   }
 
   private func dispatch(events: UInt32, token: UInt64) {
@@ -145,6 +174,8 @@ final class EventLoop: @unchecked Sendable {
         else { continue }
         complete(connection, with: response)
         progress(connection)
+      case .job(let job):
+        localJobs.append(job)
       case .shutdown(let deadline):
         beginShutdown(deadline: deadline)
       }

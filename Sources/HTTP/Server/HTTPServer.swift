@@ -52,7 +52,7 @@ public final class HTTPServer: Sendable {
       state = .running(loops: loops, remaining: loops.count, waiters: [])
     }
     for (index, loop) in loops.enumerated() {
-      let thread = Thread { loop.run() }
+      let thread = Thread { loop.run(name: "http-loop-\(index)") }
       thread.name = "http-loop-\(index)"
       thread.start()
     }

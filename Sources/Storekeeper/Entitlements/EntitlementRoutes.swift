@@ -5,7 +5,7 @@ struct EntitlementRoutes: Sendable {
   let repository: EntitlementRepository
 
   func register(_ router: inout APIRouter) {
-    router.add(.get, "/v1/users/{user_id}/entitlements") { _, context in
+    router.add(.get, "/v1/users/{user_id}/entitlements", placement: .eventLoop) { _, context in
       let userId = context.parameters["user_id"] ?? ""
       guard OrderService.isValidUserId(userId) else {
         throw HTTPError(

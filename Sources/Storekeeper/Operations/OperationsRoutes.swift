@@ -13,7 +13,7 @@ struct OperationsRoutes: Sendable {
         status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
         body: Array(#"{"status":"ok"}"#.utf8))
     }
-    router.add(.get, "/readyz") { _, context in
+    router.add(.get, "/readyz", placement: .eventLoop) { _, context in
       guard await database.isHealthy() else {
         throw HTTPError(
           503, code: "database_unavailable", detail: "the database cannot be reached",

@@ -6,10 +6,10 @@ struct OrderRoutes: Sendable {
   let orders: OrderRepository
 
   func register(_ router: inout APIRouter) {
-    router.add(.post, "/v1/orders") { request, _ in
+    router.add(.post, "/v1/orders", placement: .eventLoop) { request, _ in
       try await service.create(request)
     }
-    router.add(.get, "/v1/orders/{trade_no}") { _, context in
+    router.add(.get, "/v1/orders/{trade_no}", placement: .eventLoop) { _, context in
       let tradeNo = context.parameters["trade_no"] ?? ""
       guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
         throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)")

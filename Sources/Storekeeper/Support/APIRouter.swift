@@ -10,8 +10,11 @@ struct APIRouter {
 
   init(logger: Logger) { router.logger = logger }
 
-  mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
-    router.add(method, pattern) { request, context in
+  mutating func add(
+    _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
+    _ handler: @escaping Handler
+  ) {
+    router.add(method, pattern, placement: placement) { request, context in
       do {
         return try await handler(request, context)
       } catch let error as PostgresError {
