@@ -21,7 +21,7 @@ bench_cleanup() {
 
 # Starts PostgreSQL (fsync on, as in production) and a database; sets DATABASE_URL.
 bench_postgres() {
-  BENCH_PG_PORT=$(free_port 56432)
+  BENCH_PG_PORT=$(free_port 26432)
   pg_start "$BENCH_TMP/pg" "$BENCH_PG_PORT"
   pg_createdb "$BENCH_PG_PORT" bench
   export DATABASE_URL="postgresql://storekeeper@127.0.0.1:$BENCH_PG_PORT/bench"
