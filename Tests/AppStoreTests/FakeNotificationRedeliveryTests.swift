@@ -20,6 +20,26 @@ import Testing
     throw FakeHarness.HarnessError(description: "retries of \(uuid) never ended")
   }
 
+  /// A fake that notifies `receiver` and retries on the short schedule.
+  static func withFake<T: Sendable>(
+    notifying receiver: NotificationReceiver, schedule: [Duration] = shortSchedule,
+    _ body: (FakeHarness) async throws -> T
+  ) async throws -> T {
+    try await FakeHarness.with(
+      {
+        $0.notifyURL = receiver.url
+        $0.retrySchedule = schedule
+      }, body)
+  }
+
+  /// Buys a consumable and refunds it; the fake's answer to the refund.
+  static func refundAPurchase(_ fake: FakeHarness, _ fields: [String: Any] = [:]) async throws
+    -> FakeHarness.Reply
+  {
+    let id = try #require(try await fake.purchase(fields).string("transaction_id"))
+    return try await fake.post("fake/v1/refunds", ["transaction_id": id])
+  }
+
   static func results(_ history: FakeHarness.Reply) -> [String] {
     (history["send_attempts"] as? [[String: Any]] ?? []).compactMap {
       $0["send_attempt_result"] as? String
@@ -28,12 +48,8 @@ import Testing
 
   @Test func aProductionNotificationIsResentUntilTheReceiverAcceptsIt() async throws {
     try await NotificationReceiver.with(statuses: [500, 404, 206]) { receiver in
-      try await FakeHarness.with({
-        $0.notifyURL = receiver.url
-        $0.retrySchedule = Self.shortSchedule
-      }) { fake in
-        let id = try #require(try await fake.purchase().string("transaction_id"))
-        let reply = try await fake.post("fake/v1/refunds", ["transaction_id": id])
+      try await Self.withFake(notifying: receiver) { fake in
+        let reply = try await Self.refundAPurchase(fake)
         #expect(reply["delivered_status"] as? Int == 500)
         #expect(reply["retries_left"] as? Int == 5)
         let uuid = try #require(reply.string("notification_uuid"))
@@ -56,12 +72,8 @@ import Testing
   @Test func anUnreachableReceiverGetsEveryRetryThenNoMore() async throws {
     let receiver = try NotificationReceiver()
     await receiver.stop()
-    try await FakeHarness.with({
-      $0.notifyURL = receiver.url
-      $0.retrySchedule = Self.shortSchedule
-    }) { fake in
-      let id = try #require(try await fake.purchase().string("transaction_id"))
-      let reply = try await fake.post("fake/v1/refunds", ["transaction_id": id])
+    try await Self.withFake(notifying: receiver) { fake in
+      let reply = try await Self.refundAPurchase(fake)
       #expect(reply["delivered_status"] is NSNull)
       let history = try await Self.settledHistory(
         fake, try #require(reply.string("notification_uuid")))
@@ -75,13 +87,8 @@ import Testing
 
   @Test func aSandboxNotificationIsSentOnce() async throws {
     try await NotificationReceiver.with(statuses: [503]) { receiver in
-      try await FakeHarness.with({
-        $0.notifyURL = receiver.url
-        $0.retrySchedule = Self.shortSchedule
-      }) { fake in
-        let id = try #require(
-          try await fake.purchase(["environment": "Sandbox"]).string("transaction_id"))
-        let reply = try await fake.post("fake/v1/refunds", ["transaction_id": id])
+      try await Self.withFake(notifying: receiver) { fake in
+        let reply = try await Self.refundAPurchase(fake, ["environment": "Sandbox"])
         #expect(reply["delivered_status"] as? Int == 503)
         #expect(reply["retries_left"] as? Int == 0)
         let history = try await Self.settledHistory(
@@ -95,10 +102,7 @@ import Testing
 
   @Test func anAcceptedNotificationIsNotResentAndAnUnknownOneIsNotFound() async throws {
     try await NotificationReceiver.with { receiver in
-      try await FakeHarness.with({
-        $0.notifyURL = receiver.url
-        $0.retrySchedule = Self.shortSchedule
-      }) { fake in
+      try await Self.withFake(notifying: receiver) { fake in
         let reply = try await fake.post(
           "fake/v1/notifications", ["notification_type": "TEST", "bundle_id": FakeHarness.bundleId])
         #expect(reply["delivered_status"] as? Int == 200)
@@ -117,12 +121,8 @@ import Testing
 
   @Test func shutdownDropsRetriesStillToCome() async throws {
     try await NotificationReceiver.with(statuses: [500]) { receiver in
-      try await FakeHarness.with({
-        $0.notifyURL = receiver.url
-        $0.retrySchedule = [.milliseconds(200)]
-      }) { fake in
-        let id = try #require(try await fake.purchase().string("transaction_id"))
-        let reply = try await fake.post("fake/v1/refunds", ["transaction_id": id])
+      try await Self.withFake(notifying: receiver, schedule: [.milliseconds(200)]) { fake in
+        let reply = try await Self.refundAPurchase(fake)
         #expect(reply["retries_left"] as? Int == 1)
         await fake.server.shutdown()
       }

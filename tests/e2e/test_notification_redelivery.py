@@ -24,13 +24,19 @@ def settled(fake, uuid: str) -> dict:
                       f"the fake never stopped retrying {uuid}")
 
 
-def test_a_refund_sent_while_storekeeper_is_down_lands_once_after_it_restarts(launcher):
+def stack_with_a_buyer(launcher, label: str, packs: int):
+    """A fake that retries on the short schedule, and a user who bought `packs` gold packs."""
     stack = launcher.stack(retry_schedule=SCHEDULE)
+    stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique(label)
+    purchases = [buy(stack.api, stack.fake, user, GOLD)[1] for _ in range(packs)]
+    assert stack.api.balance(user) == 100 * packs
+    return stack, user, purchases[0]
+
+
+def test_a_refund_sent_while_storekeeper_is_down_lands_once_after_it_restarts(launcher):
+    stack, user, purchase = stack_with_a_buyer(launcher, "redeliver-down", packs=1)
     api, fake = stack.api, stack.fake
-    api.put_product(GOLD, grants={"balance": {"gold": 100}})
-    user = unique("redeliver-down")
-    _, purchase, _ = buy(api, fake, user, GOLD)
-    assert api.balance(user) == 100
 
     assert stack.sk.terminate() == 0
     note = fake.refund(purchase["transaction_id"])
@@ -49,13 +55,8 @@ def test_a_refund_sent_while_storekeeper_is_down_lands_once_after_it_restarts(la
 
 
 def test_a_refund_answered_503_while_the_database_is_down_lands_once_when_it_returns(launcher):
-    stack = launcher.stack(retry_schedule=SCHEDULE)
+    stack, user, purchase = stack_with_a_buyer(launcher, "redeliver-503", packs=2)
     api, fake = stack.api, stack.fake
-    api.put_product(GOLD, grants={"balance": {"gold": 100}})
-    user = unique("redeliver-503")
-    _, purchase, _ = buy(api, fake, user, GOLD)
-    buy(api, fake, user, GOLD)
-    assert api.balance(user) == 200
 
     pg_stop()
     try:
