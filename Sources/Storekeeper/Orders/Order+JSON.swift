@@ -6,16 +6,18 @@ extension Order {
   /// directly: creating and reading orders are the busiest routes, and the generic encoder
   /// took 8% of the CPU of creating one. A test holds the two to the same output.
   var json: [UInt8] {
-    var out = "{"
+    var out: [UInt8] = [0x7B]
     out.reserveCapacity(640)
     var first = true
-    func key(_ name: String) {
-      out += first ? "\"" : ",\""
+    func key(_ name: StaticString) {
+      if !first { out.append(0x2C) }
       first = false
-      out += name
-      out += "\":"
+      out.append(0x22)
+      out.append(
+        contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+      out.append(contentsOf: [0x22, 0x3A])
     }
-    func field(_ name: String, _ value: String?) {
+    func field(_ name: StaticString, _ value: String?) {
       guard let value else { return }
       key(name)
       JSONString.append(value, to: &out)
@@ -33,14 +35,14 @@ extension Order {
     field("price", price)
     field("product_id", productId)
     key("quantity")
-    out += String(quantity)
+    out.append(contentsOf: String(quantity).utf8)
     field("trade_no", tradeNo)
     field("trade_status", tradeStatus)
     field("transaction_id", transactionId)
     field("user_id", userId)
     field("verification", verification)
-    out += "}"
-    return Array(out.utf8)
+    out.append(0x7D)
+    return out
   }
 
   /// The order as a JSON response.
