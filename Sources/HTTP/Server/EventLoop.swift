@@ -49,7 +49,8 @@ final class EventLoop: @unchecked Sendable {
 
   let readBufferSize = 64 * 1024
   let readBuffer: UnsafeMutableRawBufferPointer
-  /// The loop's thread, set when `run()` starts.
+  /// The loop's thread, set once when `run()` starts. Other threads read it only in `enqueue`,
+  /// for jobs of tasks this loop created after that, so the write happens before every read.
   var thread = pthread_t()
   /// Jobs of handler tasks enqueued from the loop's own thread, run after the current batch.
   var localJobs: [UnownedJob] = []
