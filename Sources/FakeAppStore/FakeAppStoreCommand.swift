@@ -6,7 +6,8 @@ import HTTP
 #endif
 
 /// `storekeeper fake-appstore --port N --root-cert-out FILE [--notify-url URL] [--host H]
-/// [--app-apple-id N] [--shared-secret S] [--log-level L] [--retry-schedule S,...|none]`.
+/// [--app-apple-id N] [--shared-secret S] [--log-level L] [--retry-schedule S,...|none]
+/// [--api-key-out FILE] [--api-key-id ID] [--api-issuer-id ID]`.
 ///
 /// Makes a fresh chain, writes its root PEM to FILE, serves, prints exactly one line
 /// `fake-appstore listening on <host>:<port>` on stdout once ready, and exits 0 on SIGTERM or
@@ -34,6 +35,10 @@ public enum FakeAppStoreCommand {
       server = try FakeAppStoreServer(configuration: options.configuration)
       try Data(server.rootCertificatePEM.utf8).write(
         to: URL(fileURLWithPath: options.rootCertificateOut), options: .atomic)
+      if let apiKeyOut = options.apiKeyOut {
+        try Data(server.apiPrivateKeyPEM.utf8).write(
+          to: URL(fileURLWithPath: apiKeyOut), options: .atomic)
+      }
       port = try server.start()
     } catch {
       FileHandle.standardError.write(Data("fake-appstore: cannot start: \(error)\n".utf8))

@@ -45,4 +45,33 @@ final class FakeSigningKey: @unchecked Sendable {
     }
     return raw
   }
+
+  /// The private key as App Store Connect hands it out: PKCS#8 PEM (a `.p8` file).
+  func privateKeyPEM() throws -> String {
+    guard let bio = BIO_new(BIO_s_mem()) else { throw FakeCryptoError("BIO_new") }
+    defer { BIO_free(bio) }
+    guard PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else {
+      ERR_clear_error()
+      throw FakeCryptoError("PEM_write_bio_PrivateKey")
+    }
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let count = BIO_read(bio, &bytes, Int32(bytes.count))
+    guard count > 0 else { throw FakeCryptoError("BIO_read") }
+    return String(decoding: bytes.prefix(Int(count)), as: UTF8.self)
+  }
+
+  /// Checks an ES256 signature (raw R‖S) over `message` with this key's public half.
+  func verifyES256(signature raw: [UInt8], message: [UInt8]) -> Bool {
+    guard let der = ECDSASignature.der(fromRaw: raw), let context = EVP_MD_CTX_new() else {
+      return false
+    }
+    defer { EVP_MD_CTX_free(context) }
+    guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1,
+      EVP_DigestVerify(context, der, der.count, message, message.count) == 1
+    else {
+      ERR_clear_error()
+      return false
+    }
+    return true
+  }
 }

@@ -123,7 +123,38 @@ public final class Application: Sendable {
       await notifications.processPending()
     }
     notificationBox.set(notificationLoop)
-    loops = [sweeper, retryLoop, notificationLoop]
+    var loops = [sweeper, retryLoop, notificationLoop]
+    if let client = try Self.notificationHistoryClient(config) {
+      let recovery = NotificationRecovery(
+        database: database, client: client, notifications: notifications,
+        logger: logger.with("component", "notification-recovery"), wake: { notificationBox.wake() })
+      loops.append(
+        BackgroundLoop(
+          name: "notification-recovery", intervalMs: config.notificationRecoveryIntervalMs,
+          logger: logger
+        ) { await recovery.runOnce() })
+    }
+    self.loops = loops
+  }
+
+  /// The App Store Server API client when a key is configured; nil leaves recovery off.
+  static func notificationHistoryClient(_ config: AppConfig) throws -> NotificationHistoryClient? {
+    guard let path = config.apiKeyPath, let keyId = config.apiKeyId,
+      let issuerId = config.apiIssuerId
+    else { return nil }
+    guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+      throw ConfigError(variable: "APPLE_API_KEY_FILE", problem: "cannot read \(path)")
+    }
+    guard let key = AppStoreAPIKey(pem: pem, keyId: keyId, issuerId: issuerId) else {
+      throw ConfigError(
+        variable: "APPLE_API_KEY_FILE", problem: "\(path) holds no P-256 private key (a .p8 file)")
+    }
+    guard let url = URL(string: config.apiURL) else {
+      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+    }
+    return NotificationHistoryClient(
+      baseURL: url, key: key, bundleId: config.bundleId,
+      timeout: .milliseconds(config.appleTimeoutMs))
   }
 
   /// Migrates (unless disabled), loads the catalog, starts listening, serving and working.

@@ -158,24 +158,17 @@ import Testing
   }
 }
 
-/// A URLSession transport that adds fixed headers (the fake's per-request fault switch).
+/// The URLSession transport with fixed headers added (the fake's per-request fault switch).
 struct FakeTestTransport: ReceiptTransport {
   var headers: [String: String]
+  private let transport = URLSessionReceiptTransport()
 
-  func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (status: Int, body: [UInt8])
+  init(headers: [String: String]) { self.headers = headers }
+
+  func post(url: URL, body: [UInt8], headers extra: [String: String], timeout: Duration)
+    async throws -> (status: Int, body: [UInt8])
   {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
-    // Set through the property: FoundationNetworking ignores the initializer's timeout.
-    request.timeoutInterval = seconds
-    request.httpMethod = "POST"
-    request.httpBody = Data(body)
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    do {
-      let (data, response) = try await URLSession.shared.data(for: request)
-      return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
-    } catch let error as URLError where error.code == .timedOut {
-      throw ReceiptTransportError.timedOut
-    }
+    try await transport.post(
+      url: url, body: body, headers: headers.merging(extra) { $1 }, timeout: timeout)
   }
 }

@@ -51,6 +51,25 @@ import Testing
         == "DB_STATEMENT_CACHE_SIZE")
   }
 
+  @Test func theAppStoreServerAPISettingsComeTogether() throws {
+    #expect(try AppConfig.fromEnvironment(base).apiKeyPath == nil)
+    #expect(error(base.merging(["APPLE_API_KEY_ID": "K"]) { $1 })?.variable == "APPLE_API_KEY_FILE")
+    #expect(
+      error(base.merging(["APPLE_API_KEY_FILE": "/k.p8", "APPLE_API_KEY_ID": "K"]) { $1 })?
+        .variable == "APPLE_API_ISSUER_ID")
+    var env = base
+    env["APPLE_API_KEY_FILE"] = "/k.p8"
+    env["APPLE_API_KEY_ID"] = "K"
+    env["APPLE_API_ISSUER_ID"] = "I"
+    env["APPLE_API_URL"] = "http://127.0.0.1:9"
+    env["NOTIFICATION_RECOVERY_INTERVAL"] = "15m"
+    let config = try AppConfig.fromEnvironment(env)
+    #expect(config.apiKeyPath == "/k.p8" && config.apiKeyId == "K" && config.apiIssuerId == "I")
+    #expect(config.apiURL == "http://127.0.0.1:9")
+    #expect(config.notificationRecoveryIntervalMs == 900_000)
+    #expect(error(env.merging(["APPLE_API_URL": "ftp://x"]) { $1 })?.variable == "APPLE_API_URL")
+  }
+
   @Test func parsesDurations() {
     #expect(DurationParser.milliseconds("500ms") == 500)
     #expect(DurationParser.milliseconds("90s") == 90_000)

@@ -284,7 +284,13 @@ class Storekeeper(Process):
 class FakeAppStore(Process):
     def __init__(self, binary: str, port: int, root_out: Path, notify_url: str, log_path: Path,
                  retry_schedule: str | None = None):
-        argv = [binary, "fake-appstore", "--port", str(port), "--root-cert-out", str(root_out)]
+        # The in-app purchase key its App Store Server API accepts, as App Store Connect issues it.
+        self.api_key = root_out.with_name(root_out.stem + "-api.p8")
+        self.api_key_id = "FAKEKEY001"
+        self.api_issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
+        argv = [binary, "fake-appstore", "--port", str(port), "--root-cert-out", str(root_out),
+                "--api-key-out", str(self.api_key), "--api-key-id", self.api_key_id,
+                "--api-issuer-id", self.api_issuer_id]
         if notify_url:
             argv += ["--notify-url", notify_url]
         if retry_schedule:
@@ -334,6 +340,11 @@ class FakeAppStore(Process):
         if expires_in_seconds is not None:
             body["expires_in_seconds"] = expires_in_seconds
         return self.call("/fake/v1/purchases", body)
+
+    def api_env(self) -> dict[str, str]:
+        """Storekeeper settings that make it read this fake's notification history."""
+        return {"APPLE_API_KEY_FILE": str(self.api_key), "APPLE_API_KEY_ID": self.api_key_id,
+                "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url}
 
     def delivery_history(self, notification_uuid: str) -> dict:
         """Every attempt to deliver the notification so far (Apple's `sendAttempts`)."""

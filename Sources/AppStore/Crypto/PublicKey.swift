@@ -11,7 +11,10 @@ final class PublicKey: @unchecked Sendable {
 
   deinit { EVP_PKEY_free(pointer) }
 
-  var isP256: Bool {
+  var isP256: Bool { Self.isP256(pointer) }
+
+  /// Whether an OpenSSL key (public or private) is on the P-256 curve.
+  static func isP256(_ pointer: OpaquePointer) -> Bool {
     guard EVP_PKEY_is_a(pointer, "EC") == 1 else { return false }
     var name = [CChar](repeating: 0, count: 64)
     var length = 0

@@ -1,10 +1,20 @@
 import Foundation
 
-/// How `ReceiptVerifier` reaches Apple's verifyReceipt: a seam so tests can stand in for Apple.
+/// How the module reaches Apple over HTTPS (verifyReceipt, the App Store Server API): a seam
+/// so tests can stand in for Apple.
 public protocol ReceiptTransport: Sendable {
-  /// POSTs `body` (JSON) and returns the HTTP status and body. Throws on timeouts and
-  /// connection failures (`ReceiptTransportError` when it can tell which).
-  func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (status: Int, body: [UInt8])
+  /// POSTs `body` (JSON) with extra `headers` and returns the HTTP status and body. Throws on
+  /// timeouts and connection failures (`ReceiptTransportError` when it can tell which).
+  func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
+}
+
+extension ReceiptTransport {
+  public func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (
+    status: Int, body: [UInt8]
+  ) {
+    try await post(url: url, body: body, headers: [:], timeout: timeout)
+  }
 }
 
 public enum ReceiptTransportError: Error, Sendable, Equatable {

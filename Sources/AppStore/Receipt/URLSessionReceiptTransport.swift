@@ -18,9 +18,9 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
 
   deinit { session.finishTasksAndInvalidate() }
 
-  public func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (
-    status: Int, body: [UInt8]
-  ) {
+  public func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration)
+    async throws -> (status: Int, body: [UInt8])
+  {
     let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
     var request = URLRequest(
       url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
@@ -28,6 +28,7 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     request.httpBody = Data(body)
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.setValue("application/json", forHTTPHeaderField: "Accept")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     // URLSession on Linux does not reliably end a request at `timeoutInterval`, so the
     // deadline is enforced here too: whichever finishes first wins, the other is cancelled.
     let prepared = request

@@ -8,10 +8,14 @@ struct FakeAppStoreArguments: Sendable {
                                      [--host 127.0.0.1] [--app-apple-id N]
                                      [--shared-secret S] [--log-level LEVEL]
                                      [--retry-schedule SECONDS,...|none]
+                                     [--api-key-out FILE] [--api-key-id ID]
+                                     [--api-issuer-id ID]
     """
 
   var configuration = FakeAppStoreServer.Configuration()
   var rootCertificateOut = ""
+  /// Where to write the in-app purchase key (`.p8`) the fake's Server API accepts.
+  var apiKeyOut: String?
 
   /// Accepts `--name value` and `--name=value`; throws a one-line message for the user.
   init(_ arguments: [String]) throws(FakeAppStoreArgumentError) {
@@ -53,6 +57,13 @@ struct FakeAppStoreArguments: Sendable {
         }
         configuration.appAppleId = id
       case "--shared-secret": configuration.sharedSecret = text
+      case "--api-key-out": apiKeyOut = text
+      case "--api-key-id":
+        guard !text.isEmpty else { throw .message("--api-key-id must not be empty") }
+        configuration.apiKeyId = text
+      case "--api-issuer-id":
+        guard !text.isEmpty else { throw .message("--api-issuer-id must not be empty") }
+        configuration.apiIssuerId = text
       case "--retry-schedule":
         configuration.retrySchedule = try Self.retrySchedule(text)
       case "--log-level":

@@ -11,6 +11,10 @@ final class FakeNotificationOutbox: Sendable {
   struct Record: Sendable {
     var notificationType: String
     var subtype: String?
+    var bundleId: String
+    var signedPayload: String
+    /// When it was first sent, in milliseconds: what the notification history filters on.
+    var firstSent: Int64
     var attempts: [FakeSendAttempt] = []
     /// Retries still to come: 0 once accepted, given up, or never retried.
     var retriesLeft: Int
@@ -36,14 +40,16 @@ final class FakeNotificationOutbox: Sendable {
   /// Attempts delivery now and, unless it succeeds, schedules the retries; returns the first
   /// attempt's outcome.
   func send(
-    _ signed: FakeNotificationSigner.Signed, type: String, subtype: String?, environment: String,
-    to url: URL
+    _ signed: FakeNotificationSigner.Signed, type: String, subtype: String?,
+    subject: FakeNotificationSigner.Subject, to url: URL
   ) async -> FakeNotificationDelivery.Outcome {
     let uuid = signed.notificationUUID
-    let retries = environment == AppStoreEnvironment.production.rawValue ? schedule : []
+    let retries = subject.environment == AppStoreEnvironment.production.rawValue ? schedule : []
     state.withLock {
       $0.records[uuid] = Record(
-        notificationType: type, subtype: subtype, retriesLeft: retries.count)
+        notificationType: type, subtype: subtype, bundleId: subject.bundleId,
+        signedPayload: signed.signedPayload, firstSent: FakeAppStoreEndpoints.now(),
+        retriesLeft: retries.count)
     }
     let first = await attempt(uuid, signed.signedPayload, to: url, retriesLeft: retries.count)
     guard !first.succeeded, !retries.isEmpty else {
@@ -73,6 +79,17 @@ final class FakeNotificationOutbox: Sendable {
   /// What happened to a notification sent through this outbox so far.
   func record(of notificationUUID: String) -> Record? {
     state.withLock { $0.records[notificationUUID] }
+  }
+
+  /// The app's notifications first sent in [startMs, endMs), oldest first; with
+  /// `onlyFailures`, those no attempt delivered.
+  func history(bundleId: String, startMs: Int64, endMs: Int64, onlyFailures: Bool) -> [Record] {
+    state.withLock { state in
+      state.records.values.filter { record in
+        record.bundleId == bundleId && record.firstSent >= startMs && record.firstSent < endMs
+          && !(onlyFailures && record.attempts.contains { $0.sendAttemptResult == .success })
+      }
+    }.sorted { ($0.firstSent, $0.signedPayload) < ($1.firstSent, $1.signedPayload) }
   }
 
   /// Stops every retry still to come (at shutdown).

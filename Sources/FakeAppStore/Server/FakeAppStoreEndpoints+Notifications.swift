@@ -163,8 +163,7 @@ extension FakeAppStoreEndpoints {
     if deliver {
       if let destination {
         let outcome = await outbox.send(
-          signed, type: type, subtype: subtype, environment: subject.environment,
-          to: destination)
+          signed, type: type, subtype: subtype, subject: subject, to: destination)
         response.deliveredStatus = outcome.status
         response.deliveryError = outcome.error
         response.retriesLeft = outbox.record(of: signed.notificationUUID)?.retriesLeft ?? 0

@@ -12,10 +12,15 @@ final class FakeAppStoreEndpoints: Sendable {
   let hold = FakeHold()
   let outbox: FakeNotificationOutbox
   let signer: FakeNotificationSigner
+  let apiKey: FakeAPIKey
 
-  init(configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority) {
+  init(
+    configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority,
+    apiKey: FakeAPIKey
+  ) {
     self.configuration = configuration
     self.authority = authority
+    self.apiKey = apiKey
     signer = FakeNotificationSigner(authority: authority, appAppleId: configuration.appAppleId)
     outbox = FakeNotificationOutbox(
       delivery: FakeNotificationDelivery(), schedule: configuration.retrySchedule,
@@ -58,6 +63,9 @@ final class FakeAppStoreEndpoints: Sendable {
     }
     router.add(.get, "/fake/v1/notifications/{notification_uuid}") { [self] _, context in
       try notificationHistory(context.parameters["notification_uuid"] ?? "")
+    }
+    router.add(.post, "/inApps/v1/notifications/history") { [self] request, _ in
+      try notificationHistoryPage(request)
     }
     return router
   }

@@ -13,6 +13,12 @@ extension FakeAppStoreServer {
     /// Delays between attempts to deliver a production notification the receiver did not
     /// accept; Apple's: 1, 12, 24, 48 and 72 hours. Tests shorten them.
     public var retrySchedule: [Duration] = [1, 12, 24, 48, 72].map { .seconds($0 * 3600) }
+    /// The in-app purchase key's id and issuer that API tokens must name.
+    public var apiKeyId = "FAKEKEY001"
+    public var apiIssuerId = "57246542-96fe-1a63-e053-0824d011072a"
+    /// Notifications per page of the notification history (Apple does not say; tests
+    /// shorten it to see pagination).
+    public var historyPageSize = 20
     /// `data.appAppleId` in Production notifications and `adam_id` in Production receipts.
     public var appAppleId: Int64 = 1_234_567_890
     /// When set, verifyReceipt answers 21004 to a different `password` (and to none at all

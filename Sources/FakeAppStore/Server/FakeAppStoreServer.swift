@@ -10,6 +10,7 @@ import Synchronization
 public final class FakeAppStoreServer: Sendable {
   public let configuration: Configuration
   public let authority: FakeCertificateAuthority
+  private let apiKey: FakeAPIKey
   /// The routes, runnable in-process with `Router.handle` (no sockets).
   public let router: Router
   private let endpoints: FakeAppStoreEndpoints
@@ -20,7 +21,9 @@ public final class FakeAppStoreServer: Sendable {
   public init(configuration: Configuration = .init()) throws {
     self.configuration = configuration
     authority = try FakeCertificateAuthority(options: configuration.certificateOptions)
-    endpoints = FakeAppStoreEndpoints(configuration: configuration, authority: authority)
+    apiKey = try FakeAPIKey(keyId: configuration.apiKeyId, issuerId: configuration.apiIssuerId)
+    endpoints = FakeAppStoreEndpoints(
+      configuration: configuration, authority: authority, apiKey: apiKey)
     router = endpoints.router()
     var server = ServerConfiguration()
     server.host = configuration.host
@@ -33,6 +36,10 @@ public final class FakeAppStoreServer: Sendable {
 
   /// The PEM of the fake root: what a server under test must be told to trust.
   public var rootCertificatePEM: String { authority.rootCertificatePEM }
+
+  /// The in-app purchase key (`.p8` PEM) the fake's App Store Server API accepts tokens of,
+  /// with `configuration.apiKeyId` and `configuration.apiIssuerId`.
+  public var apiPrivateKeyPEM: String { apiKey.privateKeyPEM }
 
   /// Binds and serves; returns the port (a free one when configured with 0).
   @discardableResult

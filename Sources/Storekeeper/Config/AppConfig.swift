@@ -19,6 +19,13 @@ public struct AppConfig: Sendable {
   public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
   public var sharedSecret: String?
   public var appleTimeoutMs: Int64 = 10_000
+  /// The App Store Server API key (`.p8` file, key id, issuer id): with it, notifications Apple
+  /// failed to deliver are fetched from its notification history. Off without one.
+  public var apiKeyPath: String?
+  public var apiKeyId: String?
+  public var apiIssuerId: String?
+  public var apiURL = "https://api.storekit.itunes.apple.com"
+  public var notificationRecoveryIntervalMs: Int64 = 3_600_000
   public var orderTTLSeconds = 24 * 3600
   public var sweepIntervalMs: Int64 = 30_000
   public var retryBaseMs: Int64 = 30_000
@@ -109,6 +116,25 @@ public struct AppConfig: Sendable {
       config[keyPath: keyPath] = value
     }
     if let secret = env["APPLE_SHARED_SECRET"], !secret.isEmpty { config.sharedSecret = secret }
+    let apiNames = ["APPLE_API_KEY_FILE", "APPLE_API_KEY_ID", "APPLE_API_ISSUER_ID"]
+    let apiValues = apiNames.map { env[$0].flatMap { $0.isEmpty ? nil : $0 } }
+    if apiValues.contains(where: { $0 != nil }) {
+      if let missing = apiNames.indices.first(where: { apiValues[$0] == nil }) {
+        throw ConfigError(
+          variable: apiNames[missing],
+          problem: "is required with the other APPLE_API_* settings (or set none of them)")
+      }
+      (config.apiKeyPath, config.apiKeyId, config.apiIssuerId) =
+        (apiValues[0], apiValues[1], apiValues[2])
+    }
+    if let value = env["APPLE_API_URL"], !value.isEmpty {
+      guard let parsed = URL(string: value), ["http", "https"].contains(parsed.scheme ?? "") else {
+        throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+      }
+      config.apiURL = value
+    }
+    config.notificationRecoveryIntervalMs =
+      try duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
     config.appleTimeoutMs = try duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
     if let ttl = try duration("ORDER_TTL") { config.orderTTLSeconds = Int(max(1, ttl / 1000)) }
     config.sweepIntervalMs = try duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs

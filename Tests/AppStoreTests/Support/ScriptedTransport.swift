@@ -13,7 +13,8 @@ final class ScriptedTransport: ReceiptTransport {
 
   var calls: [(url: URL, body: [UInt8])] { log.withLock { $0 } }
 
-  func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (status: Int, body: [UInt8])
+  func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
   {
     log.withLock { $0.append((url, body)) }
     return try answer(url)

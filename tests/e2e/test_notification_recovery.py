@@ -1,0 +1,73 @@
+"""Issue 6, beyond Apple's retries: a notification Apple could not deliver is read back from
+the App Store Server API's notification history (the fake serves it, checking the ES256 token
+of the in-app purchase key it issued) and applied exactly once."""
+
+from __future__ import annotations
+
+import subprocess
+
+from support import buy, free_port, unique, wait_until
+
+GOLD = "com.example.tests.recovery.gold"
+
+
+def recovering_stack(launcher, **env):
+    """A fake that never re-sends, and a Storekeeper that reads its notification history."""
+    port = free_port()
+    fake = launcher.fake(notify_port=port, retry_schedule="none")
+    settings = {**fake.api_env(), "NOTIFICATION_RECOVERY_INTERVAL": "1s", **env}
+    sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, **settings)
+    sk.client.put_product(GOLD, grants={"balance": {"gold": 100}})
+    return sk, fake
+
+
+def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(launcher):
+    sk, fake = recovering_stack(launcher)
+    api = sk.client
+    user = unique("recovered")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    buy(api, fake, user, GOLD)
+    assert api.balance(user) == 200
+
+    assert sk.terminate() == 0
+    note = fake.refund(purchase["transaction_id"])
+    assert note["delivered_status"] is None and note["retries_left"] == 0, note
+
+    sk.restart()
+    wait_until(lambda: api.balance(user) == 100, 30, "the undelivered refund was never recovered")
+    stored = [n for n in api.notifications(limit=200) if n["notification_uuid"] == note["notification_uuid"]]
+    assert len(stored) == 1 and stored[0]["state"] == "processed", stored
+    # Later passes read the same range again (they overlap): nothing moves twice.
+    wait_until(lambda: sk.log().count("notification recovery found nothing new") >= 2, 30,
+               "no further recovery pass ran")
+    assert api.balance(user) == 100
+    assert "undelivered notifications recovered" in sk.log()
+
+
+def test_a_key_the_api_refuses_is_logged_and_harms_nothing(launcher):
+    sk, fake = recovering_stack(launcher, APPLE_API_KEY_ID="WRONGKEY00")
+    wait_until(lambda: "notification history answered 401" in sk.log(), 30,
+               "the refused token was not logged")
+    user = unique("recovery-refused")
+    buy(sk.client, fake, user, GOLD)
+    assert sk.client.balance(user) == 100
+
+
+def run_serve(binary, env):
+    return subprocess.run([binary, "serve"], env=env, capture_output=True, text=True, timeout=20)
+
+
+def test_api_settings_come_together_and_the_key_must_be_one(binary, launcher, fresh_db, tmp_path):
+    partial = launcher.env(fresh_db, 1, APPLE_API_KEY_ID="KEY0000001")
+    result = run_serve(binary, partial)
+    assert result.returncode != 0
+    assert "APPLE_API_KEY_FILE" in result.stdout + result.stderr
+
+    not_a_key = tmp_path / "key.p8"
+    not_a_key.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    wrong = launcher.env(fresh_db, 1, APPLE_API_KEY_FILE=str(not_a_key), APPLE_API_KEY_ID="K",
+                         APPLE_API_ISSUER_ID="I")
+    result = run_serve(binary, wrong)
+    assert result.returncode != 0
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    assert "APPLE_API_KEY_FILE" in lines[-1], lines
