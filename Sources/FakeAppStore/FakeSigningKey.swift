@@ -26,24 +26,10 @@ final class FakeSigningKey: @unchecked Sendable {
 
   /// ES256: ECDSA P-256 over SHA-256, as the 64-byte R‖S JWS wants.
   func signES256(_ message: [UInt8]) throws -> [UInt8] {
-    guard let context = EVP_MD_CTX_new() else { throw FakeCryptoError("EVP_MD_CTX_new") }
-    defer { EVP_MD_CTX_free(context) }
-    var length = 0
-    guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1,
-      EVP_DigestSign(context, nil, &length, message, message.count) == 1
-    else {
-      ERR_clear_error()
-      throw FakeCryptoError("EVP_DigestSignInit")
+    guard let signature = ES256Signer.sign(message, with: pointer) else {
+      throw FakeCryptoError("ES256 signature")
     }
-    var der = [UInt8](repeating: 0, count: length)
-    guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-      ERR_clear_error()
-      throw FakeCryptoError("EVP_DigestSign")
-    }
-    guard let raw = ECDSASignature.raw(fromDER: Array(der.prefix(length))) else {
-      throw FakeCryptoError("ECDSA signature is not DER")
-    }
-    return raw
+    return signature
   }
 
   /// The private key as App Store Connect hands it out: PKCS#8 PEM (a `.p8` file).

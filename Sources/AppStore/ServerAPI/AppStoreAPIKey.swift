@@ -29,21 +29,5 @@ public final class AppStoreAPIKey: @unchecked Sendable {
   deinit { EVP_PKEY_free(pointer) }
 
   /// ES256 over `message`: the 64-byte R‖S a JWS carries. Nil if OpenSSL fails.
-  func signES256(_ message: [UInt8]) -> [UInt8]? {
-    guard let context = EVP_MD_CTX_new() else { return nil }
-    defer { EVP_MD_CTX_free(context) }
-    var length = 0
-    guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1,
-      EVP_DigestSign(context, nil, &length, message, message.count) == 1
-    else {
-      ERR_clear_error()
-      return nil
-    }
-    var der = [UInt8](repeating: 0, count: length)
-    guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-      ERR_clear_error()
-      return nil
-    }
-    return ECDSASignature.raw(fromDER: Array(der.prefix(length)))
-  }
+  func signES256(_ message: [UInt8]) -> [UInt8]? { ES256Signer.sign(message, with: pointer) }
 }

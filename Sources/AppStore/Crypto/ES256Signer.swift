@@ -1,0 +1,24 @@
+import COpenSSL
+
+/// ES256 signing with an OpenSSL P-256 private key: ECDSA over SHA-256, returned as the 64-byte
+/// R‖S a JWS carries (OpenSSL gives DER).
+public enum ES256Signer {
+  /// Nil if OpenSSL fails. `key` is an `EVP_PKEY` the caller owns.
+  public static func sign(_ message: [UInt8], with key: OpaquePointer) -> [UInt8]? {
+    guard let context = EVP_MD_CTX_new() else { return nil }
+    defer { EVP_MD_CTX_free(context) }
+    var length = 0
+    guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
+      EVP_DigestSign(context, nil, &length, message, message.count) == 1
+    else {
+      ERR_clear_error()
+      return nil
+    }
+    var der = [UInt8](repeating: 0, count: length)
+    guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
+      ERR_clear_error()
+      return nil
+    }
+    return ECDSASignature.raw(fromDER: Array(der.prefix(length)))
+  }
+}
