@@ -5,6 +5,9 @@ of the in-app purchase key it issued) and applied exactly once."""
 from __future__ import annotations
 
 import subprocess
+import time
+
+import requests
 
 from support import buy, free_port, unique, wait_until
 
@@ -19,6 +22,13 @@ def recovering_stack(launcher, **env):
     sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, **settings)
     sk.client.put_product(GOLD, grants={"balance": {"gold": 100}})
     return sk, fake
+
+
+def metric(sk, name: str) -> float:
+    text = requests.get(sk.url + "/metrics", timeout=5).text
+    values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + " ")]
+    assert len(values) == 1, (name, text[-800:])
+    return float(values[0])
 
 
 def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(launcher):
@@ -42,12 +52,17 @@ def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(lau
                "no further recovery pass ran")
     assert api.balance(user) == 100
     assert "undelivered notifications recovered" in sk.log()
+    assert metric(sk, "storekeeper_notification_recovery_failing") == 0
+    assert abs(metric(sk, "storekeeper_notification_recovery_checked_until_seconds") - time.time()) < 120
 
 
 def test_a_key_the_api_refuses_is_logged_and_harms_nothing(launcher):
     sk, fake = recovering_stack(launcher, APPLE_API_KEY_ID="WRONGKEY00")
     wait_until(lambda: "notification history answered 401" in sk.log(), 30,
                "the refused token was not logged")
+    wait_until(lambda: metric(sk, "storekeeper_notification_recovery_failing") == 1, 10,
+               "/metrics does not show the failing recovery")
+    assert metric(sk, "storekeeper_notification_recovery_checked_until_seconds") == 0
     user = unique("recovery-refused")
     buy(sk.client, fake, user, GOLD)
     assert sk.client.balance(user) == 100

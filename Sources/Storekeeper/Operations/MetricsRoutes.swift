@@ -44,6 +44,20 @@ struct MetricsRoutes: Sendable {
         try notifications.map {
           ("{state=\"\(try $0.decode("state", as: String.self))\"}", try $0.decode("n"))
         })
+      let recovery = try await database.query(
+        """
+        SELECT coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,
+               (last_error IS NOT NULL)::int::bigint AS failing
+        FROM notification_recovery WHERE id = 1
+        """
+      ).first
+      gauge(
+        "notification_recovery_checked_until_seconds",
+        "How far the App Store notification history has been read (0: never).",
+        [("", try recovery?.decode("checked_until") ?? 0)])
+      gauge(
+        "notification_recovery_failing", "1 when the last notification history pass failed.",
+        [("", try recovery?.decode("failing") ?? 0)])
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))
