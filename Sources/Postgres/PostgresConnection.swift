@@ -97,11 +97,22 @@ final class PostgresConnection: @unchecked Sendable {
     try await onQueue { connection in try connection.executeScriptBlocking(sql) }
   }
 
+  /// Runs `body` on the session's queue. Cancelling the calling task cancels the statement on
+  /// the server (and poisons the session, like a timeout does).
   private func onQueue<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
     async throws -> T
   {
-    try await withCheckedThrowingContinuation { continuation in
-      queue.async { continuation.resume(with: Result { try body(self) }) }
+    let finished = Mutex(false)
+    return try await withTaskCancellationHandler {
+      defer { finished.withLock { $0 = true } }
+      return try await withCheckedThrowingContinuation { continuation in
+        queue.async { continuation.resume(with: Result { try body(self) }) }
+      }
+    } onCancel: {
+      // Under the lock, as with timeouts: once finished, no cancel is sent.
+      finished.withLock { done in
+        if !done { cancelRunningQuery() }
+      }
     }
   }
 
