@@ -104,7 +104,8 @@ final class EventLoop: @unchecked Sendable {
     csys_set_thread_name(name)
     now = csys_monotonic_ns()
     while running {
-      let timeout = nextTimeout()
+      // Jobs queued outside a batch (by a timer's work) must not wait for the next event.
+      let timeout = localJobs.isEmpty ? nextTimeout() : 0
       do {
         try epoll.wait(timeoutMilliseconds: timeout) { events, token in
           self.dispatch(events: events, token: token)
