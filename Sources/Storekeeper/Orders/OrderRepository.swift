@@ -20,7 +20,7 @@ struct OrderRepository: Sendable {
     on executor: any PostgresExecutor
   ) async throws -> CreateOutcome {
     let tradeNo = TradeNumber.make()
-    let token = UUID().uuidString.lowercased()
+    let token = AccountToken.make()
     let rows = try await executor.query(
       """
       WITH p AS (
