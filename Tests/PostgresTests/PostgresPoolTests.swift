@@ -3,6 +3,22 @@ import Testing
 @testable import Postgres
 
 @Suite struct PostgresPoolTests {
+  /// Takes the pool's only session inside a transaction and keeps it until `release` opens.
+  static func holdTheOnlySession(of pool: PostgresPool) async -> (
+    release: Gate, holder: Task<Void, any Error>
+  ) {
+    let release = Gate()
+    let held = Gate()
+    let holder = Task {
+      try await pool.withTransaction { _ in
+        held.open()
+        await release.wait()
+      }
+    }
+    await held.wait()
+    return (release, holder)
+  }
+
   @Test func neverOpensMoreSessionsThanTheBound() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 2, acquireTimeout: .seconds(30))
@@ -66,15 +82,7 @@ import Testing
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 1, acquireTimeout: .milliseconds(200))
       defer { Task { await pool.shutdown() } }
-      let release = Gate()
-      let held = Gate()
-      let holder = Task {
-        try await pool.withTransaction { _ in
-          held.open()
-          await release.wait()
-        }
-      }
-      await held.wait()
+      let (release, holder) = await Self.holdTheOnlySession(of: pool)
       let error = try await #require(throws: PostgresError.self) {
         try await pool.query("SELECT 1")
       }
@@ -91,15 +99,7 @@ import Testing
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 1, acquireTimeout: .seconds(30))
       defer { Task { await pool.shutdown() } }
-      let release = Gate()
-      let held = Gate()
-      let holder = Task {
-        try await pool.withTransaction { _ in
-          held.open()
-          await release.wait()
-        }
-      }
-      await held.wait()
+      let (release, holder) = await Self.holdTheOnlySession(of: pool)
       let order = Recorder<Int>()
       var waiters: [Task<Void, any Error>] = []
       for i in 0..<4 {
