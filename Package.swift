@@ -12,24 +12,24 @@ let package = Package(
     .target(name: "CSystem"),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-    .target(name: "Logging"),
-    .target(name: "HTTP", dependencies: ["CSystem", "Logging"]),
-    .target(name: "Postgres", dependencies: ["CPostgres", "Logging"]),
-    .target(name: "AppStore", dependencies: ["COpenSSL", "Logging"]),
-    .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "Logging"]),
-    .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "Logging"]),
+    .target(name: "StorekeeperLogging"),
+    .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
+    .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
+    .target(name: "AppStore", dependencies: ["COpenSSL", "StorekeeperLogging"]),
+    .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "StorekeeperLogging"]),
+    .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper", "FakeAppStore"]),
     // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
-    .executableTarget(name: "http-bench", dependencies: ["HTTP", "Logging"], path: "Sources/HTTPBench"),
+    .executableTarget(name: "http-bench", dependencies: ["HTTP", "StorekeeperLogging"], path: "Sources/HTTPBench"),
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
-    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "Logging"]),
-    .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Logging"]),
+    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
+    .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
     .testTarget(
-      name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "Logging"]),
+      name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"]),
     .testTarget(
       name: "StorekeeperTests",
-      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "Logging"]),
+      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "StorekeeperLogging"]),
   ],
   swiftLanguageModes: [.v6]
 )

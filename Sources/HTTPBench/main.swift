@@ -1,6 +1,6 @@
 import Glibc
 import HTTP
-import Logging
+import StorekeeperLogging
 
 // Serves a fixed small body for bench/http: `/healthz` immediately on the loop thread,
 // `/async` through an async handler on the task pool, `/async-loop` through one placed on the

@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 /// Applies `Migrations/NNNN_name.sql` files in order.
 ///

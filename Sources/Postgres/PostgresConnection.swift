@@ -1,6 +1,6 @@
 import CPostgres
 import Dispatch
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 #if canImport(Glibc)

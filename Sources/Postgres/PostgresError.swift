@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 /// An error from the database layer that keeps what PostgreSQL said.
 ///

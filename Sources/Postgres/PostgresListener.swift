@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 #if canImport(Glibc)

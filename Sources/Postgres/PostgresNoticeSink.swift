@@ -1,5 +1,5 @@
 import CPostgres
-import Logging
+import StorekeeperLogging
 
 /// Receives libpq's notices (server NOTICE/WARNING, and the FATAL a dying session gets while
 /// idle), which libpq would otherwise print to standard error, and sends them to the log.

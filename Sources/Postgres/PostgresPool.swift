@@ -1,5 +1,5 @@
 import Dispatch
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 /// A bounded set of sessions, opened lazily and reopened after the server comes back.

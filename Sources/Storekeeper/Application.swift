@@ -1,7 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 import Synchronization
 

@@ -1,7 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// The subcommands of the `storekeeper` executable, which only dispatches to these.

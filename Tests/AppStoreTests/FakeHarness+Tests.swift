@@ -2,7 +2,7 @@ import AppStore
 import FakeAppStore
 import Foundation
 import HTTP
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 #if canImport(FoundationNetworking)

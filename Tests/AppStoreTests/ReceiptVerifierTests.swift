@@ -1,6 +1,6 @@
 import AppStore
 import Foundation
-import Logging
+import StorekeeperLogging
 import Testing
 
 @Suite struct ReceiptVerifierTests {

@@ -1,6 +1,6 @@
 import AppStore
 import Foundation
-import Logging
+import StorekeeperLogging
 import Testing
 
 /// The production transport over real sockets, against a local HTTP server.

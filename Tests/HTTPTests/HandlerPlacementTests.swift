@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 import Testing
 
 /// `JSONString` escapes log lines, problem bodies and order responses by hand: both of its

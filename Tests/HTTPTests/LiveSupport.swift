@@ -1,7 +1,7 @@
 import CSystem
 import Foundation
 import Glibc
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 @testable import HTTP

@@ -1,5 +1,5 @@
 import HTTP
-import Logging
+import StorekeeperLogging
 import Testing
 
 /// SO_REUSEPORT spreads connections over the loops, but must not let a second process (or

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 import Testing
 
 @testable import Postgres

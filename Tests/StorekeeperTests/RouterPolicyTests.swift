@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Logging
+import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper

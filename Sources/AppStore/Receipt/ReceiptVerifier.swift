@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 
 /// Verifies StoreKit 1 app receipts with Apple's verifyReceipt: the production URL first,
 /// the sandbox URL when Apple answers 21007.

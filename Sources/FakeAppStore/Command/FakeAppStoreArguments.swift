@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 
 /// The options of `storekeeper fake-appstore`.
 struct FakeAppStoreArguments: Sendable {

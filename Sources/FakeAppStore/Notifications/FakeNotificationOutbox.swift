@@ -1,6 +1,6 @@
 import AppStore
 import Foundation
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 /// Sends notifications as Apple does: one attempt at once and, when the receiver does not

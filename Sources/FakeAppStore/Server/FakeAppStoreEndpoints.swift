@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Logging
+import StorekeeperLogging
 
 /// The fake App Store's handlers and the state they share. `FakeAppStoreServer` puts them on
 /// sockets; `router` also runs in-process.

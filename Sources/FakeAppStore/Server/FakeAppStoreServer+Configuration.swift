@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 
 extension FakeAppStoreServer {
   /// How the fake App Store runs.

@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 /// What a handler gets besides the request.
 public struct Context: Sendable {

@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 /// An error a handler throws to answer with a specific status and a stable machine `code`;
 /// it becomes an RFC 9457 `application/problem+json` body.

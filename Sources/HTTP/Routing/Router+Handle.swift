@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 extension Router {
   /// Routes and runs one request in-process, exactly as the server would but without sockets:

@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 
 public typealias Handler = @Sendable (Request, Context) async throws -> Response
 public typealias ImmediateHandler = @Sendable (Request, Context) throws -> Response

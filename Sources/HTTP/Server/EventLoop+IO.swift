@@ -1,5 +1,5 @@
 import CSystem
-import Logging
+import StorekeeperLogging
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import CSystem
-import Logging
+import StorekeeperLogging
 
 extension EventLoop {
   /// Output queued beyond this stops request processing until it drains (slow readers).

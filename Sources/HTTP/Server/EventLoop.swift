@@ -1,5 +1,5 @@
 import CSystem
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import CSystem
 import Foundation
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 #if canImport(Glibc)

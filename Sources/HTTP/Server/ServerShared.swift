@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 /// What all event loops of one server share: configuration, routes, and the counters behind

@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 /// The in-memory catalog every instance serves. Reloads are coalesced: however many changes

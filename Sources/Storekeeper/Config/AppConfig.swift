@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import StorekeeperLogging
 
 /// Everything Storekeeper reads from its environment (DESIGN §7), checked once at start-up.
 public struct AppConfig: Sendable {

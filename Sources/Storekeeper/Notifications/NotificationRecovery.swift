@@ -1,6 +1,6 @@
 import AppStore
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// Reads the notifications Apple could not deliver from the App Store Server API's notification

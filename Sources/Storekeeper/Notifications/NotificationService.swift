@@ -1,6 +1,6 @@
 import AppStore
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// App Store Server Notifications V2: stored durably first (deduplicated on

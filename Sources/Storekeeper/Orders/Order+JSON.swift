@@ -1,5 +1,5 @@
 import HTTP
-import Logging
+import StorekeeperLogging
 
 extension Order {
   /// The JSON `JSONCoding` makes of an order (keys sorted, nil fields left out), written

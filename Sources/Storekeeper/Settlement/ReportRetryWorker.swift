@@ -1,6 +1,6 @@
 import AppStore
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// Retries reports that wait on Apple, with exponential backoff, until Apple answers or the

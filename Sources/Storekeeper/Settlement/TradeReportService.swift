@@ -1,6 +1,6 @@
 import AppStore
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// `POST /v1/trade-reports`: the app says how a purchase ended; the server decides.

@@ -1,5 +1,5 @@
 import HTTP
-import Logging
+import StorekeeperLogging
 import Postgres
 
 /// The HTTP router with Storekeeper's error policy applied to every handler in one place:

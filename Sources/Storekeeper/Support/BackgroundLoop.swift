@@ -1,4 +1,4 @@
-import Logging
+import StorekeeperLogging
 import Synchronization
 
 /// Runs `body` every `intervalMs`, or at once when woken; wake-ups while it runs coalesce into
