@@ -9,8 +9,9 @@ extension PostgresPool {
     async throws -> T
   {
     try await withConnection { connection in
+      roundTrips.add()
       try await connection.execute("BEGIN")
-      let transaction = PostgresTransaction(connection: connection)
+      let transaction = PostgresTransaction(connection: connection, roundTrips: roundTrips)
       let value: T
       do {
         value = try await body(transaction)
@@ -26,6 +27,7 @@ extension PostgresPool {
           kind: .server, sqlState: "25P02",
           message: "a statement in the transaction failed; it was rolled back")
       }
+      roundTrips.add()
       try await connection.execute("COMMIT")
       return value
     }
@@ -33,6 +35,7 @@ extension PostgresPool {
 
   private func rollback(_ connection: PostgresConnection) async {
     do {
+      roundTrips.add()
       try await connection.execute("ROLLBACK")
     } catch {
       // The session's state is unknown now; `isReusable` sees it is not idle, and poisoning

@@ -14,6 +14,8 @@ public final class PostgresPool: PostgresExecutor, Sendable {
   let logger: Logger
   private let parameters: Result<PostgresConnectionParameters, PostgresError>
   private let state = Mutex(PostgresPoolState())
+  /// Every statement sent through this pool or its transactions.
+  public let roundTrips = PostgresRoundTrips()
 
   public init(configuration: PostgresConfiguration, logger: Logger) {
     self.configuration = configuration
@@ -34,12 +36,14 @@ public final class PostgresPool: PostgresExecutor, Sendable {
 
   @discardableResult
   public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-    try await withConnection { try await $0.query(query) }
+    roundTrips.add()
+    return try await withConnection { try await $0.query(query) }
   }
 
   @discardableResult
   public func execute(_ query: PostgresQuery) async throws -> Int {
-    try await withConnection { try await $0.execute(query) }
+    roundTrips.add()
+    return try await withConnection { try await $0.execute(query) }
   }
 
   // MARK: health and lifecycle

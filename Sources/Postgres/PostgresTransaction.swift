@@ -4,21 +4,25 @@ import Synchronization
 /// Using it after the block has ended throws `.closed`.
 public final class PostgresTransaction: PostgresExecutor, Sendable {
   let connection: PostgresConnection
+  private let roundTrips: PostgresRoundTrips
   private let active = Mutex(true)
 
-  init(connection: PostgresConnection) {
+  init(connection: PostgresConnection, roundTrips: PostgresRoundTrips) {
     self.connection = connection
+    self.roundTrips = roundTrips
   }
 
   @discardableResult
   public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
     try checkActive()
+    roundTrips.add()
     return try await connection.query(query)
   }
 
   @discardableResult
   public func execute(_ query: PostgresQuery) async throws -> Int {
     try checkActive()
+    roundTrips.add()
     return try await connection.execute(query)
   }
 
