@@ -6,6 +6,9 @@ import Synchronization
 final class CatalogCache: Sendable {
   private struct State {
     var snapshot = CatalogSnapshot.empty
+    /// The ticket of the reload that produced `snapshot`; tickets are taken before reading.
+    var snapshotTicket: UInt64 = 0
+    var nextTicket: UInt64 = 0
     var reloading = false
     var reloadAgain = false
   }
@@ -22,10 +25,22 @@ final class CatalogCache: Sendable {
   var snapshot: CatalogSnapshot { state.withLock { $0.snapshot } }
 
   /// Loads the active catalog now; throws if the database cannot be read.
+  ///
+  /// Two reloads may overlap (an admin write reloads at once while a NOTIFY-driven reload is
+  /// still reading). One that started reading earlier may have seen older rows, so it never
+  /// replaces the snapshot of one that started later: an admin reads their own write.
   func reload() async throws {
+    let ticket = state.withLock { state -> UInt64 in
+      state.nextTicket += 1
+      return state.nextTicket
+    }
     let products = try await repository.activeProducts()
     let snapshot = try CatalogSnapshot(products: products)
-    state.withLock { $0.snapshot = snapshot }
+    state.withLock { state in
+      guard ticket > state.snapshotTicket else { return }
+      state.snapshot = snapshot
+      state.snapshotTicket = ticket
+    }
     logger.debug("catalog loaded", ["products": .int(products.count)])
   }
 
