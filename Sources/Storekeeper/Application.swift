@@ -1,8 +1,8 @@
 import AppStore
 import Foundation
 import HTTP
-import StorekeeperLogging
 import Postgres
+import StorekeeperLogging
 import Synchronization
 
 /// Storekeeper assembled: the database pool, the catalog and its LISTEN connection, the
@@ -52,23 +52,24 @@ public final class Application: Sendable {
 
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()
-    let settlement = SettlementService(database: database) { notificationBox.wake() }
+    let clock = WallClock.system
     let orders = OrderRepository(database: database)
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
       database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
-      windowMs: config.retryWindowMs,
-      retryBaseMs: config.retryBaseMs)
-    let entitlements = EntitlementRepository(database: database)
-    let tradeReports = TradeReportService(
-      database: database, orders: orders, reports: reports, verifier: verifier,
-      settlement: settlement)
+      policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs), clock: clock)
+    let settlement = SettlementService(database: database, orders: orders, reports: reports) {
+      notificationBox.wake()
+    }
+    let entitlements = EntitlementRepository(database: database, clock: clock)
+    let processor = ReportProcessor(
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement)
     let receipts = ReceiptService(
-      database: database, reports: reports, verifier: verifier, settlement: settlement,
-      entitlements: entitlements)
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement,
+      catalog: catalogRepository, entitlements: entitlements)
     let notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
-      logger: logger.with("component", "notifications"))
+      catalog: catalogRepository, clock: clock, logger: logger.with("component", "notifications"))
     let auth = AdminAuthenticator(
       tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
@@ -80,13 +81,11 @@ public final class Application: Sendable {
     MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
-      service: OrderService(
-        database: database, orders: orders, idempotency: idempotency,
-        ttlSeconds: config.orderTTLSeconds),
-      orders: orders
+      database: database, orders: orders, idempotency: idempotency,
+      ttlSeconds: config.orderTTLSeconds
     ).register(&router)
     AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
-    SettlementRoutes(reports: tradeReports, receipts: receipts).register(&router)
+    SettlementRoutes(processor: processor, receipts: receipts).register(&router)
     EntitlementRoutes(repository: entitlements).register(&router)
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })
       .register(&router)
@@ -104,7 +103,7 @@ public final class Application: Sendable {
       name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger
     ) {
       do {
-        let closed = try await orders.closeExpired()
+        let closed = try await orders.closeExpired(now: clock.now())
         if closed > 0 { logger.info("expired orders closed", ["count": .int(closed)]) }
         _ = try await idempotency.removeExpired()
       } catch {
@@ -112,9 +111,7 @@ public final class Application: Sendable {
       }
     }
     let retryWorker = ReportRetryWorker(
-      database: database, reports: reports, orders: orders, verifier: verifier,
-      tradeReports: tradeReports,
-      receipts: receipts, backoffBaseMs: config.retryBaseMs,
+      reports: reports, orders: orders, processor: processor, receipts: receipts,
       logger: logger.with("component", "report-retry"))
     let retryLoop = BackgroundLoop(
       name: "report-retry", intervalMs: min(config.retryBaseMs, 5000), logger: logger

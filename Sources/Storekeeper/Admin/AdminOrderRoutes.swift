@@ -35,16 +35,14 @@ struct AdminOrderRoutes: Sendable {
     }
   }
 
-  static let statuses: Set<String> = [Order.waitBuyerPay, Order.tradeSuccess, Order.tradeClosed]
-
   static func filter(_ query: [String: String]) throws -> OrderRepository.Filter {
     var problems: [FieldError] = []
     let known: Set<String> = [
       "trade_status", "user_id", "product_id", "created_from", "created_to", "limit", "cursor",
     ]
     var filter = OrderRepository.Filter(limit: 50)
-    if let status = query["trade_status"] {
-      if statuses.contains(status) {
+    if let text = query["trade_status"] {
+      if let status = TradeStatus(rawValue: text) {
         filter.tradeStatus = status
       } else {
         problems.append(
@@ -54,7 +52,7 @@ struct AdminOrderRoutes: Sendable {
       }
     }
     if let user = query["user_id"] {
-      if OrderService.isValidUserId(user) {
+      if UserId.isValid(user) {
         filter.userId = user
       } else {
         problems.append(FieldError(field: "user_id", message: "must be 1-128 printable characters"))

@@ -21,8 +21,10 @@ struct CatalogRepository: Sendable {
     ).map(Product.init(row:))
   }
 
-  func product(_ productId: String) async throws -> Product? {
-    try await database.query(
+  func product(_ productId: String, on executor: (any PostgresExecutor)? = nil) async throws
+    -> Product?
+  {
+    try await (executor ?? database).query(
       "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId)"
     ).first.map(Product.init(row:))
   }

@@ -40,24 +40,36 @@ struct Product: Encodable, Sendable, Equatable {
   /// The admin ETag: strong, changes with every write.
   var etag: String { "\"p\(revision)\"" }
 
-  static let columns = """
-    product_id, type, title, description, price::text AS price, currency, sort_order, active,
-    grants::text AS grants, content::text AS content, revision,
-    \(SQLTime.rfc3339("created_at")), \(SQLTime.rfc3339("updated_at"))
-    """
+  static let columns = columns(of: "", as: "")
+  /// The same read from `products p`, each column named `p_…`, to sit beside another table's.
+  static let columnsAsProduct = columns(of: "p.", as: "p_")
 
-  init(row: PostgresRow) throws {
-    let typeName: String = try row.decode("type")
+  private static func columns(of table: String, as prefix: String) -> String {
+    let plain = [
+      "product_id", "type", "title", "description", "currency", "sort_order", "active", "revision",
+    ]
+    let cast = ["price", "grants", "content"]
+    return
+      (plain.map { "\(table)\($0) AS \(prefix)\($0)" }
+      + cast.map { "\(table)\($0)::text AS \(prefix)\($0)" }
+      + ["created_at", "updated_at"].map { SQLTime.rfc3339("\(table)\($0)", as: "\(prefix)\($0)") })
+      .joined(separator: ", ")
+  }
+
+  init(row: PostgresRow) throws { try self.init(row: row, prefix: "") }
+
+  init(row: PostgresRow, prefix: String) throws {
+    func column(_ name: String) -> String { prefix + name }
     draft = ProductDraft(
-      productId: try row.decode("product_id"), type: ProductType(rawValue: typeName) ?? .consumable,
-      title: try row.decode("title"), description: try row.decode("description"),
-      price: try row.decode("price"), currency: try row.decode("currency"),
-      sortOrder: try row.decode("sort_order"), active: try row.decode("active"),
-      grants: try JSONCoding.decode(Grants.self, fromText: try row.decode("grants")),
-      content: try JSONCoding.decode(JSONValue.self, fromText: try row.decode("content")))
-    revision = try row.decode("revision")
-    createdAt = try row.decode("created_at")
-    updatedAt = try row.decode("updated_at")
+      productId: try row.decode(column("product_id")), type: try row.decode(column("type")),
+      title: try row.decode(column("title")), description: try row.decode(column("description")),
+      price: try row.decode(column("price")), currency: try row.decode(column("currency")),
+      sortOrder: try row.decode(column("sort_order")), active: try row.decode(column("active")),
+      grants: try JSONCoding.decode(Grants.self, fromText: try row.decode(column("grants"))),
+      content: try JSONCoding.decode(JSONValue.self, fromText: try row.decode(column("content"))))
+    revision = try row.decode(column("revision"))
+    createdAt = try row.decode(column("created_at"))
+    updatedAt = try row.decode(column("updated_at"))
   }
 
   var publicView: PublicView {

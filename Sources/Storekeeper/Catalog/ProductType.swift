@@ -1,5 +1,7 @@
+import Postgres
+
 /// The four kinds of in-app product, as the API spells them.
-enum ProductType: String, Codable, Sendable, CaseIterable {
+enum ProductType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case consumable
   case nonConsumable = "non_consumable"
   case autoRenewable = "auto_renewable"

@@ -1,11 +1,11 @@
 import Foundation
-import HTTP
 import Postgres
 
 /// Derives what a user owns from the facts (ledger rows, paid orders, Apple transactions),
 /// so a refund that flips an order or revokes a transaction is reflected with nothing to sync.
 struct EntitlementRepository: Sendable {
   let database: PostgresPool
+  let clock: WallClock
 
   func view(userId: String) async throws -> Entitlements {
     var balances: [String: Int64] = [:]
@@ -19,7 +19,7 @@ struct EntitlementRepository: Sendable {
       """
       SELECT DISTINCT o.product_id, p.grants->>'entitlement' AS entitlement FROM orders o
       JOIN products p ON p.product_id = o.product_id
-      WHERE o.user_id = \(userId) AND o.trade_status = 'TRADE_SUCCESS' AND p.type = 'non_consumable'
+      WHERE o.user_id = \(userId) AND o.trade_status = \(TradeStatus.tradeSuccess) AND p.type = \(ProductType.nonConsumable)
       ORDER BY o.product_id
       """)
     var nonConsumables: [String] = []
@@ -33,7 +33,7 @@ struct EntitlementRepository: Sendable {
       }
     }
 
-    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let now = clock.milliseconds
     func offer(_ name: String, _ expiresMs: Int64, _ productId: String, _ source: String) {
       guard expiresMs > now else { return }
       if let current = active[name] {
@@ -52,7 +52,7 @@ struct EntitlementRepository: Sendable {
              (p.grants->>'duration_days')::bigint * o.quantity AS days,
              (extract(epoch FROM o.paid_at) * 1000)::bigint AS paid_ms
       FROM orders o JOIN products p ON p.product_id = o.product_id
-      WHERE o.user_id = \(userId) AND o.trade_status = 'TRADE_SUCCESS' AND p.type = 'non_renewing'
+      WHERE o.user_id = \(userId) AND o.trade_status = \(TradeStatus.tradeSuccess) AND p.type = \(ProductType.nonRenewing)
         AND p.grants ? 'entitlement'
       ORDER BY o.paid_at, o.trade_no
       """)
@@ -76,7 +76,7 @@ struct EntitlementRepository: Sendable {
       FROM apple_transactions t
       JOIN products p ON p.product_id = t.product_id
       LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
-      WHERE t.user_id = \(userId) AND p.type = 'auto_renewable' AND t.revocation_date IS NULL
+      WHERE t.user_id = \(userId) AND p.type = \(ProductType.autoRenewable) AND t.revocation_date IS NULL
         AND p.grants ? 'entitlement'
       GROUP BY 1, 2
       """)

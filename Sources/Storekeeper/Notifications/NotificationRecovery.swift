@@ -1,7 +1,6 @@
 import AppStore
-import HTTP
-import StorekeeperLogging
 import Postgres
+import StorekeeperLogging
 
 /// Reads the notifications Apple could not deliver from the App Store Server API's notification
 /// history and stores them as if delivered (verified, deduplicated on `notificationUUID`), so a
@@ -96,10 +95,9 @@ struct NotificationRecovery: Sendable {
         seen += 1
         do {
           if try await notifications.receive(signedPayload: item.signedPayload) { stored += 1 }
-        } catch let refused as HTTPError {
+        } catch let refused as NotificationRefusal {
           // Not ours or not genuine: the same refusal a delivery would have had.
-          logger.warning(
-            "recovered notification refused", ["detail": .string(refused.detail ?? refused.code)])
+          logger.warning("recovered notification refused", ["detail": .string(refused.detail)])
         } catch {
           return (stored, seen, "storing a recovered notification failed: \(error)")
         }

@@ -44,12 +44,12 @@ struct NotificationRoutes: Sendable {
             field: "notification_type", message: "must be at most 64 characters, without NUL"))
       }
     }
-    if let state = query["state"] {
-      if ["pending", "deferred", "processed", "failed"].contains(state) {
+    if let text = query["state"] {
+      if let state = NotificationState(rawValue: text) {
         sql.append(" AND state = \(state)")
       } else {
-        problems.append(
-          FieldError(field: "state", message: "must be pending, deferred, processed or failed"))
+        let names = NotificationState.allCases.map(\.rawValue).joined(separator: ", ")
+        problems.append(FieldError(field: "state", message: "must be one of \(names)"))
       }
     }
     if let id = query["transaction_id"] {

@@ -21,28 +21,24 @@ struct MetricsRoutes: Sendable {
       gauge(
         "catalog_products", "Active products served from memory.",
         [("", Int64(catalog.snapshot.byId.count))])
-      let orders = try await database.query(
-        "SELECT trade_status, count(*)::bigint AS n FROM orders GROUP BY trade_status ORDER BY trade_status"
-      )
+      let orders = try await counts(
+        "SELECT trade_status AS key, count(*)::bigint AS n FROM orders GROUP BY trade_status",
+        TradeStatus.self)
       gauge(
         "orders", "Orders by trade status.",
-        try orders.map {
-          (
-            "{trade_status=\"\(try $0.decode("trade_status", as: String.self))\"}",
-            try $0.decode("n")
-          )
-        })
+        TradeStatus.allCases.map { ("{trade_status=\"\($0.rawValue)\"}", orders[$0] ?? 0) })
       let reports = try await database.query(
-        "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = 'pending'")
+        "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = \(ReportOutcome.pending)")
       gauge(
         "reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
-      let notifications = try await database.query(
-        "SELECT state, count(*)::bigint AS n FROM apple_notifications GROUP BY state ORDER BY state"
-      )
+      let notifications = try await counts(
+        "SELECT state AS key, count(*)::bigint AS n FROM apple_notifications GROUP BY state",
+        NotificationState.self)
+      // Every state is a sample, zero included, so an alert on `unhandled` has a series to watch.
       gauge(
         "notifications", "App Store notifications by state.",
-        try notifications.map {
-          ("{state=\"\(try $0.decode("state", as: String.self))\"}", try $0.decode("n"))
+        NotificationState.allCases.map {
+          ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
         })
       let recovery = try await database.query(
         """
@@ -62,5 +58,16 @@ struct MetricsRoutes: Sendable {
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))
     }
+  }
+
+  /// `key, n` rows as a dictionary keyed by the state enum.
+  private func counts<Key: PostgresDecodable & Hashable>(_ query: PostgresQuery, _: Key.Type)
+    async throws -> [Key: Int64]
+  {
+    var result: [Key: Int64] = [:]
+    for row in try await database.query(query) {
+      result[try row.decode("key", as: Key.self)] = try row.decode("n")
+    }
+    return result
   }
 }

@@ -1,4 +1,3 @@
-import HTTP
 import Postgres
 
 /// `Idempotency-Key` records, scoped per user and kept for `retention`.
@@ -12,6 +11,12 @@ struct IdempotencyStore: Sendable {
   let database: PostgresPool
   let retentionHours = 24
   let staleAfterSeconds = 60
+
+  /// A key's row: claimed while its request runs, done once its answer is stored.
+  enum State: String, Sendable, PostgresEnum {
+    case inFlight = "in_flight"
+    case done
+  }
 
   enum Claim: Sendable {
     case claimed
@@ -28,11 +33,11 @@ struct IdempotencyStore: Sendable {
     let claimed = try await database.query(
       """
       INSERT INTO idempotency_keys (user_id, key, request_hash, state)
-      VALUES (\(userId), \(key), \(fingerprint), 'in_flight')
+      VALUES (\(userId), \(key), \(fingerprint), \(State.inFlight))
       ON CONFLICT (user_id, key) DO UPDATE
-        SET request_hash = EXCLUDED.request_hash, state = 'in_flight', created_at = now(),
+        SET request_hash = EXCLUDED.request_hash, state = \(State.inFlight), created_at = now(),
             response_status = NULL, response_body = NULL
-        WHERE (idempotency_keys.state = 'in_flight'
+        WHERE (idempotency_keys.state = \(State.inFlight)
                AND idempotency_keys.created_at < now() - \(staleAfterSeconds)::int * interval '1 second')
            OR idempotency_keys.created_at < now() - \(retentionHours)::int * interval '1 hour'
       RETURNING 1 AS claimed
@@ -51,8 +56,8 @@ struct IdempotencyStore: Sendable {
     }
     let hash: String = try row.decode("request_hash")
     guard hash == fingerprint else { return .mismatch }
-    let state: String = try row.decode("state")
-    guard state == "done", let status: Int = try row.decodeIfPresent("response_status") else {
+    let state: State = try row.decode("state")
+    guard state == .done, let status: Int = try row.decodeIfPresent("response_status") else {
       return .inFlight
     }
     let body: [UInt8] = try row.decodeIfPresent("response_body") ?? []
@@ -64,7 +69,7 @@ struct IdempotencyStore: Sendable {
   ) async throws {
     try await executor.execute(
       """
-      UPDATE idempotency_keys SET state = 'done', response_status = \(status), response_body = \(body)
+      UPDATE idempotency_keys SET state = \(State.done), response_status = \(status), response_body = \(body)
       WHERE user_id = \(userId) AND key = \(key)
       """)
   }
@@ -72,7 +77,7 @@ struct IdempotencyStore: Sendable {
   /// Frees the key after a failure that the client should be able to retry (5xx, 503).
   func release(userId: String, key: String) async {
     _ = try? await database.execute(
-      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = 'in_flight'"
+      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = \(State.inFlight)"
     )
   }
 

@@ -1,4 +1,3 @@
-import HTTP
 import StorekeeperLogging
 
 extension Order {
@@ -24,31 +23,24 @@ extension Order {
     }
     field("amount", amount)
     field("app_account_token", appAccountToken)
-    field("close_reason", closeReason)
+    field("close_reason", closeReason?.rawValue)
     field("closed_at", closedAt)
     field("created_at", createdAt)
     field("currency", currency)
     field("environment", environment)
     field("expires_at", expiresAt)
-    field("origin", origin)
+    field("origin", origin.rawValue)
     field("paid_at", paidAt)
     field("price", price)
     field("product_id", productId)
     key("quantity")
     out.append(contentsOf: String(quantity).utf8)
     field("trade_no", tradeNo)
-    field("trade_status", tradeStatus)
+    field("trade_status", tradeStatus.rawValue)
     field("transaction_id", transactionId)
     field("user_id", userId)
-    field("verification", verification)
+    field("verification", verification?.rawValue)
     out.append(0x7D)
     return out
-  }
-
-  /// The order as a JSON response.
-  func response(status: Int = 200, headers: HTTPHeaders = .init()) -> Response {
-    var response = Response(status: status, headers: headers, body: json)
-    response.headers.replaceOrAdd("Content-Type", "application/json")
-    return response
   }
 }

@@ -10,12 +10,12 @@ struct Order: Codable, Sendable, Equatable {
   var currency: String
   var amount: String
   var appAccountToken: String
-  var tradeStatus: String
-  var closeReason: String?
-  var origin: String
+  var tradeStatus: TradeStatus
+  var closeReason: CloseReason?
+  var origin: OrderOrigin
   var transactionId: String?
   var environment: String?
-  var verification: String?
+  var verification: VerificationState?
   var createdAt: String
   var expiresAt: String
   var paidAt: String?
@@ -78,8 +78,4 @@ struct Order: Codable, Sendable, Equatable {
     paidAt = try row.decodeIfPresent("paid_at")
     closedAt = try row.decodeIfPresent("closed_at")
   }
-
-  static let waitBuyerPay = "WAIT_BUYER_PAY"
-  static let tradeSuccess = "TRADE_SUCCESS"
-  static let tradeClosed = "TRADE_CLOSED"
 }

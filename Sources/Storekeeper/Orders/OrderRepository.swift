@@ -1,8 +1,8 @@
 import Foundation
-import HTTP
 import Postgres
 
-/// Orders in PostgreSQL: creation, reads, the admin listing and the expiry sweep.
+/// `orders` and `order_events`: creation, reads, the admin listing, and every change of an
+/// order's state, each written with its event in the same statement.
 struct OrderRepository: Sendable {
   let database: PostgresPool
 
@@ -29,13 +29,13 @@ struct OrderRepository: Sendable {
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, expires_at)
         SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
-               p.price * \(quantity)::int, \(token)::uuid, 'WAIT_BUYER_PAY',
+               p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
                now() + \(ttlSeconds)::int * interval '1 second'
-        FROM p WHERE p.active AND (p.type = 'consumable' OR \(quantity)::int = 1)
+        FROM p WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
         RETURNING *
       ), e AS (
         INSERT INTO order_events (trade_no, to_status, reason, cause)
-        SELECT trade_no, 'WAIT_BUYER_PAY', 'created', 'api' FROM o
+        SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
       )
       SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columnsOfO)
       FROM p LEFT JOIN o ON true
@@ -48,9 +48,41 @@ struct OrderRepository: Sendable {
     return active ? .quantityNotAllowed : .productInactive
   }
 
-  func find(_ tradeNo: String, on executor: (any PostgresExecutor)? = nil) async throws -> Order? {
+  /// An order Storekeeper opens for a purchase that came without one (a receipt, a renewal),
+  /// at the product's current price, with its first event; nil when the product is unknown.
+  func createForPurchase(
+    userId: String, productId: String, quantity: Int32, origin: OrderOrigin,
+    reason: OrderEventReason, cause: OrderEventCause, detail: JSONValue = .object([:]),
+    on executor: any PostgresExecutor
+  ) async throws -> Order? {
+    let detailText = try JSONCoding.text(detail)
+    return try await executor.query(
+      """
+      WITH o AS (
+        INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
+                            app_account_token, trade_status, origin, expires_at)
+        SELECT \(TradeNumber.make()), \(userId), product_id, \(quantity)::int, price, currency,
+               price * \(quantity)::int, gen_random_uuid(), \(TradeStatus.waitBuyerPay), \(origin), now()
+        FROM products WHERE product_id = \(productId)
+        RETURNING *
+      ), e AS (
+        INSERT INTO order_events (trade_no, to_status, reason, cause, detail)
+        SELECT trade_no, trade_status, \(reason), \(cause), \(detailText)::jsonb FROM o
+      )
+      SELECT \(unescaped: Order.columns) FROM o
+      """
+    ).first.map(Order.init(row:))
+  }
+
+  /// The order; with `lock`, locked until `executor`'s transaction ends.
+  func find(_ tradeNo: String, lock: Bool = false, on executor: (any PostgresExecutor)? = nil)
+    async throws -> Order?
+  {
     try await (executor ?? database).query(
-      "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo)"
+      """
+      SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo)
+      \(unescaped: lock ? "FOR UPDATE" : "")
+      """
     ).first.map(Order.init(row:))
   }
 
@@ -61,7 +93,7 @@ struct OrderRepository: Sendable {
   }
 
   struct Filter: Sendable {
-    var tradeStatus: String?
+    var tradeStatus: TradeStatus?
     var userId: String?
     var productId: String?
     var createdFrom: Date?
@@ -89,23 +121,111 @@ struct OrderRepository: Sendable {
     return (orders, next)
   }
 
-  /// Closes orders left unpaid past their expiry. Safe with many instances: each takes
-  /// different rows (SKIP LOCKED). Orders whose payment is being verified are left alone.
-  func closeExpired(limit: Int = 500) async throws -> Int {
+  /// Marks that a report waits on Apple (so the sweeper leaves the order open meanwhile).
+  /// Returns the order as it now stands, nil if it is paid meanwhile.
+  func markVerificationPending(_ tradeNo: String) async throws -> Order? {
+    try await database.query(
+      """
+      UPDATE orders SET verification = \(VerificationState.pending), updated_at = now()
+      WHERE trade_no = \(tradeNo) AND trade_status <> \(TradeStatus.tradeSuccess)
+      RETURNING \(unescaped: Order.columns)
+      """
+    ).first.map(Order.init(row:))
+  }
+
+  /// A report that waited on Apple ended without paying the order.
+  func clearPendingVerification(_ tradeNo: String) async throws {
     try await database.execute(
       """
-      WITH due AS (
-        SELECT trade_no FROM orders
-        WHERE trade_status = 'WAIT_BUYER_PAY' AND expires_at <= now()
-          AND verification IS DISTINCT FROM 'pending'
-        ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-      ), closed AS (
-        UPDATE orders o SET trade_status = 'TRADE_CLOSED', close_reason = 'expired',
-                            closed_at = now(), updated_at = now()
-        FROM due WHERE o.trade_no = due.trade_no RETURNING o.trade_no
-      )
-      INSERT INTO order_events (trade_no, from_status, to_status, reason, cause)
-      SELECT trade_no, 'WAIT_BUYER_PAY', 'TRADE_CLOSED', 'expired', 'sweeper' FROM closed
+      UPDATE orders SET verification = NULL, updated_at = now()
+      WHERE trade_no = \(tradeNo) AND verification = \(VerificationState.pending)
       """)
+  }
+
+  /// Closes orders left unpaid past their expiry, through the one transition function. Safe
+  /// with many instances: each takes different rows (SKIP LOCKED). Orders whose payment is
+  /// being verified are left alone.
+  func closeExpired(now: Date, limit: Int = 500) async throws -> Int {
+    let due: PostgresQuery = """
+      SELECT trade_no FROM orders
+      WHERE trade_status = \(TradeStatus.waitBuyerPay) AND expires_at <= \(now)
+        AND verification IS DISTINCT FROM \(VerificationState.pending)
+      ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+      """
+    let transition = try OrderStateMachine.transition(
+      from: .waitBuyerPay, closeReason: nil, on: .expired)
+    return try await self.transition(.selected(due), transition, cause: .sweeper, on: database)
+      .count
+  }
+}
+
+extension OrderRepository {
+  /// What a report needs before it asks anyone: the order, its product, and whether this very
+  /// proof already settled it (a repeat is answered without Apple). One round trip.
+  struct ReportContext: Sendable {
+    var order: Order
+    var product: Product
+    var proofSettled: Bool
+  }
+
+  func reportContext(_ tradeNo: String, proof: Proof) async throws -> ReportContext? {
+    var query: PostgresQuery = """
+      SELECT \(unescaped: Order.columnsOfO), \(unescaped: Product.columnsAsProduct),
+        o.trade_status = \(TradeStatus.tradeSuccess) AND EXISTS (
+          SELECT 1 FROM trade_reports r
+          WHERE r.trade_no = o.trade_no AND r.outcome = \(ReportOutcome.settled) AND r.proof_hash =
+      """
+    query.append(ReportStore.proofHash(proof))
+    query.append(
+      """
+        ) AS proof_settled
+      FROM orders o JOIN products p ON p.product_id = o.product_id
+      WHERE o.trade_no = \(tradeNo)
+      """)
+    guard let row = try await database.query(query).first else { return nil }
+    return ReportContext(
+      order: try Order(row: row), product: try Product(row: row, prefix: "p_"),
+      proofSettled: try row.decode("proof_settled"))
+  }
+
+  /// Locks the order for settlement and reads which of `transactionIds` already pay other
+  /// orders. One round trip.
+  func lockForSettlement(
+    _ tradeNo: String, transactionIds: [String], on tx: PostgresTransaction
+  ) async throws -> (order: Order, usedElsewhere: Set<String>)? {
+    let ids = try JSONCoding.text(transactionIds)
+    guard
+      let row = try await tx.query(
+        """
+        SELECT \(unescaped: Order.columnsOfO),
+          (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
+           WHERE t.transaction_id IN (SELECT jsonb_array_elements_text(\(ids)::jsonb))
+             AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere
+        FROM orders o WHERE o.trade_no = \(tradeNo) FOR UPDATE OF o
+        """
+      ).first
+    else { return nil }
+    let used = try JSONCoding.decode([String].self, fromText: try row.decode("used_elsewhere"))
+    return (try Order(row: row), Set(used))
+  }
+}
+
+extension OrderRepository {
+  /// The user's unpaid order that a purchase without one pays (by `appAccountToken` when the
+  /// purchase has one), locked; nil when there is none.
+  func openOrder(
+    userId: String, productId: String, quantity: Int32, appAccountToken: String?,
+    on tx: PostgresTransaction
+  ) async throws -> Order? {
+    try await tx.query(
+      """
+      SELECT \(unescaped: Order.columns) FROM orders
+      WHERE user_id = \(userId) AND product_id = \(productId) AND quantity = \(quantity)
+        AND (trade_status = \(TradeStatus.waitBuyerPay) OR (trade_status = \(TradeStatus.tradeClosed)
+             AND close_reason IN (\(CloseReason.cancelled), \(CloseReason.failed), \(CloseReason.expired))))
+        AND (\(appAccountToken)::uuid IS NULL OR app_account_token = \(appAccountToken)::uuid)
+      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
+      """
+    ).first.map(Order.init(row:))
   }
 }

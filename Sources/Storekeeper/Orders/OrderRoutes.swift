@@ -1,20 +1,115 @@
 import HTTP
+import Postgres
 
-/// `/v1/orders`: create an order before the purchase, read it after.
+/// `/v1/orders`: create an order before the purchase (validation, idempotency, creation), read
+/// it after.
 struct OrderRoutes: Sendable {
-  let service: OrderService
+  let database: PostgresPool
   let orders: OrderRepository
+  let idempotency: IdempotencyStore
+  let ttlSeconds: Int
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/orders", placement: .eventLoop) { request, _ in
-      try await service.create(request)
+      try await create(request)
     }
     router.add(.get, "/v1/orders/{trade_no}", placement: .eventLoop) { _, context in
       let tradeNo = context.parameters["trade_no"] ?? ""
       guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
-        throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)")
+        throw SettlementRefusal.orderNotFound(tradeNo: tradeNo).problem
       }
-      return order.response()
+      return Self.response(order)
+    }
+  }
+
+  /// The order as a JSON response, written by `Order.json`.
+  static func response(_ order: Order, status: Int = 200, headers: HTTPHeaders = .init())
+    -> Response
+  {
+    var response = Response(status: status, headers: headers, body: order.json)
+    response.headers.replaceOrAdd("Content-Type", "application/json")
+    return response
+  }
+
+  struct NewOrder: Sendable {
+    var userId: String
+    var productId: String
+    var quantity: Int32
+  }
+
+  static func parse(_ request: Request) throws -> NewOrder {
+    var fields = try RequestFields(request: request)
+    fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity"])
+    let userId = fields.string("user_id", required: true, maxLength: 128)
+    if let userId, !UserId.isValid(userId) {
+      fields.fail("user_id", "must be 1-128 printable characters")
+    }
+    let productId = fields.string("product_id", required: true, maxLength: 100)
+    let quantity = fields.integer("quantity", range: 1...10) ?? 1
+    try fields.validate()
+    return NewOrder(userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity))
+  }
+
+  func create(_ request: Request) async throws -> Response {
+    let new = try Self.parse(request)
+    guard let key = request.headers["Idempotency-Key"] else {
+      return try await respond(new, on: database)
+    }
+    guard IdempotencyStore.isValidKey(key) else {
+      throw HTTPError(
+        400, code: "invalid_idempotency_key",
+        detail: "Idempotency-Key must be 1-255 visible ASCII characters")
+    }
+    let fingerprint = "\(new.userId)\n\(new.productId)\n\(new.quantity)"
+    switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
+    case .replay(let status, let body):
+      var headers = HTTPHeaders()
+      headers.add("Content-Type", status >= 400 ? "application/problem+json" : "application/json")
+      headers.add("Idempotent-Replayed", "true")
+      return Response(status: status, headers: headers, body: body)
+    case .inFlight:
+      throw HTTPError(
+        409, code: "idempotency_key_in_flight",
+        detail: "a request with this Idempotency-Key is still being processed; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "1")]))
+    case .mismatch:
+      throw HTTPError(
+        422, code: "idempotency_key_reused",
+        detail: "this Idempotency-Key was used with a different request body")
+    case .claimed:
+      do {
+        return try await database.withTransaction { tx in
+          let response = try await respond(new, on: tx)
+          try await idempotency.complete(
+            userId: new.userId, key: key, status: response.status, body: response.body, on: tx)
+          return response
+        }
+      } catch let error as HTTPError where error.status < 500 {
+        // A definite answer (unknown product…) is remembered like a success.
+        let body = error.response(requestId: "").body
+        try? await idempotency.complete(
+          userId: new.userId, key: key, status: error.status, body: body, on: database)
+        throw error
+      } catch {
+        await idempotency.release(userId: new.userId, key: key)
+        throw error
+      }
+    }
+  }
+
+  private func respond(_ new: NewOrder, on executor: any PostgresExecutor) async throws -> Response
+  {
+    switch try await orders.create(
+      userId: new.userId, productId: new.productId, quantity: new.quantity,
+      ttlSeconds: ttlSeconds, on: executor)
+    {
+    case .created(let order):
+      return Self.response(
+        order,
+        status: 201, headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
+    case .productNotFound: throw OrderRefusal.productNotFound(new.productId).problem
+    case .productInactive: throw OrderRefusal.productInactive(new.productId).problem
+    case .quantityNotAllowed: throw OrderRefusal.quantityNotAllowed.problem
     }
   }
 }

@@ -4,9 +4,7 @@ struct ReceiptOutcome: Encodable, Sendable {
     var transactionId: String
     var originalTransactionId: String
     var productId: String
-    /// `settled` (credited now), `restored` (already this user's), `recorded` (kept without an
-    /// owner), `owned_by_another_user`, `revoked`, `unknown_product`.
-    var status: String
+    var status: Status
     var tradeNo: String?
 
     enum CodingKeys: String, CodingKey {
@@ -16,6 +14,22 @@ struct ReceiptOutcome: Encodable, Sendable {
       case status
       case tradeNo = "trade_no"
     }
+  }
+
+  /// What happened to one transaction.
+  enum Status: String, Encodable, Sendable {
+    /// Credited now.
+    case settled
+    /// Already this user's.
+    case restored
+    /// Kept without an owner (no user was named).
+    case recorded
+    case ownedByAnotherUser = "owned_by_another_user"
+    case revoked
+    case unknownProduct = "unknown_product"
+
+    /// The purchase is the caller's to use: its content is delivered.
+    var delivers: Bool { self == .settled || self == .restored || self == .recorded }
   }
 
   var transactions: [Item]

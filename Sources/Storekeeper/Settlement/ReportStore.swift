@@ -1,16 +1,17 @@
+import Foundation
 import Postgres
 
-/// `trade_reports`: every report, stored before Apple is asked, so a report that waits on Apple
-/// (or whose process dies mid-verification) is picked up again by the retry worker.
+/// `trade_reports`: every report, stored with its outcome. A report whose proof needs Apple is
+/// stored as pending before Apple is asked, so one that waits on Apple (or whose process dies
+/// mid-verification) is picked up again by the retry worker.
 struct ReportStore: Sendable {
   let database: PostgresPool
   /// How long a claimed report stays invisible to other workers while it is being verified.
   let leaseMs: Int64
-  /// How long a report is retried before it is given up (72 h by default).
-  let windowMs: Int64
-  /// The first retry of a report Apple could not answer; later ones back off from it.
-  let retryBaseMs: Int64
+  let policy: RetryPolicy
+  let clock: WallClock
 
+  /// A report the retry worker took.
   struct Due: Sendable {
     var id: Int64
     var tradeNo: String?
@@ -18,23 +19,33 @@ struct ReportStore: Sendable {
     var productId: String?
     var proof: Proof
     var attempts: Int
-    var givesUpSoon: Bool
+    var firstAttemptMs: Int64
+  }
+
+  /// How a settlement records the report that brought its proof.
+  enum Record: Sendable {
+    /// Stored before Apple was asked: marked settled.
+    case stored(id: Int64)
+    /// Verified without Apple (a signed transaction): stored now, as settled.
+    case new(Proof)
   }
 
   static func proofHash(_ proof: Proof) -> PostgresQuery {
     "encode(sha256(convert_to(\(proof.text), 'UTF8')), 'hex')"
   }
 
-  /// Records a report that is about to be verified; it counts as pending until an outcome lands.
+  /// Records a report that is about to be verified by Apple; it stays pending until an outcome
+  /// lands, and until its lease ends no worker takes it.
   func insertPending(
-    tradeNo: String?, userId: String?, productId: String?, tradeStatus: String, proof: Proof
+    tradeNo: String?, userId: String?, productId: String?, proof: Proof
   ) async throws -> Int64 {
+    let now = clock.now()
     var query: PostgresQuery = """
       INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
-        outcome, attempts, next_attempt_at, give_up_at, proof_hash)
-      VALUES (\(tradeNo), \(userId), \(productId), \(tradeStatus), \(proof.kind), \(proof.text), 'pending', 1,
-        now() + \(leaseMs)::bigint * interval '1 millisecond',
-        now() + \(windowMs)::bigint * interval '1 millisecond',
+        outcome, attempts, created_at, next_attempt_at, give_up_at, proof_hash)
+      VALUES (\(tradeNo), \(userId), \(productId), \(TradeStatus.tradeSuccess), \(proof.kind),
+        \(proof.text), \(ReportOutcome.pending), 1, \(now), \(now.addingMs(leaseMs)),
+        \(now.addingMs(policy.windowMs)),
       """
     query.append(Self.proofHash(proof))
     query.append(") RETURNING id")
@@ -42,82 +53,122 @@ struct ReportStore: Sendable {
     return try row.decode("id")
   }
 
-  /// Records a report that needs no verification (TRADE_CLOSED) with its outcome.
+  /// Records a report whose outcome is known at once.
   func insertFinal(
-    tradeNo: String, tradeStatus: String, reason: String?, outcome: String, code: String?,
-    on executor: any PostgresExecutor
+    tradeNo: String, tradeStatus: TradeStatus, proof: Proof? = nil, reason: String? = nil,
+    outcome: ReportOutcome, code: String?, on executor: (any PostgresExecutor)? = nil
   ) async throws {
-    try await executor.execute(
+    var query: PostgresQuery = """
+      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
+        reason, outcome, outcome_code, proof_hash)
+      SELECT trade_no, user_id, product_id, \(tradeStatus), \(proof?.kind), \(proof?.text), \(reason),
+        \(outcome), \(code),
       """
-      INSERT INTO trade_reports (trade_no, trade_status, reason, outcome, outcome_code)
-      VALUES (\(tradeNo), \(tradeStatus), \(reason), \(outcome), \(code))
-      """)
+    query.append(proof.map(Self.proofHash) ?? "NULL")
+    query.append(" FROM orders WHERE trade_no = \(tradeNo)")
+    try await (executor ?? database).execute(query)
   }
 
-  /// A repeat of a report that already settled this order, recognised without asking Apple.
-  func alreadySettled(tradeNo: String, proof: Proof) async throws -> Bool {
-    var query: PostgresQuery =
-      "SELECT 1 AS found FROM trade_reports WHERE trade_no = \(tradeNo) AND outcome = 'settled' AND proof_hash = "
-    query.append(Self.proofHash(proof))
-    query.append(" LIMIT 1")
-    return try await !database.query(query).isEmpty
+  /// The statements a settlement runs beside its order transition (as CTEs that see the paid
+  /// order as `changed`): the order's waiting reports are settled by this payment, and the report
+  /// that brought it is stored or marked settled.
+  func settledEffects(_ record: Record?) -> [PostgresQuery] {
+    var effects: [PostgresQuery] = []
+    let waiting: PostgresQuery = """
+      UPDATE trade_reports SET outcome = \(ReportOutcome.settled), next_attempt_at = NULL,
+        updated_at = now()
+      WHERE trade_no IN (SELECT trade_no FROM changed)
+        AND outcome IN (\(ReportOutcome.pending), \(ReportOutcome.received))
+      """
+    switch record {
+    case .stored?, nil:
+      // A stored report waits on this order like any other, so `waiting` settles it.
+      break
+    case .new(let proof)?:
+      var insert: PostgresQuery = """
+        INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
+          outcome, attempts, proof_hash)
+        SELECT trade_no, user_id, product_id, \(TradeStatus.tradeSuccess), \(proof.kind), \(proof.text),
+          \(ReportOutcome.settled), 1,
+        """
+      insert.append(Self.proofHash(proof))
+      insert.append(" FROM changed")
+      effects.append(insert)
+    }
+    effects.append(waiting)
+    return effects
   }
 
-  func finish(_ id: Int64, outcome: String, code: String?) async throws {
-    try await database.execute(
+  func finish(
+    _ id: Int64, outcome: ReportOutcome, code: String?, on executor: (any PostgresExecutor)? = nil
+  ) async throws {
+    try await (executor ?? database).execute(
       """
       UPDATE trade_reports SET outcome = \(outcome), outcome_code = \(code), next_attempt_at = NULL,
         updated_at = now()
-      WHERE id = \(id) AND outcome = 'pending'
+      WHERE id = \(id) AND outcome = \(ReportOutcome.pending)
       """)
   }
 
-  func retryLater(_ id: Int64, error: String, afterMs: Int64) async throws {
+  func retryLater(_ id: Int64, error: String, atMs: Int64) async throws {
     try await database.execute(
       """
       UPDATE trade_reports SET last_error = \(error), updated_at = now(),
-        next_attempt_at = now() + \(afterMs)::bigint * interval '1 millisecond'
-      WHERE id = \(id) AND outcome = 'pending'
+        next_attempt_at = \(Date(milliseconds: atMs))
+      WHERE id = \(id) AND outcome = \(ReportOutcome.pending)
       """)
   }
 
   /// Takes up to `limit` due reports for this worker (a lease, not a held lock), so many
   /// instances can share the queue.
-  func claimDue(limit: Int, backoffBaseMs: Int64) async throws -> [Due] {
+  func claimDue(limit: Int) async throws -> [Due] {
+    let now = clock.now()
     let rows = try await database.query(
       """
       UPDATE trade_reports r SET attempts = r.attempts + 1, updated_at = now(),
-        next_attempt_at = now() + \(leaseMs)::bigint * interval '1 millisecond'
+        next_attempt_at = \(now.addingMs(leaseMs))
       WHERE r.id IN (
-        SELECT id FROM trade_reports WHERE outcome = 'pending' AND next_attempt_at <= now()
+        SELECT id FROM trade_reports
+        WHERE outcome = \(ReportOutcome.pending) AND next_attempt_at <= \(now)
         ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
       RETURNING r.id, r.trade_no, r.user_id, r.product_id, r.proof_kind, r.proof, r.attempts,
-        (now() + \(backoffBaseMs)::bigint * interval '1 millisecond' * power(2, least(r.attempts, 20)) > r.give_up_at)
-          AS gives_up_soon
+        (extract(epoch FROM r.created_at) * 1000)::bigint AS first_attempt_ms
       """)
     return try rows.map { row in
-      let kind: String = try row.decode("proof_kind")
-      let text: String = try row.decode("proof")
-      return Due(
+      Due(
         id: try row.decode("id"), tradeNo: try row.decodeIfPresent("trade_no"),
         userId: try row.decodeIfPresent("user_id"),
         productId: try row.decodeIfPresent("product_id"),
-        proof: kind == "receipt" ? .receipt(text) : .signedTransaction(text),
-        attempts: try row.decode("attempts"), givesUpSoon: try row.decode("gives_up_soon"))
+        proof: Proof(kind: try row.decode("proof_kind"), text: try row.decode("proof")),
+        attempts: try row.decode("attempts"), firstAttemptMs: try row.decode("first_attempt_ms"))
     }
   }
 
-  /// Transaction ids among `ids` that already settled an order other than `tradeNo`.
-  func usedElsewhere(_ ids: [String], tradeNo: String) async throws -> Set<String> {
-    var used: Set<String> = []
-    for id in ids {
-      let rows = try await database.query(
+  /// Gives a report up and notes it on its order, in one transaction.
+  func giveUp(_ report: Due, reason: String, orders: OrderRepository) async throws {
+    try await database.withTransaction { tx in
+      try await tx.execute(
         """
-        SELECT 1 AS used FROM apple_transactions
-        WHERE transaction_id = \(id) AND trade_no IS NOT NULL AND trade_no <> \(tradeNo)
+        UPDATE trade_reports SET outcome = \(ReportOutcome.gaveUp), outcome_code = \(reason),
+          next_attempt_at = NULL, updated_at = now()
+        WHERE id = \(report.id) AND outcome = \(ReportOutcome.pending)
         """)
-      if !rows.isEmpty { used.insert(id) }
+      guard let tradeNo = report.tradeNo, let order = try await orders.find(tradeNo, on: tx)
+      else { return }
+      guard
+        let transition = try? OrderStateMachine.transition(
+          from: order.tradeStatus, closeReason: order.closeReason, on: .verificationGaveUp)
+      else { return }
+      try await orders.transition(
+        .order(tradeNo), transition, cause: .retryWorker,
+        detail: .object(["report_id": .number(String(report.id)), "last_error": .string(reason)]),
+        on: tx)
     }
-    return used
   }
+}
+
+extension Date {
+  init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+  func addingMs(_ ms: Int64) -> Date { addingTimeInterval(Double(ms) / 1000) }
 }

@@ -1,146 +1,103 @@
 import AppStore
-import HTTP
 import Postgres
 
-/// Settles an order with a verified Apple transaction, exactly once: the transaction row, the
-/// order's state change, its ledger credits, its history and the report's outcome commit
-/// together or not at all.
+/// Settles an order with a verified Apple transaction, exactly once. One database
+/// transaction locks the order and reads which of the proof's transactions other orders own;
+/// one statement then claims the Apple transaction, moves the order, writes its event, credits
+/// the ledger, settles the order's reports and wakes notifications that waited for it.
 struct SettlementService: Sendable {
   let database: PostgresPool
+  let orders: OrderRepository
+  let reports: ReportStore
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 
+  /// Settles order `tradeNo` with whichever of `transactions` pays it, or throws a
+  /// `SettlementRefusal` saying why none does.
   func settle(
-    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String,
-    reportId: Int64?
+    _ tradeNo: String, product: Product, transactions: [VerifiedTransaction],
+    record: ReportStore.Record?, cause: OrderEventCause
   ) async throws -> SettledOrder {
-    let answer = try await database.withTransaction { tx in
-      try await settle(
-        tradeNo: tradeNo, transaction: transaction, source: source, cause: cause,
-        reportId: reportId, on: tx)
+    let settled = try await database.withTransaction { tx in
+      guard
+        let (order, used) = try await orders.lockForSettlement(
+          tradeNo, transactionIds: transactions.map(\.transactionId), on: tx)
+      else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
+      let transaction = try TransactionMatcher.match(order, in: transactions, usedElsewhere: used)
+      return try await settleLocked(
+        order, product: product, transaction: transaction, source: Self.source(of: transaction),
+        cause: cause, record: record, on: tx)
     }
     transactionRecorded()
-    return answer
+    return settled
   }
 
-  func settle(
-    tradeNo: String, transaction: VerifiedTransaction, source: String, cause: String,
-    reportId: Int64?,
+  /// Settles an order that `tx` has locked (or just created).
+  func settleLocked(
+    _ order: Order, product: Product, transaction: VerifiedTransaction,
+    source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
     on tx: PostgresTransaction
   ) async throws -> SettledOrder {
-    guard
-      let order = try await tx.query(
-        "SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE"
-      ).first.map(Order.init(row:))
-    else { throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)") }
-    let product = try await Self.product(order.productId, on: tx)
-
-    if order.tradeStatus == Order.tradeSuccess {
-      guard order.transactionId == transaction.transactionId else {
-        throw HTTPError(
-          409, code: "order_already_paid",
-          detail: "order \(tradeNo) was paid by another transaction")
-      }
-      try await markReports(tradeNo: tradeNo, on: tx)
-      return SettledOrder(
+    let delivery = { (order: Order) in
+      SettledOrder(
         order: order,
         delivery: Delivery(
           product: product, quantity: order.quantity, transactionId: order.transactionId))
     }
-    if order.closeReason == "refunded" || order.closeReason == "revoked" {
-      throw HTTPError(409, code: "order_refunded", detail: "order \(tradeNo) was refunded by Apple")
-    }
-
-    if let existing = try await TransactionRecord.insertOrLock(transaction, source: source, on: tx)
-    {
-      if let owner = existing.tradeNo, owner != tradeNo {
-        throw HTTPError(
-          409, code: "transaction_already_used",
-          detail: "Apple transaction \(transaction.transactionId) already settled another order")
+    if order.tradeStatus == .tradeSuccess {
+      guard order.transactionId == transaction.transactionId else {
+        throw SettlementRefusal.orderAlreadyPaid(tradeNo: order.tradeNo, byAnotherTransaction: true)
       }
+      // The same payment reported again: nothing changes but the report's outcome.
+      switch record {
+      case .new(let proof):
+        try await reports.insertFinal(
+          tradeNo: order.tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: .settled,
+          code: nil, on: tx)
+      case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+      case nil: break
+      }
+      return delivery(order)
     }
-    try await tx.execute(
-      """
-      UPDATE apple_transactions SET trade_no = \(tradeNo), user_id = \(order.userId)
-      WHERE transaction_id = \(transaction.transactionId)
-      """)
-    let rows = try await tx.query(
-      """
-      UPDATE orders SET trade_status = 'TRADE_SUCCESS', paid_at = now(), updated_at = now(),
-        transaction_id = \(transaction.transactionId), environment = \(transaction.environment),
-        verification = NULL, close_reason = NULL, closed_at = NULL
-      WHERE trade_no = \(tradeNo) RETURNING \(unescaped: Order.columns)
-      """)
-    guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
-    let settled = try Order(row: row)
-    let reopened = order.tradeStatus == Order.tradeClosed
-    let detail = try JSONCoding.text(
-      JSONValue.object([
+    let transition: OrderTransition
+    do {
+      transition = try OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason,
+        on: OrderStateMachine.paymentReason(for: order.tradeStatus))
+    } catch {
+      throw SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
+    }
+    var effects = reports.settledEffects(record)
+    if let credit = try Ledger.effect(
+      of: product, kind: .grant, transactionId: transaction.transactionId)
+    {
+      effects.append(credit)
+    }
+    effects.append(
+      DeferredNotifications.wakeEffect(
+        transactionId: transaction.transactionId,
+        originalTransactionId: transaction.originalTransactionId))
+    let changed = try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause,
+      detail: .object([
         "transaction_id": .string(transaction.transactionId),
         "environment": .string(transaction.environment),
-        "previous_close_reason": order.closeReason.map(JSONValue.string) ?? .null,
-      ]))
-    try await tx.execute(
-      """
-      INSERT INTO order_events (trade_no, from_status, to_status, reason, cause, detail)
-      VALUES (\(tradeNo), \(order.tradeStatus), 'TRADE_SUCCESS',
-              \(reopened ? "reopened_by_payment" : "paid"), \(cause), \(detail)::jsonb)
-      """)
-    try await credit(
-      order: settled, product: product, transactionId: transaction.transactionId, kind: "grant",
-      sign: 1, on: tx)
-    try await markReports(tradeNo: tradeNo, on: tx)
-    if let reportId {
-      try await tx.execute(
-        "UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL, updated_at = now() WHERE id = \(reportId)"
-      )
+        "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
+      ]),
+      payment: .init(
+        transactionId: transaction.transactionId, environment: transaction.environment),
+      requires: TransactionRecord.claim(
+        transaction, tradeNo: order.tradeNo, userId: order.userId, source: source),
+      effects: effects, on: tx)
+    guard let settled = changed.first else {
+      throw SettlementRefusal.transactionAlreadyUsed(
+        transactionId: transaction.transactionId, productId: order.productId)
     }
-    // Notifications that arrived before this transaction was known can apply now.
-    try await tx.execute(
-      """
-      UPDATE apple_notifications SET state = 'pending'
-      WHERE state = 'deferred' AND (transaction_id = \(transaction.transactionId)
-                                    OR original_transaction_id = \(transaction.originalTransactionId))
-      """)
-    return SettledOrder(
-      order: settled,
-      delivery: Delivery(
-        product: product, quantity: settled.quantity, transactionId: settled.transactionId))
+    return delivery(settled)
   }
 
-  /// Appends the order's balance grants to the ledger (negated for a refund).
-  func credit(
-    order: Order, product: Product, transactionId: String?, kind: String, sign: Int64,
-    on tx: PostgresTransaction
-  ) async throws {
-    guard product.type == .consumable, let balance = product.grants.balance else { return }
-    for (asset, amount) in balance.sorted(by: { $0.key < $1.key }) {
-      try await tx.execute(
-        """
-        INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id)
-        VALUES (\(order.userId), \(asset), \(sign * amount * Int64(order.quantity)), \(kind),
-                \(order.tradeNo), \(transactionId))
-        """)
-    }
-  }
-
-  /// Every report of a paid order that still waits is settled by that payment.
-  private func markReports(tradeNo: String, on tx: PostgresTransaction) async throws {
-    try await tx.execute(
-      """
-      UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL, updated_at = now()
-      WHERE trade_no = \(tradeNo) AND outcome IN ('pending', 'received')
-      """)
-  }
-
-  static func product(_ productId: String, on executor: any PostgresExecutor) async throws
-    -> Product
-  {
-    guard
-      let product = try await executor.query(
-        "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId)"
-      ).first.map(Product.init(row:))
-    else { throw HTTPError(500, code: "internal_error", detail: "an internal error occurred") }
-    return product
+  /// Apple's receipts carry no transaction type; signed transactions always do.
+  static func source(of transaction: VerifiedTransaction) -> TransactionSource {
+    transaction.type == nil ? .receipt : .signedTransaction
   }
 }

@@ -1,10 +1,11 @@
 import HTTP
-import StorekeeperLogging
 import Postgres
+import StorekeeperLogging
 
 /// The HTTP router with Storekeeper's error policy applied to every handler in one place:
-/// a database that cannot be reached becomes 503 with `Retry-After`, quickly; other database
-/// errors are logged with their SQLSTATE and become a 500 that says nothing of internals.
+/// the domain's refusals become their problem answers (`DomainProblems`); a database that
+/// cannot be reached becomes 503 with `Retry-After`, quickly; other database errors are logged
+/// with their SQLSTATE and become a 500 that says nothing of internals.
 struct APIRouter {
   private(set) var router = Router()
 
@@ -17,6 +18,13 @@ struct APIRouter {
     router.add(method, pattern, placement: placement) { request, context in
       do {
         return try await handler(request, context)
+      } catch let refusal as SettlementRefusal {
+        throw refusal.problem
+      } catch let refusal as NotificationRefusal {
+        throw refusal.problem
+      } catch let refused as OrderStateMachine.Refused {
+        context.logger.error("illegal order transition", ["error": .string(refused.description)])
+        throw refused.problem
       } catch let error as PostgresError {
         throw Self.map(error, context)
       }

@@ -1,0 +1,12 @@
+/// What applying one notification did: its new state and a short result for admins.
+struct NotificationOutcome: Equatable, Sendable {
+  var state: NotificationState
+  var result: String
+
+  static func processed(_ result: String) -> NotificationOutcome {
+    .init(state: .processed, result: result)
+  }
+  static func deferred(_ result: String) -> NotificationOutcome {
+    .init(state: .deferred, result: result)
+  }
+}

@@ -1,0 +1,9 @@
+import Postgres
+
+/// Who created an order: the app before a purchase, or Storekeeper for a purchase that arrived
+/// without one (a receipt posted with no order, a renewal Apple reported).
+enum OrderOrigin: String, Codable, Sendable, PostgresEnum {
+  case order
+  case receipt
+  case renewal
+}

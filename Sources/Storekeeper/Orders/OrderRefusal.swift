@@ -1,0 +1,7 @@
+/// Why an order cannot be created; the edge maps each case to its problem answer.
+enum OrderRefusal: Error, Equatable, Sendable {
+  case productNotFound(String)
+  case productInactive(String)
+  /// Only consumables can be bought more than once per order.
+  case quantityNotAllowed
+}

@@ -1,0 +1,93 @@
+import Postgres
+
+extension OrderRepository {
+  /// Which orders a transition applies to.
+  enum Target: Sendable {
+    case order(String)
+    /// A query that yields `trade_no`s (the expiry sweep's batch).
+    case selected(PostgresQuery)
+  }
+
+  /// The payment that moves an order to `TRADE_SUCCESS`.
+  struct Payment: Sendable {
+    var transactionId: String
+    var environment: String
+  }
+
+  /// The one way an order changes state. `transition` must come from `OrderStateMachine`; the
+  /// update is guarded by its `from`, so an order that moved meanwhile is left alone (and
+  /// not returned). Its `order_events` row is written in the same statement.
+  ///
+  /// `requires` runs first, as the CTE `claim`: the order changes only if it yields a row
+  /// (settlement claims the Apple transaction this way). `effects` run in the same statement as
+  /// further CTEs and may read the changed rows as `changed` (ledger rows, report outcomes), so
+  /// a change and its consequences commit together even outside an explicit transaction.
+  @discardableResult
+  func transition(
+    _ target: Target, _ transition: OrderTransition, cause: OrderEventCause,
+    detail: JSONValue = .object([:]), payment: Payment? = nil, requires claim: PostgresQuery? = nil,
+    effects: [PostgresQuery] = [], on executor: any PostgresExecutor
+  ) async throws -> [Order] {
+    precondition(
+      (payment != nil)
+        == (transition.to == .tradeSuccess && transition.from != .tradeSuccess
+          && transition.reason != .refundReversed),
+      "a payment is given exactly when an unpaid order is paid")
+    var query: PostgresQuery = "WITH "
+    if let claim {
+      query.append("claim AS (")
+      query.append(claim)
+      query.append("), ")
+    }
+    query.append(
+      """
+      changed AS (
+        UPDATE orders SET trade_status = \(transition.to), close_reason = \(transition.closeReason),
+          updated_at = now(), \(Self.closedAt(transition)), \(Self.verification(transition)),
+          paid_at = CASE WHEN \(payment?.transactionId)::text IS NULL THEN paid_at ELSE now() END,
+          transaction_id = coalesce(\(payment?.transactionId)::text, transaction_id),
+          environment = coalesce(\(payment?.environment)::text, environment)
+        WHERE trade_status = \(transition.from) AND trade_no IN (
+      """)
+    switch target {
+    case .order(let tradeNo): query.append("SELECT \(tradeNo)::text")
+    case .selected(let selection): query.append(selection)
+    }
+    query.append(")")
+    if claim != nil { query.append(" AND EXISTS (SELECT 1 FROM claim)") }
+    query.append(
+      """
+        RETURNING *
+      ), event AS (
+        INSERT INTO order_events (trade_no, from_status, to_status, reason, cause, detail)
+        SELECT trade_no, \(transition.from), \(transition.to), \(transition.reason), \(cause),
+               \(try JSONCoding.text(detail))::jsonb
+        FROM changed
+      )
+      """)
+    for (index, effect) in effects.enumerated() {
+      query.append(", effect\(unescaped: String(index)) AS (")
+      query.append(effect)
+      query.append(")")
+    }
+    query.append(" SELECT \(unescaped: Order.columns) FROM changed")
+    return try await executor.query(query).map(Order.init(row:))
+  }
+
+  /// Entering `TRADE_CLOSED` stamps the time; staying keeps it; leaving clears it.
+  private static func closedAt(_ transition: OrderTransition) -> PostgresQuery {
+    switch (transition.from, transition.to) {
+    case (.tradeClosed, .tradeClosed): "closed_at = closed_at"
+    case (_, .tradeClosed): "closed_at = now()"
+    default: "closed_at = NULL"
+    }
+  }
+
+  /// A payment ends any verification; giving up marks it failed; nothing else touches it.
+  private static func verification(_ transition: OrderTransition) -> PostgresQuery {
+    if transition.reason == .verificationGaveUp {
+      return "verification = \(VerificationState.failed)"
+    }
+    return transition.to == .tradeSuccess ? "verification = NULL" : "verification = verification"
+  }
+}

@@ -1,0 +1,145 @@
+import AppStore
+import StorekeeperLogging
+
+/// Reports about orders, for the route and the retry worker alike: verify the proof, settle
+/// the order or record why not. A proof Apple must check is stored as a pending report first,
+/// so a report survives Apple being away and the process dying; a signed transaction, checked
+/// offline, is stored with its outcome.
+struct ReportProcessor: Sendable {
+  let orders: OrderRepository
+  let reports: ReportStore
+  let verifier: ProofVerifier
+  let settlement: SettlementService
+
+  func process(_ report: TradeReport, logger: Logger) async throws -> ReportResult {
+    switch report {
+    case .paid(let tradeNo, let proof): try await paid(tradeNo, proof: proof, logger: logger)
+    case .closed(let tradeNo, let reason): try await close(tradeNo, reason: reason, logger: logger)
+    }
+  }
+
+  private func paid(_ tradeNo: String, proof: Proof, logger: Logger) async throws -> ReportResult {
+    guard let context = try await orders.reportContext(tradeNo, proof: proof) else {
+      throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
+    }
+    if context.proofSettled {
+      return .settled(
+        SettledOrder(
+          order: context.order,
+          delivery: Delivery(
+            product: context.product, quantity: context.order.quantity,
+            transactionId: context.order.transactionId)))
+    }
+    let order = context.order
+    var record = ReportStore.Record.new(proof)
+    if !proof.isOffline {
+      record = .stored(
+        id: try await reports.insertPending(
+          tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof))
+    }
+    let fields: [String: LogValue] = ["trade_no": .string(tradeNo)]
+    switch await verifier.verify(proof) {
+    case .valid(let transactions):
+      let settled = try await settle(
+        tradeNo, product: context.product, transactions, record: record, cause: .report)
+      logger.notice(
+        "order settled",
+        fields.merging(["transaction_id": .string(settled.order.transactionId ?? "")]) { $1 })
+      return .settled(settled)
+    case .invalid(let reason):
+      let refusal = SettlementRefusal.invalidProof(reason: reason, field: proof.field)
+      try await recordRefusal(refusal, outcome: .invalid, tradeNo: tradeNo, record: record)
+      logger.warning("invalid proof", fields.merging(["reason": .string(reason)]) { $1 })
+      throw refusal
+    case .retryable(let reason):
+      let id: Int64
+      switch record {
+      case .stored(let stored): id = stored
+      case .new:
+        id = try await reports.insertPending(
+          tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof)
+      }
+      try await reports.retryLater(
+        id, error: reason,
+        atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
+      let current = try await orders.markVerificationPending(tradeNo) ?? order
+      logger.warning("verification postponed", fields.merging(["reason": .string(reason)]) { $1 })
+      return .pending(PendingVerification(order: current, reportId: id))
+    }
+  }
+
+  /// Settles, or records the definite refusal on the report before it is thrown.
+  func settle(
+    _ tradeNo: String, product: Product, _ transactions: [VerifiedTransaction],
+    record: ReportStore.Record, cause: OrderEventCause
+  ) async throws -> SettledOrder {
+    do {
+      return try await settlement.settle(
+        tradeNo, product: product, transactions: transactions, record: record, cause: cause)
+    } catch let refusal as SettlementRefusal {
+      try await recordRefusal(refusal, outcome: .rejected, tradeNo: tradeNo, record: record)
+      throw refusal
+    }
+  }
+
+  private func recordRefusal(
+    _ refusal: SettlementRefusal, outcome: ReportOutcome, tradeNo: String,
+    record: ReportStore.Record
+  ) async throws {
+    switch record {
+    case .stored(let id):
+      try await reports.finish(id, outcome: outcome, code: refusal.code)
+      try await orders.clearPendingVerification(tradeNo)
+    case .new(let proof):
+      try await reports.insertFinal(
+        tradeNo: tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: outcome,
+        code: outcome == .invalid ? Self.reason(of: refusal) : refusal.code)
+    }
+  }
+
+  /// Apple's verdict is what an invalid proof's report keeps as its code.
+  private static func reason(of refusal: SettlementRefusal) -> String {
+    if case .invalidProof(let reason, _) = refusal { return reason }
+    return refusal.code
+  }
+
+  private func close(_ tradeNo: String, reason: CloseReason, logger: Logger) async throws
+    -> ReportResult
+  {
+    let order: Order = try await orders.database.withTransaction { tx in
+      guard let current = try await orders.find(tradeNo, lock: true, on: tx) else {
+        throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
+      }
+      switch current.tradeStatus {
+      case .tradeSuccess:
+        try await reports.insertFinal(
+          tradeNo: tradeNo, tradeStatus: .tradeClosed, reason: reason.rawValue,
+          outcome: .rejected, code: "order_already_paid", on: tx)
+        return current
+      case .tradeClosed:
+        try await reports.insertFinal(
+          tradeNo: tradeNo, tradeStatus: .tradeClosed, reason: reason.rawValue,
+          outcome: .unchanged, code: nil, on: tx)
+        return current
+      case .waitBuyerPay:
+        let transition = try OrderStateMachine.transition(
+          from: .waitBuyerPay, closeReason: nil, on: reason == .failed ? .failed : .cancelled)
+        try await reports.insertFinal(
+          tradeNo: tradeNo, tradeStatus: .tradeClosed, reason: reason.rawValue, outcome: .closed,
+          code: nil, on: tx)
+        guard
+          let closed = try await orders.transition(
+            .order(tradeNo), transition, cause: .report, on: tx
+          ).first
+        else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
+        return closed
+      }
+    }
+    if order.tradeStatus == .tradeSuccess {
+      throw SettlementRefusal.orderAlreadyPaid(tradeNo: tradeNo, byAnotherTransaction: false)
+    }
+    logger.info(
+      "order closed by report", ["trade_no": .string(tradeNo), "reason": .string(reason.rawValue)])
+    return .closed(order)
+  }
+}

@@ -1,0 +1,47 @@
+import HTTP
+
+// The one place where the domain's refusals become HTTP answers: a status and a problem `code`
+// per case. The domain decides what happened; only the edge knows how to say it over HTTP.
+
+extension SettlementRefusal {
+  var problem: HTTPError {
+    switch self {
+    case .orderNotFound:
+      HTTPError(404, code: code, detail: detail)
+    case .orderAlreadyPaid, .orderRefunded, .transactionAlreadyUsed:
+      HTTPError(409, code: code, detail: detail)
+    case .invalidProof(let reason, let field):
+      HTTPError(
+        422, code: code, detail: detail, fields: [FieldError(field: field, message: reason)])
+    case .transactionRevoked, .productMismatch, .accountTokenMismatch, .quantityMismatch:
+      HTTPError(422, code: code, detail: detail)
+    }
+  }
+}
+
+extension OrderRefusal {
+  var problem: HTTPError {
+    switch self {
+    case .productNotFound(let productId):
+      HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
+    case .productInactive(let productId):
+      HTTPError(422, code: "product_inactive", detail: "product \(productId) is not for sale")
+    case .quantityNotAllowed:
+      HTTPError(
+        422, code: "quantity_not_allowed",
+        detail: "only consumables can be bought more than once per order",
+        fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
+    }
+  }
+}
+
+extension NotificationRefusal {
+  var problem: HTTPError { HTTPError(400, code: code, detail: detail) }
+}
+
+extension OrderStateMachine.Refused {
+  /// A transition the table refuses is a bug in the caller, not the client's doing.
+  var problem: HTTPError {
+    HTTPError(500, code: "internal_error", detail: "an internal error occurred")
+  }
+}
