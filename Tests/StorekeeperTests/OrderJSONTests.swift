@@ -9,7 +9,7 @@ import Testing
       "trade_no": "20261129152208477xcoLMxPdVBxNhY2Nf89J", "user_id": "guest:42",
       "product_id": "com.example.gold", "quantity": 3, "price": "6.00", "currency": "CNY",
       "amount": "18.00", "app_account_token": "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f",
-      "trade_status": "WAIT_BUYER_PAY", "origin": "api", "created_at": "2026-11-29T15:22:08.477Z",
+      "trade_status": "WAIT_BUYER_PAY", "origin": "order", "created_at": "2026-11-29T15:22:08.477Z",
       "expires_at": "2026-11-30T15:22:08.477Z",
     ]
     fields.merge(overrides) { _, new in new }
@@ -21,7 +21,7 @@ import Testing
     [:],
     [
       "trade_status": "TRADE_SUCCESS", "transaction_id": "2000000123456789",
-      "environment": "Production", "verification": "verified",
+      "environment": "Production", "verification": "failed",
       "paid_at": "2026-11-29T15:23:00.000Z",
     ],
     [

@@ -5,6 +5,7 @@ TEST, unknown types, and tampered payloads."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 import pytest
@@ -226,13 +227,27 @@ def test_a_test_notification_is_answered_200(api, fake_appstore):
     assert n["notification_type"] == "TEST"
 
 
-def test_an_unknown_type_is_stored_and_visible_to_admins(api, fake_appstore):
+def unhandled_count(api):
+    r = api.get("/metrics")
+    assert r.status_code == 200, r.text
+    line = next(l for l in r.text.splitlines() if l.startswith('storekeeper_notifications{state="unhandled"}'))
+    return int(line.split()[-1])
+
+
+def test_an_unknown_type_is_kept_unhandled_counted_and_listed(api, fake_appstore):
+    before = unhandled_count(api)
     note = fake_appstore.notification("SOMETHING_APPLE_INVENTS_LATER", subtype="SHINY", bundle_id=BUNDLE_ID)
     assert note["delivered_status"] == 200, note
-    n = wait_processed(api, note["notification_uuid"])
+    n = wait_processed(api, note["notification_uuid"], state="unhandled")
     assert n["notification_type"] == "SOMETHING_APPLE_INVENTS_LATER" and n["subtype"] == "SHINY"
+    assert n["result"] == "unknown_type" and "processed_at" not in n
     filtered = api.notifications(notification_type="SOMETHING_APPLE_INVENTS_LATER")
     assert [x["notification_uuid"] for x in filtered] == [note["notification_uuid"]]
+    assert note["notification_uuid"] in [x["notification_uuid"] for x in api.notifications(state="unhandled")]
+    assert unhandled_count(api) == before + 1
+    # The processing loop never picks it up: it stays unhandled.
+    time.sleep(0.5)
+    assert stored(api, note["notification_uuid"])["state"] == "unhandled"
 
 
 def test_a_notification_for_another_app_is_refused(api, fake_appstore):
