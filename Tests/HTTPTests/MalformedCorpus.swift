@@ -67,6 +67,8 @@ enum MalformedCorpus {
     c("TRACE", "TRACE / HTTP/1.1\r\nHost: a\r\n\r\n", 501),
     c("lowercase method", "get / HTTP/1.1\r\nHost: a\r\n\r\n", 501),
     c("invalid char in method", "GE(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+    Case(name: "TLS ClientHello", bytes: [0x16, 0x03, 0x01, 0x00, 0xC8, 0x01], status: 400),
+    c("NUL before the request line", "\r\n\u{00}GET / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
     c("HTTP/2.0", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
     c("HTTP/1.2", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", 505),
     c("HTTP/0.9 version", "GET / HTTP/0.9\r\nHost: a\r\n\r\n", 505),

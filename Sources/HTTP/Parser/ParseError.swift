@@ -15,6 +15,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String { "\(status) \(code): \(detail)" }
 
   static func bad(_ detail: String) -> ParseError { ParseError(400, "bad_request", detail) }
+  static let notARequest = ParseError(
+    400, "bad_request", "The bytes received cannot begin an HTTP request.")
   static let headTooLarge = ParseError(
     431, "header_fields_too_large", "The request head exceeds the server's limit.")
   static let tooManyHeaders = ParseError(
