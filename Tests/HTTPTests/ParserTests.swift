@@ -134,6 +134,15 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
     #expect(try parseAll("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .options)
   }
 
+  @Test func acceptsAnyTokenAsAMethodAndSharesTheRoutedOnes() throws {
+    let trace = try parseAll("TRACE / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head
+    #expect(trace.method.rawValue == "TRACE")
+    #expect(try parseAll("FOO~1 /x HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method.rawValue == "FOO~1")
+    #expect(try parseAll("get / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method != .get)
+    #expect(try parseAll("CONNECT /v1 HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "/v1")
+    #expect(try parseAll("DELETE / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .delete)
+  }
+
   @Test func flagsExpectContinue() throws {
     let request = try parseAll(
       "PUT / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")[0]

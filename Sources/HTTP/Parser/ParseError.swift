@@ -25,8 +25,6 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     414, "uri_too_long", "The request-target exceeds the server's limit.")
   static let bodyTooLarge = ParseError(
     413, "content_too_large", "The request body exceeds the server's limit.")
-  static let methodNotImplemented = ParseError(
-    501, "method_not_implemented", "The request method is not supported.")
   static let codingNotImplemented = ParseError(
     501, "transfer_coding_not_implemented", "Only the chunked transfer coding is supported.")
   static let versionNotSupported = ParseError(
