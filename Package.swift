@@ -6,7 +6,8 @@ import PackageDescription
 let package = Package(
   name: "Storekeeper",
   products: [
-    .executable(name: "storekeeper", targets: ["storekeeper"])
+    .executable(name: "storekeeper", targets: ["storekeeper"]),
+    .executable(name: "storekeeper-fake-appstore", targets: ["storekeeper-fake-appstore"]),
   ],
   targets: [
     .target(name: "CSystem"),
@@ -18,7 +19,9 @@ let package = Package(
     .target(name: "AppStore", dependencies: ["COpenSSL", "StorekeeperLogging"]),
     .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "StorekeeperLogging"]),
     .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "StorekeeperLogging"]),
-    .executableTarget(name: "storekeeper", dependencies: ["Storekeeper", "FakeAppStore"]),
+    .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
+    // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
+    .executableTarget(name: "storekeeper-fake-appstore", dependencies: ["FakeAppStore"]),
     // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
     .executableTarget(name: "http-bench", dependencies: ["HTTP", "StorekeeperLogging"], path: "Sources/HTTPBench"),
     .executableTarget(

@@ -5,7 +5,7 @@ import HTTP
   import Glibc
 #endif
 
-/// `storekeeper fake-appstore --port N --root-cert-out FILE [--notify-url URL] [--host H]
+/// `storekeeper-fake-appstore --port N --root-cert-out FILE [--notify-url URL] [--host H]
 /// [--app-apple-id N] [--shared-secret S] [--log-level L] [--retry-schedule S,...|none]
 /// [--api-key-out FILE] [--api-key-id ID] [--api-issuer-id ID]`.
 ///

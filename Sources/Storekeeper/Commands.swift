@@ -1,8 +1,8 @@
 import AppStore
 import Foundation
 import HTTP
-import StorekeeperLogging
 import Postgres
+import StorekeeperLogging
 
 /// The subcommands of the `storekeeper` executable, which only dispatches to these.
 public enum Commands {
@@ -13,8 +13,6 @@ public enum Commands {
       seed-demo              load the demo catalog (five gold packs, three VIP products)
       verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-
                              verify and print a signed transaction, renewal info or notification
-      fake-appstore --port N --root-cert-out FILE [--notify-url URL]
-                             run the fake App Store for tests and the demo
     """
 
   static func logger(_ level: LogLevel) -> Logger { Logger(label: "storekeeper", level: level) }

@@ -1,5 +1,4 @@
 import AppStore
-import FakeAppStore
 import Foundation
 import Storekeeper
 
@@ -11,7 +10,6 @@ case "serve": status = await Commands.serve(Array(arguments.dropFirst()))
 case "migrate": status = await Commands.migrate()
 case "seed-demo": status = await Commands.seedDemo()
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
-case "fake-appstore": status = await FakeAppStoreCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h":
   print(Commands.usage)
   status = 0

@@ -143,6 +143,23 @@ import Testing
     }
   }
 
+  @Test func answersATLSClientHelloWith400AtOnce() async throws {
+    // With a head timeout this long, only the parser's own verdict can answer within the
+    // client's few seconds.
+    try await withServer({ $0.headTimeout = .seconds(60) }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port, timeoutSeconds: 5)
+        // A TLS 1.2 ClientHello's record and handshake headers, then the client version.
+        try client.send([0x16, 0x03, 0x01, 0x00, 0xC8, 0x01, 0x00, 0x00, 0xC4, 0x03, 0x03])
+        let reply = try client.readResponse()
+        #expect(reply.status == 400)
+        #expect(reply.header("Content-Type") == "application/problem+json")
+        #expect(reply.header("Connection") == "close")
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
   @Test func answersATooSlowBodyWith408() async throws {
     try await withServer({
       $0.minBodyBytesPerSecond = 1_000_000

@@ -91,10 +91,56 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
     #expect(requests.count == 1)
   }
 
+  /// The status the parser fails with on these bytes, nil while it is still waiting for more.
+  func failure(after feeds: [[UInt8]]) -> Int? {
+    var parser = RequestParser()
+    do {
+      for bytes in feeds {
+        parser.feed(bytes)
+        _ = try drain(&parser)
+      }
+      return nil
+    } catch {
+      return error.status
+    }
+  }
+
+  @Test func failsAtOnceOnAFirstByteThatCannotBeginAMethod() {
+    // The first bytes of a TLS ClientHello: handshake record 0x16, version 3.1, length.
+    #expect(failure(after: [[0x16, 0x03, 0x01, 0x00, 0xC8]]) == 400)
+    #expect(failure(after: [[0x16]]) == 400)
+    #expect(failure(after: [Array("\r\n\r\n".utf8), [0x16]]) == 400)
+    #expect(failure(after: [[0x0D, 0x0A, 0x0D], [0x0A, 0x16]]) == 400)
+    #expect(failure(after: [Array(" GET".utf8)]) == 400)
+    #expect(failure(after: [[0x0D, 0x58]]) == 400)
+    #expect(failure(after: [[0x00]]) == 400)
+    #expect(failure(after: [[0x80]]) == 400)
+  }
+
+  @Test func waitsOnAFirstByteThatCanBeginAMethodOrAnEmptyLine() {
+    #expect(failure(after: [Array("G".utf8)]) == nil)
+    #expect(failure(after: [Array("~".utf8)]) == nil)
+    #expect(failure(after: [Array("\r".utf8)]) == nil)
+    #expect(failure(after: [Array("\r\n".utf8), Array("P".utf8)]) == nil)
+  }
+
+  @Test func checksTheFirstByteOfEachPipelinedRequest() {
+    #expect(failure(after: [Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8) + [0x16]]) == 400)
+  }
+
   @Test func acceptsAbsoluteFormAndAsteriskForOptions() throws {
     #expect(
       try parseAll("GET http://a/b?c HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "http://a/b?c")
     #expect(try parseAll("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .options)
+  }
+
+  @Test func acceptsAnyTokenAsAMethodAndSharesTheRoutedOnes() throws {
+    let trace = try parseAll("TRACE / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head
+    #expect(trace.method.rawValue == "TRACE")
+    #expect(try parseAll("FOO~1 /x HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method.rawValue == "FOO~1")
+    #expect(try parseAll("get / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method != .get)
+    #expect(try parseAll("CONNECT /v1 HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.target == "/v1")
+    #expect(try parseAll("DELETE / HTTP/1.1\r\nHost: a\r\n\r\n")[0].head.method == .delete)
   }
 
   @Test func flagsExpectContinue() throws {

@@ -63,6 +63,24 @@ struct Boom: Error {}
     #expect(post.headers["Allow"] == "POST")
   }
 
+  @Test(arguments: ["TRACE", "CONNECT", "FOO", "get", "OPTIONS"])
+  func anyMethodWithoutAHandlerOnAnExistingPathIs405WithAllow(_ token: String) async throws {
+    let order = await router().handle(Request(method: HTTPMethod(token), target: "/v1/orders/T1"))
+    #expect(order.status == 405)
+    #expect(order.headers["Allow"] == "GET, HEAD")
+    #expect(try json(order)["code"] as? String == "method_not_allowed")
+    let orders = await router().handle(Request(method: HTTPMethod(token), target: "/v1/orders"))
+    #expect(orders.status == 405)
+    #expect(orders.headers["Allow"] == "POST")
+  }
+
+  @Test(arguments: ["TRACE", "CONNECT", "FOO"])
+  func anyMethodOnAnUnknownPathIs404(_ token: String) async throws {
+    let response = await router().handle(Request(method: HTTPMethod(token), target: "/nope"))
+    #expect(response.status == 404)
+    #expect(response.headers["Allow"] == nil)
+  }
+
   @Test func headRunsTheGetRouteWithoutABody() async {
     let response = await router().handle(Request(method: .head, target: "/healthz"))
     #expect(response.status == 200)

@@ -47,8 +47,10 @@ class Stack:
 class Launcher:
     """Starts processes and databases; stops and drops them all at `close`."""
 
-    def __init__(self, binary: str, pg: PgServer, workdir: Path, unused_root: Path, label: str):
+    def __init__(self, binary: str, fake_binary: str, pg: PgServer, workdir: Path, unused_root: Path,
+                 label: str):
         self.binary = binary
+        self.fake_binary = fake_binary
         self.pg = pg
         self.workdir = workdir
         self.unused_root = unused_root
@@ -113,7 +115,7 @@ class Launcher:
         port = free_port()
         self.counter += 1
         notify = f"http://127.0.0.1:{notify_port}/v1/apple/notifications" if notify_port else ""
-        fake = FakeAppStore(self.binary, port, self.workdir / f"fake-{self.counter}-root.pem", notify,
+        fake = FakeAppStore(self.fake_binary, port, self.workdir / f"fake-{self.counter}-root.pem", notify,
                             self.workdir / f"fake-{self.counter}.log", retry_schedule)
         self.fakes.append(fake)
         return fake.start()
@@ -172,6 +174,17 @@ def binary() -> str:
 
 
 @pytest.fixture(scope="session")
+def fake_binary(binary) -> str:
+    """The fake App Store's executable: STOREKEEPER_FAKE_BIN, else the one next to storekeeper
+    (both products build into the same directory)."""
+    path = os.environ.get("STOREKEEPER_FAKE_BIN") or str(Path(binary).parent / "storekeeper-fake-appstore")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"STOREKEEPER_FAKE_BIN={path} is not an executable "
+                    "(swift build --product storekeeper-fake-appstore)", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
 def unused_root(tmp_path_factory) -> Path:
     return make_throwaway_root(tmp_path_factory.mktemp("roots"))
 
@@ -181,16 +194,16 @@ def unused_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def module_launcher(request, binary, pg_server, unused_root, tmp_path_factory):
+def module_launcher(request, binary, fake_binary, pg_server, unused_root, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(Path(request.module.__file__).stem)
-    launcher = Launcher(binary, pg_server, workdir, unused_root, request.module.__name__)
+    launcher = Launcher(binary, fake_binary, pg_server, workdir, unused_root, request.module.__name__)
     yield launcher
     launcher.close()
 
 
 @pytest.fixture
-def launcher(request, binary, pg_server, unused_root, tmp_path):
-    launcher = Launcher(binary, pg_server, tmp_path, unused_root, request.node.name)
+def launcher(request, binary, fake_binary, pg_server, unused_root, tmp_path):
+    launcher = Launcher(binary, fake_binary, pg_server, tmp_path, unused_root, request.node.name)
     yield launcher
     launcher.close()
 

@@ -45,7 +45,8 @@ def required_env(name: str) -> str:
     if not value:
         pytest.fail(
             f"{name} is not set: run scripts/test, or export DATABASE_URL, STOREKEEPER_BIN, "
-            "STOREKEEPER_TEST_PGDATA and STOREKEEPER_TEST_PGPORT yourself",
+            "STOREKEEPER_TEST_PGDATA and STOREKEEPER_TEST_PGPORT yourself (STOREKEEPER_FAKE_BIN "
+            "defaults to storekeeper-fake-appstore next to STOREKEEPER_BIN)",
             pytrace=False,
         )
     return value
@@ -288,7 +289,7 @@ class FakeAppStore(Process):
         self.api_key = root_out.with_name(root_out.stem + "-api.p8")
         self.api_key_id = "FAKEKEY001"
         self.api_issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
-        argv = [binary, "fake-appstore", "--port", str(port), "--root-cert-out", str(root_out),
+        argv = [binary, "--port", str(port), "--root-cert-out", str(root_out),
                 "--api-key-out", str(self.api_key), "--api-key-id", self.api_key_id,
                 "--api-issuer-id", self.api_issuer_id]
         if notify_url:

@@ -93,6 +93,16 @@ def test_wrong_method_is_a_405_problem_with_allow(sk, method, path, allowed):
     assert allowed <= allow, f"Allow: {r.headers.get('Allow')!r}"
 
 
+# requests upper-cases methods, so `get` ≠ `GET` is left to Tests/HTTPTests/LiveMethodTests.swift.
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT", "FOO", "PROPFIND"])
+def test_any_method_without_a_handler_is_405_on_an_existing_path_and_404_elsewhere(sk, method):
+    r = requests.request(method, sk.url + "/v1/products", timeout=5)
+    problem(r, 405, "method_not_allowed")
+    allow = {m.strip() for m in r.headers.get("Allow", "").split(",") if m.strip()}
+    assert {"GET", "HEAD"} <= allow and method not in allow, f"Allow: {r.headers.get('Allow')!r}"
+    problem(requests.request(method, sk.url + "/no/such/route", timeout=5), 404, "not_found")
+
+
 def test_head_on_a_get_route_has_no_body(sk):
     r = requests.head(sk.url + "/v1/products", timeout=5)
     assert r.status_code == 200

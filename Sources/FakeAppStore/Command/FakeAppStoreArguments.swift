@@ -1,10 +1,10 @@
 import Foundation
 import StorekeeperLogging
 
-/// The options of `storekeeper fake-appstore`.
+/// The options of `storekeeper-fake-appstore`.
 struct FakeAppStoreArguments: Sendable {
   static let usage = """
-    usage: storekeeper fake-appstore --port N --root-cert-out FILE [--notify-url URL]
+    usage: storekeeper-fake-appstore --port N --root-cert-out FILE [--notify-url URL]
                                      [--host 127.0.0.1] [--app-apple-id N]
                                      [--shared-secret S] [--log-level LEVEL]
                                      [--retry-schedule SECONDS,...|none]

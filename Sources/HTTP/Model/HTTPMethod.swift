@@ -1,4 +1,6 @@
-/// A request method. Only the methods named here are routed; any other gets 501.
+/// A request method: any token (RFC 9110 §9.1; methods are case-sensitive). A method no route
+/// has on an existing path is answered 405 with `Allow`, whether it is standard (TRACE,
+/// CONNECT) or made up, so one rule covers every method the server has no handler for.
 public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
   public let rawValue: String
 
@@ -12,13 +14,14 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
   public static let delete = HTTPMethod("DELETE")
   public static let options = HTTPMethod("OPTIONS")
 
-  /// The methods this server implements (RFC 9110 §9.1: anything else is 501).
+  /// The methods routes are written with, in the order `Allow` lists them.
   public static let known: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete, .options]
 
   public var description: String { rawValue }
 
-  /// Maps request-line bytes to a shared static method, so the hot path allocates nothing.
-  static func known(bytes: UnsafeRawBufferPointer) -> HTTPMethod? {
+  /// Maps request-line bytes (already checked to be a token) to a method: the routed ones are
+  /// shared statics, so the hot path allocates nothing; any other token gets its own string.
+  static func parse(token bytes: UnsafeRawBufferPointer) -> HTTPMethod {
     switch bytes.count {
     case 3:
       if bytes.elementsEqual("GET".utf8) { return .get }
@@ -31,6 +34,6 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
     case 7: if bytes.elementsEqual("OPTIONS".utf8) { return .options }
     default: break
     }
-    return nil
+    return HTTPMethod(String(decoding: bytes, as: UTF8.self))
   }
 }

@@ -20,6 +20,10 @@ struct HeadScan {
     var scan = HeadScan(
       start: start, sawRequestLine: sawRequestLine, outcome: .incomplete(scanned: 0))
     var lineStart = start + scanned
+    if !sawRequestLine && cannotBeginRequestLine(raw, at: lineStart) {
+      scan.outcome = .failed(.notARequest)
+      return scan
+    }
     var i = lineStart
     while i < raw.count {
       guard raw[i] == ByteClass.lf else {
@@ -36,6 +40,10 @@ struct HeadScan {
           scan.start = i + 1
           lineStart = scan.start
           i = scan.start
+          if cannotBeginRequestLine(raw, at: lineStart) {
+            scan.outcome = .failed(.notARequest)
+            return scan
+          }
           continue
         }
         scan.outcome = .complete(end: i + 1)
@@ -47,5 +55,19 @@ struct HeadScan {
     }
     scan.outcome = .incomplete(scanned: lineStart - scan.start)
     return scan
+  }
+
+  /// Before a request-line only empty lines may come (RFC 9112 §2.2), and a request-line
+  /// begins with a method token (tchar). A byte that can begin neither fails at once, so a
+  /// client speaking another protocol on this port (a TLS ClientHello starts with 0x16) gets
+  /// its 400 now instead of at the head timeout.
+  static func cannotBeginRequestLine(_ raw: UnsafeRawBufferPointer, at i: Int) -> Bool {
+    guard i < raw.count else { return false }
+    let c = raw[i]
+    // A bare LF is left to the scan, which names it.
+    if ByteClass.isToken(c) || c == ByteClass.lf { return false }
+    guard c == ByteClass.cr else { return true }
+    // A CR here can only start an empty line.
+    return i + 1 < raw.count && raw[i + 1] != ByteClass.lf
   }
 }

@@ -15,6 +15,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String { "\(status) \(code): \(detail)" }
 
   static func bad(_ detail: String) -> ParseError { ParseError(400, "bad_request", detail) }
+  static let notARequest = ParseError(
+    400, "bad_request", "The bytes received cannot begin an HTTP request.")
   static let headTooLarge = ParseError(
     431, "header_fields_too_large", "The request head exceeds the server's limit.")
   static let tooManyHeaders = ParseError(
@@ -23,8 +25,6 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     414, "uri_too_long", "The request-target exceeds the server's limit.")
   static let bodyTooLarge = ParseError(
     413, "content_too_large", "The request body exceeds the server's limit.")
-  static let methodNotImplemented = ParseError(
-    501, "method_not_implemented", "The request method is not supported.")
   static let codingNotImplemented = ParseError(
     501, "transfer_coding_not_implemented", "Only the chunked transfer coding is supported.")
   static let versionNotSupported = ParseError(

@@ -93,14 +93,16 @@ extension RequestParser {
     else { throw .bad("Malformed HTTP-version.") }
     guard major == 1, minor <= 1 else { throw .versionNotSupported }
     if targetBytes.count > limits.maxTargetBytes { throw .targetTooLong }
-    guard let method = HTTPMethod.known(bytes: methodBytes) else { throw .methodNotImplemented }
+    let method = HTTPMethod.parse(token: methodBytes)
     let target = String(decoding: targetBytes, as: UTF8.self)
     try checkTargetForm(targetBytes, method: method)
     return (method, target, minor)
   }
 
-  /// origin-form, absolute-form, or `*` for OPTIONS (RFC 9112 §3.2); CONNECT's
-  /// authority-form never gets here (501).
+  /// origin-form, absolute-form, or `*` for OPTIONS (RFC 9112 §3.2). CONNECT's
+  /// authority-form (`host:port`) is refused like any other form: this server is no proxy, and
+  /// the form names no resource here whose methods a 405 could list. CONNECT with a path gets
+  /// the router's answer, as any method does.
   private func checkTargetForm(_ target: UnsafeRawBufferPointer, method: HTTPMethod)
     throws(ParseError)
   {
@@ -108,6 +110,9 @@ extension RequestParser {
     if target.count == 1 && target[0] == UInt8(ascii: "*") && method == .options { return }
     let lower = target.prefix(8).map { $0 | 0x20 }
     if lower.starts(with: "http://".utf8) || lower.starts(with: "https://".utf8) { return }
+    if method.rawValue == "CONNECT" {
+      throw .bad("CONNECT's authority-form is not accepted: this server is not a proxy.")
+    }
     throw .bad("Invalid request-target form.")
   }
 

@@ -55,8 +55,8 @@ public struct Router: Sendable {
     }
   }
 
-  /// HEAD falls back to GET (the server drops the body); a path known under other methods
-  /// gives 405 with `Allow`.
+  /// HEAD falls back to GET (the server drops the body); on a path that exists, any other
+  /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
   func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Resolution {
     if let methods = staticRoutes[path] {
       return pick(method, methods, parameters: [:])
