@@ -209,6 +209,11 @@ final class NotificationReceiver: Sendable {
 
   func stop() async { await server.shutdown() }
 
+  /// A notification URL nothing answers. Not a stopped receiver's port: tests run in parallel
+  /// and another test's server may be handed that port next. Port 9 (discard) lies below the
+  /// kernel's ephemeral range, so no test server is given it, and nothing here listens on it.
+  static let unreachableURL = URL(string: "http://127.0.0.1:9/apple/notifications")!
+
   /// Runs `body` with a receiver listening, and stops it afterwards, even on failure.
   static func with<T: Sendable>(
     statuses: [Int] = [200], _ body: (NotificationReceiver) async throws -> T

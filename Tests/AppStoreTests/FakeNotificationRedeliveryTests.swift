@@ -25,9 +25,16 @@ import Testing
     notifying receiver: NotificationReceiver, schedule: [Duration] = shortSchedule,
     _ body: (FakeHarness) async throws -> T
   ) async throws -> T {
+    try await withFake(notifying: receiver.url, schedule: schedule, body)
+  }
+
+  static func withFake<T: Sendable>(
+    notifying url: URL, schedule: [Duration] = shortSchedule,
+    _ body: (FakeHarness) async throws -> T
+  ) async throws -> T {
     try await FakeHarness.with(
       {
-        $0.notifyURL = receiver.url
+        $0.notifyURL = url
         $0.retrySchedule = schedule
       }, body)
   }
@@ -70,9 +77,7 @@ import Testing
   }
 
   @Test func anUnreachableReceiverGetsEveryRetryThenNoMore() async throws {
-    let receiver = try NotificationReceiver()
-    await receiver.stop()
-    try await Self.withFake(notifying: receiver) { fake in
+    try await Self.withFake(notifying: NotificationReceiver.unreachableURL) { fake in
       let reply = try await Self.refundAPurchase(fake)
       #expect(reply["delivered_status"] is NSNull)
       let history = try await Self.settledHistory(

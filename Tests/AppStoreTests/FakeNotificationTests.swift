@@ -85,13 +85,11 @@ import Testing
       #expect(nowhere["delivered_status"] is NSNull)
       #expect(nowhere.string("delivery_error") == "no notify URL configured")
 
-      let receiver = try NotificationReceiver()
-      await receiver.stop()
       let refused = try await fake.post(
         "fake/v1/notifications",
         [
           "notification_type": "TEST", "bundle_id": FakeHarness.bundleId,
-          "notify_url": receiver.url.absoluteString,
+          "notify_url": NotificationReceiver.unreachableURL.absoluteString,
         ])
       #expect(refused["delivered_status"] is NSNull)
       #expect(refused.string("delivery_error") != nil)
