@@ -90,7 +90,19 @@ def test_inactive_product_is_422(api):
     problem(api.post_order(unique("u"), GONE), 422, "product_inactive")
 
 
-@pytest.mark.parametrize("quantity", [0, 11, -1, "two", 1.5])
+def test_quantity_written_as_an_integral_number_is_an_integer(api):
+    # JSON Schema counts 4.0 and 4e0 as the integer 4.
+    for written in (b"4.0", b"4e0", b"40e-1"):
+        body = b'{"user_id": "integral", "product_id": "%s", "quantity": %s}' % (GOLD.encode(), written)
+        r = api.request("POST", "/v1/orders", data=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        assert r.json()["quantity"] == 4 and r.json()["amount"] == "24.00"
+    # null is not an integer either (no request field is nullable).
+    r = api.request("POST", "/v1/orders", json={"user_id": "integral", "product_id": GOLD, "quantity": None})
+    assert "quantity" in error_fields(problem(r, 422, "validation_failed"))
+
+
+@pytest.mark.parametrize("quantity", [0, 11, -1, "two", "2", 1.5, 4.5, 10.000001])
 def test_quantity_out_of_range_is_422(api, quantity):
     body = problem(api.post_order(unique("u"), GOLD, quantity=quantity), 422)
     assert "quantity" in error_fields(body)
