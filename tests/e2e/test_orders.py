@@ -37,7 +37,7 @@ def api(sk):
     api.put_product(SWORD, type="non_consumable", price="2.99")
     api.put_product(VIP, type="non_renewing", price="30.00", currency="CNY")
     api.put_product(GONE)
-    assert api.request("DELETE", f"/admin/v1/products/{GONE}", admin=True).status_code == 200
+    assert api.request("PATCH", f"/admin/v1/products/{GONE}", admin=True, json={"active": False}).status_code == 200
     return api
 
 
