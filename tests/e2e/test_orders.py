@@ -201,11 +201,26 @@ def test_admin_list_filters_and_pages_newest_first(api):
     assert len(api.admin_orders(user_id=user, created_to=future)) == 7
 
 
+def test_admin_cursor_is_the_last_trade_number_and_any_trade_number_is_a_place_to_start(api):
+    user = unique("cursor")
+    newest_first = sorted((api.create_order(user, GOLD)["trade_no"] for _ in range(3)), reverse=True)
+    first = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "limit": 2}).json()
+    assert first["next_cursor"] == first["orders"][-1]["trade_no"] == newest_first[1]
+    rest = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "cursor": first["next_cursor"]})
+    assert [o["trade_no"] for o in rest.json()["orders"]] == [newest_first[2]]
+    # A cursor of the documented shape that this server never gave out is still a position.
+    for cursor, expected in (("0", []), ("zzzz", newest_first)):
+        r = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "cursor": cursor})
+        assert r.status_code == 200, r.text
+        assert [o["trade_no"] for o in r.json()["orders"]] == expected
+
+
 @pytest.mark.parametrize("query,field", [
     ({"trade_status": "PAID"}, "trade_status"),
     ({"limit": "0"}, "limit"),
     ({"limit": "201"}, "limit"),
     ({"cursor": "!!!"}, "cursor"),
+    ({"cursor": "x" * 65}, "cursor"),
     ({"created_from": "yesterday"}, "created_from"),
     ({"colour": "blue"}, "colour"),
 ])

@@ -61,7 +61,9 @@ struct NotificationRoutes: Sendable {
         )
       }
     }
-    let page = PageRequest(query, known: known, problems: &problems) { Int64($0) != nil }
+    let page = PageRequest(
+      query, known: known, problems: &problems, cursorRule: "must be 1-18 digits",
+      isKey: { $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !$0.isEmpty })
     if let seq = page.after.flatMap(Int64.init) { sql.append(" AND seq < \(seq)") }
     try PageRequest.check(problems)
     let limit = page.limit
@@ -71,7 +73,7 @@ struct NotificationRoutes: Sendable {
     var next: String?
     if rows.count > limit, let last = rows.prefix(limit).last {
       let seq: Int64 = try last.decode("seq")
-      next = Cursor.encode(String(seq))
+      next = String(seq)
     }
     struct Page: Encodable {
       var notifications: [NotificationView]
