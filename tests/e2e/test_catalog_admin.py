@@ -336,6 +336,11 @@ def put(api, product_id, **overrides):
     ({"type": "non_renewing", "grants": {"entitlement": "vip", "duration_days": 0}}, "grants.duration_days"),
     ({"grants": {"balance": {"gold": 5}, "bonus": 1}}, "grants.bonus"),
     ({"content": "not an object"}, "content"),
+    ({"title": " \t\n\u3000"}, "title"),
+    ({"title": None}, "title"),
+    ({"grants": None}, "grants"),
+    ({"active": None}, "active"),
+    ({"sort_order": 4.5}, "sort_order"),
 ])
 def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
     product_id = P + "invalid"
@@ -343,6 +348,14 @@ def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
     body = problem(r, 422, "validation_failed")
     assert field in error_fields(body), body
     assert api.get(f"/admin/v1/products/{product_id}", admin=True).status_code == 404
+
+
+def test_the_url_names_the_product_so_a_body_product_id_is_refused(api):
+    for body_id in (P + "named.in.body", P + "other"):
+        r = api.request("PUT", f"/admin/v1/products/{P}named.in.body", admin=True,
+                        json={"product_id": body_id, "type": "consumable", "title": "t", "price": "1.00",
+                              "currency": "USD"})
+        assert error_fields(problem(r, 422, "validation_failed")) == {"product_id"}
 
 
 @pytest.mark.parametrize("product_id", ["bad!id", "a" * 101, "with%20space", "caf%C3%A9"])
