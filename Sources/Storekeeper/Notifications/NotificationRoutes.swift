@@ -36,7 +36,7 @@ struct NotificationRoutes: Sendable {
     var sql: PostgresQuery =
       "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
     if let type = onlyType ?? query["notification_type"] {
-      if type.count <= 64, !type.unicodeScalars.contains("\u{0}") {
+      if type.unicodeScalars.count <= 64, !type.unicodeScalars.contains("\u{0}") {
         sql.append(" AND notification_type = \(type)")
       } else {
         problems.append(
@@ -53,7 +53,7 @@ struct NotificationRoutes: Sendable {
       }
     }
     if let id = query["transaction_id"] {
-      if id.count <= 64, !id.unicodeScalars.contains("\u{0}") {
+      if id.unicodeScalars.count <= 64, !id.unicodeScalars.contains("\u{0}") {
         sql.append(" AND transaction_id = \(id)")
       } else {
         problems.append(
