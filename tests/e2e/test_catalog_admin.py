@@ -1,5 +1,5 @@
 """Issue 3: the catalog apps read, and the admin API that edits it (auth, create/replace/patch/
-deactivate, If-Match, price history, validation), including two instances on one database."""
+archive/delete, If-Match, price history, validation), including two instances on one database."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_admin_with_the_right_token_works(api):
 
 
 # ---------------------------------------------------------------------------------------------
-# Create, replace, patch, deactivate
+# Create, replace, patch, archive, delete
 
 
 def test_put_creates_201_then_replaces_200(api):
@@ -194,27 +194,63 @@ def test_patch_of_an_unknown_product_is_404(api):
             404, "product_not_found")
 
 
-def test_delete_deactivates_and_keeps_the_product_for_admins(api):
+def test_delete_removes_a_product_no_order_refers_to(api):
     api.put_product(P + "delete.me")
+    api.request("PATCH", f"/admin/v1/products/{P}delete.me", admin=True, json={"price": "7.00"})
     assert P + "delete.me" in public_ids(api)
     r = api.request("DELETE", f"/admin/v1/products/{P}delete.me", admin=True)
-    assert r.status_code == 200, r.text
-    assert r.json()["active"] is False
-    assert P + "delete.me" not in public_ids(api)
+    assert r.status_code == 204, r.text
+    assert r.content == b""
+    problem(api.get(f"/admin/v1/products/{P}delete.me", admin=True), 404, "product_not_found")
+    problem(api.get(f"/admin/v1/products/{P}delete.me/price-history", admin=True), 404, "product_not_found")
     problem(api.get(f"/v1/products/{P}delete.me"), 404, "product_not_found")
-    admin_list = api.get("/admin/v1/products", admin=True).json()["products"]
-    kept = [p for p in admin_list if p["product_id"] == P + "delete.me"]
-    assert kept and kept[0]["active"] is False
+    assert P + "delete.me" not in public_ids(api)
+    assert P + "delete.me" not in [p["product_id"] for p in api.get("/admin/v1/products", admin=True).json()["products"]]
+    problem(api.request("DELETE", f"/admin/v1/products/{P}delete.me", admin=True), 404, "product_not_found")
     problem(api.request("DELETE", f"/admin/v1/products/{P}never.made", admin=True), 404, "product_not_found")
+    # The id is free again.
+    assert api.put_product(P + "delete.me")["revision"] == 1
 
 
-def test_delete_never_removes_a_product_with_orders(api):
+def test_delete_of_a_product_with_orders_is_409_and_archiving_is_patch(api):
     api.put_product(P + "delete.ordered")
     order = api.create_order("catalog-user", P + "delete.ordered")
-    assert api.request("DELETE", f"/admin/v1/products/{P}delete.ordered", admin=True).status_code == 200
+    body = problem(api.request("DELETE", f"/admin/v1/products/{P}delete.ordered", admin=True),
+                   409, "product_has_orders")
+    assert "active" in body["detail"]
+    assert admin_product(api, P + "delete.ordered").json()["active"] is True
+    assert P + "delete.ordered" in public_ids(api)
+
+    r = api.request("PATCH", f"/admin/v1/products/{P}delete.ordered", admin=True, json={"active": False})
+    assert r.status_code == 200, r.text
     assert admin_product(api, P + "delete.ordered").json()["active"] is False
+    assert P + "delete.ordered" not in public_ids(api)
     assert api.order(order["trade_no"])["product_id"] == P + "delete.ordered"
     problem(api.post_order("catalog-user", P + "delete.ordered"), 422, "product_inactive")
+    problem(api.request("DELETE", f"/admin/v1/products/{P}delete.ordered", admin=True), 409, "product_has_orders")
+
+
+def test_sort_order_written_as_an_integral_number_is_an_integer(api):
+    api.put_product(P + "patch.integral")
+    r = api.request("PATCH", f"/admin/v1/products/{P}patch.integral", admin=True, json={"sort_order": 7.0})
+    assert r.status_code == 200, r.text
+    assert r.json()["sort_order"] == 7
+
+
+def test_an_empty_patch_is_refused(api):
+    api.put_product(P + "patch.empty")
+    revision = admin_product(api, P + "patch.empty").json()["revision"]
+    body = problem(api.request("PATCH", f"/admin/v1/products/{P}patch.empty", admin=True, json={}),
+                   422, "validation_failed")
+    assert error_fields(body) == {"body"}
+    assert admin_product(api, P + "patch.empty").json()["revision"] == revision
+
+
+def test_an_invalid_patch_is_422_whatever_if_match_says(api):
+    api.put_product(P + "patch.badbody")
+    r = api.request("PATCH", f"/admin/v1/products/{P}patch.badbody", admin=True, json={"grants": None},
+                    headers={"If-Match": '"stale"'})
+    problem(r, 422, "validation_failed")
 
 
 def test_if_match_stale_is_412_and_current_is_200(api):
@@ -238,7 +274,7 @@ def test_if_match_stale_is_412_and_current_is_200(api):
     problem(api.request("DELETE", f"/admin/v1/products/{P}ifmatch", admin=True, headers={"If-Match": etag}),
             412, "precondition_failed")
     assert api.request("DELETE", f"/admin/v1/products/{P}ifmatch", admin=True,
-                       headers={"If-Match": new_etag}).status_code == 200
+                       headers={"If-Match": new_etag}).status_code == 204
 
 
 def test_price_history_records_old_new_currency_and_token_name(api):
@@ -300,6 +336,11 @@ def put(api, product_id, **overrides):
     ({"type": "non_renewing", "grants": {"entitlement": "vip", "duration_days": 0}}, "grants.duration_days"),
     ({"grants": {"balance": {"gold": 5}, "bonus": 1}}, "grants.bonus"),
     ({"content": "not an object"}, "content"),
+    ({"title": " \t\n\u3000"}, "title"),
+    ({"title": None}, "title"),
+    ({"grants": None}, "grants"),
+    ({"active": None}, "active"),
+    ({"sort_order": 4.5}, "sort_order"),
 ])
 def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
     product_id = P + "invalid"
@@ -307,6 +348,14 @@ def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
     body = problem(r, 422, "validation_failed")
     assert field in error_fields(body), body
     assert api.get(f"/admin/v1/products/{product_id}", admin=True).status_code == 404
+
+
+def test_the_url_names_the_product_so_a_body_product_id_is_refused(api):
+    for body_id in (P + "named.in.body", P + "other"):
+        r = api.request("PUT", f"/admin/v1/products/{P}named.in.body", admin=True,
+                        json={"product_id": body_id, "type": "consumable", "title": "t", "price": "1.00",
+                              "currency": "USD"})
+        assert error_fields(problem(r, 422, "validation_failed")) == {"product_id"}
 
 
 @pytest.mark.parametrize("product_id", ["bad!id", "a" * 101, "with%20space", "caf%C3%A9"])
@@ -376,3 +425,15 @@ def test_a_price_change_through_one_instance_is_served_by_another_within_a_secon
     assert r.status_code == 200
     wait_until(lambda: api.get(f"/v1/products/{product_id}").json()["title"] == "via B", 1,
                "instance A did not follow a change made through B")
+
+
+def test_a_delete_through_one_instance_is_followed_by_another(sk, api, module_storekeeper, fresh_db):
+    other = module_storekeeper(fresh_db, share_admin_with=sk)
+    product_id = P + "two.instances.delete"
+    api.put_product(product_id)
+    wait_until(lambda: other.client.get(f"/v1/products/{product_id}").status_code == 200, 5,
+               "instance B never saw the new product")
+    assert api.request("DELETE", f"/admin/v1/products/{product_id}", admin=True).status_code == 204
+    wait_until(lambda: other.client.get(f"/v1/products/{product_id}").status_code == 404, 1,
+               "instance B still serves a removed product")
+    assert product_id not in public_ids(other.client)

@@ -295,6 +295,11 @@ def test_admin_notification_list_pages_and_filters(api, fake_appstore):
     newest_first = [u for u in seen if u in uuids]
     assert newest_first == list(reversed(uuids))
     problem(api.get("/admin/v1/notifications", params={"limit": 2}), 401, "unauthorized")
+    # The cursor is a sequence number: any 1-18 digits is a place to start, anything else is 400.
+    assert api.get("/admin/v1/notifications", admin=True, params={"cursor": "0"}).json()["notifications"] == []
+    for cursor in ("-1", "abc", "1" * 19):
+        r = api.get("/admin/v1/notifications", admin=True, params={"cursor": cursor})
+        assert r.status_code == 400 and r.json()["code"] == "invalid_query", (cursor, r.text)
 
 
 def test_duplicates_delivered_at_once_to_two_instances_apply_once(api, fake_appstore, stack, module_storekeeper):

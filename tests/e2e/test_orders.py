@@ -37,7 +37,7 @@ def api(sk):
     api.put_product(SWORD, type="non_consumable", price="2.99")
     api.put_product(VIP, type="non_renewing", price="30.00", currency="CNY")
     api.put_product(GONE)
-    assert api.request("DELETE", f"/admin/v1/products/{GONE}", admin=True).status_code == 200
+    assert api.request("PATCH", f"/admin/v1/products/{GONE}", admin=True, json={"active": False}).status_code == 200
     return api
 
 
@@ -90,7 +90,19 @@ def test_inactive_product_is_422(api):
     problem(api.post_order(unique("u"), GONE), 422, "product_inactive")
 
 
-@pytest.mark.parametrize("quantity", [0, 11, -1, "two", 1.5])
+def test_quantity_written_as_an_integral_number_is_an_integer(api):
+    # JSON Schema counts 4.0 and 4e0 as the integer 4.
+    for written in (b"4.0", b"4e0", b"40e-1"):
+        body = b'{"user_id": "integral", "product_id": "%s", "quantity": %s}' % (GOLD.encode(), written)
+        r = api.request("POST", "/v1/orders", data=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        assert r.json()["quantity"] == 4 and r.json()["amount"] == "24.00"
+    # null is not an integer either (no request field is nullable).
+    r = api.request("POST", "/v1/orders", json={"user_id": "integral", "product_id": GOLD, "quantity": None})
+    assert "quantity" in error_fields(problem(r, 422, "validation_failed"))
+
+
+@pytest.mark.parametrize("quantity", [0, 11, -1, "two", "2", 1.5, 4.5, 10.000001])
 def test_quantity_out_of_range_is_422(api, quantity):
     body = problem(api.post_order(unique("u"), GOLD, quantity=quantity), 422)
     assert "quantity" in error_fields(body)
@@ -189,11 +201,26 @@ def test_admin_list_filters_and_pages_newest_first(api):
     assert len(api.admin_orders(user_id=user, created_to=future)) == 7
 
 
+def test_admin_cursor_is_the_last_trade_number_and_any_trade_number_is_a_place_to_start(api):
+    user = unique("cursor")
+    newest_first = sorted((api.create_order(user, GOLD)["trade_no"] for _ in range(3)), reverse=True)
+    first = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "limit": 2}).json()
+    assert first["next_cursor"] == first["orders"][-1]["trade_no"] == newest_first[1]
+    rest = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "cursor": first["next_cursor"]})
+    assert [o["trade_no"] for o in rest.json()["orders"]] == [newest_first[2]]
+    # A cursor of the documented shape that this server never gave out is still a position.
+    for cursor, expected in (("0", []), ("zzzz", newest_first)):
+        r = api.get("/admin/v1/orders", admin=True, params={"user_id": user, "cursor": cursor})
+        assert r.status_code == 200, r.text
+        assert [o["trade_no"] for o in r.json()["orders"]] == expected
+
+
 @pytest.mark.parametrize("query,field", [
     ({"trade_status": "PAID"}, "trade_status"),
     ({"limit": "0"}, "limit"),
     ({"limit": "201"}, "limit"),
     ({"cursor": "!!!"}, "cursor"),
+    ({"cursor": "x" * 65}, "cursor"),
     ({"created_from": "yesterday"}, "created_from"),
     ({"colour": "blue"}, "colour"),
 ])

@@ -22,7 +22,7 @@ struct AdminOrderRoutes: Sendable {
         }
       }
       return try JSONCoding.response(
-        Page(orders: page.orders, nextCursor: page.next.map(Cursor.encode)))
+        Page(orders: page.orders, nextCursor: page.next))
     }
     router.add(.get, "/admin/v1/orders/{trade_no}") { request, context in
       _ = try auth.authenticate(request)
@@ -78,7 +78,9 @@ struct AdminOrderRoutes: Sendable {
       }
     }
     let page = PageRequest(
-      query, known: known, problems: &problems, isKey: TradeNumber.isWellFormed)
+      query, known: known, problems: &problems,
+      cursorRule: "must be a trade number (1-64 of letters, digits and '_')",
+      isKey: TradeNumber.isWellFormed)
     filter.limit = page.limit
     filter.after = page.after
     try PageRequest.check(problems)

@@ -56,12 +56,11 @@ struct AdminProductRoutes: Sendable {
     router.add(.delete, "/admin/v1/products/{product_id}") { request, context in
       let admin = try auth.authenticate(request)
       let id = try Self.productId(context)
-      let product = try await repository.deactivate(
-        productId: id, ifMatch: request.headers["If-Match"])
+      try await repository.remove(productId: id, ifMatch: request.headers["If-Match"])
       await refresh(context)
       context.logger.notice(
-        "product deactivated", ["product_id": .string(id), "admin": .string(admin)])
-      return try Self.respond(product, status: 200)
+        "product removed", ["product_id": .string(id), "admin": .string(admin)])
+      return Response(status: 204)
     }
     router.add(.get, "/admin/v1/products/{product_id}/price-history") { request, context in
       _ = try auth.authenticate(request)

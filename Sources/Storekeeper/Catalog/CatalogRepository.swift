@@ -49,8 +49,9 @@ struct CatalogRepository: Sendable {
       let current = try await tx.query(
         "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
       ).first.map(Product.init(row:))
-      try Self.checkPrecondition(ifMatch, current: current)
+      // The body is judged before the precondition, so an invalid one is 422 whatever If-Match says.
       let draft = try makeDraft(current)
+      try Self.checkPrecondition(ifMatch, current: current)
       let grants = try JSONCoding.text(draft.grants)
       let content = try JSONCoding.text(draft.content)
       let rows = try await tx.query(
@@ -83,8 +84,10 @@ struct CatalogRepository: Sendable {
     }
   }
 
-  /// DELETE deactivates: orders keep pointing at the product, so it is never removed.
-  func deactivate(productId: String, ifMatch: String?) async throws -> Product {
+  /// DELETE removes a product no order references, with its price history; archiving one
+  /// that was sold is `PATCH active=false`. The row lock makes a concurrent order wait (its
+  /// foreign key check needs the row), so an order never points at a removed product.
+  func remove(productId: String, ifMatch: String?) async throws {
     try await database.withTransaction { tx in
       let current = try await tx.query(
         "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
@@ -93,14 +96,16 @@ struct CatalogRepository: Sendable {
         throw HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
       }
       try Self.checkPrecondition(ifMatch, current: current)
-      let rows = try await tx.query(
-        """
-        UPDATE products SET active = false, revision = revision + 1, updated_at = now()
-        WHERE product_id = \(productId) RETURNING \(unescaped: Product.columns)
-        """)
-      guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
+      let ordered = try await tx.query(
+        "SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1")
+      guard ordered.isEmpty else {
+        throw HTTPError(
+          409, code: "product_has_orders",
+          detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
+      }
+      try await tx.execute("DELETE FROM product_price_history WHERE product_id = \(productId)")
+      try await tx.execute("DELETE FROM products WHERE product_id = \(productId)")
       try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
-      return try Product(row: row)
     }
   }
 

@@ -15,8 +15,9 @@ struct ProductDraft: Sendable, Equatable {
   var grants: Grants
   var content: JSONValue
 
+  /// The URL names the product, so the body has no `product_id`.
   static let putFields: Set<String> = [
-    "product_id", "type", "title", "description", "price", "currency", "sort_order", "active",
+    "type", "title", "description", "price", "currency", "sort_order", "active",
     "grants", "content",
   ]
   static let patchFields: Set<String> = [
@@ -37,15 +38,12 @@ struct ProductDraft: Sendable, Equatable {
       }
   }
 
-  /// PUT: the body is the whole product; `product_id` in the body, if present, must match.
+  /// PUT: the body is the whole product but its id, which is the URL's.
   static func replacing(productId: String, with fields: RequestFields) throws -> ProductDraft {
     var fields = fields
     fields.rejectUnknown(allowed: putFields)
     if !isValidProductId(productId) {
       fields.fail("product_id", "must be 1-100 of letters, digits, '.', '_', '-'")
-    }
-    if let bodyId = fields.string("product_id"), bodyId != productId {
-      fields.fail("product_id", "does not match the URL")
     }
     let typeName = fields.string("type", required: true, maxLength: 32)
     let type = typeName.flatMap(ProductType.init(rawValue:))
@@ -75,6 +73,7 @@ struct ProductDraft: Sendable, Equatable {
       fields.fail(fields.has("type") ? "type" : "product_id", "cannot be changed by PATCH; use PUT")
     }
     fields.rejectUnknown(allowed: patchFields.union(["type", "product_id"]))
+    if fields.values.isEmpty { fields.fail("body", "must name at least one field to change") }
     var draft = current.draft
     if let title = fields.string("title", maxLength: 200) { draft.title = title }
     if let description = fields.string("description", maxLength: 2000) {
@@ -122,8 +121,9 @@ struct ProductDraft: Sendable, Equatable {
 
   /// Cross-field rules: currency code, price against the currency's exponent, grants by type.
   private mutating func check(_ fields: inout RequestFields, priceGiven: Bool) {
-    if title.trimmingCharacters(in: .whitespaces).isEmpty {
-      fields.fail("title", "must not be empty")
+    // Unicode's White_Space, the class openapi.yaml's Title pattern spells out.
+    if title.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+      fields.fail("title", "must not be empty or only whitespace")
     }
     guard let exponent = Currency.exponent(of: currency) else {
       fields.fail("currency", "must be an ISO 4217 code such as USD, CNY or JPY")

@@ -36,7 +36,7 @@ struct NotificationRoutes: Sendable {
     var sql: PostgresQuery =
       "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
     if let type = onlyType ?? query["notification_type"] {
-      if type.count <= 64, !type.unicodeScalars.contains("\u{0}") {
+      if type.unicodeScalars.count <= 64, !type.unicodeScalars.contains("\u{0}") {
         sql.append(" AND notification_type = \(type)")
       } else {
         problems.append(
@@ -53,7 +53,7 @@ struct NotificationRoutes: Sendable {
       }
     }
     if let id = query["transaction_id"] {
-      if id.count <= 64, !id.unicodeScalars.contains("\u{0}") {
+      if id.unicodeScalars.count <= 64, !id.unicodeScalars.contains("\u{0}") {
         sql.append(" AND transaction_id = \(id)")
       } else {
         problems.append(
@@ -61,7 +61,9 @@ struct NotificationRoutes: Sendable {
         )
       }
     }
-    let page = PageRequest(query, known: known, problems: &problems) { Int64($0) != nil }
+    let page = PageRequest(
+      query, known: known, problems: &problems, cursorRule: "must be 1-18 digits",
+      isKey: { $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !$0.isEmpty })
     if let seq = page.after.flatMap(Int64.init) { sql.append(" AND seq < \(seq)") }
     try PageRequest.check(problems)
     let limit = page.limit
@@ -71,7 +73,7 @@ struct NotificationRoutes: Sendable {
     var next: String?
     if rows.count > limit, let last = rows.prefix(limit).last {
       let seq: Int64 = try last.decode("seq")
-      next = Cursor.encode(String(seq))
+      next = String(seq)
     }
     struct Page: Encodable {
       var notifications: [NotificationView]

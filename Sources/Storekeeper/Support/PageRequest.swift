@@ -3,7 +3,7 @@ import HTTP
 /// `limit` and `cursor` of a keyset-paged admin listing, with the same rules everywhere.
 struct PageRequest {
   var limit = 50
-  /// The decoded cursor: the last key of the previous page.
+  /// The cursor: the last key of the previous page.
   var after: String?
 
   static let maxLimit = 200
@@ -11,7 +11,7 @@ struct PageRequest {
   /// Reads `limit` and `cursor`, and names every query parameter outside `known`.
   init(
     _ query: [String: String], known: Set<String>, problems: inout [FieldError],
-    isKey: (String) -> Bool
+    cursorRule: String, isKey: (String) -> Bool
   ) {
     for name in query.keys.sorted() where !known.union(["limit", "cursor"]).contains(name) {
       problems.append(FieldError(field: name, message: "is not a known filter"))
@@ -24,12 +24,13 @@ struct PageRequest {
           FieldError(field: "limit", message: "must be between 1 and \(Self.maxLimit)"))
       }
     }
+    // The cursor is the last key of the previous page as written, so any value of a key's
+    // shape is a place to page from (an empty page past the end), never an error.
     if let cursor = query["cursor"] {
-      if let key = Cursor.decode(cursor), isKey(key) {
-        after = key
+      if isKey(cursor) {
+        after = cursor
       } else {
-        problems.append(
-          FieldError(field: "cursor", message: "is not a cursor this server gave out"))
+        problems.append(FieldError(field: "cursor", message: cursorRule))
       }
     }
   }

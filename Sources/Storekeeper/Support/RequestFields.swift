@@ -3,6 +3,8 @@ import HTTP
 
 /// The top-level fields of a request body, from JSON or from a form post (seed 000 posts
 /// `receipt=…&id=…` without percent-encoding), read with field-level validation errors.
+/// A field is absent or of its type: `null` is refused like any other wrong type, as the
+/// schemas in openapi.yaml say (none of them is nullable).
 struct RequestFields {
   private(set) var values: [String: JSONValue]
   private(set) var errors: [FieldError] = []
@@ -54,7 +56,7 @@ struct RequestFields {
 
   mutating func string(_ name: String, required: Bool = false, maxLength: Int = 1000) -> String? {
     switch values[name] {
-    case nil, .null?:
+    case nil:
       if required { fail(name, "is required") }
       return nil
     case .string(let text)?:
@@ -74,26 +76,25 @@ struct RequestFields {
     }
   }
 
-  /// An integer given as a JSON number or, from forms, as digits.
+  /// An integer: a JSON number whose value is whole (`4.0` too, as JSON Schema counts integers);
+  /// `"4"` is a string, not an integer.
   mutating func integer(_ name: String, required: Bool = false, range: ClosedRange<Int64>) -> Int64?
   {
-    let text: String
+    let parsed: JSONInteger
     switch values[name] {
-    case nil, .null?:
+    case nil:
       if required { fail(name, "is required") }
       return nil
-    case .number(let digits)?: text = digits
-    case .string(let digits)?: text = digits
+    case .number(let number)?: parsed = JSONInteger(number)
     default:
       fail(name, "must be an integer")
       return nil
     }
-    guard let value = Int64(text) else {
-      fail(name, "must be an integer")
-      return nil
-    }
-    guard range.contains(value) else {
-      fail(name, "must be between \(range.lowerBound) and \(range.upperBound)")
+    guard case .value(let value) = parsed, range.contains(value) else {
+      fail(
+        name,
+        parsed == .notAnInteger
+          ? "must be an integer" : "must be between \(range.lowerBound) and \(range.upperBound)")
       return nil
     }
     return value
@@ -101,7 +102,7 @@ struct RequestFields {
 
   mutating func bool(_ name: String) -> Bool? {
     switch values[name] {
-    case nil, .null?: return nil
+    case nil: return nil
     case .bool(let value)?: return value
     default:
       fail(name, "must be true or false")
@@ -111,7 +112,7 @@ struct RequestFields {
 
   mutating func object(_ name: String) -> JSONValue? {
     switch values[name] {
-    case nil, .null?: return nil
+    case nil: return nil
     case .object?:
       if values[name]?.containsNUL == true {
         fail(name, "must not contain NUL characters")
