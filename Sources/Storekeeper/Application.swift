@@ -58,9 +58,10 @@ public final class Application: Sendable {
     let reports = ReportStore(
       database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
       policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs), clock: clock)
-    let settlement = SettlementService(database: database, orders: orders, reports: reports) {
+    var settlement = SettlementService(database: database, orders: orders, reports: reports) {
       notificationBox.wake()
     }
+    settlement.sandboxCredits = config.sandboxCredits
     let entitlements = EntitlementRepository(database: database, clock: clock)
     let processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement)
@@ -85,6 +86,9 @@ public final class Application: Sendable {
       ttlSeconds: config.orderTTLSeconds
     ).register(&router)
     AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
+    AdminTransactionRoutes(
+      auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
+    ).register(&router)
     SettlementRoutes(processor: processor, receipts: receipts).register(&router)
     EntitlementRoutes(repository: entitlements).register(&router)
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })

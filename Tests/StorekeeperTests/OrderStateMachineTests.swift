@@ -18,6 +18,7 @@ import Testing
     "TRADE_CLOSED/expired/verification_gave_up": .tradeClosed,
     "TRADE_SUCCESS/-/refunded": .tradeClosed,
     "TRADE_SUCCESS/-/revoked": .tradeClosed,
+    "TRADE_SUCCESS/-/transferred": .tradeClosed,
     "TRADE_CLOSED/refunded/refund_reversed": .tradeSuccess,
     "TRADE_CLOSED/revoked/refund_reversed": .tradeSuccess,
   ]

@@ -29,7 +29,8 @@ def parse(text):
 
 def test_a_user_with_nothing_has_the_empty_shape(api):
     user = unique("nobody")
-    assert api.entitlements(user) == {"user_id": user, "balances": {}, "entitlements": [], "non_consumables": []}
+    assert api.entitlements(user) == {"user_id": user, "balances": {}, "sandbox_balances": {}, "entitlements": [],
+                                      "non_consumables": []}
 
 
 def test_everything_a_user_owns_has_its_shape(api, fake_appstore):

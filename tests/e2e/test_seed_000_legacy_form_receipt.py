@@ -68,21 +68,31 @@ def test_a_download_is_delivered_restored_and_later_owned_by_a_user(api, fake_ap
     assert count(stack.db, f"SELECT count(*) FROM apple_transactions WHERE transaction_id = '{tx}'") == 1
     assert count(stack.db, "SELECT count(*) FROM orders WHERE product_id = '%s'" % DOWNLOAD) == 0
 
-    # The app later knows its user: the purchase becomes theirs, once.
+    # A post that names a user later cannot take it: a receipt is bearer data, and whoever
+    # holds a copy could name themselves. Only an admin transfer gives it an owner.
     user = unique("seed000")
+    claimed = legacy_post(api, purchase, DOWNLOAD, user_id=user)
+    assert claimed.status_code == 409, claimed.text
+    assert claimed.json()["code"] == "purchase_not_yours"
+    assert api.admin_orders(user_id=user) == []
+
+    moved = transfer(api, tx, user)
+    assert moved["order"]["user_id"] == user and moved["order"]["origin"] == "transfer"
     owned = legacy_post(api, purchase, DOWNLOAD, user_id=user)
     assert owned.status_code == 200, owned.text
-    items = owned.json()["transactions"]
-    assert [(t["transaction_id"], t["status"]) for t in items] == [(tx, "settled")]
+    assert [(t["transaction_id"], t["status"]) for t in owned.json()["transactions"]] == [(tx, "restored")]
     assert owned.json()["entitlements"]["non_consumables"] == [DOWNLOAD]
+    assert [d["content"] for d in owned.json()["delivery"]] == [CONTENT]
+    assert [d["newly_granted"] for d in owned.json()["delivery"]] == [False]
     orders = api.admin_orders(user_id=user)
     assert len(orders) == 1 and orders[0]["trade_status"] == "TRADE_SUCCESS"
-    assert orders[0]["origin"] == "receipt"
 
-    again = legacy_post(api, purchase, DOWNLOAD, user_id=user)
-    assert [t["status"] for t in again.json()["transactions"]] == ["restored"]
-    assert [d["content"] for d in again.json()["delivery"]] == [CONTENT]
-    assert len(api.admin_orders(user_id=user)) == 1
+
+def transfer(api, transaction_id, user):
+    r = api.request("POST", f"/admin/v1/transactions/{transaction_id}/transfer", admin=True,
+                    json={"to_user_id": user, "reason": "support ticket"})
+    assert r.status_code == 200, r.text
+    return r.json()
 
 
 def test_a_consumable_is_not_credited_without_a_user_and_credited_once_with_one(api, fake_appstore, stack):
@@ -95,17 +105,23 @@ def test_a_consumable_is_not_credited_without_a_user_and_credited_once_with_one(
     assert count(stack.db, f"SELECT count(*) FROM ledger WHERE transaction_id = '{tx}'") == 0
 
     user = unique("seed000")
-    for expected in ("settled", "restored", "restored"):
+    r = legacy_post(api, purchase, COINS, user_id=user)
+    assert r.status_code == 409 and r.json()["code"] == "purchase_not_yours", r.text
+    assert api.balance(user, "coins") == 0
+
+    transfer(api, tx, user)
+    for _ in range(2):
         r = legacy_post(api, purchase, COINS, user_id=user)
         assert r.status_code == 200, r.text
-        assert [t["status"] for t in r.json()["transactions"]] == [expected]
+        assert [t["status"] for t in r.json()["transactions"]] == ["restored"]
+        assert [d["newly_granted"] for d in r.json()["delivery"]] == [False]
         assert r.json()["entitlements"]["balances"] == {"coins": 100}
     assert api.balance(user, "coins") == 100
 
     thief = unique("seed000-other")
     r = legacy_post(api, purchase, COINS, user_id=thief)
-    assert r.status_code == 200
-    assert [t["status"] for t in r.json()["transactions"]] == ["owned_by_another_user"]
+    assert r.status_code == 409, r.text
+    assert r.json()["code"] == "purchase_not_yours" and user not in r.text
     assert api.balance(thief, "coins") == 0
     assert api.balance(user, "coins") == 100
 

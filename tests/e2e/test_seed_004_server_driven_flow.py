@@ -46,6 +46,7 @@ def test_products_order_purchase_report_settles_the_order(api, fake_appstore, pr
     assert delivery["content"] == {"message": "You received 100 gold."}
     assert delivery["granted"] == {"balance": {"gold": 100}}
     assert delivery["transaction_id"] == purchase["transaction_id"]
+    assert delivery["newly_granted"] is True
 
     assert api.order(order["trade_no"]) == settled
     assert api.balance(user) == 100
@@ -59,7 +60,10 @@ def test_products_order_purchase_report_settles_the_order(api, fake_appstore, pr
     # The client re-sends from its local store: the same answer, nothing credited twice.
     again = api.report(order["trade_no"], **{proof: purchase[proof]})
     assert again.status_code == 200
-    assert again.json() == answer
+    repeated = again.json()
+    assert repeated["delivery"].pop("newly_granted") is False
+    answer["delivery"].pop("newly_granted")
+    assert repeated == answer
     assert api.balance(user) == 100
 
 

@@ -14,6 +14,9 @@ public struct AppConfig: Sendable {
   public var appAppleId: Int64?
   /// Apple's spelling: "Production", "Sandbox".
   public var environments: Set<String> = ["Production"]
+  /// `SANDBOX_POLICY`: whether sandbox purchases (App Review, TestFlight) credit balances
+  /// (`credit`, the default) or are only settled and recorded (`record_only`).
+  public var sandboxCredits = true
   public var rootCertificatePaths: [String] = []
   public var verifyReceiptURL = "https://buy.itunes.apple.com/verifyReceipt"
   public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
@@ -101,6 +104,13 @@ public struct AppConfig: Sendable {
         }
       }
       config.environments = environments
+    }
+    switch env["SANDBOX_POLICY"] ?? "" {
+    case "", "credit": config.sandboxCredits = true
+    case "record_only": config.sandboxCredits = false
+    case let other:
+      throw ConfigError(
+        variable: "SANDBOX_POLICY", problem: "must be credit or record_only, got \"\(other)\"")
     }
     if let paths = env["APPLE_ROOT_CERTS"], !paths.isEmpty {
       config.rootCertificatePaths = paths.split(separator: ",").map { String($0) }

@@ -9,18 +9,27 @@ struct EntitlementRepository: Sendable {
 
   func view(userId: String) async throws -> Entitlements {
     var balances: [String: Int64] = [:]
+    var sandboxBalances: [String: Int64] = [:]
     for row in try await database.query(
-      "SELECT asset, sum(amount)::bigint AS total FROM ledger WHERE user_id = \(userId) GROUP BY asset"
+      """
+      SELECT asset, sum(amount)::bigint AS total,
+             coalesce(sum(amount) FILTER (WHERE environment = 'Sandbox'), 0)::bigint AS sandbox
+      FROM ledger WHERE user_id = \(userId) GROUP BY asset
+      """
     ) {
-      balances[try row.decode("asset")] = try row.decode("total")
+      let asset: String = try row.decode("asset")
+      balances[asset] = try row.decode("total")
+      let sandbox: Int64 = try row.decode("sandbox")
+      if sandbox != 0 { sandboxBalances[asset] = sandbox }
     }
 
     let owned = try await database.query(
       """
-      SELECT DISTINCT o.product_id, p.grants->>'entitlement' AS entitlement FROM orders o
-      JOIN products p ON p.product_id = o.product_id
+      SELECT o.product_id, p.grants->>'entitlement' AS entitlement,
+             bool_and(o.environment = 'Sandbox') AS sandbox
+      FROM orders o JOIN products p ON p.product_id = o.product_id
       WHERE o.user_id = \(userId) AND o.trade_status = \(TradeStatus.tradeSuccess) AND p.type = \(ProductType.nonConsumable)
-      ORDER BY o.product_id
+      GROUP BY 1, 2 ORDER BY o.product_id
       """)
     var nonConsumables: [String] = []
     var active: [String: Entitlements.Active] = [:]
@@ -29,12 +38,15 @@ struct EntitlementRepository: Sendable {
       nonConsumables.append(productId)
       if let name: String = try row.decodeIfPresent("entitlement") {
         active[name] = .init(
-          entitlement: name, expiresAt: nil, productId: productId, source: "non_consumable")
+          entitlement: name, expiresAt: nil, productId: productId, source: "non_consumable",
+          sandbox: try row.decode("sandbox"))
       }
     }
 
     let now = clock.milliseconds
-    func offer(_ name: String, _ expiresMs: Int64, _ productId: String, _ source: String) {
+    func offer(
+      _ name: String, _ expiresMs: Int64, _ productId: String, _ source: String, sandbox: Bool
+    ) {
       guard expiresMs > now else { return }
       if let current = active[name] {
         guard let currentExpiry = current.expiresAt.flatMap(Self.parseMs), currentExpiry < expiresMs
@@ -42,7 +54,7 @@ struct EntitlementRepository: Sendable {
       }
       active[name] = .init(
         entitlement: name, expiresAt: Self.format(ms: expiresMs), productId: productId,
-        source: source)
+        source: source, sandbox: sandbox)
     }
 
     // Non-renewing: each purchase extends from the later of its payment and the current expiry.
@@ -50,29 +62,35 @@ struct EntitlementRepository: Sendable {
       """
       SELECT o.product_id, p.grants->>'entitlement' AS entitlement,
              (p.grants->>'duration_days')::bigint * o.quantity AS days,
-             (extract(epoch FROM o.paid_at) * 1000)::bigint AS paid_ms
+             (extract(epoch FROM o.paid_at) * 1000)::bigint AS paid_ms,
+             o.environment = 'Sandbox' AS sandbox
       FROM orders o JOIN products p ON p.product_id = o.product_id
       WHERE o.user_id = \(userId) AND o.trade_status = \(TradeStatus.tradeSuccess) AND p.type = \(ProductType.nonRenewing)
         AND p.grants ? 'entitlement'
       ORDER BY o.paid_at, o.trade_no
       """)
-    var runningExpiry: [String: (Int64, String)] = [:]
+    var runningExpiry: [String: (expiry: Int64, productId: String, sandbox: Bool)] = [:]
     for row in nonRenewing {
       let name: String = try row.decode("entitlement")
       let days: Int64 = try row.decodeIfPresent("days") ?? 0
       let paid: Int64 = try row.decode("paid_ms")
-      let start = max(paid, runningExpiry[name]?.0 ?? 0)
-      runningExpiry[name] = (start + days * 86_400_000, try row.decode("product_id"))
+      let sandbox = try row.decodeIfPresent("sandbox", as: Bool.self) ?? false
+      let start = max(paid, runningExpiry[name]?.expiry ?? 0)
+      runningExpiry[name] = (
+        start + days * 86_400_000, try row.decode("product_id"),
+        sandbox && (runningExpiry[name]?.sandbox ?? true)
+      )
     }
-    for (name, (expiry, productId)) in runningExpiry {
-      offer(name, expiry, productId, "non_renewing")
+    for (name, running) in runningExpiry {
+      offer(name, running.expiry, running.productId, "non_renewing", sandbox: running.sandbox)
     }
 
     // Auto-renewable: Apple's latest expiresDate (or grace period) on a non-revoked transaction.
     let subscriptions = try await database.query(
       """
       SELECT p.grants->>'entitlement' AS entitlement, t.product_id,
-             (extract(epoch FROM max(greatest(t.expires_date, s.grace_expires_at))) * 1000)::bigint AS expires_ms
+             (extract(epoch FROM max(greatest(t.expires_date, s.grace_expires_at))) * 1000)::bigint AS expires_ms,
+             bool_and(t.environment = 'Sandbox') AS sandbox
       FROM apple_transactions t
       JOIN products p ON p.product_id = t.product_id
       LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
@@ -82,11 +100,13 @@ struct EntitlementRepository: Sendable {
       """)
     for row in subscriptions {
       guard let expiry: Int64 = try row.decodeIfPresent("expires_ms") else { continue }
-      offer(try row.decode("entitlement"), expiry, try row.decode("product_id"), "auto_renewable")
+      offer(
+        try row.decode("entitlement"), expiry, try row.decode("product_id"), "auto_renewable",
+        sandbox: try row.decode("sandbox"))
     }
 
     return Entitlements(
-      userId: userId, balances: balances,
+      userId: userId, balances: balances, sandboxBalances: sandboxBalances,
       entitlements: active.values.sorted { $0.entitlement < $1.entitlement },
       nonConsumables: nonConsumables)
   }

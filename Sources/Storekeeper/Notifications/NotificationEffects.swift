@@ -108,15 +108,9 @@ struct NotificationEffects {
   private func change(
     _ order: Order, _ transition: OrderTransition, ledger kind: LedgerKind, transactionId: String
   ) async throws {
-    var effects: [PostgresQuery] = []
-    if let product = try await catalog.product(order.productId, on: tx),
-      let ledger = try Ledger.effect(of: product, kind: kind, transactionId: transactionId)
-    {
-      effects.append(ledger)
-    }
     try await orders.transition(
-      .order(order.tradeNo), transition, cause: .notification, detail: detail, effects: effects,
-      on: tx)
+      .order(order.tradeNo), transition, cause: .notification, detail: detail,
+      effects: [Ledger.reverse(kind, transactionId: transactionId)], on: tx)
   }
 
   /// A renewal nobody reported still counts: it is recorded, and settles an order of its own

@@ -6,6 +6,7 @@ enum OrderEventReason: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case created
   case createdForReceipt = "created_for_receipt"
   case createdForRenewal = "created_for_renewal"
+  case createdForTransfer = "created_for_transfer"
   case paid
   case reopenedByPayment = "reopened_by_payment"
   case cancelled
@@ -14,5 +15,6 @@ enum OrderEventReason: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case refunded
   case revoked
   case refundReversed = "refund_reversed"
+  case transferred
   case verificationGaveUp = "verification_gave_up"
 }

@@ -211,11 +211,22 @@ extension OrderRepository {
 }
 
 extension OrderRepository {
-  /// The user's unpaid order that a purchase without one pays (by `appAccountToken` when the
-  /// purchase has one), locked; nil when there is none.
+  /// The order whose `app_account_token` a purchase carries.
+  func find(accountToken: String, lock: Bool, on executor: any PostgresExecutor) async throws
+    -> Order?
+  {
+    try await executor.query(
+      """
+      SELECT \(unescaped: Order.columns) FROM orders WHERE app_account_token = \(accountToken)::uuid
+      \(unescaped: lock ? "FOR UPDATE" : "")
+      """
+    ).first.map(Order.init(row:))
+  }
+
+  /// The user's oldest unpaid order for this product and quantity, locked: what a purchase that
+  /// names no order pays. Nil when there is none.
   func openOrder(
-    userId: String, productId: String, quantity: Int32, appAccountToken: String?,
-    on tx: PostgresTransaction
+    userId: String, productId: String, quantity: Int32, on tx: PostgresTransaction
   ) async throws -> Order? {
     try await tx.query(
       """
@@ -223,9 +234,20 @@ extension OrderRepository {
       WHERE user_id = \(userId) AND product_id = \(productId) AND quantity = \(quantity)
         AND (trade_status = \(TradeStatus.waitBuyerPay) OR (trade_status = \(TradeStatus.tradeClosed)
              AND close_reason IN (\(CloseReason.cancelled), \(CloseReason.failed), \(CloseReason.expired))))
-        AND (\(appAccountToken)::uuid IS NULL OR app_account_token = \(appAccountToken)::uuid)
       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
       """
     ).first.map(Order.init(row:))
+  }
+}
+
+extension OrderRepository {
+  /// A transferred order lets go of its Apple transaction (a transaction pays one order); its
+  /// history keeps the id.
+  func detachTransaction(_ tradeNo: String, on tx: PostgresTransaction) async throws {
+    try await tx.execute(
+      """
+      UPDATE orders SET transaction_id = NULL, updated_at = now()
+      WHERE trade_no = \(tradeNo) AND close_reason = \(CloseReason.transferred)
+      """)
   }
 }

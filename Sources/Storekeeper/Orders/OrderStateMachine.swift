@@ -4,11 +4,11 @@
 ///
 /// | reason | from | to |
 /// |---|---|---|
-/// | `created`, `created_for_receipt`, `created_for_renewal` | (none) | `WAIT_BUYER_PAY` |
+/// | `created`, `created_for_receipt`, `created_for_renewal`, `created_for_transfer` | (none) | `WAIT_BUYER_PAY` |
 /// | `paid` | `WAIT_BUYER_PAY` | `TRADE_SUCCESS` |
 /// | `reopened_by_payment` | `TRADE_CLOSED` (cancelled, failed, expired) | `TRADE_SUCCESS` |
 /// | `cancelled`, `failed`, `expired` | `WAIT_BUYER_PAY` | `TRADE_CLOSED` |
-/// | `refunded`, `revoked` | `TRADE_SUCCESS` | `TRADE_CLOSED` |
+/// | `refunded`, `revoked`, `transferred` | `TRADE_SUCCESS` | `TRADE_CLOSED` |
 /// | `refund_reversed` | `TRADE_CLOSED` (refunded, revoked) | `TRADE_SUCCESS` |
 /// | `verification_gave_up` | `WAIT_BUYER_PAY` or `TRADE_CLOSED` (cancelled, failed, expired) | unchanged |
 ///
@@ -26,7 +26,9 @@ enum OrderStateMachine {
   }
 
   /// The reasons that create an order; they have no `from`.
-  static let creations: Set<OrderEventReason> = [.created, .createdForReceipt, .createdForRenewal]
+  static let creations: Set<OrderEventReason> = [
+    .created, .createdForReceipt, .createdForRenewal, .createdForTransfer,
+  ]
 
   /// The move `reason` makes from `status` (with its current close reason), or `Refused`.
   static func transition(
@@ -36,7 +38,7 @@ enum OrderStateMachine {
     let payable =
       status == .waitBuyerPay || (status == .tradeClosed && closeReason?.isPayable == true)
     switch reason {
-    case .created, .createdForReceipt, .createdForRenewal:
+    case .created, .createdForReceipt, .createdForRenewal, .createdForTransfer:
       throw refused
     case .paid:
       guard status == .waitBuyerPay else { throw refused }
@@ -49,7 +51,7 @@ enum OrderStateMachine {
       return OrderTransition(
         from: status, to: .tradeClosed, reason: reason,
         closeReason: CloseReason(rawValue: reason.rawValue))
-    case .refunded, .revoked:
+    case .refunded, .revoked, .transferred:
       guard status == .tradeSuccess else { throw refused }
       return OrderTransition(
         from: status, to: .tradeClosed, reason: reason,

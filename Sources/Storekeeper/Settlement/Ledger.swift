@@ -1,21 +1,39 @@
 import Postgres
 
-/// `ledger`: append-only credits and debits; a balance is the sum of a user's rows.
+/// `ledger`: append-only credits and debits; a balance is the sum of a user's rows. Each
+/// statement here runs beside an order transition and reads the changed order as `changed`.
 enum Ledger {
-  /// A statement, run beside an order transition, that credits (or, for a refund, debits) the
-  /// changed order's user with what `product` grants per unit, times the order's quantity.
-  /// Nil when the product credits no balance.
-  static func effect(of product: Product, kind: LedgerKind, transactionId: String?)
-    throws -> PostgresQuery?
+  /// Credits what `product` grants per unit, times the order's quantity. Nil when the product
+  /// credits no balance.
+  static func grant(_ product: Product, transactionId: String, environment: String) throws
+    -> PostgresQuery?
   {
     guard product.type == .consumable, let balance = product.grants.balance, !balance.isEmpty
     else { return nil }
     let grants = try JSONCoding.text(balance)
     return """
-      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id)
-      SELECT changed.user_id, g.key, g.value::bigint * changed.quantity * \(kind.sign), \(kind),
-             changed.trade_no, \(transactionId)
+      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+      SELECT changed.user_id, g.key, g.value::bigint * changed.quantity, \(LedgerKind.grant),
+             changed.trade_no, \(transactionId), \(environment)
       FROM changed, jsonb_each_text(\(grants)::jsonb) AS g
+      """
+  }
+
+  /// Takes back what the order's rows hold now (a refund, a transfer away), or, for a refund's
+  /// reversal, gives back what its grants gave. Computed from the order's own rows, so what
+  /// comes back is what went out even if the product's grants were edited since, and a sandbox
+  /// purchase that credited nothing debits nothing.
+  static func reverse(_ kind: LedgerKind, transactionId: String) -> PostgresQuery {
+    let target: PostgresQuery =
+      kind == .refundReversed
+      ? "coalesce(sum(l.amount) FILTER (WHERE l.kind = \(LedgerKind.grant)), 0)" : "0"
+    return """
+      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+      SELECT l.user_id, l.asset, \(target) - sum(l.amount), \(kind), l.trade_no, \(transactionId),
+             l.environment
+      FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
+      GROUP BY l.user_id, l.asset, l.trade_no, l.environment
+      HAVING \(target) - sum(l.amount) <> 0
       """
   }
 }

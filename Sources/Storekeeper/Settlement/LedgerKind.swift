@@ -5,7 +5,9 @@ enum LedgerKind: String, Sendable, PostgresEnum {
   case grant
   case refund
   case refundReversed = "refund_reversed"
+  /// Taken from the user an admin moved the purchase away from.
+  case transferred
 
   /// The sign of the row against the product's grant.
-  var sign: Int64 { self == .refund ? -1 : 1 }
+  var sign: Int64 { self == .refund || self == .transferred ? -1 : 1 }
 }

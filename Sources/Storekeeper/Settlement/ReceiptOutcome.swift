@@ -5,26 +5,32 @@ struct ReceiptOutcome: Encodable, Sendable {
     var originalTransactionId: String
     var productId: String
     var status: Status
+    /// The order it paid, when that order is the caller's.
     var tradeNo: String?
+    /// Why it was refused, for `refused`.
+    var code: String?
 
     enum CodingKeys: String, CodingKey {
       case transactionId = "transaction_id"
       case originalTransactionId = "original_transaction_id"
       case productId = "product_id"
-      case status
+      case status, code
       case tradeNo = "trade_no"
     }
   }
 
   /// What happened to one transaction.
-  enum Status: String, Encodable, Sendable {
+  enum Status: String, Encodable, Sendable, Hashable {
     /// Credited now.
     case settled
     /// Already this user's.
     case restored
     /// Kept without an owner (no user was named).
     case recorded
-    case ownedByAnotherUser = "owned_by_another_user"
+    /// Another user's purchase (or one only an admin may give an owner); who owns it is not said.
+    case notYours = "not_yours"
+    /// Genuine, but it cannot pay the order it names (`code` says why).
+    case refused
     case revoked
     case unknownProduct = "unknown_product"
 

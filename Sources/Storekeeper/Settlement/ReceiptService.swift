@@ -36,6 +36,13 @@ struct ReceiptService: Sendable {
       let outcome = try await apply(
         transactions, userId: submission.userId, productId: submission.productId)
       try await reports.finish(reportId, outcome: .settled, code: nil)
+      let statuses = Set(outcome.transactions.map(\.status))
+      if statuses.contains(.notYours), statuses.isDisjoint(with: [.settled, .restored]) {
+        logger.warning(
+          "receipt names another user's purchase",
+          ["user_id": .string(submission.userId ?? "")])
+        throw SettlementRefusal.purchaseNotYours
+      }
       logger.notice(
         "receipt applied",
         [
@@ -60,19 +67,38 @@ struct ReceiptService: Sendable {
     var items: [ReceiptOutcome.Item] = []
     var delivery: [Delivery] = []
     for transaction in transactions.sorted(by: { $0.purchaseDate < $1.purchaseDate }) {
-      let (item, product, quantity) = try await orders.database.withTransaction { tx in
-        try await record(transaction, userId: userId, on: tx)
-      }
+      let (item, product, quantity) = try await recordOnce(transaction, userId: userId)
       items.append(item)
       if let product, productId == nil || productId == product.productId, item.status.delivers {
         delivery.append(
-          Delivery(product: product, quantity: quantity, transactionId: transaction.transactionId))
+          Delivery(
+            product: product, quantity: quantity, transactionId: transaction.transactionId,
+            newlyGranted: item.status == .settled))
       }
     }
     settlement.transactionRecorded()
     var view: Entitlements?
     if let userId { view = try await entitlements.view(userId: userId) }
     return ReceiptOutcome(transactions: items, entitlements: view, delivery: delivery)
+  }
+
+  /// Another post claimed the transaction between this one's read and its claim.
+  private struct LostRace: Error {}
+
+  /// Records in one database transaction; one that lost a race for the transaction is rolled
+  /// back (so it leaves no order behind) and read again, now seeing the winner.
+  private func recordOnce(_ transaction: VerifiedTransaction, userId: String?) async throws
+    -> (ReceiptOutcome.Item, Product?, Int32)
+  {
+    do {
+      return try await orders.database.withTransaction { tx in
+        try await record(transaction, userId: userId, on: tx)
+      }
+    } catch is LostRace {
+      return try await orders.database.withTransaction { tx in
+        try await record(transaction, userId: userId, on: tx)
+      }
+    }
   }
 
   private func record(
@@ -87,23 +113,40 @@ struct ReceiptService: Sendable {
       return (item, nil, 0)
     }
     let quantity = Int32(clamping: max(1, min(10, transaction.quantity)))
-    let existing = try await TransactionRecord.insertOrLock(
-      transaction, source: SettlementService.source(of: transaction), on: tx)
-    if transaction.revocationDate != nil {
-      item.status = .revoked
-      item.tradeNo = existing?.tradeNo
+    let source = SettlementService.source(of: transaction)
+    let known = try await TransactionRecord.find(transaction.transactionId, on: tx)
+    func keepUnowned(_ status: ReceiptOutcome.Status) async throws
+      -> (ReceiptOutcome.Item, Product?, Int32)
+    {
+      if known == nil {
+        try await TransactionRecord.recordUnowned(transaction, source: source, on: tx)
+      }
+      item.status = status
       return (item, product, quantity)
     }
-    if let owner = existing?.userId {
-      item.tradeNo = existing?.tradeNo
-      item.status = owner == userId ? .restored : .ownedByAnotherUser
+    // Another user's purchase is named as such and no more: not its order, not its user.
+    if let owner = known?.userId {
+      let mine = owner == userId
+      item.status = transaction.revocationDate != nil ? .revoked : mine ? .restored : .notYours
+      item.tradeNo = mine ? known?.tradeNo : nil
       return (item, product, quantity)
     }
-    guard let userId else { return (item, product, quantity) }
+    if transaction.revocationDate != nil { return try await keepUnowned(.revoked) }
+    guard let userId else { return try await keepUnowned(.recorded) }
     let order: Order
-    if let open = try await orders.openOrder(
+    if let token = TransactionRecord.validToken(transaction.appAccountToken),
+      let ordered = try await orders.find(accountToken: token, lock: true, on: tx)
+    {
+      // Bought for an order: it pays that order, and only that order's user may say so.
+      guard ordered.userId == userId else { return try await keepUnowned(.notYours) }
+      order = ordered
+    } else if known != nil {
+      // Recorded without an owner and naming no order of this user's: a later post may not
+      // claim it (a leaked receipt would be anyone's); an admin transfer can.
+      return try await keepUnowned(.notYours)
+    } else if let open = try await orders.openOrder(
       userId: userId, productId: product.productId, quantity: Int32(clamping: transaction.quantity),
-      appAccountToken: TransactionRecord.validToken(transaction.appAccountToken), on: tx)
+      on: tx)
     {
       order = open
     } else if let created = try await orders.createForPurchase(
@@ -115,11 +158,19 @@ struct ReceiptService: Sendable {
       item.status = .unknownProduct
       return (item, nil, 0)
     }
-    let settled = try await settlement.settleLocked(
-      order, product: product, transaction: transaction, source: .receipt, cause: .receipt,
-      record: nil, on: tx)
-    item.status = .settled
-    item.tradeNo = settled.order.tradeNo
-    return (item, product, settled.order.quantity)
+    do {
+      let settled = try await settlement.settleLocked(
+        order, product: product, transaction: transaction, source: .receipt, cause: .receipt,
+        record: nil, on: tx)
+      item.status = settled.delivery.newlyGranted ? .settled : .restored
+      item.tradeNo = settled.order.tradeNo
+      return (item, product, settled.order.quantity)
+    } catch SettlementRefusal.transactionAlreadyUsed where known == nil {
+      throw LostRace()
+    } catch let refusal as SettlementRefusal {
+      item.status = .refused
+      item.code = refusal.code
+      return (item, product, quantity)
+    }
   }
 }

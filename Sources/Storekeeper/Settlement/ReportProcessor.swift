@@ -28,7 +28,7 @@ struct ReportProcessor: Sendable {
           order: context.order,
           delivery: Delivery(
             product: context.product, quantity: context.order.quantity,
-            transactionId: context.order.transactionId)))
+            transactionId: context.order.transactionId, newlyGranted: false)))
     }
     let order = context.order
     var record = ReportStore.Record.new(proof)

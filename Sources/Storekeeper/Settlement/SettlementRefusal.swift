@@ -13,6 +13,8 @@ enum SettlementRefusal: Error, Equatable, Sendable {
   case accountTokenMismatch
   case transactionAlreadyUsed(transactionId: String?, productId: String)
   case quantityMismatch(charged: Int, ordered: Int32)
+  /// A receipt whose purchases are all another user's; who owns them is not said.
+  case purchaseNotYours
 
   /// The stable machine code, as problem+json and `trade_reports.outcome_code` spell it.
   var code: String {
@@ -26,6 +28,7 @@ enum SettlementRefusal: Error, Equatable, Sendable {
     case .accountTokenMismatch: "account_token_mismatch"
     case .transactionAlreadyUsed: "transaction_already_used"
     case .quantityMismatch: "quantity_mismatch"
+    case .purchaseNotYours: "purchase_not_yours"
     }
   }
 
@@ -50,6 +53,7 @@ enum SettlementRefusal: Error, Equatable, Sendable {
       "every transaction for \(productId) in this proof already settled another order"
     case .quantityMismatch(let charged, let ordered):
       "Apple charged for \(charged), the order is for \(ordered)"
+    case .purchaseNotYours: "the purchases in this proof belong to another user"
     }
   }
 }

@@ -9,6 +9,9 @@ struct SettlementService: Sendable {
   let database: PostgresPool
   let orders: OrderRepository
   let reports: ReportStore
+  /// `SANDBOX_POLICY=credit`: sandbox purchases (App Review, TestFlight) credit balances like
+  /// real ones; otherwise they settle and are recorded, and credit nothing.
+  var sandboxCredits = true
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 
@@ -38,11 +41,12 @@ struct SettlementService: Sendable {
     source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
     on tx: PostgresTransaction
   ) async throws -> SettledOrder {
-    let delivery = { (order: Order) in
+    let delivery = { (order: Order, newlyGranted: Bool) in
       SettledOrder(
         order: order,
         delivery: Delivery(
-          product: product, quantity: order.quantity, transactionId: order.transactionId))
+          product: product, quantity: order.quantity, transactionId: order.transactionId,
+          newlyGranted: newlyGranted))
     }
     if order.tradeStatus == .tradeSuccess {
       guard order.transactionId == transaction.transactionId else {
@@ -57,7 +61,7 @@ struct SettlementService: Sendable {
       case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
       case nil: break
       }
-      return delivery(order)
+      return delivery(order, false)
     }
     let transition: OrderTransition
     do {
@@ -68,8 +72,9 @@ struct SettlementService: Sendable {
       throw SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
     }
     var effects = reports.settledEffects(record)
-    if let credit = try Ledger.effect(
-      of: product, kind: .grant, transactionId: transaction.transactionId)
+    if transaction.environment != "Sandbox" || sandboxCredits,
+      let credit = try Ledger.grant(
+        product, transactionId: transaction.transactionId, environment: transaction.environment)
     {
       effects.append(credit)
     }
@@ -86,14 +91,13 @@ struct SettlementService: Sendable {
       ]),
       payment: .init(
         transactionId: transaction.transactionId, environment: transaction.environment),
-      requires: TransactionRecord.claim(
-        transaction, tradeNo: order.tradeNo, userId: order.userId, source: source),
+      requires: TransactionRecord.claim(transaction, for: order, source: source),
       effects: effects, on: tx)
     guard let settled = changed.first else {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: transaction.transactionId, productId: order.productId)
     }
-    return delivery(settled)
+    return delivery(settled, true)
   }
 
   /// Apple's receipts carry no transaction type; signed transactions always do.

@@ -5,11 +5,6 @@ import Postgres
 /// `apple_transactions`: every Apple transaction Storekeeper has seen, once. The primary key on
 /// `transaction_id` is the exactly-once guarantee: the first order to claim a transaction owns it.
 enum TransactionRecord {
-  struct Existing: Sendable {
-    var tradeNo: String?
-    var userId: String?
-  }
-
   /// Epoch milliseconds as an exact timestamptz expression.
   static func time(_ ms: Int64?) -> PostgresQuery {
     guard let ms else { return "NULL::timestamptz" }
@@ -38,38 +33,99 @@ enum TransactionRecord {
     return query
   }
 
-  /// A statement that records the transaction as paying `tradeNo` and yields a row only if
-  /// it did: new, known without an owner (a receipt posted without a user), or already this
-  /// order's. A transaction another order owns yields nothing — the row lock the upsert takes
-  /// makes two orders racing for one transaction take turns, and the second sees the first's.
-  static func claim(
-    _ transaction: VerifiedTransaction, tradeNo: String, userId: String, source: TransactionSource
-  ) -> PostgresQuery {
-    var query = insert(transaction, source: source, tradeNo: tradeNo, userId: userId)
+  /// A statement that records the transaction as paying `order` and yields a row only if it
+  /// did: new, already this order's, or known without an owner and carrying this order's
+  /// `app_account_token` (a receipt posted without a user, for a purchase this order made). A
+  /// transaction known without an owner and without this order's token is never claimed by a
+  /// later post: only an admin transfer gives it an owner. A transaction another order owns
+  /// yields nothing — the row lock the upsert takes makes two orders racing for one transaction
+  /// take turns, and the second sees the first's.
+  static func claim(_ transaction: VerifiedTransaction, for order: Order, source: TransactionSource)
+    -> PostgresQuery
+  {
+    var query = insert(transaction, source: source, tradeNo: order.tradeNo, userId: order.userId)
     query.append(
       """
        ON CONFLICT (transaction_id) DO UPDATE
         SET trade_no = EXCLUDED.trade_no, user_id = EXCLUDED.user_id
-        WHERE apple_transactions.trade_no IS NULL OR apple_transactions.trade_no = EXCLUDED.trade_no
+        WHERE apple_transactions.trade_no = EXCLUDED.trade_no
+           OR (apple_transactions.trade_no IS NULL
+               AND apple_transactions.app_account_token = \(order.appAccountToken)::uuid)
       RETURNING transaction_id
       """)
     return query
   }
 
-  /// Inserts the transaction without an owner if it is new (returns nil) or returns who owns it
-  /// already, locking its row either way until the surrounding transaction ends.
-  static func insertOrLock(
+  /// A known transaction as its row says: who owns it, and the token it carries.
+  struct Known: Sendable {
+    var tradeNo: String?
+    var userId: String?
+    var appAccountToken: String?
+  }
+
+  /// Locks a transaction's row if it is known.
+  static func find(_ transactionId: String, on tx: PostgresTransaction) async throws -> Known? {
+    guard
+      let row = try await tx.query(
+        """
+        SELECT trade_no, user_id, app_account_token::text AS app_account_token
+        FROM apple_transactions WHERE transaction_id = \(transactionId) FOR UPDATE
+        """
+      ).first
+    else { return nil }
+    return Known(
+      tradeNo: try row.decodeIfPresent("trade_no"), userId: try row.decodeIfPresent("user_id"),
+      appAccountToken: try row.decodeIfPresent("app_account_token"))
+  }
+
+  /// Records a transaction nobody owns yet (a receipt posted without a user, or one that carries
+  /// another user's order token); does nothing if it is known.
+  static func recordUnowned(
     _ transaction: VerifiedTransaction, source: TransactionSource, on tx: PostgresTransaction
-  ) async throws -> Existing? {
+  ) async throws {
     var query = insert(transaction, source: source, tradeNo: nil, userId: nil)
-    query.append(" ON CONFLICT (transaction_id) DO NOTHING RETURNING 1 AS inserted")
-    if try await !tx.query(query).isEmpty { return nil }
-    let rows = try await tx.query(
-      "SELECT trade_no, user_id FROM apple_transactions WHERE transaction_id = \(transaction.transactionId) FOR UPDATE"
-    )
-    guard let row = rows.first else { return Existing(tradeNo: nil, userId: nil) }
-    return Existing(
-      tradeNo: try row.decodeIfPresent("trade_no"), userId: try row.decodeIfPresent("user_id"))
+    query.append(" ON CONFLICT (transaction_id) DO NOTHING")
+    try await tx.execute(query)
+  }
+
+  /// Hands a transaction to another order (an admin transfer), inside the transaction that then
+  /// settles that order with it.
+  static func assign(_ transactionId: String, to order: Order, on tx: PostgresTransaction)
+    async throws
+  {
+    try await tx.execute(
+      """
+      UPDATE apple_transactions SET trade_no = \(order.tradeNo), user_id = \(order.userId)
+      WHERE transaction_id = \(transactionId)
+      """)
+  }
+
+  /// A recorded transaction as the domain sees it again, for a transfer.
+  static func load(_ transactionId: String, on tx: PostgresTransaction) async throws
+    -> VerifiedTransaction?
+  {
+    guard
+      let row = try await tx.query(
+        """
+        SELECT transaction_id, original_transaction_id, bundle_id, product_id, quantity,
+          (extract(epoch FROM purchase_date) * 1000)::bigint AS purchase_ms,
+          (extract(epoch FROM expires_date) * 1000)::bigint AS expires_ms,
+          (extract(epoch FROM revocation_date) * 1000)::bigint AS revocation_ms,
+          revocation_reason, app_account_token::text AS app_account_token, environment, type
+        FROM apple_transactions WHERE transaction_id = \(transactionId)
+        """
+      ).first
+    else { return nil }
+    return VerifiedTransaction(
+      transactionId: try row.decode("transaction_id"),
+      originalTransactionId: try row.decode("original_transaction_id"),
+      bundleId: try row.decode("bundle_id"), productId: try row.decode("product_id"),
+      quantity: try row.decode("quantity"), purchaseDate: try row.decode("purchase_ms"),
+      expiresDate: try row.decodeIfPresent("expires_ms"),
+      revocationDate: try row.decodeIfPresent("revocation_ms"),
+      revocationReason: try row.decodeIfPresent("revocation_reason"),
+      appAccountToken: try row.decodeIfPresent("app_account_token"),
+      environment: try row.decode("environment"), type: try row.decodeIfPresent("type"))
   }
 
   /// Locks a known transaction; `known` is false when Storekeeper has never seen it, and

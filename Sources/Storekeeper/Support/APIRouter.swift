@@ -22,6 +22,10 @@ struct APIRouter {
         throw refusal.problem
       } catch let refusal as NotificationRefusal {
         throw refusal.problem
+      } catch let refusal as TransferRefusal {
+        throw refusal.problem
+      } catch let refusal as OrderRefusal {
+        throw refusal.problem
       } catch let refused as OrderStateMachine.Refused {
         context.logger.error("illegal order transition", ["error": .string(refused.description)])
         throw refused.problem

@@ -8,7 +8,7 @@ extension SettlementRefusal {
     switch self {
     case .orderNotFound:
       HTTPError(404, code: code, detail: detail)
-    case .orderAlreadyPaid, .orderRefunded, .transactionAlreadyUsed:
+    case .orderAlreadyPaid, .orderRefunded, .transactionAlreadyUsed, .purchaseNotYours:
       HTTPError(409, code: code, detail: detail)
     case .invalidProof(let reason, let field):
       HTTPError(
@@ -31,6 +31,15 @@ extension OrderRefusal {
         422, code: "quantity_not_allowed",
         detail: "only consumables can be bought more than once per order",
         fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
+    }
+  }
+}
+
+extension TransferRefusal {
+  var problem: HTTPError {
+    switch self {
+    case .transactionNotFound: HTTPError(404, code: code, detail: detail)
+    case .alreadyOwned, .notTransferable: HTTPError(409, code: code, detail: detail)
     }
   }
 }

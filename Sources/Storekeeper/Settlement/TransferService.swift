@@ -1,0 +1,66 @@
+import Postgres
+
+/// Moves a purchase to another user: the one explicit way a purchase changes hands. In one
+/// database transaction the old order closes as `transferred` (what it credited taken back),
+/// and a new order of origin `transfer` is paid for the new owner with the same Apple
+/// transaction, through the same settlement as any purchase. Renewals follow, since they go to
+/// the owner of the subscription's latest transaction.
+struct TransferService: Sendable {
+  let settlement: SettlementService
+  let catalog: CatalogRepository
+
+  private var orders: OrderRepository { settlement.orders }
+
+  struct Result: Encodable, Sendable {
+    var transactionId: String
+    var fromTradeNo: String?
+    var order: Order
+
+    enum CodingKeys: String, CodingKey {
+      case transactionId = "transaction_id"
+      case fromTradeNo = "from_trade_no"
+      case order
+    }
+  }
+
+  func transfer(_ transactionId: String, to userId: String, by admin: String, reason: String?)
+    async throws -> Result
+  {
+    try await orders.database.withTransaction { tx in
+      guard let known = try await TransactionRecord.find(transactionId, on: tx),
+        let transaction = try await TransactionRecord.load(transactionId, on: tx)
+      else { throw TransferRefusal.transactionNotFound(transactionId) }
+      guard known.userId != userId else { throw TransferRefusal.alreadyOwned }
+      guard transaction.revocationDate == nil else {
+        throw TransferRefusal.notTransferable("Apple refunded or revoked it")
+      }
+      var detail: [String: JSONValue] = [
+        "transaction_id": .string(transactionId), "admin": .string(admin),
+        "to_user_id": .string(userId),
+      ]
+      if let reason { detail["reason"] = .string(reason) }
+      if let tradeNo = known.tradeNo {
+        guard let old = try await orders.find(tradeNo, lock: true, on: tx),
+          let transition = try? OrderStateMachine.transition(
+            from: old.tradeStatus, closeReason: old.closeReason, on: .transferred)
+        else { throw TransferRefusal.notTransferable("its order is not paid") }
+        try await orders.transition(
+          .order(tradeNo), transition, cause: .admin, detail: .object(detail),
+          effects: [Ledger.reverse(.transferred, transactionId: transactionId)], on: tx)
+        try await orders.detachTransaction(tradeNo, on: tx)
+        detail["from_trade_no"] = .string(tradeNo)
+      }
+      guard let product = try await catalog.product(transaction.productId, on: tx),
+        let order = try await orders.createForPurchase(
+          userId: userId, productId: product.productId,
+          quantity: Int32(clamping: max(1, min(10, transaction.quantity))), origin: .transfer,
+          reason: .createdForTransfer, cause: .admin, detail: .object(detail), on: tx)
+      else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
+      try await TransactionRecord.assign(transactionId, to: order, on: tx)
+      let settled = try await settlement.settleLocked(
+        order, product: product, transaction: transaction,
+        source: SettlementService.source(of: transaction), cause: .admin, record: nil, on: tx)
+      return Result(transactionId: transactionId, fromTradeNo: known.tradeNo, order: settled.order)
+    }
+  }
+}

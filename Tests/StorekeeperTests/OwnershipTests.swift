@@ -1,0 +1,162 @@
+import AppStore
+import Foundation
+import Postgres
+import Testing
+
+@testable import Storekeeper
+
+/// Issue 10's ownership rules, through the domain: a purchase is credited to one user only.
+@Suite struct OwnershipTests {
+  static func statuses(_ outcome: ReceiptOutcome) -> [ReceiptOutcome.Status] {
+    outcome.transactions.map(\.status)
+  }
+
+  @Test func aPurchaseMadeForAnOrderCreditsOnlyThatOrdersUser() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "alice")
+      let purchase = h.transaction(for: order)
+      let stolen = try await h.receipts.apply([purchase], userId: "mallory", productId: nil)
+      #expect(Self.statuses(stolen) == [.notYours])
+      #expect(stolen.transactions.first?.tradeNo == nil)
+      #expect(stolen.delivery.isEmpty)
+      #expect(try await h.gold("mallory") == 0)
+
+      let mine = try await h.receipts.apply([purchase], userId: "alice", productId: nil)
+      #expect(Self.statuses(mine) == [.settled])
+      #expect(mine.transactions.first?.tradeNo == order.tradeNo)
+      #expect(mine.delivery.map(\.newlyGranted) == [true])
+      #expect(try await h.gold("alice") == 100)
+
+      let again = try await h.receipts.apply([purchase], userId: "alice", productId: nil)
+      #expect(Self.statuses(again) == [.restored])
+      #expect(again.delivery.map(\.newlyGranted) == [false])
+      #expect(
+        Self.statuses(try await h.receipts.apply([purchase], userId: "mallory", productId: nil))
+          == [.notYours])
+      #expect(try await h.gold("alice") == 100)
+      #expect(try await h.gold("mallory") == 0)
+    }
+  }
+
+  @Test func aPurchaseWithoutATokenBelongsToWhoeverItFirstSettledFor() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "bob")
+      var purchase = h.transaction(for: order)
+      purchase.appAccountToken = nil
+      let first = try await h.receipts.apply([purchase], userId: "bob", productId: nil)
+      #expect(Self.statuses(first) == [.settled])
+      let other = try await h.receipts.apply([purchase], userId: "mallory", productId: nil)
+      #expect(Self.statuses(other) == [.notYours])
+      #expect(try await h.gold("bob") == 100)
+      #expect(try await h.gold("mallory") == 0)
+    }
+  }
+
+  @Test func aPostNamingNoUserLeavesNothingClaimableButByItsOrder() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "carol")
+      var anonymous = h.transaction(for: order)
+      anonymous.appAccountToken = nil
+      let recorded = try await h.receipts.apply([anonymous], userId: nil, productId: nil)
+      #expect(Self.statuses(recorded) == [.recorded])
+      // Later, anyone holding the receipt: refused; nothing credited.
+      #expect(
+        Self.statuses(try await h.receipts.apply([anonymous], userId: "mallory", productId: nil))
+          == [.notYours])
+      #expect(
+        Self.statuses(try await h.receipts.apply([anonymous], userId: "carol", productId: nil))
+          == [.notYours])
+
+      // One that carries an order's token is claimed by that order's own report.
+      let second = try await h.newOrder(user: "carol")
+      let bought = h.transaction(for: second)
+      _ = try await h.receipts.apply([bought], userId: nil, productId: nil)
+      let settled = try await h.settlement.settle(
+        second.tradeNo, product: try await h.product(), transactions: [bought], record: nil,
+        cause: .report)
+      #expect(settled.order.tradeStatus == .tradeSuccess)
+      #expect(try await h.gold("carol") == 100)
+      #expect(try await h.gold("mallory") == 0)
+    }
+  }
+
+  @Test func anAdminTransferMovesThePurchaseAndItsCreditOnce() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "dave", quantity: 2)
+      let purchase = h.transaction(for: order)
+      _ = try await h.settlement.settle(
+        order.tradeNo, product: try await h.product(), transactions: [purchase], record: nil,
+        cause: .report)
+      let transfers = TransferService(settlement: h.settlement, catalog: h.catalog)
+      let moved = try await transfers.transfer(
+        purchase.transactionId, to: "erin", by: "ops", reason: "account merge")
+      #expect(moved.fromTradeNo == order.tradeNo)
+      #expect(moved.order.userId == "erin" && moved.order.origin == .transfer)
+      #expect(moved.order.tradeStatus == .tradeSuccess)
+      #expect(try await h.gold("dave") == 0)
+      #expect(try await h.gold("erin") == 200)
+      let old = try #require(try await h.orders.find(order.tradeNo))
+      #expect(old.closeReason == .transferred && old.transactionId == nil)
+      #expect(try await h.events(order.tradeNo) == ["created", "paid", "transferred"])
+      await #expect(throws: TransferRefusal.alreadyOwned) {
+        _ = try await transfers.transfer(purchase.transactionId, to: "erin", by: "ops", reason: nil)
+      }
+      await #expect(throws: TransferRefusal.transactionNotFound("nope")) {
+        _ = try await transfers.transfer("nope", to: "erin", by: "ops", reason: nil)
+      }
+      // The new owner's receipt restores it; the old owner's does not.
+      #expect(
+        Self.statuses(try await h.receipts.apply([purchase], userId: "erin", productId: nil))
+          == [.restored])
+      #expect(
+        Self.statuses(try await h.receipts.apply([purchase], userId: "dave", productId: nil))
+          == [.notYours])
+    }
+  }
+
+  @Test func aRefundTakesBackWhatWasCreditedEvenAfterTheGrantsWereEdited() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "fay")
+      let purchase = h.transaction(for: order)
+      _ = try await h.settlement.settle(
+        order.tradeNo, product: try await h.product(), transactions: [purchase], record: nil,
+        cause: .report)
+      try await h.database.execute(
+        "UPDATE products SET grants = '{\"balance\": {\"gold\": 999}}' WHERE product_id = 'gold.100'"
+      )
+      let refund = try NotificationEffectsTests.stored("REFUND", transaction: purchase)
+      _ = try await NotificationEffectsTests.apply(h, refund)
+      #expect(try await h.gold("fay") == 0)
+    }
+  }
+
+  @Test func sandboxPurchasesCreditOnlyWhenThePolicySaysAndAreShownAsSuch() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      var recordOnly = h.settlement
+      recordOnly.sandboxCredits = false
+      let order = try await h.newOrder(user: "gus")
+      var sandbox = h.transaction(for: order)
+      sandbox.environment = "Sandbox"
+      let paid = try await recordOnly.settle(
+        order.tradeNo, product: try await h.product(), transactions: [sandbox], record: nil,
+        cause: .report)
+      #expect(paid.order.tradeStatus == .tradeSuccess && paid.order.environment == "Sandbox")
+      #expect(try await h.gold("gus") == 0)
+
+      let credited = try await h.newOrder(user: "gus")
+      var second = h.transaction(for: credited)
+      second.environment = "Sandbox"
+      _ = try await h.settlement.settle(
+        credited.tradeNo, product: try await h.product(), transactions: [second], record: nil,
+        cause: .report)
+      let view = try await h.entitlements.view(userId: "gus")
+      #expect(view.balances["gold"] == 100 && view.sandboxBalances["gold"] == 100)
+    }
+  }
+}

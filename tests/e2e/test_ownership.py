@@ -1,0 +1,98 @@
+"""Issue 10, ownership: a purchase is credited to one user, whatever path its proof takes, and
+only an admin moves it. Every answer that delivers says whether this request granted it."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import unique
+
+GOLD = "com.example.tests.ownership.gold"
+PROOFS = ["signed_transaction", "receipt"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def catalog(api):
+    api.put_product(GOLD, grants={"balance": {"gold": 100}}, content={"gold": 100})
+
+
+def bought_for_an_order(api, fake_appstore, user):
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    return order, purchase
+
+
+def transfer(api, transaction_id, user, admin=True):
+    return api.request("POST", f"/admin/v1/transactions/{transaction_id}/transfer", admin=admin,
+                       json={"to_user_id": user, "reason": "e2e"})
+
+
+@pytest.mark.parametrize("proof", PROOFS)
+def test_a_purchase_made_for_an_order_cannot_be_taken_by_another_user(api, fake_appstore, proof):
+    alice, mallory = unique("alice"), unique("mallory")
+    order, purchase = bought_for_an_order(api, fake_appstore, alice)
+    # Before Alice reports, someone with a copy of her proof posts it as theirs.
+    stolen = api.receipts(user_id=mallory, **{proof: purchase[proof]})
+    assert stolen.status_code == 409, stolen.text
+    assert stolen.json()["code"] == "purchase_not_yours"
+    assert alice not in stolen.text and order["trade_no"] not in stolen.text
+    assert api.balance(mallory) == 0
+    # Alice's own report still settles her order, and grants once.
+    mine = api.report(order["trade_no"], **{proof: purchase[proof]})
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["delivery"]["newly_granted"] is True
+    assert api.balance(alice) == 100
+    again = api.receipts(user_id=mallory, **{proof: purchase[proof]})
+    assert again.status_code == 409 and api.balance(mallory) == 0
+
+
+@pytest.mark.parametrize("proof", PROOFS)
+def test_a_purchase_without_a_token_is_its_first_owners(api, fake_appstore, proof):
+    bob, mallory = unique("bob"), unique("mallory")
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    first = api.receipts(user_id=bob, **{proof: purchase[proof]})
+    assert first.status_code == 200, first.text
+    assert [t["status"] for t in first.json()["transactions"]] == ["settled"]
+    other = api.receipts(user_id=mallory, **{proof: purchase[proof]})
+    assert other.status_code == 409 and other.json()["code"] == "purchase_not_yours"
+    assert (api.balance(bob), api.balance(mallory)) == (100, 0)
+
+
+def test_a_repeated_receipt_delivers_again_but_grants_once(api, fake_appstore):
+    user = unique("repeat")
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    answers = [api.receipts(user_id=user, receipt=purchase["receipt"]) for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 200], [a.text for a in answers]
+    assert [[d["newly_granted"] for d in a.json()["delivery"]] for a in answers] == [[True], [False], [False]]
+    assert all(a.json()["delivery"][0]["content"] == {"gold": 100} for a in answers)
+    assert api.balance(user) == 100
+
+
+def test_an_admin_moves_a_purchase_once_and_audits_it_in_the_history(api, fake_appstore):
+    alice, erin = unique("alice"), unique("erin")
+    order, purchase = bought_for_an_order(api, fake_appstore, alice)
+    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    tx = purchase["transaction_id"]
+
+    assert transfer(api, tx, erin, admin=False).status_code == 401
+    missing = transfer(api, "999999999999999", erin)
+    assert missing.status_code == 404 and missing.json()["code"] == "transaction_not_found"
+
+    moved = transfer(api, tx, erin)
+    assert moved.status_code == 200, moved.text
+    body = moved.json()
+    assert body["from_trade_no"] == order["trade_no"]
+    assert body["order"]["user_id"] == erin and body["order"]["trade_status"] == "TRADE_SUCCESS"
+    assert (api.balance(alice), api.balance(erin)) == (0, 100)
+    old = api.admin_order(order["trade_no"])
+    assert old["order"]["close_reason"] == "transferred"
+    last = old["history"][-1]
+    assert (last["reason"], last["cause"]) == ("transferred", "admin")
+    assert last["detail"]["to_user_id"] == erin and last["detail"]["admin"]
+
+    again = transfer(api, tx, erin)
+    assert again.status_code == 409 and again.json()["code"] == "already_owned"
+    # Alice's copy of the proof no longer gets her anything.
+    r = api.receipts(user_id=alice, signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 409
+    assert (api.balance(alice), api.balance(erin)) == (0, 100)
