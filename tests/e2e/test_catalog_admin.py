@@ -237,6 +237,16 @@ def test_sort_order_written_as_an_integral_number_is_an_integer(api):
     assert r.json()["sort_order"] == 7
 
 
+def test_grant_amounts_and_durations_written_as_integral_numbers_are_integers(api):
+    gold = put(api, P + "grants.integral", grants={"balance": {"gold": 100.0}})
+    assert gold.status_code in (200, 201), gold.text
+    assert gold.json()["grants"] == {"balance": {"gold": 100}}
+    vip = put(api, P + "grants.integral.vip", type="non_renewing",
+              grants={"entitlement": "vip", "duration_days": 3e1})
+    assert vip.status_code in (200, 201), vip.text
+    assert vip.json()["grants"] == {"entitlement": "vip", "duration_days": 30}
+
+
 def test_an_empty_patch_is_refused(api):
     api.put_product(P + "patch.empty")
     revision = admin_product(api, P + "patch.empty").json()["revision"]
@@ -341,6 +351,11 @@ def put(api, product_id, **overrides):
     ({"grants": None}, "grants"),
     ({"active": None}, "active"),
     ({"sort_order": 4.5}, "sort_order"),
+    ({"grants": {"balance": None}}, "grants.balance"),
+    ({"grants": {"balance": {"gold": None}}}, "grants.balance.gold"),
+    ({"grants": {"balance": {"gold": 1.5}}}, "grants.balance.gold"),
+    ({"type": "non_renewing", "grants": {"entitlement": None, "duration_days": 30}}, "grants.entitlement"),
+    ({"type": "non_renewing", "grants": {"entitlement": "vip", "duration_days": 30.5}}, "grants.duration_days"),
 ])
 def test_invalid_products_are_refused_with_field_errors(api, overrides, field):
     product_id = P + "invalid"

@@ -92,23 +92,8 @@ struct ProductDraft: Sendable, Equatable {
   }
 
   private mutating func apply(grantsAndContentFrom fields: inout RequestFields) {
-    if let grantsValue = fields.object("grants") {
-      do {
-        let bytes = try JSONCoding.encode(grantsValue)
-        if case .object(let keys) = grantsValue,
-          let unknown = keys.keys.sorted().first(where: {
-            !["balance", "entitlement", "duration_days"].contains($0)
-          })
-        {
-          fields.fail("grants.\(unknown)", "is not a known grant")
-        }
-        grants = try JSONCoding.decode(Grants.self, from: bytes)
-      } catch {
-        fields.fail(
-          "grants",
-          "must look like {\"balance\": {\"gold\": 100}} or {\"entitlement\": \"vip\", \"duration_days\": 30}"
-        )
-      }
+    if case .object(let object)? = fields.object("grants") {
+      grants = Grants.read(object, into: &fields)
     }
     if let contentValue = fields.object("content") {
       if let bytes = try? JSONCoding.encode(contentValue), bytes.count > Self.maxContentBytes {
