@@ -1,5 +1,4 @@
 import Foundation
-import HTTP
 import Postgres
 
 /// Products in PostgreSQL. Every write bumps the revision, keeps price history and NOTIFYs
@@ -68,7 +67,9 @@ struct CatalogRepository: Sendable {
           revision = products.revision + 1, updated_at = now()
         RETURNING \(unescaped: Product.columns)
         """)
-      guard let row = rows.first else { throw HTTPError(500, code: "internal_error") }
+      guard let row = rows.first else {
+        throw PostgresError(kind: .decoding, message: "the product upsert returned no row")
+      }
       let product = try Product(row: row)
       if current?.price != draft.price || current?.currency != draft.currency {
         try await tx.execute(
@@ -92,17 +93,11 @@ struct CatalogRepository: Sendable {
       let current = try await tx.query(
         "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
       ).first.map(Product.init(row:))
-      guard current != nil else {
-        throw HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
-      }
+      guard current != nil else { throw CatalogRefusal.productNotFound(productId) }
       try Self.checkPrecondition(ifMatch, current: current)
       let ordered = try await tx.query(
         "SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1")
-      guard ordered.isEmpty else {
-        throw HTTPError(
-          409, code: "product_has_orders",
-          detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
-      }
+      guard ordered.isEmpty else { throw CatalogRefusal.productHasOrders(productId) }
       try await tx.execute("DELETE FROM product_price_history WHERE product_id = \(productId)")
       try await tx.execute("DELETE FROM products WHERE product_id = \(productId)")
       try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
@@ -114,10 +109,6 @@ struct CatalogRepository: Sendable {
     let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     let matches =
       if let current { tags.contains("*") || tags.contains(current.etag) } else { false }
-    guard matches else {
-      throw HTTPError(
-        412, code: "precondition_failed",
-        detail: "the product changed since it was read; fetch it again")
-    }
+    guard matches else { throw CatalogRefusal.preconditionFailed }
   }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import HTTP
 
 /// A validated product as an admin wants it stored: built from a PUT body, or from a PATCH body
 /// laid over the current product. Every problem is reported with its field.

@@ -26,6 +26,8 @@ struct APIRouter {
         throw refusal.problem
       } catch let refusal as OrderRefusal {
         throw refusal.problem
+      } catch let refusal as CatalogRefusal {
+        throw refusal.problem
       } catch let refused as OrderStateMachine.Refused {
         context.logger.error("illegal order transition", ["error": .string(refused.description)])
         throw refused.problem

@@ -44,6 +44,23 @@ extension TransferRefusal {
   }
 }
 
+extension CatalogRefusal {
+  var problem: HTTPError {
+    switch self {
+    case .productNotFound(let productId):
+      HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
+    case .preconditionFailed:
+      HTTPError(
+        412, code: "precondition_failed",
+        detail: "the product changed since it was read; fetch it again")
+    case .productHasOrders(let productId):
+      HTTPError(
+        409, code: "product_has_orders",
+        detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
+    }
+  }
+}
+
 extension NotificationRefusal {
   var problem: HTTPError { HTTPError(400, code: code, detail: detail) }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import HTTP
 
 /// The one JSON configuration of the API: explicit snake_case coding keys on every model,
 /// sorted keys so equal values give equal bytes (ETags, idempotent replays).
@@ -12,14 +11,6 @@ enum JSONCoding {
 
   static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
     Array(try encoder().encode(value))
-  }
-
-  static func response<T: Encodable>(_ value: T, status: Int = 200, headers: HTTPHeaders = .init())
-    throws -> Response
-  {
-    var response = Response(status: status, headers: headers, body: try encode(value))
-    response.headers.replaceOrAdd("Content-Type", "application/json")
-    return response
   }
 
   static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
