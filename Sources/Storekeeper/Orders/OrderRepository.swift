@@ -21,31 +21,45 @@ struct OrderRepository: Sendable {
   ) async throws -> CreateOutcome {
     let tradeNo = TradeNumber.make()
     let token = AccountToken.make()
-    let rows = try await executor.query(
-      """
-      WITH p AS (
-        SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
-      ), o AS (
-        INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
-                            app_account_token, trade_status, expires_at)
-        SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
-               p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
-               now() + \(ttlSeconds)::int * interval '1 second'
-        FROM p WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
-        RETURNING *
-      ), e AS (
-        INSERT INTO order_events (trade_no, to_status, reason, cause)
-        SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
-      )
-      SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columnsOfO)
-      FROM p LEFT JOIN o ON true
-      """)
+    let rows: [PostgresRow]
+    do {
+      rows = try await executor.query(
+        query(tradeNo, token, userId, productId, quantity, ttlSeconds))
+    } catch let error as PostgresError where error.sqlState == PostgresError.foreignKeyViolation {
+      // The product was deleted between this statement's read and its insert (an admin DELETE
+      // holds the row lock meanwhile): it is gone, as if it had never been read.
+      return .productNotFound
+    }
     guard let row = rows.first else { return .productNotFound }
     if try row.decodeIfPresent("trade_no", as: String.self) != nil {
       return .created(try Order(row: row))
     }
     let active: Bool = try row.decode("product_active")
     return active ? .quantityNotAllowed : .productInactive
+  }
+
+  private func query(
+    _ tradeNo: String, _ token: String, _ userId: String, _ productId: String, _ quantity: Int32,
+    _ ttlSeconds: Int
+  ) -> PostgresQuery {
+    """
+    WITH p AS (
+      SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
+    ), o AS (
+      INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
+                          app_account_token, trade_status, expires_at)
+      SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
+             p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
+             now() + \(ttlSeconds)::int * interval '1 second'
+      FROM p WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
+      RETURNING *
+    ), e AS (
+      INSERT INTO order_events (trade_no, to_status, reason, cause)
+      SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
+    )
+    SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columnsOfO)
+    FROM p LEFT JOIN o ON true
+    """
   }
 
   /// An order Storekeeper opens for a purchase that came without one (a receipt, a renewal),
