@@ -45,6 +45,25 @@ import Testing
     return code
   }
 
+  @Test func theClientAddressIsThePeerWithoutItsPort() {
+    #expect(AdminAuthenticator.host(ofPeer: "192.0.2.1:5000") == "192.0.2.1")
+    #expect(AdminAuthenticator.host(ofPeer: "[2001:db8::1]:443") == "2001:db8::1")
+    #expect(AdminAuthenticator.host(ofPeer: "[::1]:8080") == "::1")
+    #expect(AdminAuthenticator.host(ofPeer: "unknown") == "unknown")
+  }
+
+  @Test func failuresCountPerAddressWhateverThePeerPort() async throws {
+    let router = try Self.app(limit: 2).router
+    for port in [40001, 40002] {
+      let wrong = await Self.send(
+        router, .get, "/admin/v1/orders", token: "guess-0123456789", from: "192.0.2.9:\(port)")
+      #expect(wrong.status == 401)
+    }
+    let refused = await Self.send(
+      router, .get, "/admin/v1/orders", token: Self.writer, from: "192.0.2.9:40003")
+    #expect(refused.status == 429)
+  }
+
   @Test func theSHA256DigestIsOpenSSLs() {
     let hex = TokenDigest.sha256(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
     #expect(hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

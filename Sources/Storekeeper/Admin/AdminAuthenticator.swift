@@ -13,10 +13,22 @@ struct AdminAuthenticator: Sendable {
     self.limiter = limiter
   }
 
-  /// The address a request came from. The one place it is read, so resolving a trusted
+  /// The address a request came from, without the peer's port (each connection has its own,
+  /// and failures are counted per address). The one place it is read, so resolving a trusted
   /// proxy's `X-Forwarded-For` can be added here alone.
   static func clientAddress(_ request: Request, _ context: Context) -> String {
-    context.remoteAddress
+    host(ofPeer: context.remoteAddress)
+  }
+
+  /// `192.0.2.1:5000` → `192.0.2.1`, `[2001:db8::1]:443` → `2001:db8::1`; anything else as is.
+  static func host(ofPeer peer: String) -> String {
+    if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+      return String(peer[peer.index(after: peer.startIndex)..<close])
+    }
+    if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon {
+      return String(peer[..<colon])
+    }
+    return peer
   }
 
   /// `authenticate(_:_:scope:)` with the scope the request's method needs: looking (GET,
