@@ -17,7 +17,10 @@ let package = Package(
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
     .target(name: "AppStore", dependencies: ["COpenSSL", "StorekeeperLogging"]),
-    .target(name: "Storekeeper", dependencies: ["HTTP", "Postgres", "AppStore", "StorekeeperLogging"]),
+    // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
+    .target(
+      name: "Storekeeper",
+      dependencies: ["HTTP", "Postgres", "AppStore", "COpenSSL", "StorekeeperLogging"]),
     .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.

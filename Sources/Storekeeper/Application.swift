@@ -15,11 +15,19 @@ public final class Application: Sendable {
   let catalog: CatalogCache
   let listener: PostgresListener
   let server: HTTPServer
+  /// The admin listener (`ADMIN_PORT`), serving the admin API and `/metrics` apart from the
+  /// public port; nil when both are served on the public port.
+  let adminServer: HTTPServer?
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
   /// The routes with their handlers: served by `server`, and callable in-process by tests.
   let router: Router
-  var routes: [(method: HTTPMethod, pattern: String)] { router.routes }
+  /// The admin listener's routes, when it has its own.
+  let adminRouter: Router?
+  /// Every route served, on either listener.
+  var routes: [(method: HTTPMethod, pattern: String)] {
+    router.routes + (adminRouter?.routes ?? [])
+  }
 
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
@@ -72,33 +80,62 @@ public final class Application: Sendable {
       database: database, verifier: verifier.signed, settlement: settlement,
       catalog: catalogRepository, clock: clock, logger: logger.with("component", "notifications"))
     let auth = AdminAuthenticator(
-      tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
+      tokens: config.adminTokens,
+      limiter: AdminFailureLimiter(
+        limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs))
 
     var router = APIRouter(logger: logger.with("component", "http"))
     OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
       .register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
-    MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics).register(&router)
-    AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
       ttlSeconds: config.orderTTLSeconds
     ).register(&router)
-    AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
-    AdminTransactionRoutes(
-      auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
-    ).register(&router)
     SettlementRoutes(processor: processor, receipts: receipts).register(&router)
     EntitlementRoutes(repository: entitlements).register(&router)
-    NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })
-      .register(&router)
+    let notificationRoutes = NotificationRoutes(
+      service: notifications, auth: auth, wake: { notificationBox.wake() })
+    notificationRoutes.register(&router)
 
-    self.router = router.router
+    // The admin surface: the admin API and /metrics, on the public listener or on its own.
+    func registerAdmin(_ router: inout APIRouter) {
+      MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics)
+        .register(&router)
+      AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
+        .register(&router)
+      AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
+      AdminTransactionRoutes(
+        auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
+      ).register(&router)
+      notificationRoutes.registerAdmin(&router)
+      AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
+    }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
     serverConfig.port = config.port
     serverConfig.eventLoopCount = config.eventLoops
+    if let adminPort = config.adminPort {
+      var admin = APIRouter(logger: logger.with("component", "http-admin"))
+      OperationsRoutes.registerLiveness(&admin)
+      registerAdmin(&admin)
+      var adminConfig = serverConfig
+      adminConfig.host = config.adminHost ?? config.host
+      adminConfig.port = adminPort
+      // Admin traffic is light: one loop keeps the listener from costing a thread per core.
+      adminConfig.eventLoopCount = 1
+      adminRouter = admin.router
+      adminServer = HTTPServer(
+        configuration: adminConfig, router: admin.router,
+        logger: logger.with("component", "http-admin"), observer: requestMetrics)
+    } else {
+      registerAdmin(&router)
+      adminRouter = nil
+      adminServer = nil
+    }
+
+    self.router = router.router
     server = HTTPServer(
       configuration: serverConfig, router: router.router, logger: logger.with("component", "http"),
       observer: requestMetrics)
@@ -170,6 +207,12 @@ public final class Application: Sendable {
     try await catalog.reload()
     listener.start()
     let port = try server.start()
+    if let adminServer {
+      let adminPort = try adminServer.start()
+      logger.notice(
+        "admin API serving",
+        ["host": .string(config.adminHost ?? config.host), "port": .int(adminPort)])
+    }
     for loop in loops { loop.start() }
     logger.notice("storekeeper serving", ["host": .string(config.host), "port": .int(port)])
     return port
@@ -179,6 +222,7 @@ public final class Application: Sendable {
   public func shutdown() async {
     logger.notice("shutting down")
     await server.shutdown()
+    await adminServer?.shutdown()
     for loop in loops { await loop.stop() }
     listener.stop()
     await database.shutdown()

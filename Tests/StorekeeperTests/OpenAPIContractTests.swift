@@ -41,4 +41,34 @@ import Testing
     #expect(served.subtracting(documented).sorted() == [], "served but not documented")
     #expect(documented.subtracting(served).sorted() == [], "documented but not served")
   }
+
+  /// With `ADMIN_PORT`, the two listeners split the spec between them: the admin API and
+  /// `/metrics` only on the admin one, everything else only on the public one (`/healthz` on
+  /// both), and together still exactly the spec.
+  @Test func aSeparateAdminListenerSplitsTheRoutesAndStillServesTheSpec() async throws {
+    var config = AppConfig(
+      databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.contract")
+    config.adminPort = 0
+    let app = try Application(config: config, logger: Logger(label: "test", level: .critical))
+    let admin = try #require(app.adminRouter)
+    func names(_ routes: [(method: HTTPMethod, pattern: String)]) -> Set<String> {
+      Set(routes.map { "\($0.method.rawValue) \($0.pattern)" })
+    }
+    func isAdminSurface(_ route: String) -> Bool {
+      route.contains(" /admin/") || route.hasSuffix(" /metrics")
+    }
+    let publicRoutes = names(app.router.routes)
+    let adminRoutes = names(admin.routes)
+    #expect(publicRoutes.filter(isAdminSurface).sorted() == [])
+    #expect(adminRoutes.filter { !isAdminSurface($0) }.sorted() == ["GET /healthz"])
+    #expect(publicRoutes.union(adminRoutes) == (try Self.specRoutes()))
+    #expect(adminRoutes.filter(isAdminSurface).count >= 10)
+    for target in ["/admin/v1/products", "/metrics", "/admin/v1/audit"] {
+      let response = await app.router.handle(Request(method: .get, target: target))
+      #expect(response.status == 404, "\(target) on the public listener")
+    }
+    #expect(await admin.handle(Request(method: .get, target: "/healthz")).status == 200)
+    #expect(await app.router.handle(Request(method: .get, target: "/healthz")).status == 200)
+    #expect(await admin.handle(Request(method: .get, target: "/v1/products")).status == 404)
+  }
 }

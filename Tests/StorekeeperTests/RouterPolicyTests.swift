@@ -12,7 +12,7 @@ import Testing
   static func app() throws -> Application {
     var config = AppConfig(
       databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.router")
-    config.adminTokens = [("ops", token)]
+    config.adminTokens = [AdminToken(name: "ops", token: token)]
     return try Application(config: config, logger: Logger(label: "test", level: .critical))
   }
 

@@ -253,7 +253,8 @@ class Storekeeper(Process):
         super().__init__(name, [binary, "serve"], env, log_path)
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
-        self.admin_token = env.get("ADMIN_TOKENS", ":").split(":", 1)[1].split(",")[0]
+        # The first entry's token: `name:token`, perhaps with a `:read`/`:write` scope after it.
+        self.admin_token = env.get("ADMIN_TOKENS", ":").split(",")[0].split(":")[1]
         self.client = Client(self.url, self.admin_token)
 
     def start(self, ready_timeout: float = 20) -> "Storekeeper":

@@ -1,27 +1,100 @@
 import HTTP
 
-/// Admin bearer tokens (`ADMIN_TOKENS=name:token,…`). Every comparison runs over every token
-/// and every byte, so the time taken says nothing about how close a guess was.
+/// Admin bearer tokens (`ADMIN_TOKENS`, see `AdminToken`). Every comparison runs over every
+/// token and every byte, so the time taken says nothing about how close a guess was; a token
+/// configured as its SHA-256 is compared digest to digest. Failures are logged (address, path,
+/// reason; never what was presented) and wrong tokens are rate limited per client address.
 struct AdminAuthenticator: Sendable {
-  struct Token: Sendable {
-    var name: String
-    var secret: [UInt8]
+  let tokens: [AdminToken]
+  let limiter: AdminFailureLimiter
+
+  init(tokens: [AdminToken], limiter: AdminFailureLimiter) {
+    self.tokens = tokens
+    self.limiter = limiter
   }
 
-  let tokens: [Token]
+  /// The address a request came from, without the peer's port (each connection has its own,
+  /// and failures are counted per address). The one place it is read, so resolving a trusted
+  /// proxy's `X-Forwarded-For` can be added here alone.
+  static func clientAddress(_ request: Request, _ context: Context) -> String {
+    host(ofPeer: context.remoteAddress)
+  }
 
-  /// Returns the name of the token presented, or throws 401.
-  func authenticate(_ request: Request) throws -> String {
+  /// `192.0.2.1:5000` → `192.0.2.1`, `[2001:db8::1]:443` → `2001:db8::1`; anything else as is.
+  static func host(ofPeer peer: String) -> String {
+    if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+      return String(peer[peer.index(after: peer.startIndex)..<close])
+    }
+    if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon {
+      return String(peer[..<colon])
+    }
+    return peer
+  }
+
+  /// `authenticate(_:_:scope:)` with the scope the request's method needs: looking (GET,
+  /// HEAD) needs read, anything else write, so no admin route can forget to ask.
+  func authenticate(_ request: Request, _ context: Context) throws -> AdminActor {
+    try authenticate(request, context, scope: .needed(for: request.method))
+  }
+
+  /// Returns who is asking, or throws 429 (address refused), 401 (no or wrong token) or
+  /// 403 (`insufficient_scope`: the token may not do what the route needs).
+  func authenticate(_ request: Request, _ context: Context, scope needed: AdminScope) throws
+    -> AdminActor
+  {
+    let address = Self.clientAddress(request, context)
+    if let seconds = limiter.retryAfter(address) {
+      context.logger.warning(
+        "admin authentication refused: too many failures",
+        ["client_address": .string(address), "path": .string(request.path)])
+      throw HTTPError(
+        429, code: "too_many_failures",
+        detail: "too many wrong admin tokens from this address; retry after \(seconds) s",
+        headers: HTTPHeaders([("Retry-After", String(seconds))]))
+    }
     guard let header = request.headers["Authorization"], header.count > 7,
       header.prefix(7).lowercased() == "bearer "
-    else { throw Self.unauthorized("send Authorization: Bearer <admin token>") }
-    let presented = Array(header.utf8.dropFirst(7))
-    var match: String?
-    for token in tokens where Self.constantTimeEquals(presented, token.secret) {
-      match = token.name
+    else {
+      // No bearer credential is no guess: logged, not counted against the address.
+      fail(request, context, address, reason: "missing_bearer_token")
+      throw Self.unauthorized("send Authorization: Bearer <admin token>")
     }
-    guard let match else { throw Self.unauthorized("the admin token is not valid") }
-    return match
+    guard let token = match(Array(header.utf8.dropFirst(7))) else {
+      limiter.recordFailure(address)
+      fail(request, context, address, reason: "unknown_token")
+      throw Self.unauthorized("the admin token is not valid")
+    }
+    guard token.scope.allows(needed) else {
+      context.logger.warning(
+        "admin request refused: insufficient scope",
+        [
+          "client_address": .string(address), "path": .string(request.path),
+          "admin": .string(token.name), "scope": .string(token.scope.rawValue),
+        ])
+      throw HTTPError(
+        403, code: "insufficient_scope",
+        detail:
+          "the token \"\(token.name)\" may \(token.scope.rawValue) only; this needs \(needed.rawValue)",
+        headers: HTTPHeaders([
+          ("WWW-Authenticate", "Bearer realm=\"storekeeper-admin\", error=\"insufficient_scope\"")
+        ]))
+    }
+    return AdminActor(name: token.name, requestId: context.requestId, clientAddress: address)
+  }
+
+  /// The token presented, if any: compared with every configured one, without early exit.
+  func match(_ presented: [UInt8]) -> AdminToken? {
+    let digest = TokenDigest.sha256(presented)
+    var found: AdminToken?
+    for token in tokens {
+      let equal =
+        switch token.credential {
+        case .plain(let secret): Self.constantTimeEquals(presented, secret)
+        case .sha256(let stored): Self.constantTimeEquals(digest, stored)
+        }
+      if equal { found = token }
+    }
+    return found
   }
 
   static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -35,9 +108,25 @@ struct AdminAuthenticator: Sendable {
     return difference == 0
   }
 
+  private func fail(_ request: Request, _ context: Context, _ address: String, reason: String) {
+    context.logger.warning(
+      "admin authentication failed",
+      [
+        "client_address": .string(address), "path": .string(request.path),
+        "reason": .string(reason),
+      ])
+  }
+
   private static func unauthorized(_ detail: String) -> HTTPError {
     HTTPError(
       401, code: "unauthorized", detail: detail,
       headers: HTTPHeaders([("WWW-Authenticate", "Bearer realm=\"storekeeper-admin\"")]))
+  }
+}
+
+extension AdminScope {
+  /// What a route needs: looking (GET, HEAD) needs read, anything else write.
+  static func needed(for method: HTTPMethod) -> AdminScope {
+    method == .get || method == .head ? .read : .write
   }
 }

@@ -9,8 +9,8 @@ struct AdminOrderRoutes: Sendable {
   let database: PostgresPool
 
   func register(_ router: inout APIRouter) {
-    router.add(.get, "/admin/v1/orders") { request, _ in
-      _ = try auth.authenticate(request)
+    router.add(.get, "/admin/v1/orders") { request, context in
+      _ = try auth.authenticate(request, context)
       let filter = try Self.filter(request.query)
       let page = try await orders.list(filter)
       struct Page: Encodable {
@@ -25,7 +25,7 @@ struct AdminOrderRoutes: Sendable {
         Page(orders: page.orders, nextCursor: page.next))
     }
     router.add(.get, "/admin/v1/orders/{trade_no}") { request, context in
-      _ = try auth.authenticate(request)
+      _ = try auth.authenticate(request, context)
       let tradeNo = context.parameters["trade_no"] ?? ""
       guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
         throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)")

@@ -7,8 +7,8 @@ struct AdminProductRoutes: Sendable {
   let cache: CatalogCache
 
   func register(_ router: inout APIRouter) {
-    router.add(.get, "/admin/v1/products") { request, _ in
-      _ = try auth.authenticate(request)
+    router.add(.get, "/admin/v1/products") { request, context in
+      _ = try auth.authenticate(request, context)
       struct List: Encodable { var products: [Product] }
       let products = try await repository.allProducts()
       var response = try JSONCoding.response(List(products: products))
@@ -16,12 +16,12 @@ struct AdminProductRoutes: Sendable {
       return response
     }
     router.add(.get, "/admin/v1/products/{product_id}") { request, context in
-      _ = try auth.authenticate(request)
+      _ = try auth.authenticate(request, context)
       let product = try await existing(context)
       return try Self.respond(product, status: 200)
     }
     router.add(.put, "/admin/v1/products/{product_id}") { request, context in
-      let admin = try auth.authenticate(request)
+      let admin = try auth.authenticate(request, context)
       let id = context.parameters["product_id"] ?? ""
       let fields = try RequestFields(request: request)
       // A PUT replaces the whole product: it is validated before the database is read.
@@ -32,11 +32,11 @@ struct AdminProductRoutes: Sendable {
       await refresh(context)
       context.logger.notice(
         "product written",
-        ["product_id": .string(id), "admin": .string(admin), "created": .bool(result.created)])
+        ["product_id": .string(id), "admin": .string(admin.name), "created": .bool(result.created)])
       return try Self.respond(result.product, status: result.created ? 201 : 200)
     }
     router.add(.patch, "/admin/v1/products/{product_id}") { request, context in
-      let admin = try auth.authenticate(request)
+      let admin = try auth.authenticate(request, context)
       let id = try Self.productId(context)
       let fields = try RequestFields(request: request)
       let result = try await repository.write(
@@ -50,20 +50,21 @@ struct AdminProductRoutes: Sendable {
       }
       await refresh(context)
       context.logger.notice(
-        "product updated", ["product_id": .string(id), "admin": .string(admin)])
+        "product updated", ["product_id": .string(id), "admin": .string(admin.name)])
       return try Self.respond(result.product, status: 200)
     }
     router.add(.delete, "/admin/v1/products/{product_id}") { request, context in
-      let admin = try auth.authenticate(request)
+      let admin = try auth.authenticate(request, context)
       let id = try Self.productId(context)
-      try await repository.remove(productId: id, ifMatch: request.headers["If-Match"])
+      try await repository.remove(
+        productId: id, ifMatch: request.headers["If-Match"], by: admin)
       await refresh(context)
       context.logger.notice(
-        "product removed", ["product_id": .string(id), "admin": .string(admin)])
+        "product removed", ["product_id": .string(id), "admin": .string(admin.name)])
       return Response(status: 204)
     }
     router.add(.get, "/admin/v1/products/{product_id}/price-history") { request, context in
-      _ = try auth.authenticate(request)
+      _ = try auth.authenticate(request, context)
       let product = try await existing(context)
       struct History: Encodable {
         var productId: String

@@ -9,7 +9,8 @@ struct AdminTransactionRoutes: Sendable {
   func register(_ router: inout APIRouter) {
     router.add(.post, "/admin/v1/transactions/{transaction_id}/transfer") {
       request, context in
-      let admin = try auth.authenticate(request)
+      let actor = try auth.authenticate(request, context)
+      let admin = actor.name
       let transactionId = context.parameters["transaction_id"] ?? ""
       guard !transactionId.isEmpty, transactionId.count <= 64,
         transactionId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
@@ -26,7 +27,7 @@ struct AdminTransactionRoutes: Sendable {
       try fields.validate()
       guard let userId else { throw HTTPError(400, code: "validation_failed") }
       let result = try await transfers.transfer(
-        transactionId, to: userId, by: admin, reason: reason)
+        transactionId, to: userId, by: admin, reason: reason, audit: actor)
       context.logger.notice(
         "purchase transferred",
         [

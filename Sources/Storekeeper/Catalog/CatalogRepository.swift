@@ -39,9 +39,10 @@ struct CatalogRepository: Sendable {
   }
 
   /// Creates or replaces (PUT) or updates (PATCH, via `makeDraft`) a product in one
-  /// transaction. `ifMatch` is the client's `If-Match`; a stale one throws 412.
+  /// transaction, with its audit row. `ifMatch` is the client's `If-Match`; a stale one
+  /// throws 412.
   func write(
-    productId: String, ifMatch: String?, by admin: String,
+    productId: String, ifMatch: String?, by actor: AdminActor,
     makeDraft: @Sendable (Product?) throws -> ProductDraft
   ) async throws -> (product: Product, created: Bool) {
     try await database.withTransaction { tx in
@@ -77,9 +78,12 @@ struct CatalogRepository: Sendable {
           INSERT INTO product_price_history (product_id, old_price, old_currency, new_price,
                                              new_currency, changed_by)
           VALUES (\(productId), \(current?.price)::numeric, \(current?.currency),
-                  \(draft.price)::numeric, \(draft.currency), \(admin))
+                  \(draft.price)::numeric, \(draft.currency), \(actor.name))
           """)
       }
+      try await AuditLog.record(
+        current == nil ? .productCreated : .productUpdated, by: actor, targetId: productId,
+        before: current, after: product, on: tx)
       try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
       return (product, current == nil)
     }
@@ -88,18 +92,21 @@ struct CatalogRepository: Sendable {
   /// DELETE removes a product no order references, with its price history; archiving one
   /// that was sold is `PATCH active=false`. The row lock makes a concurrent order wait (its
   /// foreign key check needs the row), so an order never points at a removed product.
-  func remove(productId: String, ifMatch: String?) async throws {
+  func remove(productId: String, ifMatch: String?, by actor: AdminActor) async throws {
     try await database.withTransaction { tx in
       let current = try await tx.query(
         "SELECT \(unescaped: Product.columns) FROM products WHERE product_id = \(productId) FOR UPDATE"
       ).first.map(Product.init(row:))
-      guard current != nil else { throw CatalogRefusal.productNotFound(productId) }
+      guard let current else { throw CatalogRefusal.productNotFound(productId) }
       try Self.checkPrecondition(ifMatch, current: current)
       let ordered = try await tx.query(
         "SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1")
       guard ordered.isEmpty else { throw CatalogRefusal.productHasOrders(productId) }
       try await tx.execute("DELETE FROM product_price_history WHERE product_id = \(productId)")
       try await tx.execute("DELETE FROM products WHERE product_id = \(productId)")
+      try await AuditLog.record(
+        .productDeleted, by: actor, targetId: productId, before: current, after: Product?.none,
+        on: tx)
       try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
     }
   }

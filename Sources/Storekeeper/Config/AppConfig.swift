@@ -9,7 +9,16 @@ public struct AppConfig: Sendable {
   public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
   public var databasePoolSize = 10
   public var statementCacheSize = 100
-  public var adminTokens: [(name: String, token: String)] = []
+  /// `ADMIN_TOKENS`: see `AdminToken` for the syntax.
+  public var adminTokens: [AdminToken] = []
+  /// `ADMIN_HOST`, `ADMIN_PORT`: with a port, the admin API and `/metrics` are served on a
+  /// listener of their own (the host defaults to `host`) and are 404 on the public one.
+  public var adminHost: String?
+  public var adminPort: Int?
+  /// `ADMIN_AUTH_FAILURE_LIMIT` wrong admin tokens from one client address within
+  /// `ADMIN_AUTH_FAILURE_WINDOW` refuse that address (429) until the window has passed.
+  public var adminAuthFailureLimit = 10
+  public var adminAuthFailureWindowMs: Int64 = 60_000
   public var bundleId: String
   public var appAppleId: Int64?
   /// Apple's spelling: "Production", "Sandbox".
@@ -82,7 +91,16 @@ public struct AppConfig: Sendable {
     config.databasePoolSize = try integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
     config.statementCacheSize =
       try integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
-    config.adminTokens = try parseAdminTokens(env["ADMIN_TOKENS"] ?? "")
+    config.adminTokens = try AdminToken.parseList(env["ADMIN_TOKENS"] ?? "")
+    if let host = env["ADMIN_HOST"], !host.isEmpty { config.adminHost = host }
+    config.adminPort = try integer("ADMIN_PORT", 0...65535)
+    if config.adminHost != nil, config.adminPort == nil {
+      throw ConfigError(variable: "ADMIN_PORT", problem: "is required when ADMIN_HOST is set")
+    }
+    config.adminAuthFailureLimit =
+      try integer("ADMIN_AUTH_FAILURE_LIMIT", 1...1_000_000) ?? config.adminAuthFailureLimit
+    config.adminAuthFailureWindowMs =
+      try duration("ADMIN_AUTH_FAILURE_WINDOW") ?? config.adminAuthFailureWindowMs
     if let id = env["APPLE_APP_APPLE_ID"], !id.isEmpty {
       guard let value = Int64(id), value > 0 else {
         throw ConfigError(variable: "APPLE_APP_APPLE_ID", problem: "must be a positive integer")
@@ -161,23 +179,5 @@ public struct AppConfig: Sendable {
     if let dir = env["MIGRATIONS_DIR"], !dir.isEmpty { config.migrationsDirectory = dir }
     if let path = env["OPENAPI_PATH"], !path.isEmpty { config.openAPIPath = path }
     return config
-  }
-
-  static func parseAdminTokens(_ text: String) throws -> [(name: String, token: String)] {
-    var tokens: [(String, String)] = []
-    for entry in text.split(separator: ",")
-    where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
-      let parts = entry.split(separator: ":", maxSplits: 1)
-      guard parts.count == 2, !parts[0].isEmpty else {
-        throw ConfigError(variable: "ADMIN_TOKENS", problem: "entries must look like name:token")
-      }
-      guard parts[1].count >= 16 else {
-        throw ConfigError(
-          variable: "ADMIN_TOKENS",
-          problem: "token of \"\(parts[0])\" is shorter than 16 characters")
-      }
-      tokens.append((String(parts[0]), String(parts[1])))
-    }
-    return tokens
   }
 }

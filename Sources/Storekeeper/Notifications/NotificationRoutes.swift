@@ -20,12 +20,16 @@ struct NotificationRoutes: Sendable {
       wake()
       return try JSONCoding.response(["status": stored ? "received" : "duplicate"])
     }
-    router.add(.get, "/admin/v1/notifications") { request, _ in
-      _ = try auth.authenticate(request)
+  }
+
+  /// The admin views of what arrived: on the admin surface, which may be a listener of its own.
+  func registerAdmin(_ router: inout APIRouter) {
+    router.add(.get, "/admin/v1/notifications") { request, context in
+      _ = try auth.authenticate(request, context)
       return try await list(request.query, onlyType: nil)
     }
-    router.add(.get, "/admin/v1/consumption-requests") { request, _ in
-      _ = try auth.authenticate(request)
+    router.add(.get, "/admin/v1/consumption-requests") { request, context in
+      _ = try auth.authenticate(request, context)
       return try await list(request.query, onlyType: "CONSUMPTION_REQUEST")
     }
   }

@@ -8,11 +8,7 @@ struct OperationsRoutes: Sendable {
   let openAPI: [UInt8]
 
   func register(_ router: inout APIRouter) {
-    router.addImmediate(.get, "/healthz") { _, _ in
-      Response(
-        status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
-        body: Array(#"{"status":"ok"}"#.utf8))
-    }
+    Self.registerLiveness(&router)
     router.add(.get, "/readyz", placement: .eventLoop) { _, context in
       guard await database.isHealthy() else {
         throw HTTPError(
@@ -35,6 +31,15 @@ struct OperationsRoutes: Sendable {
     router.addImmediate(.get, "/openapi.yaml") { _, _ in
       Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "application/yaml")]), body: openAPI)
+    }
+  }
+
+  /// `/healthz`: also on the admin listener when there is one, so each port can be probed.
+  static func registerLiveness(_ router: inout APIRouter) {
+    router.addImmediate(.get, "/healthz") { _, _ in
+      Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
+        body: Array(#"{"status":"ok"}"#.utf8))
     }
   }
 }

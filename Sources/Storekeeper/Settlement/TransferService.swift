@@ -23,9 +23,12 @@ struct TransferService: Sendable {
     }
   }
 
-  func transfer(_ transactionId: String, to userId: String, by admin: String, reason: String?)
-    async throws -> Result
-  {
+  /// With `audit`, the transfer's `admin_audit` row (owner and order before and after) is
+  /// written in the same transaction, so it commits exactly when the transfer does.
+  func transfer(
+    _ transactionId: String, to userId: String, by admin: String, reason: String?,
+    audit: AdminActor? = nil
+  ) async throws -> Result {
     try await orders.database.withTransaction { tx in
       guard let known = try await TransactionRecord.find(transactionId, on: tx),
         let transaction = try await TransactionRecord.load(transactionId, on: tx)
@@ -60,7 +63,25 @@ struct TransferService: Sendable {
       let settled = try await settlement.settleLocked(
         order, product: product, transaction: transaction,
         source: SettlementService.source(of: transaction), cause: .admin, record: nil, on: tx)
+      if let audit {
+        var after: [String: JSONValue] = [
+          "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),
+        ]
+        if let reason { after["reason"] = .string(reason) }
+        try await AuditLog.record(
+          .purchaseTransferred, by: audit, targetId: transactionId,
+          before: Self.owner(known.userId, known.tradeNo), after: JSONValue.object(after), on: tx)
+      }
       return Result(transactionId: transactionId, fromTradeNo: known.tradeNo, order: settled.order)
     }
+  }
+
+  /// Who held the transaction before: absent fields are left out (a legacy receipt may have
+  /// had neither owner nor order).
+  private static func owner(_ userId: String?, _ tradeNo: String?) -> JSONValue {
+    var fields: [String: JSONValue] = [:]
+    if let userId { fields["user_id"] = .string(userId) }
+    if let tradeNo { fields["trade_no"] = .string(tradeNo) }
+    return .object(fields)
   }
 }

@@ -1,0 +1,52 @@
+import Postgres
+
+/// `admin_audit`: every change an admin makes, with the state before and after. Rows are
+/// written on the executor of the change (its transaction), never on their own, so the trail
+/// and the data cannot disagree.
+struct AuditLog: Sendable {
+  let database: PostgresPool
+
+  struct Filter: Sendable {
+    var admin: String?
+    var action: AdminAction?
+    var targetId: String?
+    var limit = 50
+    /// The last id of the previous page.
+    var before: Int64?
+  }
+
+  /// Records `action` by `actor` on `targetId`; `before` is nil for a creation, `after` for a
+  /// removal.
+  static func record<Before: Encodable, After: Encodable>(
+    _ action: AdminAction, by actor: AdminActor, targetId: String, before: Before?,
+    after: After?, on executor: any PostgresExecutor
+  ) async throws {
+    let beforeText = try before.map { try JSONCoding.text($0) }
+    let afterText = try after.map { try JSONCoding.text($0) }
+    try await executor.execute(
+      """
+      INSERT INTO admin_audit (admin, action, target_type, target_id, before, after, request_id,
+                               client_address)
+      VALUES (\(actor.name), \(action), \(action.targetType), \(targetId), \(beforeText)::jsonb,
+              \(afterText)::jsonb, \(actor.requestId), \(actor.clientAddress))
+      """)
+  }
+
+  /// Newest first, one keyset page; `next` is the cursor of the following page, if any.
+  func list(_ filter: Filter) async throws -> (entries: [AuditEntry], next: String?) {
+    var query: PostgresQuery =
+      "SELECT \(unescaped: AuditEntry.columns) FROM admin_audit WHERE true"
+    if let admin = filter.admin { query.append(" AND admin = \(admin)") }
+    if let action = filter.action { query.append(" AND action = \(action)") }
+    if let target = filter.targetId { query.append(" AND target_id = \(target)") }
+    if let before = filter.before { query.append(" AND id < \(before)") }
+    query.append(" ORDER BY id DESC LIMIT \(filter.limit + 1)")
+    var entries = try await database.query(query).map(AuditEntry.init(row:))
+    var next: String?
+    if entries.count > filter.limit {
+      entries.removeLast()
+      next = entries.last.map { String($0.id) }
+    }
+    return (entries, next)
+  }
+}

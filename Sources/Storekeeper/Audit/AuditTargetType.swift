@@ -1,0 +1,9 @@
+import Postgres
+
+/// What kind of record an audit row's `target_id` names.
+enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
+  /// A product id.
+  case product
+  /// An Apple transaction id.
+  case transaction
+}

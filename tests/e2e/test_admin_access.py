@@ -1,0 +1,294 @@
+"""Issue 10, admins: hashed tokens, read and write scopes, the audit trail of every change (and
+its listing), failed logins logged and rate limited per address, and the optional admin
+listener that keeps the admin API and /metrics off the public port."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+
+import pytest
+import requests
+
+from support import Client, free_port, problem, unique
+
+P = "com.example.tests.admins."
+WRITER = secrets.token_hex(16)
+READER = secrets.token_hex(16)
+HASHED = secrets.token_hex(16)
+TOKENS = (f"ops:{WRITER},viewer:{READER}:read,"
+          f"ci:sha256:{hashlib.sha256(HASHED.encode()).hexdigest()}")
+
+
+@pytest.fixture(scope="module")
+def admin_stack(module_launcher):
+    return module_launcher.stack(ADMIN_TOKENS=TOKENS)
+
+
+@pytest.fixture(scope="module")
+def sk(admin_stack):
+    return admin_stack.sk
+
+
+@pytest.fixture(scope="module")
+def writer(sk):
+    return Client(sk.url, WRITER)
+
+
+@pytest.fixture(scope="module")
+def reader(sk):
+    return Client(sk.url, READER)
+
+
+def product_body(price: str = "6.00", title: str = "Gold") -> dict:
+    return {"type": "consumable", "title": title, "price": price, "currency": "USD",
+            "grants": {"balance": {"gold": 100}}, "content": {"gold": 100}}
+
+
+def audit(client: Client, **query) -> list[dict]:
+    """Every audit entry matching the filters, newest first, following the cursor."""
+    out: list[dict] = []
+    cursor = None
+    while True:
+        params = dict(query)
+        if cursor:
+            params["cursor"] = cursor
+        r = client.get("/admin/v1/audit", admin=True, params=params)
+        assert r.status_code == 200, r.text
+        page = r.json()
+        out += page["entries"]
+        cursor = page.get("next_cursor")
+        if not cursor:
+            return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokens and scopes
+
+
+def test_a_token_configured_as_its_sha256_is_accepted_and_its_digest_is_not(sk):
+    hashed = Client(sk.url, HASHED)
+    assert hashed.get("/admin/v1/products", admin=True).status_code == 200
+    created = hashed.request("PUT", f"/admin/v1/products/{P}hashed", admin=True, json=product_body())
+    assert created.status_code == 201, created.text
+    assert audit(hashed, target_id=f"{P}hashed")[0]["admin"] == "ci"
+    digest = Client(sk.url, hashlib.sha256(HASHED.encode()).hexdigest())
+    problem(digest.get("/admin/v1/products", admin=True), 401, "unauthorized")
+
+
+def test_a_read_token_reads_everything_and_changes_nothing(sk, writer, reader, admin_stack):
+    product_id = P + "read.only"
+    writer.put_product(product_id, price="6.00")
+    for path in ["/admin/v1/products", f"/admin/v1/products/{product_id}",
+                 f"/admin/v1/products/{product_id}/price-history", "/admin/v1/orders",
+                 "/admin/v1/notifications", "/admin/v1/consumption-requests", "/admin/v1/audit"]:
+        r = reader.get(path, admin=True)
+        assert r.status_code == 200, f"GET {path}: {r.status_code} {r.text}"
+        assert reader.request("HEAD", path, admin=True).status_code == 200, path
+    before = len(audit(writer))
+    refused = [
+        reader.request("PUT", f"/admin/v1/products/{product_id}", admin=True, json=product_body("9.00")),
+        reader.request("PUT", f"/admin/v1/products/{P}read.new", admin=True, json=product_body()),
+        reader.request("PATCH", f"/admin/v1/products/{product_id}", admin=True, json={"price": "9.00"}),
+        reader.request("DELETE", f"/admin/v1/products/{product_id}", admin=True),
+        reader.post("/admin/v1/transactions/2000000000000001/transfer", admin=True,
+                    json={"to_user_id": "erin"}),
+    ]
+    for r in refused:
+        body = problem(r, 403, "insufficient_scope")
+        assert "viewer" in body["detail"]
+        assert 'error="insufficient_scope"' in r.headers.get("WWW-Authenticate", "")
+    assert writer.get(f"/admin/v1/products/{product_id}", admin=True).json()["price"] == "6.00"
+    assert writer.get(f"/admin/v1/products/{P}read.new", admin=True).status_code == 404
+    assert len(audit(writer)) == before
+    assert admin_stack.db.scalar("SELECT count(*) FROM admin_audit WHERE admin = 'viewer'") == "0"
+
+
+# ---------------------------------------------------------------------------------------------
+# The audit trail
+
+
+def test_product_changes_are_audited_with_before_after_request_and_address(writer, admin_stack):
+    product_id = P + "audited"
+    path = f"/admin/v1/products/{product_id}"
+    created = writer.request("PUT", path, admin=True, json=product_body("6.00"),
+                             headers={"X-Request-Id": "audit-put-1"})
+    assert created.status_code == 201, created.text
+    patched = writer.request("PATCH", path, admin=True, json={"price": "7.00"},
+                             headers={"X-Request-Id": "audit-patch-1", "If-Match": created.headers["ETag"]})
+    assert patched.status_code == 200, patched.text
+    stale = writer.request("PATCH", path, admin=True, json={"price": "8.00"},
+                           headers={"If-Match": created.headers["ETag"]})
+    assert stale.status_code == 412
+    deleted = writer.request("DELETE", path, admin=True, headers={"X-Request-Id": "audit-delete-1"})
+    assert deleted.status_code == 204, deleted.text
+
+    entries = audit(writer, target_id=product_id)
+    assert [e["action"] for e in entries] == ["product_deleted", "product_updated", "product_created"]
+    deletion, update, creation = entries
+    for entry, request_id in [(creation, "audit-put-1"), (update, "audit-patch-1"), (deletion, "audit-delete-1")]:
+        assert entry["admin"] == "ops" and entry["target_type"] == "product"
+        assert entry["request_id"] == request_id
+        assert entry["client_address"] == "127.0.0.1"
+        assert entry["created_at"].endswith("Z")
+    assert "before" not in creation and creation["after"]["price"] == "6.00"
+    assert creation["after"]["product_id"] == product_id
+    assert (update["before"]["price"], update["after"]["price"]) == ("6.00", "7.00")
+    assert update["after"]["revision"] == update["before"]["revision"] + 1
+    assert deletion["before"]["price"] == "7.00" and "after" not in deletion
+    assert deletion["id"] > update["id"] > creation["id"]
+    # The row is in the database itself, with the same request id.
+    stored = admin_stack.db.rows(
+        f"SELECT action, request_id, client_address, before->>'price', after->>'price' FROM admin_audit "
+        f"WHERE target_id = '{product_id}' ORDER BY id")
+    assert stored == [["product_created", "audit-put-1", "127.0.0.1", "", "6.00"],
+                      ["product_updated", "audit-patch-1", "127.0.0.1", "6.00", "7.00"],
+                      ["product_deleted", "audit-delete-1", "127.0.0.1", "7.00", ""]]
+
+
+def test_a_transfer_is_audited_with_the_owner_before_and_after(writer, admin_stack):
+    gold = P + "transfer.gold"
+    writer.put_product(gold)
+    alice, erin = unique("alice"), unique("erin")
+    order = writer.create_order(alice, gold)
+    purchase = admin_stack.fake.purchase(gold, "consumable", app_account_token=order["app_account_token"])
+    assert writer.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    tx = purchase["transaction_id"]
+    moved = writer.post(f"/admin/v1/transactions/{tx}/transfer", admin=True,
+                        json={"to_user_id": erin, "reason": "changed accounts"},
+                        headers={"X-Request-Id": "audit-transfer-1"})
+    assert moved.status_code == 200, moved.text
+    again = writer.post(f"/admin/v1/transactions/{tx}/transfer", admin=True, json={"to_user_id": erin})
+    assert again.status_code == 409, "refused: no second audit row"
+
+    [entry] = audit(writer, target_id=tx)
+    assert entry["action"] == "purchase_transferred" and entry["target_type"] == "transaction"
+    assert entry["admin"] == "ops" and entry["request_id"] == "audit-transfer-1"
+    assert entry["client_address"] == "127.0.0.1"
+    assert entry["before"] == {"user_id": alice, "trade_no": order["trade_no"]}
+    assert entry["after"] == {"user_id": erin, "trade_no": moved.json()["order"]["trade_no"],
+                              "reason": "changed accounts"}
+
+
+def test_the_audit_listing_filters_and_pages_newest_first(sk, writer):
+    hashed = Client(sk.url, HASHED)
+    ids = [P + f"page.{i}" for i in range(5)]
+    for i, product_id in enumerate(ids):
+        (writer if i % 2 == 0 else hashed).put_product(product_id)
+    writer.request("PATCH", f"/admin/v1/products/{ids[0]}", admin=True, json={"title": "Renamed"})
+
+    everything = audit(writer)
+    assert [e["id"] for e in everything] == sorted((e["id"] for e in everything), reverse=True)
+    assert len({e["id"] for e in everything}) == len(everything)
+
+    first = writer.get("/admin/v1/audit", admin=True, params={"action": "product_created", "limit": 2})
+    assert first.status_code == 200, first.text
+    page = first.json()
+    assert len(page["entries"]) == 2 and page["next_cursor"] == str(page["entries"][-1]["id"])
+    paged = audit(writer, action="product_created", limit=2)
+    assert [e["id"] for e in paged[:2]] == [e["id"] for e in page["entries"]]
+    created_here = [e["target_id"] for e in paged if e["target_id"] in ids]
+    assert created_here == list(reversed(ids))
+    assert all(e["action"] == "product_created" for e in paged)
+
+    by_ci = [e["target_id"] for e in audit(writer, admin="ci") if e["target_id"] in ids]
+    assert by_ci == [ids[3], ids[1]]
+    assert [e["action"] for e in audit(writer, target_id=ids[0])] == ["product_updated", "product_created"]
+    assert audit(writer, admin="ops", action="product_updated", target_id=ids[0])[0]["after"]["title"] == "Renamed"
+    assert audit(writer, target_id=P + "never.touched") == []
+    past_the_end = writer.get("/admin/v1/audit", admin=True, params={"cursor": "1"})
+    assert past_the_end.json() == {"entries": []}
+
+    for params, field in [({"action": "product_burned"}, "action"), ({"limit": "0"}, "limit"),
+                          ({"cursor": "abc"}, "cursor"), ({"admin": ""}, "admin"), ({"who": "ops"}, "who")]:
+        body = problem(writer.get("/admin/v1/audit", admin=True, params=params), 400, "invalid_query")
+        assert field in {e["field"] for e in body["errors"]}, (params, body)
+    problem(writer.get("/admin/v1/audit"), 401, "unauthorized")
+
+
+# ---------------------------------------------------------------------------------------------
+# Failed logins
+
+
+def test_a_failed_login_is_logged_with_address_path_and_reason_but_not_the_token(sk):
+    guess = "guess-" + secrets.token_hex(12)
+    r = requests.get(sk.url + "/admin/v1/orders", headers={"Authorization": f"Bearer {guess}"}, timeout=10)
+    problem(r, 401, "unauthorized")
+    r = requests.get(sk.url + "/admin/v1/audit", timeout=10)
+    problem(r, 401, "unauthorized")
+
+    def failures():
+        return [line for line in sk.log_lines_json() if line.get("msg") == "admin authentication failed"]
+
+    deadline = time.monotonic() + 5
+    while len(failures()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = failures()
+    assert {(line["path"], line["reason"]) for line in lines} >= {
+        ("/admin/v1/orders", "unknown_token"), ("/admin/v1/audit", "missing_bearer_token")}, lines
+    assert all(line["level"] == "warning" and line["client_address"] == "127.0.0.1" for line in lines)
+    log = sk.log()
+    assert guess not in log
+    for token in (WRITER, READER, HASHED):
+        assert token not in log
+
+
+def test_repeated_wrong_tokens_get_429_until_the_window_passes(storekeeper):
+    sk = storekeeper(ADMIN_AUTH_FAILURE_WINDOW="3s")
+    for attempt in range(10):
+        r = requests.get(sk.url + "/admin/v1/products",
+                         headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
+        problem(r, 401, "unauthorized")
+    refused = sk.client.get("/admin/v1/products", admin=True)
+    body = problem(refused, 429, "too_many_failures")
+    retry_after = int(refused.headers["Retry-After"])
+    assert 1 <= retry_after <= 3, refused.headers
+    assert sk.client.admin_token not in body["detail"]
+    assert sk.client.get("/v1/products").status_code == 200, "the public API is unaffected"
+    assert "admin authentication refused: too many failures" in sk.log()
+    time.sleep(retry_after + 0.2)
+    assert sk.client.get("/admin/v1/products", admin=True).status_code == 200
+
+
+def test_the_default_limit_is_ten_failures_a_minute(storekeeper):
+    sk = storekeeper()
+    for attempt in range(10):
+        r = requests.get(sk.url + "/admin/v1/orders",
+                         headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
+        assert r.status_code == 401
+    refused = sk.client.get("/admin/v1/orders", admin=True)
+    problem(refused, 429, "too_many_failures")
+    assert 50 <= int(refused.headers["Retry-After"]) <= 60
+
+
+# ---------------------------------------------------------------------------------------------
+# The admin listener
+
+
+def test_a_separate_admin_listener_takes_the_admin_api_and_metrics_off_the_public_port(storekeeper):
+    admin_port = free_port()
+    sk = storekeeper(ADMIN_PORT=admin_port)
+    admin = Client(f"http://127.0.0.1:{admin_port}", sk.admin_token)
+
+    assert admin.get("/healthz").status_code == 200
+    created = admin.request("PUT", f"/admin/v1/products/{P}listener", admin=True, json=product_body())
+    assert created.status_code == 201, created.text
+    assert admin.get("/admin/v1/audit", admin=True).json()["entries"][0]["target_id"] == P + "listener"
+    metrics = admin.get("/metrics")
+    assert metrics.status_code == 200 and "storekeeper_orders" in metrics.text
+    problem(admin.get("/admin/v1/orders"), 401, "unauthorized")
+    problem(admin.get("/v1/products"), 404, "not_found")
+
+    for path in ["/admin/v1/products", f"/admin/v1/products/{P}listener", "/admin/v1/audit", "/metrics"]:
+        problem(sk.client.get(path, admin=True), 404, "not_found")
+    problem(sk.client.request("PUT", f"/admin/v1/products/{P}other", admin=True, json=product_body()),
+            404, "not_found")
+    assert sk.client.get("/healthz").status_code == 200
+    assert sk.client.get("/readyz").status_code == 200
+    public = sk.client.get("/v1/products")
+    assert public.status_code == 200
+    assert [p["product_id"] for p in public.json()["products"]] == [P + "listener"]
+    order = sk.client.create_order(unique("user"), P + "listener")
+    assert order["trade_status"] == "WAIT_BUYER_PAY"
+    assert f'"port":{admin_port}' in sk.log().replace(" ", "")
