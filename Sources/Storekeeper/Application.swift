@@ -45,10 +45,13 @@ public final class Application: Sendable {
       onConnect: { catalog.requestReload() })
 
     let appStore = try Self.appStoreConfiguration(config, logger: logger)
+    let appleSettings = AppleConfigurationMonitor(
+      logger: logger.with("component", "verify-receipt"))
     let verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: appStore),
       receipts: ReceiptVerifier(
-        configuration: appStore, logger: logger.with("component", "verify-receipt")))
+        configuration: appStore, logger: logger.with("component", "verify-receipt")),
+      appleSettings: appleSettings)
 
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()
@@ -75,11 +78,15 @@ public final class Application: Sendable {
       tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
     var router = APIRouter(logger: logger.with("component", "http"))
-    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
-      .register(&router)
+    OperationsRoutes(
+      database: database, migrator: migrator, openAPI: try Self.openAPI(config),
+      appleSettings: appleSettings
+    ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
-    MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics).register(&router)
+    MetricsRoutes(
+      database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings
+    ).register(&router)
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
