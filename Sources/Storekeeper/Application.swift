@@ -53,10 +53,13 @@ public final class Application: Sendable {
       onConnect: { catalog.requestReload() })
 
     let appStore = try Self.appStoreConfiguration(config, logger: logger)
+    let appleSettings = AppleConfigurationMonitor(
+      logger: logger.with("component", "verify-receipt"))
     let verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: appStore),
       receipts: ReceiptVerifier(
-        configuration: appStore, logger: logger.with("component", "verify-receipt")))
+        configuration: appStore, logger: logger.with("component", "verify-receipt")),
+      appleSettings: appleSettings)
 
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()
@@ -85,8 +88,10 @@ public final class Application: Sendable {
         limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs))
 
     var router = APIRouter(logger: logger.with("component", "http"))
-    OperationsRoutes(database: database, migrator: migrator, openAPI: try Self.openAPI(config))
-      .register(&router)
+    OperationsRoutes(
+      database: database, migrator: migrator, openAPI: try Self.openAPI(config),
+      appleSettings: appleSettings
+    ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
     OrderRoutes(
@@ -101,7 +106,8 @@ public final class Application: Sendable {
 
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
-      MetricsRoutes(database: database, catalog: catalog, requests: requestMetrics)
+      MetricsRoutes(
+        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings)
         .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
         .register(&router)

@@ -84,8 +84,7 @@ import Testing
   @Test(
     arguments: [
       (21002, nil, "invalid"), (21003, nil, "invalid"), (21010, nil, "invalid"),
-      (21004, nil, "invalid"),
-      (21008, nil, "invalid"), (21006, nil, "invalid"), (21005, nil, "retryable"),
+      (21001, nil, "invalid"), (21006, nil, "invalid"), (21005, nil, "retryable"),
       (21005, true, "retryable"),
       (21005, false, "invalid"), (21009, nil, "retryable"), (21100, true, "retryable"),
       (21150, false, "invalid"),

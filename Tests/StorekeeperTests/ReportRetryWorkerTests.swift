@@ -48,3 +48,51 @@ import Testing
     }
   }
 }
+
+@Suite struct MisconfiguredReportTests {
+  static let wrongSecret: [String: Any & Sendable] = ["status": 21004]
+
+  @Test func aWrongSharedSecretKeepsTheReportPendingPastTheWindowUntilTheSettingIsFixed()
+    async throws
+  {
+    let apple = SwitchableAppleTransport(Self.wrongSecret)
+    try await DomainHarness.with(
+      policy: RetryPolicy(baseMs: 1_000, windowMs: 2_000), apple: apple
+    ) { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      let result = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let pending) = result else {
+        Issue.record("expected pending, not a refusal: got \(result)")
+        return
+      }
+      #expect(h.appleSettings.current.map(\.misconfiguration.setting) == [.sharedSecret])
+      let worker = ReportRetryWorker(
+        reports: h.reports, orders: h.orders, processor: h.processor, receipts: h.receipts,
+        logger: DomainHarness.logger)
+      // Far past the window: a retryable report would have been given up by now.
+      for _ in 0..<3 {
+        h.clock.advance(by: 3_601)
+        await worker.runOnce()
+      }
+      let (outcome, attempts) = try await ReportRetryWorkerTests.state(h, pending.reportId)
+      #expect(outcome == "pending" && attempts == 4)
+
+      apple.set([
+        "status": 0,
+        "receipt": [
+          "bid": DomainHarness.bundleId, "bvrs": "1.0", "item_id": "1",
+          "product_id": "gold.100", "quantity": "1", "transaction_id": "9000000000000001",
+          "original_transaction_id": "9000000000000001", "purchase_date_ms": "1700000000000",
+        ],
+      ])
+      h.clock.advance(by: 3_601)
+      await worker.runOnce()
+      #expect(try await ReportRetryWorkerTests.state(h, pending.reportId).0 == "settled")
+      #expect(try await h.orders.find(order.tradeNo)?.tradeStatus == .tradeSuccess)
+      #expect(h.appleSettings.current.isEmpty)
+    }
+  }
+}

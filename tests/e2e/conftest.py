@@ -111,12 +111,13 @@ class Launcher:
             sk.start()
         return sk
 
-    def fake(self, notify_port: int | None, retry_schedule: str | None = None) -> FakeAppStore:
+    def fake(self, notify_port: int | None, retry_schedule: str | None = None,
+             shared_secret: str | None = None) -> FakeAppStore:
         port = free_port()
         self.counter += 1
         notify = f"http://127.0.0.1:{notify_port}/v1/apple/notifications" if notify_port else ""
         fake = FakeAppStore(self.fake_binary, port, self.workdir / f"fake-{self.counter}-root.pem", notify,
-                            self.workdir / f"fake-{self.counter}.log", retry_schedule)
+                            self.workdir / f"fake-{self.counter}.log", retry_schedule, shared_secret)
         self.fakes.append(fake)
         return fake.start()
 

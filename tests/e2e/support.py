@@ -285,7 +285,7 @@ class Storekeeper(Process):
 
 class FakeAppStore(Process):
     def __init__(self, binary: str, port: int, root_out: Path, notify_url: str, log_path: Path,
-                 retry_schedule: str | None = None):
+                 retry_schedule: str | None = None, shared_secret: str | None = None):
         # The in-app purchase key its App Store Server API accepts, as App Store Connect issues it.
         self.api_key = root_out.with_name(root_out.stem + "-api.p8")
         self.api_key_id = "FAKEKEY001"
@@ -297,6 +297,8 @@ class FakeAppStore(Process):
             argv += ["--notify-url", notify_url]
         if retry_schedule:
             argv += ["--retry-schedule", retry_schedule]
+        if shared_secret:
+            argv += ["--shared-secret", shared_secret]
         super().__init__("fake-appstore", argv, dict(os.environ), log_path)
         self.port = port
         self.root_pem = root_out
@@ -327,7 +329,10 @@ class FakeAppStore(Process):
 
     def purchase(self, product_id: str, type: str, quantity: int = 1, app_account_token: str | None = None,
                  environment: str = "Production", apple_account: str | None = None,
-                 expires_in_seconds: int | None = None, bundle_id: str = BUNDLE_ID) -> dict:
+                 expires_in_seconds: int | None = None, bundle_id: str = BUNDLE_ID,
+                 receipt_style: str | None = None) -> dict:
+        """A StoreKit purchase; `receipt` in the answer is the account's app receipt, or with
+        `receipt_style="transaction"` the iOS 6-style receipt of this transaction alone."""
         body: dict[str, Any] = {
             "bundle_id": bundle_id,
             "product_id": product_id,
@@ -341,6 +346,8 @@ class FakeAppStore(Process):
             body["apple_account"] = apple_account
         if expires_in_seconds is not None:
             body["expires_in_seconds"] = expires_in_seconds
+        if receipt_style is not None:
+            body["receipt_style"] = receipt_style
         return self.call("/fake/v1/purchases", body)
 
     def api_env(self) -> dict[str, str]:
@@ -585,12 +592,12 @@ def admin_tokens() -> tuple[str, str]:
 def buy(api: Client, fake: FakeAppStore, user_id: str, product_id: str, type: str = "consumable",
         quantity: int = 1, proof: str = "signed_transaction", apple_account: str | None = None,
         environment: str = "Production", expires_in_seconds: int | None = None,
-        expect: int = 200) -> tuple[dict, dict, requests.Response]:
+        expect: int = 200, receipt_style: str | None = None) -> tuple[dict, dict, requests.Response]:
     """Seed 004's flow: order, StoreKit purchase with the order's token, TRADE_SUCCESS report."""
     order = api.create_order(user_id, product_id, quantity=quantity if quantity != 1 else None)
     purchase = fake.purchase(product_id, type, quantity=quantity, app_account_token=order["app_account_token"],
                              apple_account=apple_account, environment=environment,
-                             expires_in_seconds=expires_in_seconds)
+                             expires_in_seconds=expires_in_seconds, receipt_style=receipt_style)
     r = api.report(order["trade_no"], **{proof: purchase[proof]})
     if expect is not None:
         assert r.status_code == expect, f"report {order['trade_no']}: {r.status_code} {r.text}"

@@ -1,5 +1,5 @@
 """Seed 000 (German tutorial): after a purchase or a restore the app form-posts
-`receipt=<base64>&id=<product id>` — not percent-encoded, so `+` arrives as a space — with no
+`receipt=<base64>&id=<product id>` — the iOS 6-style `transaction.transactionReceipt` — not percent-encoded, so `+` arrives as a space — with no
 user and no order. The server verifies, records, and answers with the product's content; a
 restore gets the content again without crediting; a later post naming a user credits once."""
 
@@ -25,12 +25,12 @@ def purchase_with_plus(fake, product_id, type, required=False):
     garbles it the way seed 000's client does."""
     purchase = None
     for _ in range(40):
-        purchase = fake.purchase(product_id, type)
+        purchase = fake.purchase(product_id, type, receipt_style="transaction")
         if "+" in purchase["receipt"]:
             return purchase
     if required:
         pytest.fail("the fake App Store never produced a receipt containing '+' (its receipts are base64 of "
-                    "'FAKE-RECEIPT:<hex>'), so the '+'-became-space repair cannot be shown end to end",
+                    "'FAKE-TX-RECEIPT:<id>' and a binary tail), so the '+'-became-space repair cannot be shown end to end",
                     pytrace=False)
     return purchase
 
@@ -136,7 +136,7 @@ def test_plus_signs_that_arrived_as_spaces_are_repaired(api, fake_appstore):
 
 
 def test_json_posts_work_like_the_form(api, fake_appstore):
-    purchase = fake_appstore.purchase(DOWNLOAD, "non_consumable")
+    purchase = fake_appstore.purchase(DOWNLOAD, "non_consumable", receipt_style="transaction")
     r = api.receipts(receipt=purchase["receipt"], product_id=DOWNLOAD)
     assert r.status_code == 200, r.text
     assert [d["content"] for d in r.json()["delivery"]] == [CONTENT]

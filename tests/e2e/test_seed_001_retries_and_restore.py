@@ -1,6 +1,7 @@
 """Seed 001 (Japanese tutorial): the client retries the product request, the purchase and the
 verification, and restores completed transactions. Every call must be safe to repeat, and a
-restore of a non-consumable gives it back without a new payment."""
+restore of a non-consumable gives it back without a new payment. Like the tutorial's client, the
+receipts posted are iOS 6-style transaction receipts (`transaction.transactionReceipt`)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def test_every_call_retried_is_safe(api, fake_appstore):
     assert len(api.admin_orders(user_id=user)) == 1
 
     # The report, retried with the receipt and then with the signed transaction.
-    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"],
+                                      receipt_style="transaction")
     reports = [api.report(order["trade_no"], receipt=purchase["receipt"]) for _ in range(3)]
     reports.append(api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]))
     assert [r.status_code for r in reports] == [200, 200, 200, 200], [r.text for r in reports]
@@ -64,7 +66,8 @@ def test_every_call_retried_is_safe(api, fake_appstore):
 def test_restore_of_a_non_consumable_on_a_new_device(api, fake_appstore):
     user = unique("seed001")
     account = unique("apple-account")
-    order, purchase, r = buy(api, fake_appstore, user, PRO, type="non_consumable", apple_account=account)
+    order, purchase, r = buy(api, fake_appstore, user, PRO, type="non_consumable", apple_account=account,
+                            receipt_style="transaction")
     assert api.entitlements(user)["non_consumables"] == [PRO]
 
     # A new device: restoreCompletedTransactions, then the app posts the receipt.
@@ -88,7 +91,7 @@ def test_restore_of_a_non_consumable_on_a_new_device(api, fake_appstore):
 
 def test_a_purchase_whose_order_call_was_lost_is_settled_by_its_receipt(api, fake_appstore):
     user = unique("seed001-lost")
-    purchase = fake_appstore.purchase(GOLD, "consumable")
+    purchase = fake_appstore.purchase(GOLD, "consumable", receipt_style="transaction")
     r = api.receipts(receipt=purchase["receipt"], user_id=user)
     assert r.status_code == 200, r.text
     assert [t["status"] for t in r.json()["transactions"]] == ["settled"]

@@ -1,6 +1,8 @@
 """Seed 002 (Chinese MKStoreManager tutorial): five consumable gold packs and VIP products.
 Balances add up exactly, a re-sent receipt ("try again" after a timeout) credits nothing, and
-VIP lasts its duration from payment, extended by each purchase."""
+VIP lasts its duration from payment, extended by each purchase. Like the tutorial's client, the
+receipts posted are iOS 6-style transaction receipts (`transaction.transactionReceipt`), one per
+purchase."""
 
 from __future__ import annotations
 
@@ -40,8 +42,8 @@ def test_five_gold_packs_add_up_exactly_and_a_resent_receipt_credits_nothing(api
     for name, gold, _ in PACKS + [("gold60", 60, "6.00")]:
         order = api.create_order(user, P + name)
         purchase = fake_appstore.purchase(P + name, "consumable", app_account_token=order["app_account_token"],
-                                          apple_account=account)
-        # The app receipt holds every purchase of the account so far.
+                                          apple_account=account, receipt_style="transaction")
+        # The transaction receipt holds this purchase alone.
         r = api.report(order["trade_no"], receipt=purchase["receipt"])
         assert r.status_code == 200, r.text
         assert r.json()["order"]["transaction_id"] == purchase["transaction_id"]
@@ -55,23 +57,23 @@ def test_five_gold_packs_add_up_exactly_and_a_resent_receipt_credits_nothing(api
     order = api.create_order(user, P + "gold300", quantity=3)
     assert order["amount"] == "90.00"
     purchase = fake_appstore.purchase(P + "gold300", "consumable", quantity=3,
-                                      app_account_token=order["app_account_token"], apple_account=account)
+                                      app_account_token=order["app_account_token"], apple_account=account,
+                                      receipt_style="transaction")
     r = api.report(order["trade_no"], receipt=purchase["receipt"])
     assert r.status_code == 200, r.text
     assert r.json()["delivery"]["granted"] == {"balance": {"gold": 900}}
     expected += 900
     assert api.balance(user) == expected
+    settled.append((order, purchase, r.json()))
 
-    # "Try again": the same (now larger) receipt re-sent for every order.
-    latest_receipt = purchase["receipt"]
+    # "Try again": every order's receipt re-sent, as a report and as a plain receipt post.
     for order, purchase_, answer in settled:
-        again = api.report(order["trade_no"], receipt=latest_receipt)
+        again = api.report(order["trade_no"], receipt=purchase_["receipt"])
         assert again.status_code == 200, again.text
         assert again.json()["order"] == answer["order"]
-    again = api.receipts(receipt=latest_receipt, user_id=user)
-    assert again.status_code == 200
-    assert {t["status"] for t in again.json()["transactions"]} == {"restored"}
-    assert len(again.json()["transactions"]) == 7
+        again = api.receipts(receipt=purchase_["receipt"], user_id=user)
+        assert again.status_code == 200, again.text
+        assert [t["status"] for t in again.json()["transactions"]] == ["restored"]
     assert api.balance(user) == expected
     assert api.entitlements(user)["balances"] == {"gold": expected}
 
@@ -79,7 +81,8 @@ def test_five_gold_packs_add_up_exactly_and_a_resent_receipt_credits_nothing(api
 def test_a_receipt_used_for_another_users_order_credits_nothing(api, fake_appstore):
     owner, other = unique("seed002-owner"), unique("seed002-other")
     order = api.create_order(owner, P + "gold60")
-    purchase = fake_appstore.purchase(P + "gold60", "consumable", app_account_token=order["app_account_token"])
+    purchase = fake_appstore.purchase(P + "gold60", "consumable", app_account_token=order["app_account_token"],
+                                      receipt_style="transaction")
     assert api.report(order["trade_no"], receipt=purchase["receipt"]).status_code == 200
     stolen = api.create_order(other, P + "gold60")
     r = api.report(stolen["trade_no"], receipt=purchase["receipt"])
@@ -102,7 +105,8 @@ def test_vip_lasts_its_duration_from_payment_and_each_purchase_extends_it(api, f
     assert abs(parse(vip[0]["expires_at"]) - (paid + timedelta(days=30))) < timedelta(seconds=2), vip
 
     order = api.create_order(user, VIP_QUARTER)
-    purchase = fake_appstore.purchase(VIP_QUARTER, "non_renewing", app_account_token=order["app_account_token"])
+    purchase = fake_appstore.purchase(VIP_QUARTER, "non_renewing", app_account_token=order["app_account_token"],
+                                      receipt_style="transaction")
     assert api.report(order["trade_no"], receipt=purchase["receipt"]).status_code == 200
     vip = [e for e in api.entitlements(user)["entitlements"] if e["entitlement"] == "vip"]
     assert len(vip) == 1

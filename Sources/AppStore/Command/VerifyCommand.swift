@@ -54,8 +54,8 @@ public enum VerifyCommand {
     case .valid(let text):
       FileHandle.standardOutput.write(Data((text + "\n").utf8))
       return 0
-    case .invalid(let reason), .retryable(let reason):
-      writeError(reason)
+    case .invalid, .retryable, .misconfigured:
+      writeError(result.reason ?? "not verified")
       return 1
     }
   }

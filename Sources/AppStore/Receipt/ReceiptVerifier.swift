@@ -1,14 +1,17 @@
 import Foundation
 import StorekeeperLogging
 
-/// Verifies StoreKit 1 app receipts with Apple's verifyReceipt: the production URL first,
-/// the sandbox URL when Apple answers 21007.
+/// Verifies StoreKit 1 receipts — app receipts and iOS 6-style transaction receipts alike —
+/// with Apple's verifyReceipt: the production URL first, the sandbox URL when Apple answers
+/// 21007.
 ///
-/// Outcomes: `valid` for status 0 with this app's bundle id in an allowed environment;
-/// `retryable` when Apple could not judge yet (timeouts, connection errors, HTTP errors,
-/// 21005/21009/211xx unless Apple says they are not retryable); `invalid` otherwise, with
-/// reason `verify_receipt_<status>`. 21004 (shared secret mismatch) is our configuration error,
-/// not the client's: it is logged at critical and reported as `invalid("verify_receipt_21004")`.
+/// Outcomes, by Apple's `status` (docs/ARCHITECTURE.md has the table and its reasons):
+/// `valid` for 0 (and 21006, an expired subscription's decoded transaction receipt) with this
+/// app's bundle id in an allowed environment; `retryable` when Apple could not judge yet
+/// (timeouts, connection errors, HTTP errors, 21005/21009/211xx unless Apple says they are not
+/// retryable); `misconfigured` when the answer blames this server's settings (21004 the shared
+/// secret, 21008 from production or 21007 from the sandbox a URL, 21000 a URL that does not
+/// take our POST); `invalid` otherwise, with reason `verify_receipt_<status>`.
 public final class ReceiptVerifier: Sendable {
   public let configuration: AppStoreConfiguration
   private let transport: any ReceiptTransport
@@ -92,11 +95,21 @@ public final class ReceiptVerifier: Sendable {
     let status = response.status ?? -1
     switch status {
     case 0: return accept(response, environment: response.environment ?? asked.rawValue)
+    case 21006 where response.receipt != nil:
+      // An iOS 6-style receipt of a subscription that has expired: Apple still decodes it, and
+      // its transactions are facts like any other (their expiry says it is over).
+      return accept(response, environment: response.environment ?? asked.rawValue)
     case 21004:
-      logger.critical(
-        "verifyReceipt rejected the shared secret (21004): check APPLE_SHARED_SECRET",
-        ["environment": .string(asked.rawValue)])
-      return .invalid("verify_receipt_21004")
+      return .misconfigured(
+        Misconfiguration(setting: .sharedSecret, status: status, environment: asked.rawValue))
+    case 21000, 21007, 21008:
+      // 21007 reaches here only from the sandbox URL and 21008 only as a first answer from the
+      // production URL: either way the URL asked is not the environment it is configured as.
+      // 21000 means the URL did not take the JSON POST this client always sends.
+      return .misconfigured(
+        Misconfiguration(
+          setting: asked == .production ? .verifyReceiptURL : .verifyReceiptSandboxURL,
+          status: status, environment: asked.rawValue))
     case 21005, 21009, 21100...21199:
       return response.isRetryable == false
         ? .invalid("verify_receipt_\(status)") : .retryable("verify_receipt_\(status)")
@@ -117,9 +130,10 @@ public final class ReceiptVerifier: Sendable {
     }
     return .valid(
       VerifiedReceipt(
-        environment: environment, bundleId: bundleId,
+        environment: environment, bundleId: bundleId, format: receipt.format,
         transactions: response.transactions(bundleId: bundleId, environment: environment),
-        latestReceipt: response.latestReceipt))
+        latestReceipt: response.latestReceipt,
+        pendingRenewals: response.pendingRenewalInfo ?? []))
   }
 
   static func requestBody(receiptData: String, sharedSecret: String?) -> [UInt8] {

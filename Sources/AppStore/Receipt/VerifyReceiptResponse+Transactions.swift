@@ -1,11 +1,15 @@
 extension VerifyReceiptResponse {
-  /// in_app ∪ latest_receipt_info as normalized transactions, deduplicated by transaction id;
-  /// `latest_receipt_info` wins because it carries later facts (renewals, cancellations).
-  /// Entries without a transaction id, product id or purchase date are dropped.
+  /// The receipt's transactions (`in_app`, or the transaction receipt itself) ∪
+  /// `latest_receipt_info` ∪ `latest_expired_receipt_info` as normalized transactions,
+  /// deduplicated by transaction id; the latest info wins because it carries later facts
+  /// (renewals, cancellations). Entries without a transaction id, product id or purchase date
+  /// are dropped.
   func transactions(bundleId: String, environment: String) -> [VerifiedTransaction] {
     var order: [String] = []
     var byId: [String: VerifiedTransaction] = [:]
-    for entry in (receipt?.inApp ?? []) + (latestReceiptInfo ?? []) {
+    let entries =
+      (receipt?.transactions ?? []) + (latestReceiptInfo ?? []) + (latestExpiredReceiptInfo ?? [])
+    for entry in entries {
       guard
         let transaction = entry.verifiedTransaction(bundleId: bundleId, environment: environment)
       else {

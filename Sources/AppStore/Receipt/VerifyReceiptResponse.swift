@@ -1,77 +1,25 @@
-/// The parts of Apple's verifyReceipt answer the server uses. Unknown keys are ignored and a
-/// field of an unexpected shape reads as absent.
+/// The parts of Apple's verifyReceipt answer the server uses, in both of Apple's receipt
+/// formats (see `ReceiptBody`). Unknown keys are ignored and a field of an unexpected shape
+/// reads as absent.
 struct VerifyReceiptResponse: Decodable, Sendable {
   var status: Int?
   var environment: String?
-  var receipt: Receipt?
+  var receipt: ReceiptBody?
+  /// An array for app receipts; a single object for iOS 6-style transaction receipts.
   var latestReceiptInfo: [InApp]?
+  /// Transaction receipts of an expired subscription (status 21006) carry this instead.
+  var latestExpiredReceiptInfo: [InApp]?
   var latestReceipt: String?
+  var pendingRenewalInfo: [PendingRenewal]?
   /// Apple has spelled it both `is-retryable` and `is_retryable`.
   var isRetryable: Bool?
-
-  struct Receipt: Decodable, Sendable {
-    var bundleId: String?
-    var inApp: [InApp]?
-
-    private enum CodingKeys: String, CodingKey {
-      case bundleId = "bundle_id"
-      case inApp = "in_app"
-    }
-
-    init(from decoder: any Decoder) throws {
-      let container = try decoder.container(keyedBy: CodingKeys.self)
-      bundleId = container.lenient(.bundleId, as: FlexibleString.self)?.value
-      inApp = container.lenient(.inApp, as: [Lossy<InApp>].self)?.compactMap(\.value)
-    }
-  }
-
-  struct InApp: Decodable, Sendable {
-    var productId: String?
-    var transactionId: String?
-    var originalTransactionId: String?
-    var purchaseDateMs: Int64?
-    var expiresDateMs: Int64?
-    var cancellationDateMs: Int64?
-    var cancellationReason: Int?
-    var quantity: Int?
-    var appAccountToken: String?
-    var webOrderLineItemId: String?
-
-    private enum CodingKeys: String, CodingKey {
-      case productId = "product_id"
-      case transactionId = "transaction_id"
-      case originalTransactionId = "original_transaction_id"
-      case purchaseDateMs = "purchase_date_ms"
-      case expiresDateMs = "expires_date_ms"
-      case cancellationDateMs = "cancellation_date_ms"
-      case cancellationReason = "cancellation_reason"
-      case quantity
-      case appAccountToken = "app_account_token"
-      case webOrderLineItemId = "web_order_line_item_id"
-    }
-
-    init(from decoder: any Decoder) throws {
-      let container = try decoder.container(keyedBy: CodingKeys.self)
-      func text(_ key: CodingKeys) -> String? {
-        container.lenient(key, as: FlexibleString.self)?.value.nonEmpty
-      }
-      productId = text(.productId)
-      transactionId = text(.transactionId)
-      originalTransactionId = text(.originalTransactionId)
-      purchaseDateMs = text(.purchaseDateMs).flatMap { Int64($0) }
-      expiresDateMs = text(.expiresDateMs).flatMap { Int64($0) }
-      cancellationDateMs = text(.cancellationDateMs).flatMap { Int64($0) }
-      cancellationReason = text(.cancellationReason).flatMap { Int($0) }
-      quantity = text(.quantity).flatMap { Int($0) }
-      appAccountToken = text(.appAccountToken)
-      webOrderLineItemId = text(.webOrderLineItemId)
-    }
-  }
 
   private enum CodingKeys: String, CodingKey {
     case status, environment, receipt
     case latestReceiptInfo = "latest_receipt_info"
+    case latestExpiredReceiptInfo = "latest_expired_receipt_info"
     case latestReceipt = "latest_receipt"
+    case pendingRenewalInfo = "pending_renewal_info"
     case isRetryableDash = "is-retryable"
     case isRetryableUnderscore = "is_retryable"
   }
@@ -81,9 +29,12 @@ struct VerifyReceiptResponse: Decodable, Sendable {
     status = container.lenient(.status, as: FlexibleString.self).flatMap { Int($0.value) }
     environment = container.lenient(.environment, as: FlexibleString.self)?.value
     receipt = container.lenient(.receipt)
-    latestReceiptInfo = container.lenient(.latestReceiptInfo, as: [Lossy<InApp>].self)?.compactMap(
-      \.value)
+    latestReceiptInfo = container.lenient(.latestReceiptInfo, as: OneOrMany<InApp>.self)?.values
+    latestExpiredReceiptInfo =
+      container.lenient(.latestExpiredReceiptInfo, as: OneOrMany<InApp>.self)?.values
     latestReceipt = container.lenient(.latestReceipt, as: FlexibleString.self)?.value
+    pendingRenewalInfo =
+      container.lenient(.pendingRenewalInfo, as: OneOrMany<PendingRenewal>.self)?.values
     isRetryable =
       container.lenient(.isRetryableDash, as: FlexibleString.self)?.bool
       ?? container.lenient(.isRetryableUnderscore, as: FlexibleString.self)?.bool
@@ -100,5 +51,5 @@ struct Lossy<Element: Decodable & Sendable>: Decodable, Sendable {
 }
 
 extension String {
-  fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+  var nonEmpty: String? { isEmpty ? nil : self }
 }

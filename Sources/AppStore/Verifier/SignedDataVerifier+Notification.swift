@@ -16,6 +16,7 @@ extension SignedDataVerifier {
       case .valid(let transaction): notification.transaction = transaction
       case .invalid(let reason): return .invalid(reason)
       case .retryable(let reason): return .retryable(reason)
+      case .misconfigured(let problem): return .misconfigured(problem)
       }
     }
     if let signed = payload.data?.signedRenewalInfo {
@@ -23,6 +24,7 @@ extension SignedDataVerifier {
       case .valid(let renewal): notification.renewalInfo = renewal
       case .invalid(let reason): return .invalid(reason)
       case .retryable(let reason): return .retryable(reason)
+      case .misconfigured(let problem): return .misconfigured(problem)
       }
     }
     return .valid(notification)

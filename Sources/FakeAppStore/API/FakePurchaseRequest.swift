@@ -20,4 +20,7 @@ struct FakePurchaseRequest: Decodable, Sendable {
   var currency: String?
   /// Auto-renewable only; default "21000001".
   var subscriptionGroupIdentifier: String?
+  /// "app" (default): `receipt` in the answer is the account's app receipt; "transaction": the
+  /// iOS 6-style receipt of this one transaction.
+  var receiptStyle: String?
 }

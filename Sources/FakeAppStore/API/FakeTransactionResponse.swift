@@ -13,8 +13,13 @@ struct FakeTransactionResponse: Encodable, Sendable {
   var appAccountToken: String?
   /// JWS (ES256, x5c leaf/intermediate/root) of the transaction as it stands now.
   var signedTransaction: String
-  /// Base64 app receipt of the account, with all its transactions so far.
+  /// What the app posts, by `receipt_style`: `app_receipt` or `transaction_receipt`.
   var receipt: String
+  var receiptStyle: String
+  /// Base64 app receipt of the account, with all its transactions so far.
+  var appReceipt: String
+  /// Base64 iOS 6-style receipt of this transaction alone.
+  var transactionReceipt: String
   var purchaseDateMs: Int64
   var expiresDateMs: Int64?
   var revocationDateMs: Int64?
@@ -32,7 +37,10 @@ struct FakeTransactionResponse: Encodable, Sendable {
     appleAccount = receipt.appleAccount
     appAccountToken = transaction.appAccountToken
     self.signedTransaction = signedTransaction
-    self.receipt = receipt.base64
+    appReceipt = receipt.base64
+    transactionReceipt = FakeTransactionReceipt.base64(transactionId: transaction.transactionId)
+    receiptStyle = transaction.receiptStyle.rawValue
+    self.receipt = transaction.receiptStyle == .app ? appReceipt : transactionReceipt
     purchaseDateMs = transaction.purchaseDate
     expiresDateMs = transaction.expiresDate
     revocationDateMs = transaction.revocationDate

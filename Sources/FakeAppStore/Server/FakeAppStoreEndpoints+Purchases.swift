@@ -33,6 +33,9 @@ extension FakeAppStoreEndpoints {
       }
       token = uuid.uuidString.lowercased()
     }
+    guard let style = FakeReceiptStyle(rawValue: body.receiptStyle ?? "app") else {
+      throw FakeJSON.invalid("receipt_style", "must be app or transaction")
+    }
     let price = body.price ?? 6000
     guard price >= 0 else { throw FakeJSON.invalid("price", "must not be negative") }
     let now = Self.now()
@@ -48,7 +51,8 @@ extension FakeAppStoreEndpoints {
         quantity: quantity, appAccountToken: token, environment: body.environment,
         purchaseDate: purchaseDate, expiresDate: expires, price: price,
         currency: body.currency ?? "USD",
-        subscriptionGroupIdentifier: body.subscriptionGroupIdentifier ?? "21000001"))
+        subscriptionGroupIdentifier: body.subscriptionGroupIdentifier ?? "21000001",
+        receiptStyle: style))
     let signed = try authority.sign(transaction.payload(signedDate: now))
     logger.info(
       "purchase",

@@ -25,11 +25,80 @@ extension FakeAppStoreEndpoints {
       return try FakeJSON.response(
         FakeVerifyReceiptBody.status(21199, environment: endpoint.rawValue, retryable: true))
     }
-    let answer = answer(request.body, endpoint: endpoint)
+    let body = request.body
+    let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+    let data = object?["receipt-data"] as? String
+    if let object, let id = data.flatMap(FakeTransactionReceipt.transactionId(fromBase64:)) {
+      return try transactionAnswer(object, transactionId: id, endpoint: endpoint)
+    }
+    let answer = answer(body, endpoint: endpoint)
     logger.info(
       "verifyReceipt",
       ["endpoint": .string(endpoint.rawValue), "status": .int(answer.status)])
     return try FakeJSON.response(answer)
+  }
+
+  /// Apple's answer to an iOS 6-style transaction receipt (see `FakeTransactionReceiptBody`).
+  private func transactionAnswer(
+    _ object: [String: Any], transactionId: String, endpoint: AppStoreEnvironment
+  ) throws -> Response {
+    guard let snapshot = store.transactionSnapshot(transactionId) else {
+      return try FakeJSON.response(FakeVerifyReceiptBody.status(21002))
+    }
+    let transaction = snapshot.transaction
+    if let status = refusal(
+      object, environment: transaction.environment, endpoint: endpoint,
+      hasSubscriptions: transaction.isAutoRenewable)
+    {
+      logger.info(
+        "verifyReceipt",
+        ["endpoint": .string(endpoint.rawValue), "status": .int(status), "style": "transaction"])
+      return try FakeJSON.response(FakeVerifyReceiptBody.status(status))
+    }
+    func legacy(_ transaction: FakeTransaction) -> FakeLegacyTransaction {
+      FakeLegacyTransaction(
+        transaction, appleAccount: snapshot.appleAccount, appAppleId: configuration.appAppleId)
+    }
+    var body = FakeTransactionReceiptBody(
+      status: 0, environment: transaction.environment == "Production" ? nil : "Sandbox",
+      receipt: legacy(transaction))
+    if let (subscription, latest) = snapshot.subscription {
+      body.latestReceipt = FakeTransactionReceipt.base64(transactionId: latest.transactionId)
+      body.autoRenewStatus = subscription.autoRenewStatus
+      body.autoRenewProductId = subscription.productId
+      if let expires = latest.expiresDate, expires <= Self.now() {
+        // Apple's 21006: valid, but the subscription has expired; the receipt still decoded.
+        body.status = 21006
+        body.latestExpiredReceiptInfo = legacy(latest)
+      } else {
+        body.latestReceiptInfo = legacy(latest)
+      }
+    }
+    logger.info(
+      "verifyReceipt",
+      ["endpoint": .string(endpoint.rawValue), "status": .int(body.status), "style": "transaction"])
+    return try FakeJSON.response(body)
+  }
+
+  /// Apple's refusals that do not depend on the receipt's format: the wrong endpoint, a receipt
+  /// Apple cannot authenticate, the shared secret.
+  private func refusal(
+    _ object: [String: Any], environment: String, endpoint: AppStoreEnvironment,
+    hasSubscriptions: Bool
+  ) -> Int? {
+    switch (environment, endpoint) {
+    case ("Sandbox", .production): return 21007
+    case ("Production", .sandbox): return 21008
+    // A StoreKit-testing receipt is signed on the Mac; Apple cannot authenticate it.
+    case ("Xcode", _): return 21003
+    default: break
+    }
+    if let secret = configuration.sharedSecret {
+      let password = object["password"] as? String
+      if let password, password != secret { return 21004 }
+      if password == nil, hasSubscriptions { return 21004 }
+    }
+    return nil
   }
 
   private func fault(for request: Request) throws -> FakeFault {
@@ -54,19 +123,11 @@ extension FakeAppStoreEndpoints {
       let receiptId = FakeReceipt.id(fromBase64: data),
       let snapshot = store.snapshot(receiptId: receiptId)
     else { return .status(21002) }
-    let receipt = snapshot.receipt
-    switch (receipt.environment, endpoint) {
-    case ("Sandbox", .production): return .status(21007)
-    case ("Production", .sandbox): return .status(21008)
-    // A StoreKit-testing receipt is signed on the Mac; Apple cannot authenticate it.
-    case ("Xcode", _): return .status(21003)
-    default: break
-    }
-    if let secret = configuration.sharedSecret {
-      let password = object["password"] as? String
-      let hasSubscriptions = snapshot.transactions.contains(where: \.isAutoRenewable)
-      if let password, password != secret { return .status(21004) }
-      if password == nil, hasSubscriptions { return .status(21004) }
+    if let status = refusal(
+      object, environment: snapshot.receipt.environment, endpoint: endpoint,
+      hasSubscriptions: snapshot.transactions.contains(where: \.isAutoRenewable))
+    {
+      return .status(status)
     }
     let excludeOld = (object["exclude-old-transactions"] as? Bool) ?? false
     return success(snapshot, excludeOld: excludeOld)

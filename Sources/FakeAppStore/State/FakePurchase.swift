@@ -14,4 +14,5 @@ struct FakePurchase: Sendable {
   var price: Int64
   var currency: String
   var subscriptionGroupIdentifier: String?
+  var receiptStyle: FakeReceiptStyle = .app
 }

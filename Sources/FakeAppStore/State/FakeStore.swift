@@ -44,7 +44,8 @@ final class FakeStore: Sendable {
         environment: new.environment, purchaseDate: new.purchaseDate,
         originalPurchaseDate: new.purchaseDate, expiresDate: subscription ? new.expiresDate : nil,
         price: new.price, currency: new.currency, transactionReason: "PURCHASE",
-        revocationDate: nil, revocationReason: nil, receiptId: receipt.id)
+        revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
+        receiptStyle: new.receiptStyle)
       receipt.transactionIds.append(id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt

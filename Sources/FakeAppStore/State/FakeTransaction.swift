@@ -27,6 +27,8 @@ struct FakeTransaction: Sendable {
   var revocationReason: Int32?
   /// The app receipt (of one Apple account on one device) this transaction shows up in.
   var receiptId: String
+  /// Which receipt the app posts for it; renewals keep the original's.
+  var receiptStyle: FakeReceiptStyle = .app
 
   var isAutoRenewable: Bool { type == .autoRenewableSubscription }
 }

@@ -18,9 +18,11 @@ struct NotificationService: Sendable {
   /// notification that does not verify, and stores nothing.
   func receive(signedPayload: String) async throws -> Bool {
     let verified: VerifiedNotification
-    switch verifier.verifyNotification(signedPayload) {
+    let verification = verifier.verifyNotification(signedPayload)
+    switch verification {
     case .valid(let value): verified = value
-    case .invalid(let reason), .retryable(let reason):
+    case .invalid, .retryable, .misconfigured:
+      let reason = verification.reason ?? "not verified"
       logger.warning("notification refused", ["reason": .string(reason)])
       throw NotificationRefusal(reason: reason)
     }

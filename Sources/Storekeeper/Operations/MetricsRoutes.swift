@@ -1,3 +1,4 @@
+import AppStore
 import HTTP
 import Postgres
 
@@ -7,6 +8,7 @@ struct MetricsRoutes: Sendable {
   let database: PostgresPool
   let catalog: CatalogCache
   let requests: RequestMetrics
+  let appleSettings: AppleConfigurationMonitor
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { _, _ in
@@ -54,6 +56,7 @@ struct MetricsRoutes: Sendable {
       gauge(
         "notification_recovery_failing", "1 when the last notification history pass failed.",
         [("", try recovery?.decode("failing") ?? 0)])
+      lines += appleSettingsLines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))
@@ -69,5 +72,31 @@ struct MetricsRoutes: Sendable {
       result[try row.decode("key", as: Key.self)] = try row.decode("n")
     }
     return result
+  }
+
+  /// This instance's own Apple settings as verifyReceipt judged them: a gauge that is 1 while
+  /// a problem stands (an alert's series) and a counter of such answers since start.
+  private func appleSettingsLines() -> [String] {
+    func labels(_ wrong: Misconfiguration) -> String {
+      "{setting=\"\(wrong.setting.variable)\",status=\"\(wrong.status)\","
+        + "environment=\"\(wrong.environment)\"}"
+    }
+    var lines = [
+      "# HELP storekeeper_apple_configuration_errors 1 while verifyReceipt blames this instance's "
+        + "setting (receipts wait as pending until it is fixed).",
+      "# TYPE storekeeper_apple_configuration_errors gauge",
+    ]
+    lines += appleSettings.current.map {
+      "storekeeper_apple_configuration_errors\(labels($0.misconfiguration)) 1"
+    }
+    lines += [
+      "# HELP storekeeper_apple_configuration_errors_total verifyReceipt answers since start that "
+        + "blamed this instance's settings.",
+      "# TYPE storekeeper_apple_configuration_errors_total counter",
+    ]
+    lines += appleSettings.totals.map {
+      "storekeeper_apple_configuration_errors_total\(labels($0.misconfiguration)) \($0.count)"
+    }
+    return lines
   }
 }

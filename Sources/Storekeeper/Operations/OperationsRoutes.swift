@@ -6,6 +6,7 @@ struct OperationsRoutes: Sendable {
   let database: PostgresPool
   let migrator: Migrator
   let openAPI: [UInt8]
+  let appleSettings: AppleConfigurationMonitor
 
   func register(_ router: inout APIRouter) {
     Self.registerLiveness(&router)
@@ -26,7 +27,9 @@ struct OperationsRoutes: Sendable {
           503, code: "migrations_pending",
           detail: "pending migrations: \(pending.joined(separator: ", "))")
       }
-      return try JSONCoding.response(["status": "ready"])
+      // Still ready: a wrong Apple setting keeps receipts pending but breaks nothing else, and
+      // taking the instance out of rotation would not fix it. It is said here for the operator.
+      return try JSONCoding.response(Readiness(appleSettings.current))
     }
     router.addImmediate(.get, "/openapi.yaml") { _, _ in
       Response(

@@ -31,7 +31,8 @@ struct ReceiptService: Sendable {
     let reportId = try await reports.insertPending(
       tradeNo: nil, userId: submission.userId, productId: submission.productId,
       proof: submission.proof)
-    switch await verifier.verify(submission.proof) {
+    let verification = await verifier.verify(submission.proof)
+    switch verification {
     case .valid(let transactions):
       let outcome = try await apply(
         transactions, userId: submission.userId, productId: submission.productId)
@@ -53,9 +54,10 @@ struct ReceiptService: Sendable {
     case .invalid(let reason):
       try await reports.finish(reportId, outcome: .invalid, code: reason)
       throw SettlementRefusal.invalidProof(reason: reason, field: submission.proof.field)
-    case .retryable(let reason):
+    case .retryable, .misconfigured:
+      // Waits like a report: a fault of Apple's or of this server's settings is no refusal.
       try await reports.retryLater(
-        reportId, error: reason,
+        reportId, error: verification.reason ?? "retryable",
         atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
       return .pending(reportId: reportId)
     }

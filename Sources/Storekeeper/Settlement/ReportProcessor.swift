@@ -38,7 +38,8 @@ struct ReportProcessor: Sendable {
           tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof))
     }
     let fields: [String: LogValue] = ["trade_no": .string(tradeNo)]
-    switch await verifier.verify(proof) {
+    let verification = await verifier.verify(proof)
+    switch verification {
     case .valid(let transactions):
       let settled = try await settle(
         tradeNo, product: context.product, transactions, record: record, cause: .report)
@@ -51,7 +52,10 @@ struct ReportProcessor: Sendable {
       try await recordRefusal(refusal, outcome: .invalid, tradeNo: tradeNo, record: record)
       logger.warning("invalid proof", fields.merging(["reason": .string(reason)]) { $1 })
       throw refusal
-    case .retryable(let reason):
+    case .retryable, .misconfigured:
+      // Apple could not judge the proof yet, or could not because of this server's own
+      // settings: either way the customer's report waits, it is not refused.
+      let reason = verification.reason ?? "retryable"
       let id: Int64
       switch record {
       case .stored(let stored): id = stored

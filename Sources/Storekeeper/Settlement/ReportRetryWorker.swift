@@ -56,26 +56,42 @@ struct ReportRetryWorker: Sendable {
         if let tradeNo = report.tradeNo { try await orders.clearPendingVerification(tradeNo) }
         logger.warning("pending report invalid", fields.merging(["reason": .string(reason)]) { $1 })
       case .retryable(let reason):
-        let decision = reports.policy.decision(
-          afterAttempt: report.attempts, firstAttemptMs: report.firstAttemptMs,
-          nowMs: reports.clock.milliseconds)
-        switch decision {
-        case .giveUp:
-          try await reports.giveUp(report, reason: reason, orders: orders)
-          logger.error(
-            "gave up verifying report", fields.merging(["reason": .string(reason)]) { $1 })
-        case .retry(let atMs):
-          try await reports.retryLater(report.id, error: reason, atMs: atMs)
-          logger.info(
-            "report still waiting on Apple",
-            fields.merging([
-              "reason": .string(reason),
-              "retry_in_ms": .int(Int(atMs - reports.clock.milliseconds)),
-            ]) { $1 })
-        }
+        try await postpone(report, reason: reason, mayGiveUp: true, fields: fields)
+      case .misconfigured(let problem):
+        // The purchase is not in doubt, this server's settings are: giving up would close a
+        // paid order for the operator's mistake, so the report waits (at the policy's capped
+        // delay once its window is over) until the setting is fixed.
+        try await postpone(
+          report, reason: problem.reason, mayGiveUp: false,
+          fields: fields.merging(["setting": .string(problem.setting.variable)]) { $1 })
       }
     } catch {
       logger.warning("report retry failed", fields.merging(["error": .string("\(error)")]) { $1 })
     }
+  }
+
+  /// Schedules the next attempt on `RetryPolicy`, or gives the report up when the policy says so
+  /// and `mayGiveUp`.
+  private func postpone(
+    _ report: ReportStore.Due, reason: String, mayGiveUp: Bool, fields: [String: LogValue]
+  ) async throws {
+    let now = reports.clock.milliseconds
+    let decision = reports.policy.decision(
+      afterAttempt: report.attempts, firstAttemptMs: report.firstAttemptMs, nowMs: now)
+    let atMs: Int64
+    switch decision {
+    case .giveUp where mayGiveUp:
+      try await reports.giveUp(report, reason: reason, orders: orders)
+      logger.error("gave up verifying report", fields.merging(["reason": .string(reason)]) { $1 })
+      return
+    case .giveUp: atMs = now + reports.policy.capMs
+    case .retry(let at): atMs = at
+    }
+    try await reports.retryLater(report.id, error: reason, atMs: atMs)
+    logger.info(
+      "report still waiting on Apple",
+      fields.merging([
+        "reason": .string(reason), "retry_in_ms": .int(Int(atMs - now)),
+      ]) { $1 })
   }
 }

@@ -26,13 +26,15 @@ struct DomainHarness: Sendable {
   let catalog: CatalogRepository
   let entitlements: EntitlementRepository
   let receipts: ReceiptService
+  let appleSettings: AppleConfigurationMonitor
 
   /// Runs `body` against a fresh database, dropped afterwards whatever happens.
   static func with<T>(
     policy: RetryPolicy = RetryPolicy(baseMs: 30_000, windowMs: 72 * 3_600_000),
+    apple transport: (any ReceiptTransport)? = nil,
     _ body: (DomainHarness) async throws -> T
   ) async throws -> T {
-    let harness = try await make(policy: policy)
+    let harness = try await make(policy: policy, transport: transport)
     do {
       let value = try await body(harness)
       await harness.drop()
@@ -43,7 +45,9 @@ struct DomainHarness: Sendable {
     }
   }
 
-  private static func make(policy: RetryPolicy) async throws -> DomainHarness {
+  private static func make(policy: RetryPolicy, transport: (any ReceiptTransport)?)
+    async throws -> DomainHarness
+  {
     let base = try #require(
       ProcessInfo.processInfo.environment["DATABASE_URL"],
       "DATABASE_URL must point at a PostgreSQL server (scripts/test sets it)")
@@ -70,10 +74,14 @@ struct DomainHarness: Sendable {
     configuration.verifyReceiptURL = URL(string: "http://127.0.0.1:9/verifyReceipt")!
     configuration.verifyReceiptSandboxURL = configuration.verifyReceiptURL
     configuration.receiptTimeout = .seconds(2)
+    let clock = ManualClock(Date())
+    let appleSettings = AppleConfigurationMonitor(logger: logger, clock: clock.clock)
     let verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: configuration),
-      receipts: ReceiptVerifier(configuration: configuration, logger: logger))
-    let clock = ManualClock(Date())
+      receipts: transport.map {
+        ReceiptVerifier(configuration: configuration, transport: $0, logger: logger)
+      } ?? ReceiptVerifier(configuration: configuration, logger: logger),
+      appleSettings: appleSettings)
     let orders = OrderRepository(database: database)
     let reports = ReportStore(
       database: database, leaseMs: 60_000, policy: policy, clock: clock.clock)
@@ -88,7 +96,8 @@ struct DomainHarness: Sendable {
       catalog: catalog, entitlements: entitlements,
       receipts: ReceiptService(
         orders: orders, reports: reports, verifier: verifier, settlement: settlement,
-        catalog: catalog, entitlements: entitlements))
+        catalog: catalog, entitlements: entitlements),
+      appleSettings: appleSettings)
   }
 
   private func drop() async {
