@@ -71,6 +71,12 @@ public final class Application: Sendable {
     let notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
       catalog: catalogRepository, clock: clock, logger: logger.with("component", "notifications"))
+    let appAuth = try AppAuthenticator(config.appAuth, logger: logger.with("component", "auth"))
+    if config.allowInsecureURLs {
+      logger.warning(
+        "ALLOW_INSECURE_URLS=1: Apple's and the JWKS URLs may be plain http; use this only for tests and demos"
+      )
+    }
     let auth = AdminAuthenticator(
       tokens: config.adminTokens.map { .init(name: $0.name, secret: Array($0.token.utf8)) })
 
@@ -83,14 +89,14 @@ public final class Application: Sendable {
     AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog).register(&router)
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
-      ttlSeconds: config.orderTTLSeconds
+      ttlSeconds: config.orderTTLSeconds, auth: appAuth
     ).register(&router)
     AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
     AdminTransactionRoutes(
       auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
     ).register(&router)
-    SettlementRoutes(processor: processor, receipts: receipts).register(&router)
-    EntitlementRoutes(repository: entitlements).register(&router)
+    SettlementRoutes(processor: processor, receipts: receipts, auth: appAuth).register(&router)
+    EntitlementRoutes(repository: entitlements, auth: appAuth).register(&router)
     NotificationRoutes(service: notifications, auth: auth, wake: { notificationBox.wake() })
       .register(&router)
 
