@@ -427,6 +427,12 @@ def user_headers(user_id: str | None) -> dict[str, str]:
 APP_PATHS = ("/v1/orders", "/v1/trade-reports", "/v1/receipts", "/v1/users/")
 
 
+def valid_user_id(user_id: str) -> bool:
+    """Storekeeper's rule: 1-128 characters, no control characters."""
+    return 1 <= len(user_id) <= 128 and not any(
+        ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) <= 0x9F for c in user_id)
+
+
 def bearer_for_env(env: dict[str, str]) -> Callable[[str], str] | None:
     """How a client of a Storekeeper with this environment proves who the user is."""
     mode = env.get("APP_AUTH", "none")
@@ -487,11 +493,18 @@ class Client:
             fields = kw["json"]
         elif isinstance(kw.get("data"), (bytes, str)):
             raw = kw["data"].decode("utf-8", "replace") if isinstance(kw["data"], bytes) else kw["data"]
-            fields = {k: v[0] for k, v in parse_qs(raw).items()}
+            try:
+                parsed = json.loads(raw)
+                fields = parsed if isinstance(parsed, dict) else {}
+            except ValueError:
+                fields = {k: v[0] for k, v in parse_qs(raw).items()}
         if isinstance(fields.get("user_id"), str):
-            return fields["user_id"]
+            # A user id no sign-in service would issue (tests of its validation): signed in as
+            # someone else, so the request still reaches the check it is about.
+            return fields["user_id"] if valid_user_id(fields["user_id"]) else DEFAULT_USER
         if path.startswith("/v1/users/"):
-            return unquote(path.split("/")[3])
+            named = unquote(path.split("/")[3])
+            return named if valid_user_id(named) else DEFAULT_USER
         trade_no = fields.get("trade_no")
         if path.startswith("/v1/orders/"):
             trade_no = unquote(path.split("/")[3].split("?")[0])
