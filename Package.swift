@@ -17,10 +17,12 @@ let package = Package(
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
     .target(name: "AppStore", dependencies: ["COpenSSL", "StorekeeperLogging"]),
+    // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
+    .target(name: "AppAuth", dependencies: ["COpenSSL", "StorekeeperLogging"]),
     // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
     .target(
       name: "Storekeeper",
-      dependencies: ["HTTP", "Postgres", "AppStore", "COpenSSL", "StorekeeperLogging"]),
+      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "COpenSSL", "StorekeeperLogging"]),
     .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
@@ -30,12 +32,13 @@ let package = Package(
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
+    .testTarget(name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
     .testTarget(
       name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"]),
     .testTarget(
       name: "StorekeeperTests",
-      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "StorekeeperLogging"]),
+      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth", "StorekeeperLogging"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -31,7 +31,9 @@ bench_postgres() {
 bench_storekeeper() {
   BENCH_PORT=$(free_port 18580)
   BENCH_ADMIN_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+  # APP_AUTH=none: the benchmarks measure the server, not token checks (a private network).
   HOST=127.0.0.1 PORT=$BENCH_PORT APPLE_BUNDLE_ID=com.example.bench LOG_LEVEL=warning \
+    APP_AUTH=none APPLE_APP_APPLE_ID=1234567890 \
     ADMIN_TOKENS="bench:$BENCH_ADMIN_TOKEN" MIGRATIONS_DIR="$PWD/Migrations" OPENAPI_PATH="$PWD/openapi.yaml" \
     "$BENCH_BIN" serve >"$BENCH_TMP/storekeeper.log" 2>&1 &
   BENCH_PIDS+=($!)

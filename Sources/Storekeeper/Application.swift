@@ -82,6 +82,12 @@ public final class Application: Sendable {
     let notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
       catalog: catalogRepository, clock: clock, logger: logger.with("component", "notifications"))
+    let appAuth = try AppAuthenticator(config.appAuth, logger: logger.with("component", "auth"))
+    if config.allowInsecureURLs {
+      logger.warning(
+        "ALLOW_INSECURE_URLS=1: Apple's and the JWKS URLs may be plain http; use this only for tests and demos"
+      )
+    }
     let auth = AdminAuthenticator(
       tokens: config.adminTokens,
       limiter: AdminFailureLimiter(
@@ -96,10 +102,10 @@ public final class Application: Sendable {
     let requestMetrics = RequestMetrics()
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
-      ttlSeconds: config.orderTTLSeconds
+      ttlSeconds: config.orderTTLSeconds, auth: appAuth
     ).register(&router)
-    SettlementRoutes(processor: processor, receipts: receipts).register(&router)
-    EntitlementRoutes(repository: entitlements).register(&router)
+    SettlementRoutes(processor: processor, receipts: receipts, auth: appAuth).register(&router)
+    EntitlementRoutes(repository: entitlements, auth: appAuth).register(&router)
     let notificationRoutes = NotificationRoutes(
       service: notifications, auth: auth, wake: { notificationBox.wake() })
     notificationRoutes.register(&router)

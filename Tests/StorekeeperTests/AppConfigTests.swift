@@ -5,6 +5,7 @@ import Testing
 @Suite struct AppConfigTests {
   let base = [
     "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
+    "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890",
   ]
 
   func error(_ env: [String: String]) -> ConfigError? {
@@ -63,6 +64,8 @@ import Testing
     env["APPLE_API_ISSUER_ID"] = "I"
     env["APPLE_API_URL"] = "http://127.0.0.1:9"
     env["NOTIFICATION_RECOVERY_INTERVAL"] = "15m"
+    #expect(error(env)?.variable == "APPLE_API_URL")
+    env["ALLOW_INSECURE_URLS"] = "1"
     let config = try AppConfig.fromEnvironment(env)
     #expect(config.apiKeyPath == "/k.p8" && config.apiKeyId == "K" && config.apiIssuerId == "I")
     #expect(config.apiURL == "http://127.0.0.1:9")

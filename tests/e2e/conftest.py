@@ -15,6 +15,9 @@ import pytest
 
 from support import (
     BUNDLE_ID,
+    JWT_AUDIENCE,
+    JWT_ISSUER,
+    JWT_SECRET,
     REPO,
     Client,
     Database,
@@ -86,6 +89,14 @@ class Launcher:
             "MIGRATIONS_DIR": str(REPO / "Migrations"),
             "OPENAPI_PATH": str(REPO / "openapi.yaml"),
             "EVENT_LOOPS": "2",
+            # Apps prove their user with the default e2e sign-in service's tokens (support.mint).
+            "APP_AUTH": "jwt",
+            "APP_JWT_SECRET": JWT_SECRET,
+            "APP_JWT_ISSUER": JWT_ISSUER,
+            "APP_JWT_AUDIENCE": JWT_AUDIENCE,
+            # The fake App Store's app id, which its production notifications carry.
+            "APPLE_APP_APPLE_ID": "1234567890",
+            "ALLOW_INSECURE_URLS": "1",
         })
         for key, value in overrides.items():
             if value is None:

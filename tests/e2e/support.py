@@ -19,14 +19,20 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
+import jwt
 import pytest
 import requests
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLE_ID = "com.example.storekeeper.tests"
 ADMIN_NAME = "ops"
+# The app's sign-in service every e2e Storekeeper trusts by default (APP_AUTH=jwt, HS256).
+JWT_SECRET = "e2e-shared-secret-0123456789abcdef0123456789"
+JWT_ISSUER = "https://login.e2e.example"
+JWT_AUDIENCE = "storekeeper-e2e"
+DEFAULT_USER = "e2e-user"
 
 APPLE_TYPES = {
     "consumable": "Consumable",
@@ -255,7 +261,7 @@ class Storekeeper(Process):
         self.url = f"http://127.0.0.1:{port}"
         # The first entry's token: `name:token`, perhaps with a `:read`/`:write` scope after it.
         self.admin_token = env.get("ADMIN_TOKENS", ":").split(",")[0].split(":")[1]
-        self.client = Client(self.url, self.admin_token)
+        self.client = Client(self.url, self.admin_token, bearer_for_env(env))
 
     def start(self, ready_timeout: float = 20) -> "Storekeeper":
         self.spawn()
@@ -409,15 +415,59 @@ def make_throwaway_root(directory: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
+# App credentials
+
+
+def mint(sub: str, secret: str = JWT_SECRET, issuer: str = JWT_ISSUER, audience: Any = JWT_AUDIENCE,
+         lifetime: int = 600, algorithm: str = "HS256", headers: dict | None = None, **claims: Any) -> str:
+    """A token from the app's sign-in service, made with PyJWT (not our code)."""
+    now = int(time.time())
+    body = {"iss": issuer, "aud": audience, "sub": sub, "iat": now, "exp": now + lifetime, **claims}
+    return jwt.encode({k: v for k, v in body.items() if v is not None}, secret, algorithm=algorithm,
+                      headers=headers)
+
+
+def user_headers(user_id: str | None) -> dict[str, str]:
+    """What an app signed in as `user_id` sends (the default e2e sign-in service)."""
+    return {"Authorization": f"Bearer {mint(user_id or DEFAULT_USER)}"}
+
+
+APP_PATHS = ("/v1/orders", "/v1/trade-reports", "/v1/receipts", "/v1/users/")
+
+
+def valid_user_id(user_id: str) -> bool:
+    """Storekeeper's rule: 1-128 characters, no control characters."""
+    return 1 <= len(user_id) <= 128 and not any(
+        ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) <= 0x9F for c in user_id)
+
+
+def bearer_for_env(env: dict[str, str]) -> Callable[[str], str] | None:
+    """How a client of a Storekeeper with this environment proves who the user is."""
+    mode = env.get("APP_AUTH", "none")
+    if mode == "jwt" and env.get("APP_JWT_SECRET"):
+        secret, issuer, audience = env["APP_JWT_SECRET"], env["APP_JWT_ISSUER"], env["APP_JWT_AUDIENCE"]
+        return lambda user: mint(user, secret=secret, issuer=issuer, audience=audience)
+    if mode == "api_key":
+        for entry in env.get("APP_API_KEYS", "").split(","):
+            name, _, key = entry.partition(":")
+            if key and not key.startswith("sha256:"):
+                return lambda user, key=key: key
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
 # HTTP client
 
 
 class Client:
     """Thin wrapper over requests with the API's paths; one session per thread."""
 
-    def __init__(self, base: str, admin_token: str):
+    def __init__(self, base: str, admin_token: str, bearer: Callable[[str], str] | None = None):
         self.base = base
         self.admin_token = admin_token
+        # Makes the credential of the user an app call acts for (None: APP_AUTH=none).
+        self.bearer = bearer
+        self.owners: dict[str, str] = {}
         self._local = threading.local()
 
     def session(self) -> requests.Session:
@@ -428,11 +478,56 @@ class Client:
         return s
 
     def request(self, method: str, path: str, admin: bool = False, headers: dict | None = None,
-                timeout: float = 30, **kw: Any) -> requests.Response:
+                timeout: float = 30, user: str | None = None, auth: bool = True,
+                **kw: Any) -> requests.Response:
+        """`user`: the user an app call acts for; by default the one it names (body `user_id`,
+        the path's user, or the owner of the trade number it names). `auth=False` sends no
+        credentials."""
         h = dict(headers or {})
         if admin:
             h["Authorization"] = f"Bearer {self.admin_token}"
-        return self.session().request(method, self.base + path, headers=h, timeout=timeout, **kw)
+        elif auth and self.bearer and "Authorization" not in h and path.startswith(APP_PATHS):
+            h["Authorization"] = f"Bearer {self.bearer(user or self.user_for(path, kw))}"
+        r = self.session().request(method, self.base + path, headers=h, timeout=timeout, **kw)
+        if method == "POST" and path == "/v1/orders" and r.status_code == 201:
+            body = r.json()
+            self.owners[body["trade_no"]] = body["user_id"]
+        return r
+
+    def user_for(self, path: str, kw: dict) -> str:
+        """The user an app call names, as a signed-in app would be signed in."""
+        fields: dict[str, Any] = {}
+        if isinstance(kw.get("json"), dict):
+            fields = kw["json"]
+        elif isinstance(kw.get("data"), (bytes, str)):
+            raw = kw["data"].decode("utf-8", "replace") if isinstance(kw["data"], bytes) else kw["data"]
+            try:
+                parsed = json.loads(raw)
+                fields = parsed if isinstance(parsed, dict) else {}
+            except ValueError:
+                fields = {k: v[0] for k, v in parse_qs(raw).items()}
+        if isinstance(fields.get("user_id"), str):
+            # A user id no sign-in service would issue (tests of its validation): signed in as
+            # someone else, so the request still reaches the check it is about.
+            return fields["user_id"] if valid_user_id(fields["user_id"]) else DEFAULT_USER
+        if path.startswith("/v1/users/"):
+            named = unquote(path.split("/")[3])
+            return named if valid_user_id(named) else DEFAULT_USER
+        trade_no = fields.get("trade_no")
+        if path.startswith("/v1/orders/"):
+            trade_no = unquote(path.split("/")[3].split("?")[0])
+        if isinstance(trade_no, str):
+            return self.owner(trade_no)
+        return DEFAULT_USER
+
+    def owner(self, trade_no: str) -> str:
+        """Whose order it is (asked once of the admin API; a missing order: the default user)."""
+        if trade_no not in self.owners:
+            r = self.get(f"/admin/v1/orders/{quote(trade_no, safe='')}", admin=True)
+            if r.status_code != 200:
+                return DEFAULT_USER
+            self.owners[trade_no] = r.json()["order"]["user_id"]
+        return self.owners[trade_no]
 
     def get(self, path: str, **kw: Any) -> requests.Response:
         return self.request("GET", path, **kw)

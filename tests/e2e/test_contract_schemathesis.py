@@ -20,13 +20,13 @@ import subprocess
 
 import requests
 
-from support import REPO, required_env
+from support import REPO, mint, required_env
 
 # Every undeclared method schemathesis tries by default (phases.coverage.unexpected-methods).
 UNEXPECTED_METHODS = ["get", "put", "post", "delete", "options", "patch", "trace", "query"]
 
 
-def config_for(sk_url: str, directory) -> str:
+def config_for(sk_url: str, directory, admin_token: str) -> str:
     """The repository's schemathesis.toml, with one exception while it lasts: the HTTP layer
     answers the methods it does not implement (TRACE, QUERY) with 501 where schemathesis wants
     405 and `Allow`. That is being fixed on another branch; until a method gets 405 here it is
@@ -37,6 +37,10 @@ def config_for(sk_url: str, directory) -> str:
     if answered_501:
         methods = ", ".join(f'"{m}"' for m in UNEXPECTED_METHODS if m not in answered_501)
         config = f"[phases.coverage]\nunexpected-methods = [{methods}]\n\n" + config
+    # Each operation gets the credentials its security scheme names: the admin token for admin
+    # routes, a signed-in user's JWT for app routes (so a user_id other than its sub is 403).
+    config += (f'\n[auth.openapi.adminToken]\nbearer = "{admin_token}"\n'
+               f'\n[auth.openapi.appUser]\nbearer = "{mint("schemathesis-user", lifetime=3600)}"\n')
     path = directory / "schemathesis.toml"
     path.write_text(config)
     return str(path)
@@ -53,11 +57,10 @@ def test_schemathesis_finds_nothing(launcher, binary, tmp_path):
     assert seeded.returncode == 0, seeded.stderr
 
     argv = [
-        schemathesis, "--config-file", config_for(sk.url, tmp_path),
+        schemathesis, "--config-file", config_for(sk.url, tmp_path, sk.admin_token),
         "run", f"{sk.url}/openapi.yaml", "--url", sk.url,
         "--checks", "all", "--phases", "examples,coverage,fuzzing,stateful",
         "--max-examples", examples, "--generation-deterministic",
-        "-H", f"Authorization: Bearer {sk.admin_token}",
         "--no-color", "--request-timeout", "30",
     ]
     result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=900,

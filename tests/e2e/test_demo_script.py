@@ -16,8 +16,10 @@ def test_the_demo_settles_an_order_and_shows_the_gold(binary, stack):
     seeded = subprocess.run([binary, "seed-demo"], env={**os.environ, "DATABASE_URL": stack.db.url},
                             capture_output=True, text=True, timeout=30)
     assert seeded.returncode == 0, seeded.stderr
+    # The demo signs its user in with the instance's sign-in settings (scripts/run keeps them in .data/).
     env = {**os.environ, "STOREKEEPER_URL": stack.sk.url, "FAKE_APPSTORE_URL": stack.fake.url,
-           "APPLE_BUNDLE_ID": BUNDLE_ID}
+           "APPLE_BUNDLE_ID": BUNDLE_ID,
+           **{k: stack.sk.env[k] for k in ("APP_JWT_SECRET", "APP_JWT_ISSUER", "APP_JWT_AUDIENCE")}}
     demo = subprocess.run([str(ROOT / "scripts/demo")], env=env, capture_output=True, text=True, timeout=60)
     assert demo.returncode == 0, demo.stderr[-3000:]
     out = demo.stderr
@@ -25,6 +27,7 @@ def test_the_demo_settles_an_order_and_shows_the_gold(binary, stack):
     assert '"trade_status": "TRADE_SUCCESS"' in out
     assert '"gold": 60' in out
     assert "Done: order" in out and "settled." in out
+    assert "Authorization: Bearer " in out
     trade_no = out.rsplit("Done: order ", 1)[1].split(" ")[0]
     order = stack.api.order(trade_no)
     assert order["trade_status"] == "TRADE_SUCCESS"

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 import requests
 
-from support import error_fields, problem, unique
+from support import error_fields, problem, unique, user_headers
 
 P = "com.example.tests.orders."
 GOLD = P + "gold"
@@ -311,7 +311,7 @@ def test_100_concurrent_identical_requests_make_exactly_one_order(sk, api):
     def fire(_):
         s = requests.Session()
         barrier.wait(timeout=30)
-        r = s.post(sk.url + "/v1/orders", json=body, headers={"Idempotency-Key": key}, timeout=60)
+        r = s.post(sk.url + "/v1/orders", json=body, headers={"Idempotency-Key": key, **user_headers(user)}, timeout=60)
         return r.status_code, r.json(), r.headers.get("Idempotent-Replayed")
 
     with ThreadPoolExecutor(max_workers=100) as pool:

@@ -9,7 +9,7 @@ import threading
 import pytest
 import requests
 
-from support import unique
+from support import unique, user_headers
 
 GOLD = "com.example.tests.receipts.gold"
 
@@ -52,7 +52,7 @@ def test_a_receipt_settles_the_open_order_it_pays(api, fake_appstore):
 
 
 def post(url, body):
-    r = requests.post(url + "/v1/receipts", json=body, timeout=60)
+    r = requests.post(url + "/v1/receipts", json=body, headers=user_headers(body.get("user_id")), timeout=60)
     return r.status_code, r.json()
 
 

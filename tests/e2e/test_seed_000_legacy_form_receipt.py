@@ -14,6 +14,13 @@ COINS = "com.example.appname.coins100"
 CONTENT = {"xml": '<product nid="1042"><title>Level pack</title><file>levels-1042.zip</file></product>'}
 
 
+@pytest.fixture(scope="module")
+def stack(module_launcher):
+    """Seed 000's app has no sign-in: its posts name no user, which only a trusted caller may
+    do. It runs on a trusted network (APP_AUTH=none); a later post naming a user is that."""
+    return module_launcher.stack(APP_AUTH="none", APP_JWT_SECRET=None)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def catalog(api):
     api.put_product(DOWNLOAD, type="non_consumable", price="0.99", grants={}, content=CONTENT)

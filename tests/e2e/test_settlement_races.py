@@ -8,7 +8,7 @@ import threading
 import pytest
 import requests
 
-from support import unique, wait_for_order
+from support import unique, user_headers, wait_for_order
 
 GOLD = "com.example.tests.races.gold"
 
@@ -31,7 +31,7 @@ def test_100_concurrent_identical_reports_settle_once(api, fake_appstore, stack,
         session = requests.Session()
         barrier.wait(timeout=30)
         try:
-            r = session.post(stack.sk.url + "/v1/trade-reports", json=body, timeout=60)
+            r = session.post(stack.sk.url + "/v1/trade-reports", json=body, headers=user_headers(user), timeout=60)
             answers[i] = (r.status_code, r.json())
         except Exception as e:  # reported below
             answers[i] = ("error", repr(e))

@@ -9,7 +9,7 @@ import threading
 import pytest
 import requests
 
-from support import problem, tamper_jws_payload, unique
+from support import problem, tamper_jws_payload, unique, user_headers
 
 P = "com.example.tests.refusals."
 GOLD = P + "gold"
@@ -157,8 +157,8 @@ def race(calls):
     return out
 
 
-def post_report(url, trade_no, jws):
-    return requests.post(url + "/v1/trade-reports", timeout=60,
+def post_report(url, trade_no, jws, user_id):
+    return requests.post(url + "/v1/trade-reports", timeout=60, headers=user_headers(user_id),
                          json={"trade_no": trade_no, "trade_status": "TRADE_SUCCESS", "signed_transaction": jws})
 
 
@@ -180,7 +180,7 @@ def test_one_transaction_reported_concurrently_for_two_orders_exactly_one_wins(a
     orders = [api.create_order(u, GOLD) for u in users]
     purchase = fake_appstore.purchase(GOLD, "consumable")
     jws = purchase["signed_transaction"]
-    answers = race([lambda o=o: post_report(stack.sk.url, o["trade_no"], jws) for o in orders])
+    answers = race([lambda o=o: post_report(stack.sk.url, o["trade_no"], jws, o["user_id"]) for o in orders])
     check_exactly_one_winner(api, stack.db, orders, users, purchase, answers)
 
 
@@ -193,7 +193,7 @@ def test_one_transaction_reported_through_two_processes_exactly_one_wins(api, fa
         purchase = fake_appstore.purchase(GOLD, "consumable")
         jws = purchase["signed_transaction"]
         urls = [stack.sk.url, other.url, stack.sk.url, other.url]
-        answers = race([lambda o=o, u=u: post_report(u, o["trade_no"], jws) for o, u in zip(orders, urls)])
+        answers = race([lambda o=o, u=u: post_report(u, o["trade_no"], jws, o["user_id"]) for o, u in zip(orders, urls)])
         check_exactly_one_winner(api, stack.db, orders, users, purchase, answers)
 
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from support import unique, wait_until
+from support import unique, user_headers, wait_until
 
 GOLD = "com.example.tests.sigkill.gold"
 ORDERS = 60
@@ -38,7 +38,7 @@ def test_sigkill_during_a_burst_of_reports_loses_nothing_and_credits_nothing_twi
     def report(item):
         order, _, proof = item
         try:
-            r = requests.post(sk.url + "/v1/trade-reports", timeout=30,
+            r = requests.post(sk.url + "/v1/trade-reports", timeout=30, headers=user_headers(order["user_id"]),
                               json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS", **proof})
             outcome = (r.status_code, r.json() if r.status_code in (200, 202) else r.text)
         except requests.RequestException as e:

@@ -46,6 +46,11 @@ public struct AppConfig: Sendable {
   public var migrationsDirectory = "Migrations"
   public var openAPIPath = "openapi.yaml"
   public var migrateOnStart = true
+  /// `APP_AUTH`: how apps prove who the user is. Required from the environment; `.none` only
+  /// for configurations built in code (tests).
+  public var appAuth = AppAuthSettings.none
+  /// `ALLOW_INSECURE_URLS=1`: plain http for Apple's and the JWKS URLs (tests and the demo).
+  public var allowInsecureURLs = false
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -85,6 +90,12 @@ public struct AppConfig: Sendable {
       throw ConfigError(variable: "DATABASE_URL", problem: "must be a postgresql:// URL")
     }
     var config = AppConfig(databaseURL: url, bundleId: try required("APPLE_BUNDLE_ID"))
+    switch env["ALLOW_INSECURE_URLS"] ?? "" {
+    case "", "0": config.allowInsecureURLs = false
+    case "1": config.allowInsecureURLs = true
+    default: throw ConfigError(variable: "ALLOW_INSECURE_URLS", problem: "must be 0 or 1")
+    }
+    config.appAuth = try parseAppAuth(env, allowInsecureURLs: config.allowInsecureURLs)
     if let host = env["HOST"], !host.isEmpty { config.host = host }
     config.port = try integer("PORT", 0...65535) ?? config.port
     config.eventLoops = try integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
@@ -123,6 +134,13 @@ public struct AppConfig: Sendable {
       }
       config.environments = environments
     }
+    // A production notification is checked against the app's Apple id as Apple advises; a
+    // server that accepts production without one would skip that check silently.
+    if config.environments.contains("Production"), config.appAppleId == nil {
+      throw ConfigError(
+        variable: "APPLE_APP_APPLE_ID",
+        problem: "is required while APPLE_ENVIRONMENTS allows production")
+    }
     switch env["SANDBOX_POLICY"] ?? "" {
     case "", "credit": config.sandboxCredits = true
     case "record_only": config.sandboxCredits = false
@@ -138,9 +156,7 @@ public struct AppConfig: Sendable {
       ("APPLE_VERIFY_RECEIPT_SANDBOX_URL", \AppConfig.verifyReceiptSandboxURL),
     ] {
       guard let value = env[name], !value.isEmpty else { continue }
-      guard let parsed = URL(string: value), ["http", "https"].contains(parsed.scheme ?? "") else {
-        throw ConfigError(variable: name, problem: "must be an http(s) URL")
-      }
+      try checkURL(name, value, allowInsecure: config.allowInsecureURLs)
       config[keyPath: keyPath] = value
     }
     if let secret = env["APPLE_SHARED_SECRET"], !secret.isEmpty { config.sharedSecret = secret }
@@ -156,9 +172,7 @@ public struct AppConfig: Sendable {
         (apiValues[0], apiValues[1], apiValues[2])
     }
     if let value = env["APPLE_API_URL"], !value.isEmpty {
-      guard let parsed = URL(string: value), ["http", "https"].contains(parsed.scheme ?? "") else {
-        throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
-      }
+      try checkURL("APPLE_API_URL", value, allowInsecure: config.allowInsecureURLs)
       config.apiURL = value
     }
     config.notificationRecoveryIntervalMs =

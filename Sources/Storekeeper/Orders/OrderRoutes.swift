@@ -8,14 +8,21 @@ struct OrderRoutes: Sendable {
   let orders: OrderRepository
   let idempotency: IdempotencyStore
   let ttlSeconds: Int
+  let auth: AppAuthenticator
 
   func register(_ router: inout APIRouter) {
-    router.add(.post, "/v1/orders", placement: .eventLoop) { request, _ in
-      try await create(request)
+    router.add(.post, "/v1/orders", placement: .eventLoop) { request, context in
+      let caller = try await auth.caller(request, context)
+      return try await create(request, caller: caller)
     }
-    router.add(.get, "/v1/orders/{trade_no}", placement: .eventLoop) { _, context in
+    router.add(.get, "/v1/orders/{trade_no}", placement: .eventLoop) { request, context in
+      let caller = try await auth.caller(request, context)
       let tradeNo = context.parameters["trade_no"] ?? ""
-      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
+      // Another user's order is answered exactly like one that does not exist, so trade
+      // numbers cannot be probed.
+      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo),
+        caller.confinedTo == nil || caller.confinedTo == order.userId
+      else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo).problem
       }
       return Self.response(order)
@@ -37,10 +44,11 @@ struct OrderRoutes: Sendable {
     var quantity: Int32
   }
 
-  static func parse(_ request: Request) throws -> NewOrder {
+  /// The body as sent; `user_id` may be left out when the token names the user.
+  static func parse(_ request: Request, userRequired: Bool = true) throws -> NewOrder {
     var fields = try RequestFields(request: request)
     fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity"])
-    let userId = fields.string("user_id", required: true, maxLength: 128)
+    let userId = fields.string("user_id", required: userRequired, maxLength: 128)
     if let userId, !UserId.isValid(userId) {
       fields.fail("user_id", "must be 1-128 printable characters")
     }
@@ -50,8 +58,9 @@ struct OrderRoutes: Sendable {
     return NewOrder(userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity))
   }
 
-  func create(_ request: Request) async throws -> Response {
-    let new = try Self.parse(request)
+  func create(_ request: Request, caller: Caller) async throws -> Response {
+    var new = try Self.parse(request, userRequired: caller.confinedTo == nil)
+    new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     guard let key = request.headers["Idempotency-Key"] else {
       return try await respond(new, on: database)
     }

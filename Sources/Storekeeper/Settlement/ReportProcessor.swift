@@ -11,15 +11,26 @@ struct ReportProcessor: Sendable {
   let verifier: ProofVerifier
   let settlement: SettlementService
 
-  func process(_ report: TradeReport, logger: Logger) async throws -> ReportResult {
+  /// `actingUser` is the user the report comes from, or nil for a trusted caller that may
+  /// report for anyone. Another user's order is refused as not found, before anything is
+  /// recorded, so trade numbers cannot be probed.
+  func process(_ report: TradeReport, actingUser: String? = nil, logger: Logger) async throws
+    -> ReportResult
+  {
     switch report {
-    case .paid(let tradeNo, let proof): try await paid(tradeNo, proof: proof, logger: logger)
-    case .closed(let tradeNo, let reason): try await close(tradeNo, reason: reason, logger: logger)
+    case .paid(let tradeNo, let proof):
+      try await paid(tradeNo, proof: proof, actingUser: actingUser, logger: logger)
+    case .closed(let tradeNo, let reason):
+      try await close(tradeNo, reason: reason, actingUser: actingUser, logger: logger)
     }
   }
 
-  private func paid(_ tradeNo: String, proof: Proof, logger: Logger) async throws -> ReportResult {
-    guard let context = try await orders.reportContext(tradeNo, proof: proof) else {
+  private func paid(_ tradeNo: String, proof: Proof, actingUser: String?, logger: Logger)
+    async throws -> ReportResult
+  {
+    guard let context = try await orders.reportContext(tradeNo, proof: proof),
+      actingUser == nil || actingUser == context.order.userId
+    else {
       throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
     }
     if context.proofSettled {
@@ -107,11 +118,13 @@ struct ReportProcessor: Sendable {
     return refusal.code
   }
 
-  private func close(_ tradeNo: String, reason: CloseReason, logger: Logger) async throws
-    -> ReportResult
-  {
+  private func close(
+    _ tradeNo: String, reason: CloseReason, actingUser: String?, logger: Logger
+  ) async throws -> ReportResult {
     let order: Order = try await orders.database.withTransaction { tx in
-      guard let current = try await orders.find(tradeNo, lock: true, on: tx) else {
+      guard let current = try await orders.find(tradeNo, lock: true, on: tx),
+        actingUser == nil || actingUser == current.userId
+      else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
       }
       switch current.tradeStatus {

@@ -5,10 +5,15 @@ import HTTP
 struct SettlementRoutes: Sendable {
   let processor: ReportProcessor
   let receipts: ReceiptService
+  let auth: AppAuthenticator
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/trade-reports") { request, context in
-      switch try await processor.process(try Self.tradeReport(request), logger: context.logger) {
+      let caller = try await auth.caller(request, context)
+      let report = try Self.tradeReport(request)
+      switch try await processor.process(
+        report, actingUser: caller.confinedTo, logger: context.logger)
+      {
       case .settled(let settled): return try JSONCoding.response(settled)
       case .pending(let pending): return try JSONCoding.response(pending, status: 202)
       case .closed(let order):
@@ -17,7 +22,10 @@ struct SettlementRoutes: Sendable {
       }
     }
     router.add(.post, "/v1/receipts") { request, context in
-      switch try await receipts.submit(try Self.receipt(request), logger: context.logger) {
+      let caller = try await auth.caller(request, context)
+      var submission = try Self.receipt(request)
+      submission.userId = try auth.user(caller, named: submission.userId)
+      switch try await receipts.submit(submission, logger: context.logger) {
       case .applied(let outcome): return try JSONCoding.response(outcome)
       case .pending(let reportId):
         struct Pending: Encodable {

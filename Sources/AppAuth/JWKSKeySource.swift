@@ -1,0 +1,77 @@
+import StorekeeperLogging
+
+/// Keys from a JWKS URL (`APP_JWT_JWKS_URL`), cached. The document is fetched on first use,
+/// again when a token names a `kid` it does not hold (so a rotated-in key works at once) or when
+/// it is older than `maxAge` (so a removed key stops working) — but never more often than
+/// `minRefetchInterval`, so tokens with made-up ids cannot make this server hammer the issuer.
+/// A failed fetch keeps the last good document; with none, nothing verifies (fail closed).
+public actor JWKSKeySource: JWTKeySource {
+  private let fetcher: any JWKSFetching
+  private let minRefetchInterval: Duration
+  private let maxAge: Duration
+  private let logger: Logger
+  private let clock = ContinuousClock()
+  private var keys: [JWTKey] = []
+  private var fetchedAt: ContinuousClock.Instant?
+  private var lastAttempt: ContinuousClock.Instant?
+  /// The fetch under way, which concurrent callers wait for instead of starting their own.
+  private var inFlight: Task<Result<[UInt8], any Error>, Never>?
+
+  public init(
+    fetcher: any JWKSFetching, minRefetchInterval: Duration = .seconds(60),
+    maxAge: Duration = .seconds(3600), logger: Logger
+  ) {
+    self.fetcher = fetcher
+    self.minRefetchInterval = minRefetchInterval
+    self.maxAge = maxAge
+    self.logger = logger
+  }
+
+  public func key(id: String?, algorithm: JWTAlgorithm) async throws(JWTError) -> JWTKey {
+    let fresh = fetchedAt.map { clock.now - $0 < maxAge } ?? false
+    if fresh, let key = find(id, algorithm) { return key }
+    await refreshIfAllowed()
+    if let key = find(id, algorithm) { return key }
+    throw fetchedAt == nil ? .keysUnavailable : .unknownKey(id)
+  }
+
+  /// How many keys are held (for tests and the start-up log).
+  public var count: Int { keys.count }
+
+  private func find(_ id: String?, _ algorithm: JWTAlgorithm) -> JWTKey? {
+    let candidates = keys.filter { $0.algorithm == algorithm }
+    guard let id else { return candidates.count == 1 ? candidates[0] : nil }
+    return candidates.first { $0.id == id }
+  }
+
+  private func refreshIfAllowed() async {
+    if let inFlight {
+      _ = await inFlight.value
+      return
+    }
+    let now = clock.now
+    if let lastAttempt, now - lastAttempt < minRefetchInterval { return }
+    lastAttempt = now
+    let fetcher = self.fetcher
+    let task = Task { () -> Result<[UInt8], any Error> in
+      do { return .success(try await fetcher.fetch()) } catch { return .failure(error) }
+    }
+    inFlight = task
+    let result = await task.value
+    inFlight = nil
+    switch result {
+    case .success(let bytes):
+      guard let parsed = JWKSet.keys(from: bytes) else {
+        logger.warning("the JWKS document is not a key set; keeping the keys held")
+        return
+      }
+      keys = parsed
+      fetchedAt = clock.now
+      logger.notice("JWKS fetched", ["keys": .int(parsed.count)])
+    case .failure(let error):
+      logger.warning(
+        "JWKS fetch failed; keeping the keys held",
+        ["error": .string("\(error)"), "keys": .int(keys.count)])
+    }
+  }
+}

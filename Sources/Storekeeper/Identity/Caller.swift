@@ -1,0 +1,14 @@
+/// Who sent an app request, as its credentials prove.
+enum Caller: Sendable, Equatable {
+  /// A signed-in end user (`APP_AUTH=jwt`): the token's `sub`.
+  case user(String)
+  /// The app's own backend (`APP_AUTH=api_key`), by its key's name: names any user.
+  case backend(String)
+  /// `APP_AUTH=none`: nothing was proven; trusted like a backend.
+  case anyone
+
+  /// The one user this caller may act for; nil when it may act for any user it names.
+  var confinedTo: String? {
+    if case .user(let id) = self { id } else { nil }
+  }
+}

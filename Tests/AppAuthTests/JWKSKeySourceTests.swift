@@ -1,0 +1,77 @@
+import AppAuth
+import Foundation
+import StorekeeperLogging
+import Testing
+
+@Suite struct JWKSKeySourceTests {
+  let vectors = Vectors.loaded
+
+  func verifier(_ source: JWKSKeySource) -> JWTVerifier {
+    let now = vectors.now
+    return JWTVerifier(
+      settings: .init(issuer: vectors.issuer, audience: vectors.audience), keys: source,
+      now: { now })
+  }
+
+  func source(_ fetcher: FakeJWKSFetcher, interval: Duration = .seconds(60)) -> JWKSKeySource {
+    JWKSKeySource(
+      fetcher: fetcher, minRefetchInterval: interval, logger: JWTVerifierTests.logger)
+  }
+
+  @Test func keepsOnlyKeysItCanUse() async {
+    let keys = JWKSet.keys(from: Vectors.jwksBytes) ?? []
+    #expect(keys.map(\.id) == ["rsa-1", "ec-1"])
+    #expect(keys.map(\.algorithm) == [.rs256, .es256])
+    #expect(JWKSet.keys(from: Array("not json".utf8)) == nil)
+  }
+
+  @Test func anUnreachableKeySetVerifiesNothing() async {
+    let fetcher = FakeJWKSFetcher(nil)
+    let verifier = verifier(source(fetcher))
+    await #expect(throws: JWTError.keysUnavailable) {
+      try await verifier.verify(vectors.valid["rs256"] ?? "")
+    }
+  }
+
+  @Test func fetchesOnceAndCaches() async throws {
+    let fetcher = FakeJWKSFetcher(Vectors.jwksBytes)
+    let verifier = verifier(source(fetcher))
+    for _ in 0..<5 { _ = try await verifier.verify(vectors.valid["rs256"] ?? "") }
+    #expect(fetcher.fetches == 1)
+  }
+
+  @Test func anUnknownKidRefetchesAtMostOncePerInterval() async throws {
+    let fetcher = FakeJWKSFetcher(Vectors.jwksBytes)
+    let verifier = verifier(source(fetcher))
+    _ = try await verifier.verify(vectors.valid["rs256"] ?? "")
+    for _ in 0..<5 {
+      await #expect(throws: JWTError.unknownKey("rsa-2")) {
+        try await verifier.verify(vectors.invalid["unknown_kid"] ?? "")
+      }
+    }
+    // The first fetch was just now: made-up ids cause no fetch within the interval.
+    #expect(fetcher.fetches == 1)
+  }
+
+  @Test func aRotatedInKeyVerifiesAfterTheRefetch() async throws {
+    let fetcher = FakeJWKSFetcher(Array(#"{"keys":[]}"#.utf8))
+    let verifier = verifier(source(fetcher, interval: .zero))
+    await #expect(throws: JWTError.unknownKey("rsa-1")) {
+      try await verifier.verify(vectors.valid["rs256"] ?? "")
+    }
+    fetcher.serve(Vectors.jwksBytes)
+    #expect(try await verifier.verify(vectors.valid["rs256"] ?? "").sub == "user-42")
+    #expect(fetcher.fetches == 2)
+  }
+
+  @Test func aFailedRefetchKeepsTheKeysHeld() async throws {
+    let fetcher = FakeJWKSFetcher(Vectors.jwksBytes)
+    let verifier = verifier(source(fetcher, interval: .zero))
+    _ = try await verifier.verify(vectors.valid["es256"] ?? "")
+    fetcher.serve(nil)
+    await #expect(throws: JWTError.unknownKey("rsa-2")) {
+      try await verifier.verify(vectors.invalid["unknown_kid"] ?? "")
+    }
+    #expect(try await verifier.verify(vectors.valid["es256"] ?? "").sub == "user-42")
+  }
+}
