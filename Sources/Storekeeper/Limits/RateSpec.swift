@@ -18,8 +18,8 @@ struct RateSpec: Sendable, Equatable {
     let parts = trimmed.split(separator: ",", maxSplits: 1).map {
       $0.trimmingCharacters(in: .whitespaces)
     }
-    let rate = parts[0].split(separator: "/")
-    guard !parts.isEmpty, rate.count == 2, let count = Int(rate[0]), count > 0,
+    let rate = parts.first?.split(separator: "/") ?? []
+    guard rate.count == 2, let count = Int(rate[0]), count > 0,
       let seconds = ["s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600][String(rate[1])]
     else { throw ParseFailure() }
     var burst = count

@@ -16,7 +16,7 @@ struct OrderRepository: Sendable {
   }
 
   /// One statement (one round trip, autocommit unless `executor` is a transaction): reads the
-  /// product, snapshots its price, takes the lowest free open-order slot of the user (none
+  /// product, snapshots its price, takes a free open-order slot of the user (none
   /// free: no order), inserts the order and its first event. Two creations racing for the same
   /// slot meet at the `orders_open_slot` unique index: the loser inserts nothing and runs
   /// again, seeing the winner's slot taken.
@@ -47,9 +47,10 @@ struct OrderRepository: Sendable {
       WITH p AS (
         SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
       ), s AS (
-        SELECT min(n)::smallint AS slot FROM generate_series(1, \(maxOpen)::int) n
+        SELECT n::smallint AS slot FROM generate_series(1, \(maxOpen)::int) n
         WHERE NOT EXISTS (
           SELECT 1 FROM orders x WHERE x.user_id = \(userId) AND x.open_slot_key = n)
+        LIMIT 1
       ), o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, expires_at, open_slot)
