@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 import Testing
 
 @testable import Storekeeper
@@ -131,6 +132,41 @@ import Testing
       }
       #expect(try await Self.count(h, "SELECT count(*) AS n FROM trade_reports") == 0)
       #expect(try await Self.count(h, "SELECT count(*) AS n FROM proofs") == 0)
+    }
+  }
+
+  @Test func theRetryWorkerWaitsForAVerificationSlot() async throws {
+    try await DomainHarness.with(policy: RetryPolicy(baseMs: 1_000, windowMs: 3_600_000)) { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      let result = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("d29ya2Vy")), logger: DomainHarness.logger)
+      guard case .pending = result else {
+        Issue.record("expected pending, got \(result)")
+        return
+      }
+      var processor = h.processor
+      processor.gate = VerificationGate(offline: 1, apple: 1)
+      let gate = processor.gate
+      let worker = ReportRetryWorker(
+        reports: h.reports, orders: h.orders, processor: processor, receipts: h.receipts,
+        logger: DomainHarness.logger)
+      #expect(gate.tryEnter(.apple))
+      h.clock.advance(by: 2)
+      let finished = Mutex(false)
+      let pass = Task {
+        await worker.runOnce()
+        finished.withLock { $0 = true }
+      }
+      // The report is claimed, but its verification waits while the only slot is held.
+      try await Task.sleep(for: .milliseconds(500))
+      #expect(!finished.withLock { $0 })
+      #expect(
+        try await Self.count(h, "SELECT count(*) AS n FROM trade_reports WHERE attempts = 2") == 1)
+      gate.leave(.apple)
+      await pass.value
+      #expect(finished.withLock { $0 })
+      #expect(gate.inUse(.apple) == 0)
     }
   }
 }
