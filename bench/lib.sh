@@ -32,6 +32,10 @@ bench_storekeeper() {
   BENCH_PORT=$(free_port 18580)
   BENCH_ADMIN_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
   # APP_AUTH=none: the benchmarks measure the server, not token checks (a private network).
+  # wrk sends everything from one address, far past any limit a real client would meet: the
+  # rate limits are off here (the open-order cap stays at its default; the Lua script spreads
+  # orders over enough users to stay under it).
+  RATE_LIMIT_PER_ADDRESS=${RATE_LIMIT_PER_ADDRESS:-off} RATE_LIMIT_PER_USER=${RATE_LIMIT_PER_USER:-off} \
   HOST=127.0.0.1 PORT=$BENCH_PORT APPLE_BUNDLE_ID=com.example.bench LOG_LEVEL=warning \
     APP_AUTH=none APPLE_APP_APPLE_ID=1234567890 \
     ADMIN_TOKENS="bench:$BENCH_ADMIN_TOKEN" MIGRATIONS_DIR="$PWD/Migrations" OPENAPI_PATH="$PWD/openapi.yaml" \

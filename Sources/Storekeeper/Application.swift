@@ -68,17 +68,20 @@ public final class Application: Sendable {
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
       database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
-      policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs), clock: clock)
+      policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs), clock: clock,
+      retentionMs: config.proofRetentionMs)
     var settlement = SettlementService(database: database, orders: orders, reports: reports) {
       notificationBox.wake()
     }
     settlement.sandboxCredits = config.sandboxCredits
     let entitlements = EntitlementRepository(database: database, clock: clock)
+    let gate = VerificationGate(
+      offline: config.verifyConcurrency, apple: config.verifyReceiptConcurrency)
     let processor = ReportProcessor(
-      orders: orders, reports: reports, verifier: verifier, settlement: settlement)
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
     let receipts = ReceiptService(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement,
-      catalog: catalogRepository, entitlements: entitlements)
+      catalog: catalogRepository, entitlements: entitlements, gate: gate)
     let notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
       catalog: catalogRepository, clock: clock, logger: logger.with("component", "notifications"))
@@ -93,7 +96,11 @@ public final class Application: Sendable {
       limiter: AdminFailureLimiter(
         limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs))
 
-    var router = APIRouter(logger: logger.with("component", "http"))
+    let limiter = RateLimiter(
+      perAddress: config.rateLimitPerAddress, perUser: config.rateLimitPerUser,
+      maxKeys: config.rateLimitMaxKeys,
+      clientAddress: ClientAddress(trustedProxies: config.trustedProxies))
+    var router = APIRouter(logger: logger.with("component", "http"), limiter: limiter)
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Self.openAPI(config),
       appleSettings: appleSettings
@@ -102,7 +109,8 @@ public final class Application: Sendable {
     let requestMetrics = RequestMetrics()
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
-      ttlSeconds: config.orderTTLSeconds, auth: appAuth
+      ttlSeconds: config.orderTTLSeconds, auth: appAuth,
+      maxOpenOrders: config.maxOpenOrdersPerUser
     ).register(&router)
     SettlementRoutes(processor: processor, receipts: receipts, auth: appAuth).register(&router)
     EntitlementRoutes(repository: entitlements, auth: appAuth).register(&router)
@@ -159,6 +167,8 @@ public final class Application: Sendable {
         let closed = try await orders.closeExpired(now: clock.now())
         if closed > 0 { logger.info("expired orders closed", ["count": .int(closed)]) }
         _ = try await idempotency.removeExpired()
+        let purged = try await reports.purgeProofs()
+        if purged > 0 { logger.info("stored proofs purged", ["count": .int(purged)]) }
       } catch {
         logger.warning("order sweep failed", ["error": .string("\(error)")])
       }

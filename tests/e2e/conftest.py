@@ -97,6 +97,13 @@ class Launcher:
             # The fake App Store's app id, which its production notifications carry.
             "APPLE_APP_APPLE_ID": "1234567890",
             "ALLOW_INSECURE_URLS": "1",
+            # Every test and schemathesis send from 127.0.0.1, often for one user: the abuse
+            # limits are set out of their way here, and test_abuse_limits.py sets them low.
+            "RATE_LIMIT_PER_ADDRESS": "100000/s,burst=100000",
+            "RATE_LIMIT_PER_USER": "100000/s,burst=100000",
+            "MAX_OPEN_ORDERS_PER_USER": "1000",
+            "VERIFY_CONCURRENCY": "64",
+            "VERIFY_RECEIPT_CONCURRENCY": "64",
         })
         for key, value in overrides.items():
             if value is None:

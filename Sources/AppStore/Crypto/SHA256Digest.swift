@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// One-shot SHA-256 (OpenSSL's `SHA256()`, which needs no provider fetch per call).
-enum SHA256Digest {
+public enum SHA256Digest {
   static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: 32)
     digest.withUnsafeMutableBufferPointer { out in
@@ -11,7 +11,7 @@ enum SHA256Digest {
     return digest
   }
 
-  static func hash(_ bytes: [UInt8]) -> [UInt8] {
+  public static func hash(_ bytes: [UInt8]) -> [UInt8] {
     bytes.withUnsafeBytes { hash($0) }
   }
 }

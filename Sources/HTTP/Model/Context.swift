@@ -6,6 +6,9 @@ public struct Context: Sendable {
   /// Path parameters, percent-decoded, by the names in the route pattern.
   public var parameters: [String: String]
   public var remoteAddress: String
+  /// The pattern of the route that matched (`/v1/orders/{trade_no}`): what may be logged and
+  /// keyed on, unlike the path, whose parameters can be credentials.
+  public var route = ""
   private var baseLogger: Logger
 
   public init(

@@ -13,9 +13,11 @@ extension Router {
       response = Self.notFound.response(requestId: requestId)
     case .methodNotAllowed(let allow):
       response = Self.methodNotAllowed(allow).response(requestId: requestId)
-    case .found(let handler, let parameters):
-      let context = Context(
+    case .found(let handler, let parameters, let route):
+      var routed = Context(
         requestId: requestId, parameters: parameters, logger: logger, remoteAddress: remoteAddress)
+      routed.route = route
+      let context = routed
       switch handler {
       case .immediate(let run):
         response = Self.run(run, request, context)
@@ -64,7 +66,7 @@ extension Router {
       "handler failed",
       [
         "error": .string(String(describing: error)), "method": .string(request.method.rawValue),
-        "path": .string(request.path),
+        "route": .string(context.route),
       ])
     return HTTPError.internalError.response(requestId: context.requestId)
   }

@@ -14,7 +14,7 @@ enum RouteHandler: Sendable {
 /// tried in registration order.
 public struct Router: Sendable {
   enum Resolution {
-    case found(RouteHandler, parameters: [String: String])
+    case found(RouteHandler, parameters: [String: String], route: String)
     case notFound
     case methodNotAllowed(allow: String)
   }
@@ -59,14 +59,14 @@ public struct Router: Sendable {
   /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
   func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Resolution {
     if let methods = staticRoutes[path] {
-      return pick(method, methods, parameters: [:])
+      return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
       let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
       let segments = Array(raw)
       for route in patternRoutes {
         if let parameters = route.pattern.match(segments) {
-          return pick(method, route.methods, parameters: parameters)
+          return pick(method, route.methods, parameters: parameters, route: route.pattern.text)
         }
       }
     }
@@ -74,10 +74,11 @@ public struct Router: Sendable {
   }
 
   private func pick(
-    _ method: HTTPMethod, _ methods: [HTTPMethod: RouteHandler], parameters: [String: String]
+    _ method: HTTPMethod, _ methods: [HTTPMethod: RouteHandler], parameters: [String: String],
+    route: String
   ) -> Resolution {
     if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {
-      return .found(handler, parameters: parameters)
+      return .found(handler, parameters: parameters, route: route)
     }
     var allowed = Set(methods.keys)
     if allowed.contains(.get) { allowed.insert(.head) }

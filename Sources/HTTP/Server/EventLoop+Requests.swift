@@ -58,18 +58,22 @@ extension EventLoop {
     request.isKeepAlive = head.isKeepAlive && !isShuttingDown
     let requestId =
       RequestID.accept(head.headers["X-Request-Id"]) ?? RequestID.make(using: &random)
+    // The access log names the route, never the raw path: path parameters such as trade
+    // numbers act as credentials. Paths no route matched are logged masked.
     connection.current = Connection.Current(
-      method: head.method, path: request.path, requestId: requestId, started: now,
-      keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
+      method: head.method, path: LogRedaction.path(request.path), requestId: requestId,
+      started: now, keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
     switch shared.router.resolve(request.method, path: request.path, rawPath: request.rawPath) {
     case .notFound:
       complete(connection, with: Router.notFound.response(requestId: requestId))
     case .methodNotAllowed(let allow):
       complete(connection, with: Router.methodNotAllowed(allow).response(requestId: requestId))
-    case .found(let handler, let parameters):
-      let context = Context(
+    case .found(let handler, let parameters, let route):
+      connection.current?.path = route
+      var context = Context(
         requestId: requestId, parameters: parameters, logger: shared.logger,
         remoteAddress: connection.remoteAddress)
+      context.route = route
       switch handler {
       case .immediate(let run):
         complete(connection, with: Router.run(run, request, context))
@@ -85,6 +89,7 @@ extension EventLoop {
         let generation = connection.generation
         let shared = self.shared
         let request = request
+        let context = context
         let operation: @Sendable () async -> Void = {
           let response = await Router.run(run, request, context)
           shared.releaseInFlight()
@@ -150,7 +155,8 @@ extension EventLoop {
     let requestId = RequestID.make(using: &random)
     let problem = HTTPError(error.status, code: error.code, detail: error.detail)
     connection.current = Connection.Current(
-      method: connection.head?.method ?? HTTPMethod("-"), path: connection.head?.target ?? "-",
+      method: connection.head?.method ?? HTTPMethod("-"),
+      path: connection.head.map { LogRedaction.path($0.target) } ?? "-",
       requestId: requestId, started: now, keepAlive: false, http10: false)
     complete(connection, with: problem.response(requestId: requestId))
   }

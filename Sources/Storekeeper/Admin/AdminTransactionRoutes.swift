@@ -1,4 +1,5 @@
 import HTTP
+import StorekeeperLogging
 
 /// `/admin/v1/transactions/{transaction_id}/transfer`: an admin moves a purchase to another
 /// user (support cases: a user who changed accounts). Nothing else ever changes who owns one.
@@ -32,7 +33,8 @@ struct AdminTransactionRoutes: Sendable {
         "purchase transferred",
         [
           "admin": .string(admin), "transaction_id": .string(transactionId),
-          "to_user_id": .string(userId), "trade_no": .string(result.order.tradeNo),
+          "to_user_id": .string(userId),
+          "trade_no": .string(LogRedaction.tradeNumber(result.order.tradeNo)),
         ])
       return try JSONCoding.response(result)
     }

@@ -43,6 +43,23 @@ public struct AppConfig: Sendable {
   public var retryBaseMs: Int64 = 30_000
   public var retryWindowMs: Int64 = 72 * 3_600_000
   public var logLevel = LogLevel.info
+  /// `RATE_LIMIT_PER_ADDRESS`: every app and admin route, per client address; generous, since
+  /// many users can share one address behind a carrier's NAT. nil: off.
+  var rateLimitPerAddress: RateSpec? = RateSpec(perSecond: 50, burst: 500)
+  /// `RATE_LIMIT_PER_USER`: creating orders and posting receipts, per user. nil: off.
+  var rateLimitPerUser: RateSpec? = RateSpec(perSecond: 0.5, burst: 10)
+  /// `RATE_LIMIT_MAX_KEYS`: buckets kept per kind (address, user) before idle ones are dropped.
+  var rateLimitMaxKeys = 100_000
+  /// `TRUSTED_PROXIES`: peers whose `X-Forwarded-For` names the client.
+  var trustedProxies: [IPNetwork] = []
+  /// `VERIFY_CONCURRENCY`: signed transactions verified at once (CPU-bound).
+  var verifyConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
+  /// `VERIFY_RECEIPT_CONCURRENCY`: receipts being checked with Apple at once (network-bound).
+  var verifyReceiptConcurrency = 8
+  /// `MAX_OPEN_ORDERS_PER_USER`: unpaid orders one user may hold.
+  var maxOpenOrdersPerUser = 20
+  /// `PROOF_RETENTION`: how long a proof is kept after its last report is settled or refused.
+  var proofRetentionMs: Int64 = 30 * 24 * 3_600_000
   public var migrationsDirectory = "Migrations"
   public var openAPIPath = "openapi.yaml"
   public var migrateOnStart = true
@@ -182,6 +199,8 @@ public struct AppConfig: Sendable {
     config.sweepIntervalMs = try duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
     config.retryBaseMs = try duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
+    try readLimits(env, into: &config)
+    config.proofRetentionMs = try duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {
         throw ConfigError(

@@ -4,4 +4,7 @@ enum OrderRefusal: Error, Equatable, Sendable {
   case productInactive(String)
   /// Only consumables can be bought more than once per order.
   case quantityNotAllowed
+  /// The user already holds the most unpaid orders allowed; paying, cancelling or letting one
+  /// expire makes room.
+  case tooManyOpenOrders(limit: Int)
 }

@@ -11,20 +11,67 @@ struct OrderRepository: Sendable {
     case productNotFound
     case productInactive
     case quantityNotAllowed
+    /// The user holds `maxOpen` unpaid orders already.
+    case tooManyOpenOrders
   }
 
   /// One statement (one round trip, autocommit unless `executor` is a transaction): reads the
-  /// product, snapshots its price, inserts the order and its first event.
+  /// product, snapshots its price, takes a free open-order slot of the user (none
+  /// free: no order), inserts the order and its first event. Two creations racing for the same
+  /// slot meet at the `orders_open_slot` unique index: the loser inserts nothing and runs
+  /// again, seeing the winner's slot taken.
   func create(
-    userId: String, productId: String, quantity: Int32, ttlSeconds: Int,
+    userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int = 20,
     on executor: any PostgresExecutor
   ) async throws -> CreateOutcome {
+    for _ in 0..<8 {
+      if let outcome = try await createOnce(
+        userId: userId, productId: productId, quantity: quantity, ttlSeconds: ttlSeconds,
+        maxOpen: maxOpen, on: executor)
+      {
+        return outcome
+      }
+    }
+    return .tooManyOpenOrders
+  }
+
+  /// nil: the slot it chose was taken meanwhile.
+  private func createOnce(
+    userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int,
+    on executor: any PostgresExecutor
+  ) async throws -> CreateOutcome? {
     let tradeNo = TradeNumber.make()
     let token = AccountToken.make()
     let rows: [PostgresRow]
     do {
       rows = try await executor.query(
-        query(tradeNo, token, userId, productId, quantity, ttlSeconds))
+        """
+        WITH p AS (
+          SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
+        ), s AS (
+          SELECT n::smallint AS slot FROM generate_series(1, \(maxOpen)::int) n
+          WHERE NOT EXISTS (
+            SELECT 1 FROM orders x WHERE x.user_id = \(userId) AND x.open_slot_key = n)
+          LIMIT 1
+        ), o AS (
+          INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
+                              app_account_token, trade_status, expires_at, open_slot)
+          SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
+                 p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
+                 now() + \(ttlSeconds)::int * interval '1 second', s.slot
+          FROM p, s
+          WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
+            AND s.slot IS NOT NULL
+          ON CONFLICT (user_id, open_slot_key) DO NOTHING
+          RETURNING *
+        ), e AS (
+          INSERT INTO order_events (trade_no, to_status, reason, cause)
+          SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
+        )
+        SELECT p.type AS product_type, p.active AS product_active,
+          (SELECT slot FROM s) IS NOT NULL AS slot_free, \(unescaped: Order.columnsOfO)
+        FROM p LEFT JOIN o ON true
+        """)
     } catch let error as PostgresError where error.sqlState == PostgresError.foreignKeyViolation {
       // The product was deleted between this statement's read and its insert (an admin DELETE
       // holds the row lock meanwhile): it is gone, as if it had never been read.
@@ -35,31 +82,11 @@ struct OrderRepository: Sendable {
       return .created(try Order(row: row))
     }
     let active: Bool = try row.decode("product_active")
-    return active ? .quantityNotAllowed : .productInactive
-  }
-
-  private func query(
-    _ tradeNo: String, _ token: String, _ userId: String, _ productId: String, _ quantity: Int32,
-    _ ttlSeconds: Int
-  ) -> PostgresQuery {
-    """
-    WITH p AS (
-      SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
-    ), o AS (
-      INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
-                          app_account_token, trade_status, expires_at)
-      SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
-             p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
-             now() + \(ttlSeconds)::int * interval '1 second'
-      FROM p WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
-      RETURNING *
-    ), e AS (
-      INSERT INTO order_events (trade_no, to_status, reason, cause)
-      SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
-    )
-    SELECT p.type AS product_type, p.active AS product_active, \(unescaped: Order.columnsOfO)
-    FROM p LEFT JOIN o ON true
-    """
+    if !active { return .productInactive }
+    let type: ProductType = try row.decode("product_type")
+    if type != .consumable && quantity != 1 { return .quantityNotAllowed }
+    let slotFree: Bool = try row.decode("slot_free")
+    return slotFree ? nil : .tooManyOpenOrders
   }
 
   /// An order Storekeeper opens for a purchase that came without one (a receipt, a renewal),

@@ -9,6 +9,8 @@ struct OrderRoutes: Sendable {
   let idempotency: IdempotencyStore
   let ttlSeconds: Int
   let auth: AppAuthenticator
+  /// Unpaid orders one user may hold (`MAX_OPEN_ORDERS_PER_USER`).
+  var maxOpenOrders = 20
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/orders", placement: .eventLoop) { request, context in
@@ -110,7 +112,7 @@ struct OrderRoutes: Sendable {
   {
     switch try await orders.create(
       userId: new.userId, productId: new.productId, quantity: new.quantity,
-      ttlSeconds: ttlSeconds, on: executor)
+      ttlSeconds: ttlSeconds, maxOpen: maxOpenOrders, on: executor)
     {
     case .created(let order):
       return Self.response(
@@ -119,6 +121,7 @@ struct OrderRoutes: Sendable {
     case .productNotFound: throw OrderRefusal.productNotFound(new.productId).problem
     case .productInactive: throw OrderRefusal.productInactive(new.productId).problem
     case .quantityNotAllowed: throw OrderRefusal.quantityNotAllowed.problem
+    case .tooManyOpenOrders: throw OrderRefusal.tooManyOpenOrders(limit: maxOpenOrders).problem
     }
   }
 }

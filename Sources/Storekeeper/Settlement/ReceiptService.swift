@@ -13,6 +13,9 @@ struct ReceiptService: Sendable {
   let settlement: SettlementService
   let catalog: CatalogRepository
   let entitlements: EntitlementRepository
+  /// Caps how many receipts are sent to Apple at once; a post past the cap is refused before
+  /// its proof is stored.
+  var gate = VerificationGate.unbounded
 
   /// A receipt post, as the edge read it.
   struct Submission: Sendable {
@@ -28,6 +31,12 @@ struct ReceiptService: Sendable {
   }
 
   func submit(_ submission: Submission, logger: Logger) async throws -> Result {
+    try await gate.withSlot(for: submission.proof.kind) {
+      try await verify(submission, logger: logger)
+    }
+  }
+
+  private func verify(_ submission: Submission, logger: Logger) async throws -> Result {
     let reportId = try await reports.insertPending(
       tradeNo: nil, userId: submission.userId, productId: submission.productId,
       proof: submission.proof)

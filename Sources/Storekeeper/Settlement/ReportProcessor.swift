@@ -10,6 +10,9 @@ struct ReportProcessor: Sendable {
   let reports: ReportStore
   let verifier: ProofVerifier
   let settlement: SettlementService
+  /// Caps how many proofs are verified at once; a report past the cap is refused before its
+  /// proof is stored.
+  var gate = VerificationGate.unbounded
 
   /// `actingUser` is the user the report comes from, or nil for a trusted caller that may
   /// report for anyone. Another user's order is refused as not found, before anything is
@@ -41,6 +44,14 @@ struct ReportProcessor: Sendable {
             product: context.product, quantity: context.order.quantity,
             transactionId: context.order.transactionId, newlyGranted: false)))
     }
+    return try await gate.withSlot(for: proof.kind) {
+      try await verify(tradeNo, proof: proof, context: context, logger: logger)
+    }
+  }
+
+  private func verify(
+    _ tradeNo: String, proof: Proof, context: OrderRepository.ReportContext, logger: Logger
+  ) async throws -> ReportResult {
     let order = context.order
     var record = ReportStore.Record.new(proof)
     if !proof.isOffline {
@@ -48,7 +59,7 @@ struct ReportProcessor: Sendable {
         id: try await reports.insertPending(
           tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof))
     }
-    let fields: [String: LogValue] = ["trade_no": .string(tradeNo)]
+    let fields: [String: LogValue] = ["trade_no": .string(LogRedaction.tradeNumber(tradeNo))]
     let verification = await verifier.verify(proof)
     switch verification {
     case .valid(let transactions):
@@ -156,7 +167,10 @@ struct ReportProcessor: Sendable {
       throw SettlementRefusal.orderAlreadyPaid(tradeNo: tradeNo, byAnotherTransaction: false)
     }
     logger.info(
-      "order closed by report", ["trade_no": .string(tradeNo), "reason": .string(reason.rawValue)])
+      "order closed by report",
+      [
+        "trade_no": .string(LogRedaction.tradeNumber(tradeNo)), "reason": .string(reason.rawValue),
+      ])
     return .closed(order)
   }
 }

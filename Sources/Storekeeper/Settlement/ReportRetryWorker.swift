@@ -27,11 +27,16 @@ struct ReportRetryWorker: Sendable {
 
   func process(_ report: ReportStore.Due) async {
     let fields: [String: LogValue] = [
-      "report_id": .int(Int(report.id)), "trade_no": .string(report.tradeNo ?? ""),
+      "report_id": .int(Int(report.id)),
+      "trade_no": .string(LogRedaction.tradeNumber(report.tradeNo)),
       "attempt": .int(report.attempts),
     ]
     do {
-      switch await processor.verifier.verify(report.proof) {
+      // The same cap as requests, but waiting for a slot: nobody waits on the worker.
+      let verdict = await processor.gate.waitingForSlot(for: report.proof.kind) {
+        await processor.verifier.verify(report.proof)
+      }
+      switch verdict {
       case .valid(let transactions):
         if let tradeNo = report.tradeNo {
           guard let product = try await orders.reportContext(tradeNo, proof: report.proof)?.product

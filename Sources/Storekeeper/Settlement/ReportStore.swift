@@ -1,15 +1,18 @@
 import Foundation
 import Postgres
 
-/// `trade_reports`: every report, stored with its outcome. A report whose proof needs Apple is
-/// stored as pending before Apple is asked, so one that waits on Apple (or whose process dies
-/// mid-verification) is picked up again by the retry worker.
+/// `trade_reports` and `proofs`: every report, stored with its outcome. A report whose proof
+/// needs Apple is stored as pending before Apple is asked, so one that waits on Apple (or whose
+/// process dies mid-verification) is picked up again by the retry worker. Proofs are stored
+/// once each, by hash, and purged `retentionMs` after their last report is done.
 struct ReportStore: Sendable {
   let database: PostgresPool
   /// How long a claimed report stays invisible to other workers while it is being verified.
   let leaseMs: Int64
   let policy: RetryPolicy
   let clock: WallClock
+  /// How long a proof is kept after the last report carrying it is settled or refused.
+  var retentionMs: Int64 = 30 * 24 * 3_600_000
 
   /// A report the retry worker took.
   struct Due: Sendable {
@@ -30,8 +33,23 @@ struct ReportStore: Sendable {
     case new(Proof)
   }
 
-  static func proofHash(_ proof: Proof) -> PostgresQuery {
-    "encode(sha256(convert_to(\(proof.text), 'UTF8')), 'hex')"
+  static func proofHash(_ proof: Proof) -> PostgresQuery { "\(proof.hash)::text" }
+
+  /// Stores the proof unless it is stored already, and marks it used now (the upsert locks the
+  /// row, so a purge at the same moment either finishes first — and the proof is stored anew —
+  /// or sees it used). With `when`, only if that query yields a row.
+  func storeProof(_ proof: Proof, when condition: PostgresQuery? = nil) -> PostgresQuery {
+    var query: PostgresQuery = """
+      INSERT INTO proofs (hash, kind, body, last_used_at)
+      SELECT \(proof.hash), \(proof.kind), \(proof.text), \(clock.now())
+      """
+    if let condition {
+      query.append(" WHERE EXISTS (")
+      query.append(condition)
+      query.append(")")
+    }
+    query.append(" ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at")
+    return query
   }
 
   /// Records a report that is about to be verified by Apple; it stays pending until an outcome
@@ -40,15 +58,17 @@ struct ReportStore: Sendable {
     tradeNo: String?, userId: String?, productId: String?, proof: Proof
   ) async throws -> Int64 {
     let now = clock.now()
-    var query: PostgresQuery = """
-      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
+    var query: PostgresQuery = "WITH stored AS ("
+    query.append(storeProof(proof))
+    query.append(
+      """
+      ) INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
         outcome, attempts, created_at, next_attempt_at, give_up_at, proof_hash)
       VALUES (\(tradeNo), \(userId), \(productId), \(TradeStatus.tradeSuccess), \(proof.kind),
-        \(proof.text), \(ReportOutcome.pending), 1, \(now), \(now.addingMs(leaseMs)),
-        \(now.addingMs(policy.windowMs)),
-      """
-    query.append(Self.proofHash(proof))
-    query.append(") RETURNING id")
+        \(ReportOutcome.pending), 1, \(now), \(now.addingMs(leaseMs)),
+        \(now.addingMs(policy.windowMs)), \(proof.hash))
+      RETURNING id
+      """)
     guard let row = try await database.query(query).first else { return 0 }
     return try row.decode("id")
   }
@@ -58,14 +78,20 @@ struct ReportStore: Sendable {
     tradeNo: String, tradeStatus: TradeStatus, proof: Proof? = nil, reason: String? = nil,
     outcome: ReportOutcome, code: String?, on executor: (any PostgresExecutor)? = nil
   ) async throws {
-    var query: PostgresQuery = """
-      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
-        reason, outcome, outcome_code, proof_hash)
-      SELECT trade_no, user_id, product_id, \(tradeStatus), \(proof?.kind), \(proof?.text), \(reason),
-        \(outcome), \(code),
+    var query: PostgresQuery = ""
+    if let proof {
+      query.append("WITH stored AS (")
+      query.append(storeProof(proof))
+      query.append(") ")
+    }
+    query.append(
       """
-    query.append(proof.map(Self.proofHash) ?? "NULL")
-    query.append(" FROM orders WHERE trade_no = \(tradeNo)")
+      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+        reason, outcome, outcome_code, proof_hash)
+      SELECT trade_no, user_id, product_id, \(tradeStatus), \(proof?.kind), \(reason),
+        \(outcome), \(code), \(proof?.hash)::text
+      FROM orders WHERE trade_no = \(tradeNo)
+      """)
     try await (executor ?? database).execute(query)
   }
 
@@ -85,15 +111,15 @@ struct ReportStore: Sendable {
       // A stored report waits on this order like any other, so `waiting` settles it.
       break
     case .new(let proof)?:
-      var insert: PostgresQuery = """
-        INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind, proof,
-          outcome, attempts, proof_hash)
-        SELECT trade_no, user_id, product_id, \(TradeStatus.tradeSuccess), \(proof.kind), \(proof.text),
-          \(ReportOutcome.settled), 1,
+      effects.append(storeProof(proof, when: "SELECT 1 FROM changed"))
+      effects.append(
         """
-      insert.append(Self.proofHash(proof))
-      insert.append(" FROM changed")
-      effects.append(insert)
+        INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+          outcome, attempts, proof_hash)
+        SELECT trade_no, user_id, product_id, \(TradeStatus.tradeSuccess), \(proof.kind),
+          \(ReportOutcome.settled), 1, \(proof.hash)::text
+        FROM changed
+        """)
     }
     effects.append(waiting)
     return effects
@@ -131,7 +157,8 @@ struct ReportStore: Sendable {
         SELECT id FROM trade_reports
         WHERE outcome = \(ReportOutcome.pending) AND next_attempt_at <= \(now)
         ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-      RETURNING r.id, r.trade_no, r.user_id, r.product_id, r.proof_kind, r.proof, r.attempts,
+      RETURNING r.id, r.trade_no, r.user_id, r.product_id, r.proof_kind, r.attempts,
+        (SELECT body FROM proofs WHERE hash = r.proof_hash) AS proof,
         (extract(epoch FROM r.created_at) * 1000)::bigint AS first_attempt_ms
       """)
     return try rows.map { row in
@@ -142,6 +169,25 @@ struct ReportStore: Sendable {
         proof: Proof(kind: try row.decode("proof_kind"), text: try row.decode("proof")),
         attempts: try row.decode("attempts"), firstAttemptMs: try row.decode("first_attempt_ms"))
     }
+  }
+
+  /// Deletes proofs whose every report was settled or refused more than `retentionMs` ago, a
+  /// batch at a time; a proof that a pending report still needs is never deleted. Reports
+  /// keep the hash, so a repeat of a settled report is still recognised. Returns how many went.
+  func purgeProofs(limit: Int = 1000) async throws -> Int {
+    let cutoff = clock.now().addingMs(-retentionMs)
+    let rows = try await database.query(
+      """
+      DELETE FROM proofs WHERE hash IN (
+        SELECT p.hash FROM proofs p
+        WHERE p.last_used_at < \(cutoff) AND NOT EXISTS (
+          SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
+            AND (r.outcome IN (\(ReportOutcome.pending), \(ReportOutcome.received))
+              OR r.updated_at >= \(cutoff)))
+        LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+      RETURNING hash
+      """)
+    return rows.count
   }
 
   /// Gives a report up and notes it on its order, in one transaction.

@@ -8,14 +8,19 @@ import StorekeeperLogging
 /// with their SQLSTATE and become a 500 that says nothing of internals.
 struct APIRouter {
   private(set) var router = Router()
+  /// Rate limits applied to every route as `RateLimitRules` says; nil: none (in-process tests).
+  let limiter: RateLimiter?
 
-  init(logger: Logger) { router.logger = logger }
+  init(logger: Logger, limiter: RateLimiter? = nil) {
+    router.logger = logger
+    self.limiter = limiter
+  }
 
   mutating func add(
     _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
     _ handler: @escaping Handler
   ) {
-    router.add(method, pattern, placement: placement) { request, context in
+    let mapped: Handler = { request, context in
       do {
         return try await handler(request, context)
       } catch let refusal as SettlementRefusal {
@@ -28,6 +33,8 @@ struct APIRouter {
         throw refusal.problem
       } catch let refusal as CatalogRefusal {
         throw refusal.problem
+      } catch let busy as VerificationBusy {
+        throw busy.problem
       } catch let refused as OrderStateMachine.Refused {
         context.logger.error("illegal order transition", ["error": .string(refused.description)])
         throw refused.problem
@@ -35,12 +42,13 @@ struct APIRouter {
         throw Self.map(error, context)
       }
     }
+    router.add(method, pattern, placement: placement, limited(method, pattern, mapped))
   }
 
   mutating func addImmediate(
     _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
   ) {
-    router.addImmediate(method, pattern, handler)
+    router.addImmediate(method, pattern, limited(method, pattern, handler))
   }
 
   static func map(_ error: PostgresError, _ context: Context) -> HTTPError {

@@ -31,6 +31,11 @@ extension OrderRefusal {
         422, code: "quantity_not_allowed",
         detail: "only consumables can be bought more than once per order",
         fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
+    case .tooManyOpenOrders(let limit):
+      HTTPError(
+        409, code: "too_many_open_orders",
+        detail:
+          "this user already has \(limit) unpaid orders; pay, cancel or let one expire first")
     }
   }
 }
@@ -69,5 +74,15 @@ extension OrderStateMachine.Refused {
   /// A transition the table refuses is a bug in the caller, not the client's doing.
   var problem: HTTPError {
     HTTPError(500, code: "internal_error", detail: "an internal error occurred")
+  }
+}
+
+extension VerificationBusy {
+  /// Quick and retryable: the request held no slot of its own and stored nothing.
+  var problem: HTTPError {
+    HTTPError(
+      503, code: "verification_busy",
+      detail: "too many proofs are being verified right now; retry shortly",
+      headers: HTTPHeaders([("Retry-After", "1")]))
   }
 }

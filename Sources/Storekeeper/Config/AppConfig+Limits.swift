@@ -1,0 +1,44 @@
+/// The abuse limits' settings: rates, trusted proxies, verification and open-order caps.
+extension AppConfig {
+  static func readLimits(_ env: [String: String], into config: inout AppConfig) throws {
+    for (name, keyPath) in [
+      ("RATE_LIMIT_PER_ADDRESS", \AppConfig.rateLimitPerAddress),
+      ("RATE_LIMIT_PER_USER", \AppConfig.rateLimitPerUser),
+    ] {
+      guard let text = env[name], !text.isEmpty else { continue }
+      do {
+        config[keyPath: keyPath] = try RateSpec.parse(text)
+      } catch {
+        throw ConfigError(
+          variable: name,
+          problem: "must be N/s, N/min or N/h with an optional ,burst=M (or off), got \"\(text)\"")
+      }
+    }
+    if let text = env["TRUSTED_PROXIES"], !text.isEmpty {
+      guard let networks = ClientAddress.parseTrusted(text) else {
+        throw ConfigError(
+          variable: "TRUSTED_PROXIES",
+          problem: "must be comma-separated addresses or CIDR blocks, got \"\(text)\"")
+      }
+      config.trustedProxies = networks
+    }
+    func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+      guard let text = env[name], !text.isEmpty else { return nil }
+      guard let value = Int(text), range.contains(value) else {
+        throw ConfigError(
+          variable: name,
+          problem:
+            "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+      }
+      return value
+    }
+    config.rateLimitMaxKeys =
+      try integer("RATE_LIMIT_MAX_KEYS", 100...10_000_000) ?? config.rateLimitMaxKeys
+    config.verifyConcurrency =
+      try integer("VERIFY_CONCURRENCY", 1...4096) ?? config.verifyConcurrency
+    config.verifyReceiptConcurrency =
+      try integer("VERIFY_RECEIPT_CONCURRENCY", 1...4096) ?? config.verifyReceiptConcurrency
+    config.maxOpenOrdersPerUser =
+      try integer("MAX_OPEN_ORDERS_PER_USER", 1...10_000) ?? config.maxOpenOrdersPerUser
+  }
+}

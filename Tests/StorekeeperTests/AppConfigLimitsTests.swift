@@ -1,0 +1,50 @@
+import Testing
+
+@testable import Storekeeper
+
+@Suite struct AppConfigLimitsTests {
+  let base = [
+    "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
+  ]
+
+  @Test func readsTheLimitsAndTheirDefaults() throws {
+    let defaults = try AppConfig.fromEnvironment(base)
+    #expect(defaults.rateLimitPerAddress == RateSpec(perSecond: 50, burst: 500))
+    #expect(defaults.rateLimitPerUser == RateSpec(perSecond: 0.5, burst: 10))
+    #expect(defaults.maxOpenOrdersPerUser == 20 && defaults.trustedProxies.isEmpty)
+    #expect(defaults.proofRetentionMs == 30 * 86_400_000)
+
+    var env = base
+    env["RATE_LIMIT_PER_ADDRESS"] = "off"
+    env["RATE_LIMIT_PER_USER"] = "5/min,burst=2"
+    env["TRUSTED_PROXIES"] = "10.0.0.0/8, ::1"
+    env["VERIFY_RECEIPT_CONCURRENCY"] = "3"
+    env["MAX_OPEN_ORDERS_PER_USER"] = "4"
+    env["PROOF_RETENTION"] = "7d"
+    let config = try AppConfig.fromEnvironment(env)
+    #expect(config.rateLimitPerAddress == nil)
+    #expect(config.rateLimitPerUser?.burst == 2)
+    #expect(config.trustedProxies.count == 2)
+    #expect(config.verifyReceiptConcurrency == 3 && config.maxOpenOrdersPerUser == 4)
+    #expect(config.proofRetentionMs == 7 * 86_400_000)
+  }
+
+  @Test func namesTheLimitThatIsWrong() {
+    for (name, value) in [
+      ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),
+      ("TRUSTED_PROXIES", "10.0.0.0/99"), ("VERIFY_CONCURRENCY", "0"),
+      ("MAX_OPEN_ORDERS_PER_USER", "-1"), ("PROOF_RETENTION", "soon"),
+    ] {
+      var env = base
+      env[name] = value
+      #expect(throws: ConfigError.self) { try AppConfig.fromEnvironment(env) }
+      do {
+        _ = try AppConfig.fromEnvironment(env)
+      } catch let error as ConfigError {
+        #expect(error.variable == name)
+      } catch {
+        Issue.record("unexpected \(error)")
+      }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+"""Issue 10, abuse limits: rate limits per address and per user (429 with Retry-After and the
+RateLimit-* fields), X-Forwarded-For believed only from trusted proxies, a verification cap that
+keeps a flood of slow proofs from delaying anything else, the open-order cap, proofs stored
+once, and logs that hold no trade numbers, tokens or receipts."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from support import BUNDLE_ID, unique
+
+GOLD = "com.example.tests.limits.gold"
+
+
+def problem_code(r) -> str:
+    assert r.headers.get("Content-Type") == "application/problem+json", r.headers
+    return r.json().get("code")
+
+
+def test_an_address_past_its_burst_gets_429_with_retry_after_and_ratelimit_fields(launcher):
+    sk = launcher.storekeeper(RATE_LIMIT_PER_ADDRESS="1/min,burst=3")
+    api = sk.client
+    remaining = []
+    for _ in range(3):
+        r = api.get("/v1/products")
+        assert r.status_code == 200, r.text
+        assert r.headers["RateLimit-Limit"] == "3"
+        assert int(r.headers["RateLimit-Reset"]) > 0
+        remaining.append(r.headers["RateLimit-Remaining"])
+    assert remaining == ["2", "1", "0"]
+    refused = api.get("/v1/products")
+    assert refused.status_code == 429
+    assert problem_code(refused) == "rate_limited"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.headers["RateLimit-Remaining"] == "0"
+    # Admin routes share the address's bucket; operators' probes are never limited.
+    assert api.get(f"/admin/v1/orders", admin=True).status_code == 429
+    health = api.get("/healthz")
+    assert health.status_code == 200 and "RateLimit-Limit" not in health.headers
+
+
+def test_a_user_past_its_limit_gets_429_while_others_go_on(launcher):
+    sk = launcher.storekeeper(RATE_LIMIT_PER_USER="1/min,burst=2")
+    api = sk.client
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique("eager")
+    for _ in range(2):
+        r = api.post_order(user, GOLD)
+        assert r.status_code == 201, r.text
+        assert r.headers["RateLimit-Limit"] == "2"
+    refused = api.post_order(user, GOLD)
+    assert refused.status_code == 429, refused.text
+    assert problem_code(refused) == "rate_limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert api.post_order(unique("patient"), GOLD).status_code == 201
+
+
+def test_forwarded_for_is_believed_only_from_a_trusted_proxy(launcher):
+    untrusted = launcher.storekeeper(RATE_LIMIT_PER_ADDRESS="1/min,burst=2").client
+    # A spoofed header per request buys nothing: the peer is the client.
+    statuses = [untrusted.get("/v1/products", headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code
+                for i in range(3)]
+    assert statuses == [200, 200, 429]
+
+    proxied = launcher.storekeeper(RATE_LIMIT_PER_ADDRESS="1/min,burst=2",
+                                   TRUSTED_PROXIES="127.0.0.0/8").client
+    for i in range(4):
+        r = proxied.get("/v1/products", headers={"X-Forwarded-For": f"6.6.6.6, 203.0.113.{i}"})
+        assert r.status_code == 200, f"client {i} shares a bucket: {r.status_code}"
+    same = [proxied.get("/v1/products", headers={"X-Forwarded-For": "198.51.100.7"}).status_code
+            for _ in range(3)]
+    assert same == [200, 200, 429]
+
+
+def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notifications(launcher):
+    stack = launcher.stack(VERIFY_RECEIPT_CONCURRENCY="2", APPLE_TIMEOUT="4s")
+    api, fake = stack.api, stack.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    receipts = [fake.purchase(GOLD, "consumable")["receipt"] for _ in range(8)]
+    fake.fault("timeout", delay_ms=3000)
+    results: list[tuple[int, float, str | None]] = []
+    lock = threading.Lock()
+
+    def post(receipt: str) -> None:
+        started = time.monotonic()
+        r = api.receipts(receipt=receipt, user_id=unique("flood"))
+        with lock:
+            results.append((r.status_code, time.monotonic() - started, r.headers.get("Retry-After")))
+
+    threads = [threading.Thread(target=post, args=(receipt,)) for receipt in receipts]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    assert api.get("/v1/products").status_code == 200
+    catalog_s = time.monotonic() - started
+    test_notification = fake.notification("TEST", deliver=False, bundle_id=BUNDLE_ID)
+    started = time.monotonic()
+    notified = api.post_notification(test_notification["signed_payload"])
+    notification_s = time.monotonic() - started
+    for t in threads:
+        t.join(30)
+    fake.clear_faults()
+
+    assert notified.status_code == 200, notified.text
+    assert catalog_s < 1 and notification_s < 1, (catalog_s, notification_s)
+    busy = [r for r in results if r[0] == 503]
+    held = [r for r in results if r[0] != 503]
+    assert len(held) <= 2 and len(busy) >= 6, results
+    assert all(r[1] < 1.5 and r[2] is not None for r in busy), results
+    # Nothing was stored for the refused posts: they may simply be sent again.
+    assert int(stack.db.scalar("SELECT count(*) FROM trade_reports")) == len(held)
+
+
+def test_a_user_holds_at_most_the_cap_of_open_orders(launcher):
+    sk = launcher.storekeeper(MAX_OPEN_ORDERS_PER_USER="2")
+    api = sk.client
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    user = unique("hoarder")
+    first = api.post_order(user, GOLD, key="k-first")
+    assert first.status_code == 201, first.text
+    api.create_order(user, GOLD)
+    third = api.post_order(user, GOLD)
+    assert third.status_code == 409
+    assert problem_code(third) == "too_many_open_orders"
+    replay = api.post_order(user, GOLD, key="k-first")
+    assert replay.status_code == 201 and replay.headers.get("Idempotent-Replayed") == "true"
+    assert replay.json()["trade_no"] == first.json()["trade_no"]
+    closed = api.report(first.json()["trade_no"], trade_status="TRADE_CLOSED", reason="cancelled")
+    assert closed.status_code == 200, closed.text
+    assert api.post_order(user, GOLD).status_code == 201
+
+
+def test_two_reports_with_one_receipt_store_it_once(launcher):
+    stack = launcher.stack()
+    api, fake = stack.api, stack.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    order = api.create_order(unique("twice"), GOLD)
+    receipt = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])["receipt"]
+    fake.fault("http503")
+    try:
+        for _ in range(2):
+            assert api.report(order["trade_no"], receipt=receipt).status_code == 202
+    finally:
+        fake.clear_faults()
+    assert stack.db.scalar("SELECT count(*) FROM trade_reports WHERE proof_hash IS NOT NULL") == "2"
+    assert stack.db.scalar("SELECT count(*) FROM proofs") == "1"
+    assert stack.db.scalar("SELECT count(DISTINCT proof_hash) FROM trade_reports") == "1"
+
+
+def test_the_log_holds_no_trade_numbers_tokens_or_receipts(launcher):
+    stack = launcher.stack()
+    api, fake = stack.api, stack.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    order = api.create_order(unique("quiet"), GOLD)
+    trade_no = order["trade_no"]
+    receipt = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])["receipt"]
+    jwt = ("eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJxdWlldC11c2VyIiwiaWF0IjoxNzAwMDAwMDAwfQ."
+           "c2lnbmF0dXJlLW5vdC1yZWFsbHktYS1zaWduYXR1cmUtYXQtYWxs")
+    assert api.get(f"/v1/orders/{trade_no}", headers={"Authorization": f"Bearer {jwt}"}).status_code == 200
+    assert api.get(f"/admin/v1/orders/{trade_no}", headers={"Authorization": f"Bearer {jwt}"}).status_code == 401
+    assert api.get(f"/v1/orders/{trade_no}/nothing-here").status_code == 404
+    assert api.get(f"/v1/{jwt}").status_code == 404
+    settled = api.report(trade_no, receipt=receipt)
+    assert settled.status_code == 200, settled.text
+    assert api.receipts(receipt=receipt, user_id=unique("quiet")).status_code in (200, 409)
+
+    log = stack.sk.log()
+    assert trade_no not in log
+    assert jwt not in log and jwt.split(".")[1] not in log
+    assert receipt not in log and receipt[:64] not in log
+    requests_logged = [line for line in stack.sk.log_lines_json() if line.get("msg") == "request"]
+    paths = {line.get("path") for line in requests_logged}
+    assert "/v1/orders/{trade_no}" in paths and "/admin/v1/orders/{trade_no}" in paths
+    assert f"/v1/orders/{trade_no[:17]}…/nothing-here" in paths
+    assert trade_no[:17] + "…" in log  # the settlement line keeps the timestamp, enough to look it up
