@@ -91,16 +91,23 @@ public final class Application: Sendable {
         "ALLOW_INSECURE_URLS=1: Apple's and the JWKS URLs may be plain http; use this only for tests and demos"
       )
     }
+    // Who a request comes from, one rule for the rate limits and the admin failure limit.
+    let clientAddress = ClientAddress(trustedProxies: config.trustedProxies)
     let auth = AdminAuthenticator(
       tokens: config.adminTokens,
       limiter: AdminFailureLimiter(
-        limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs))
+        limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs),
+      addresses: clientAddress)
 
     let limiter = RateLimiter(
       perAddress: config.rateLimitPerAddress, perUser: config.rateLimitPerUser,
       maxKeys: config.rateLimitMaxKeys,
-      clientAddress: ClientAddress(trustedProxies: config.trustedProxies))
-    var router = APIRouter(logger: logger.with("component", "http"), limiter: limiter)
+      clientAddress: clientAddress)
+    var router = APIRouter(
+      logger: logger.with("component", "http"), limiter: limiter,
+      actingUser: { request, context in
+        try await appAuth.caller(request, context).confinedTo ?? ActingUser.id(request, context)
+      })
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Self.openAPI(config),
       appleSettings: appleSettings
@@ -121,8 +128,9 @@ public final class Application: Sendable {
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
-        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings)
-        .register(&router)
+        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings
+      )
+      .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
         .register(&router)
       AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)

@@ -46,10 +46,10 @@ import Testing
   }
 
   @Test func theClientAddressIsThePeerWithoutItsPort() {
-    #expect(AdminAuthenticator.host(ofPeer: "192.0.2.1:5000") == "192.0.2.1")
-    #expect(AdminAuthenticator.host(ofPeer: "[2001:db8::1]:443") == "2001:db8::1")
-    #expect(AdminAuthenticator.host(ofPeer: "[::1]:8080") == "::1")
-    #expect(AdminAuthenticator.host(ofPeer: "unknown") == "unknown")
+    #expect(ClientAddress.host(ofPeer: "192.0.2.1:5000") == "192.0.2.1")
+    #expect(ClientAddress.host(ofPeer: "[2001:db8::1]:443") == "2001:db8::1")
+    #expect(ClientAddress.host(ofPeer: "[::1]:8080") == "::1")
+    #expect(ClientAddress.host(ofPeer: "unknown") == "unknown")
   }
 
   @Test func failuresCountPerAddressWhateverThePeerPort() async throws {

@@ -66,6 +66,7 @@ import Testing
   @Test func readsTheAdminListenerAndTheFailureLimit() throws {
     let base = [
       "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
+      "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890",
     ]
     let defaults = try AppConfig.fromEnvironment(base)
     #expect(defaults.adminPort == nil && defaults.adminHost == nil)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import threading
 import time
 
-from support import BUNDLE_ID, unique
+import requests
+
+from support import BUNDLE_ID, unique, user_headers
 
 GOLD = "com.example.tests.limits.gold"
 
@@ -54,6 +56,22 @@ def test_a_user_past_its_limit_gets_429_while_others_go_on(launcher):
     assert problem_code(refused) == "rate_limited"
     assert int(refused.headers["Retry-After"]) >= 1
     assert api.post_order(unique("patient"), GOLD).status_code == 201
+
+
+def test_naming_another_user_does_not_spend_their_bucket(launcher):
+    # The per-user bucket belongs to the signed-in user: a caller who names someone else is
+    # refused (403) and spends only their own bucket, so nobody can lock a user out by name.
+    sk = launcher.storekeeper(RATE_LIMIT_PER_USER="1/min,burst=2")
+    api = sk.client
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    victim, mallory = unique("victim"), unique("mallory")
+    for _ in range(3):
+        r = requests.post(sk.url + "/v1/orders", json={"user_id": victim, "product_id": GOLD},
+                          headers=user_headers(mallory), timeout=10)
+        assert r.status_code in (403, 429), r.text
+    assert problem_code(r) == "rate_limited"
+    for _ in range(2):
+        assert api.post_order(victim, GOLD).status_code == 201
 
 
 def test_forwarded_for_is_believed_only_from_a_trusted_proxy(launcher):
@@ -153,11 +171,12 @@ def test_the_log_holds_no_trade_numbers_tokens_or_receipts(launcher):
     stack = launcher.stack()
     api, fake = stack.api, stack.fake
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
-    order = api.create_order(unique("quiet"), GOLD)
+    owner = unique("quiet")
+    order = api.create_order(owner, GOLD)
     trade_no = order["trade_no"]
     receipt = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])["receipt"]
-    jwt = ("eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJxdWlldC11c2VyIiwiaWF0IjoxNzAwMDAwMDAwfQ."
-           "c2lnbmF0dXJlLW5vdC1yZWFsbHktYS1zaWduYXR1cmUtYXQtYWxs")
+    # The owner's real token, as the app sends it.
+    jwt = user_headers(owner)["Authorization"].split(" ", 1)[1]
     assert api.get(f"/v1/orders/{trade_no}", headers={"Authorization": f"Bearer {jwt}"}).status_code == 200
     assert api.get(f"/admin/v1/orders/{trade_no}", headers={"Authorization": f"Bearer {jwt}"}).status_code == 401
     assert api.get(f"/v1/orders/{trade_no}/nothing-here").status_code == 404

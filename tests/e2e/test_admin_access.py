@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from support import Client, free_port, problem, unique
+from support import Client, bearer_for_env, free_port, problem, unique
 
 P = "com.example.tests.admins."
 WRITER = secrets.token_hex(16)
@@ -33,12 +33,12 @@ def sk(admin_stack):
 
 @pytest.fixture(scope="module")
 def writer(sk):
-    return Client(sk.url, WRITER)
+    return Client(sk.url, WRITER, bearer_for_env(sk.env))
 
 
 @pytest.fixture(scope="module")
 def reader(sk):
-    return Client(sk.url, READER)
+    return Client(sk.url, READER, bearer_for_env(sk.env))
 
 
 def product_body(price: str = "6.00", title: str = "Gold") -> dict:

@@ -1,4 +1,5 @@
 import HTTP
+import StorekeeperLogging
 
 /// Admin bearer tokens (`ADMIN_TOKENS`, see `AdminToken`). Every comparison runs over every
 /// token and every byte, so the time taken says nothing about how close a guess was; a token
@@ -7,28 +8,22 @@ import HTTP
 struct AdminAuthenticator: Sendable {
   let tokens: [AdminToken]
   let limiter: AdminFailureLimiter
+  /// Where a request came from (`TRUSTED_PROXIES`), as the rate limits see it too.
+  let addresses: ClientAddress
 
-  init(tokens: [AdminToken], limiter: AdminFailureLimiter) {
+  init(
+    tokens: [AdminToken], limiter: AdminFailureLimiter, addresses: ClientAddress = ClientAddress()
+  ) {
     self.tokens = tokens
     self.limiter = limiter
+    self.addresses = addresses
   }
 
   /// The address a request came from, without the peer's port (each connection has its own,
-  /// and failures are counted per address). The one place it is read, so resolving a trusted
-  /// proxy's `X-Forwarded-For` can be added here alone.
-  static func clientAddress(_ request: Request, _ context: Context) -> String {
-    host(ofPeer: context.remoteAddress)
-  }
-
-  /// `192.0.2.1:5000` → `192.0.2.1`, `[2001:db8::1]:443` → `2001:db8::1`; anything else as is.
-  static func host(ofPeer peer: String) -> String {
-    if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-      return String(peer[peer.index(after: peer.startIndex)..<close])
-    }
-    if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon {
-      return String(peer[..<colon])
-    }
-    return peer
+  /// and failures are counted per address); behind a trusted proxy, the client it names.
+  func clientAddress(_ request: Request, _ context: Context) -> String {
+    addresses.resolve(
+      peer: context.remoteAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
   }
 
   /// `authenticate(_:_:scope:)` with the scope the request's method needs: looking (GET,
@@ -42,11 +37,11 @@ struct AdminAuthenticator: Sendable {
   func authenticate(_ request: Request, _ context: Context, scope needed: AdminScope) throws
     -> AdminActor
   {
-    let address = Self.clientAddress(request, context)
+    let address = clientAddress(request, context)
     if let seconds = limiter.retryAfter(address) {
       context.logger.warning(
         "admin authentication refused: too many failures",
-        ["client_address": .string(address), "path": .string(request.path)])
+        ["client_address": .string(address), "path": .string(LogRedaction.path(request.path))])
       throw HTTPError(
         429, code: "too_many_failures",
         detail: "too many wrong admin tokens from this address; retry after \(seconds) s",
@@ -68,7 +63,7 @@ struct AdminAuthenticator: Sendable {
       context.logger.warning(
         "admin request refused: insufficient scope",
         [
-          "client_address": .string(address), "path": .string(request.path),
+          "client_address": .string(address), "path": .string(LogRedaction.path(request.path)),
           "admin": .string(token.name), "scope": .string(token.scope.rawValue),
         ])
       throw HTTPError(
@@ -112,7 +107,7 @@ struct AdminAuthenticator: Sendable {
     context.logger.warning(
       "admin authentication failed",
       [
-        "client_address": .string(address), "path": .string(request.path),
+        "client_address": .string(address), "path": .string(LogRedaction.path(request.path)),
         "reason": .string(reason),
       ])
   }

@@ -27,8 +27,8 @@ final class RateLimiter: Sendable {
     return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
   }
 
-  /// The one place a user id becomes a bucket key: today the `user_id` a request names; fed
-  /// the authenticated user once requests carry one.
+  /// The one place a user id becomes a bucket key (the authenticated user, or the one a trusted
+  /// caller names).
   static func userKey(_ userId: String) -> String { userId }
 
   func take(address: String) -> RateLimitDecision? {

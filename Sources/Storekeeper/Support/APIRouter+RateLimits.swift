@@ -8,9 +8,15 @@ extension APIRouter {
     guard let limiter else { return handler }
     let scope = RateLimitRules.scope(method, pattern)
     if scope == .none { return handler }
+    let actingUser = self.actingUser
     return { request, context in
-      let decision = try Self.admit(limiter, scope, request, context)
+      var decision = try Self.admit(limiter, request, context)
       do {
+        // The user is known only once the request is authenticated (its 401 or 403 comes
+        // first, with the address bucket's headers).
+        if scope == .addressAndUser, let userId = try await actingUser(request, context) {
+          decision = try Self.admit(limiter, userId: userId, after: decision)
+        }
         return Self.annotate(try await handler(request, context), decision)
       } catch var error as HTTPError {
         if let decision { for (name, value) in decision.headers { error.headers.add(name, value) } }
@@ -26,22 +32,28 @@ extension APIRouter {
     let scope = RateLimitRules.scope(method, pattern)
     if scope == .none { return handler }
     return { request, context in
-      let decision = try Self.admit(limiter, scope, request, context)
+      let decision = try Self.admit(limiter, request, context)
       return Self.annotate(try handler(request, context), decision)
     }
   }
 
-  private static func admit(
-    _ limiter: RateLimiter, _ scope: RateLimitScope, _ request: Request, _ context: Context
-  ) throws -> RateLimitDecision? {
+  /// The client address's bucket; 429 when it is empty.
+  private static func admit(_ limiter: RateLimiter, _ request: Request, _ context: Context)
+    throws -> RateLimitDecision?
+  {
     let address = limiter.clientAddress.resolve(
       peer: context.remoteAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
-    var decision = limiter.take(address: address)
-    if decision?.allowed != false, scope == .addressAndUser,
-      let userId = ActingUser.id(request, context)
-    {
-      decision = limiter.take(userId: userId)?.tighter(decision) ?? decision
-    }
+    return try refuseIfEmpty(limiter.take(address: address))
+  }
+
+  /// The user's bucket as well, reported with whichever of the two is closer to refusing.
+  private static func admit(
+    _ limiter: RateLimiter, userId: String, after address: RateLimitDecision?
+  ) throws -> RateLimitDecision? {
+    try refuseIfEmpty(limiter.take(userId: userId)?.tighter(address) ?? address)
+  }
+
+  private static func refuseIfEmpty(_ decision: RateLimitDecision?) throws -> RateLimitDecision? {
     guard let decision, !decision.allowed else { return decision }
     var headers = HTTPHeaders([("Retry-After", String(decision.retryAfterSeconds))])
     for (name, value) in decision.headers { headers.add(name, value) }

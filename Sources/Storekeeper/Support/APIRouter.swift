@@ -10,10 +10,19 @@ struct APIRouter {
   private(set) var router = Router()
   /// Rate limits applied to every route as `RateLimitRules` says; nil: none (in-process tests).
   let limiter: RateLimiter?
+  /// Whom a request acts for, for its per-user bucket: the authenticated user when there is
+  /// one (so nobody can spend another user's bucket by naming them), else the user it names.
+  let actingUser: @Sendable (Request, Context) async throws -> String?
 
-  init(logger: Logger, limiter: RateLimiter? = nil) {
+  init(
+    logger: Logger, limiter: RateLimiter? = nil,
+    actingUser: @escaping @Sendable (Request, Context) async throws -> String? = {
+      ActingUser.id($0, $1)
+    }
+  ) {
     router.logger = logger
     self.limiter = limiter
+    self.actingUser = actingUser
   }
 
   mutating func add(
