@@ -42,8 +42,11 @@ def test_100_concurrent_identical_reports_settle_once(api, fake_appstore, stack,
     for t in threads:
         t.join(120)
 
-    errors = [a for a in answers if a is None or a[0] not in (200, 202)]
-    assert not errors, f"{len(errors)} answers were neither 200 nor 202: {errors[:5]}"
+    # Past the verification cap a report is refused at once with 503 verification_busy (the
+    # client retries); it must never be anything else.
+    busy = [a for a in answers if a is not None and a[0] == 503 and a[1].get("code") == "verification_busy"]
+    errors = [a for a in answers if a is None or (a[0] not in (200, 202) and a not in busy)]
+    assert not errors, f"{len(errors)} answers were neither 200, 202 nor 503 busy: {errors[:5]}"
     oks = [a[1] for a in answers if a[0] == 200]
     assert oks, "no request got the settled answer"
     # Exactly one request granted the purchase; every answer is otherwise the same.
