@@ -35,7 +35,8 @@ let package = Package(
     .testTarget(name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
     .testTarget(
-      name: "AppStoreTests", dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"]),
+      name: "AppStoreTests",
+      dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "StorekeeperLogging"]),
     .testTarget(
       name: "StorekeeperTests",
       dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth", "StorekeeperLogging"]),

@@ -121,6 +121,16 @@ public final class Application: Sendable {
     ).register(&router)
     SettlementRoutes(processor: processor, receipts: receipts, auth: appAuth).register(&router)
     EntitlementRoutes(repository: entitlements, auth: appAuth).register(&router)
+    let offerSigner = try Self.offerSigner(config)
+    if let offerSigner {
+      logger.notice("promotional offers are signed", ["key_id": .string(offerSigner.keyId)])
+    } else {
+      logger.notice(
+        "promotional offers are off: set APPLE_OFFER_KEY_FILE and APPLE_OFFER_KEY_ID (or the APPLE_API_KEY_* settings) to sign them"
+      )
+    }
+    OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: clock)
+      .register(&router)
     let notificationRoutes = NotificationRoutes(
       service: notifications, auth: auth, wake: { notificationBox.wake() })
     notificationRoutes.register(&router)
@@ -223,6 +233,19 @@ public final class Application: Sendable {
     return NotificationHistoryClient(
       baseURL: url, key: key, bundleId: config.bundleId,
       timeout: .milliseconds(config.appleTimeoutMs))
+  }
+
+  /// The promotional offer signer when a key is configured; nil leaves offers off.
+  static func offerSigner(_ config: AppConfig) throws -> PromotionalOfferSigner? {
+    guard let (path, keyId, variable) = config.offerKey else { return nil }
+    guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+      throw ConfigError(variable: variable, problem: "cannot read \(path)")
+    }
+    guard let key = P256PrivateKey(pem: pem) else {
+      throw ConfigError(
+        variable: variable, problem: "\(path) holds no P-256 private key (a .p8 file)")
+    }
+    return PromotionalOfferSigner(key: key, keyId: keyId, bundleId: config.bundleId)
   }
 
   /// Migrates (unless disabled), loads the catalog, starts listening, serving and working.

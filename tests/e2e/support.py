@@ -432,7 +432,7 @@ def user_headers(user_id: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {mint(user_id or DEFAULT_USER)}"}
 
 
-APP_PATHS = ("/v1/orders", "/v1/trade-reports", "/v1/receipts", "/v1/users/")
+APP_PATHS = ("/v1/orders", "/v1/trade-reports", "/v1/receipts", "/v1/users/", "/v1/offers/")
 
 
 def valid_user_id(user_id: str) -> bool:

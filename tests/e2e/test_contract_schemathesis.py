@@ -20,7 +20,7 @@ import subprocess
 
 import requests
 
-from support import REPO, mint, required_env
+from support import REPO, free_port, mint, required_env
 
 # Every undeclared method schemathesis tries by default (phases.coverage.unexpected-methods).
 UNEXPECTED_METHODS = ["get", "put", "post", "delete", "options", "patch", "trace", "query"]
@@ -51,8 +51,11 @@ def test_schemathesis_finds_nothing(launcher, binary, tmp_path):
     examples = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "10")
     # schemathesis sends wrong tokens on purpose (ignored_auth); with the default limit the
     # address would soon be refused (429) and every later admin request would test nothing.
-    stack = launcher.stack(ADMIN_AUTH_FAILURE_LIMIT=1000000)
-    sk = stack.sk
+    port = free_port()
+    fake = launcher.fake(notify_port=port)
+    # The fake's in-app purchase key signs promotional offers, so signOffer answers 200.
+    sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, ADMIN_AUTH_FAILURE_LIMIT=1000000,
+                              APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID=fake.api_key_id)
     seeded = subprocess.run([binary, "seed-demo"], env=sk.env, capture_output=True, text=True, timeout=60)
     assert seeded.returncode == 0, seeded.stderr
 

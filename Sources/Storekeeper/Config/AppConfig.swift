@@ -37,6 +37,11 @@ public struct AppConfig: Sendable {
   public var apiKeyId: String?
   public var apiIssuerId: String?
   public var apiURL = "https://api.storekit.itunes.apple.com"
+  /// `APPLE_OFFER_KEY_FILE`, `APPLE_OFFER_KEY_ID`: the in-app purchase key that signs
+  /// promotional offers, when it is not the App Store Server API key above (which signs them
+  /// otherwise). Offers are off with neither.
+  public var offerKeyPath: String?
+  public var offerKeyId: String?
   public var notificationRecoveryIntervalMs: Int64 = 3_600_000
   public var orderTTLSeconds = 24 * 3600
   public var sweepIntervalMs: Int64 = 30_000
@@ -188,6 +193,7 @@ public struct AppConfig: Sendable {
       (config.apiKeyPath, config.apiKeyId, config.apiIssuerId) =
         (apiValues[0], apiValues[1], apiValues[2])
     }
+    try readOfferKey(env, into: &config)
     if let value = env["APPLE_API_URL"], !value.isEmpty {
       try checkURL("APPLE_API_URL", value, allowInsecure: config.allowInsecureURLs)
       config.apiURL = value

@@ -3,7 +3,8 @@ import HTTP
 /// Which routes are limited, and how: decided here, once, for every route the router knows.
 /// App and admin routes count per client address (catalog reads too — one generous bucket per
 /// address, sized for many users behind one NAT); creating orders and posting receipts also
-/// count per user. Health, readiness, metrics and the contract are for operators and probes;
+/// count per user. Signing a promotional offer (one ECDSA signature, no database) counts per
+/// address only, like reads. Health, readiness, metrics and the contract are for operators and probes;
 /// Apple's notifications come in bursts from Apple's own addresses and are checked by signature,
 /// so neither is limited. Proofs cost more than a token: their verification has its own
 /// concurrency cap (`VerificationGate`).
