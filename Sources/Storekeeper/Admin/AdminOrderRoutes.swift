@@ -70,7 +70,7 @@ struct AdminOrderRoutes: Sendable {
     ] {
       guard let text = query[name] else { continue }
       if let date = Timestamp.parse(text) {
-        filter[keyPath: keyPath] = date
+        filter[keyPath: keyPath] = Timestamp.clampedToStoredRange(date)
       } else {
         problems.append(
           FieldError(

@@ -10,4 +10,11 @@ enum Timestamp {
     formatter.formatOptions = [.withInternetDateTime]
     return formatter.date(from: text)
   }
+
+  /// Nothing Storekeeper stores lies outside 1970–9999, and PostgreSQL refuses some valid RFC
+  /// 3339 dates (year 0000, which Foundation's Julian calendar makes of 0001-01-01 and 02): a
+  /// filter bound outside that range means the same as the range's end.
+  static func clampedToStoredRange(_ date: Date) -> Date {
+    min(max(date, Date(timeIntervalSince1970: 0)), Date(timeIntervalSince1970: 253_402_300_799))
+  }
 }
