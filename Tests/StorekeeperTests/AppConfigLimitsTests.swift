@@ -5,7 +5,7 @@ import Testing
 @Suite struct AppConfigLimitsTests {
   let base = [
     "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
-      "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890",
+    "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890",
   ]
 
   @Test func readsTheLimitsAndTheirDefaults() throws {
