@@ -105,9 +105,7 @@ public final class Application: Sendable {
       clientAddress: clientAddress)
     var router = APIRouter(
       logger: logger.with("component", "http"), limiter: limiter,
-      actingUser: { request, context in
-        try await appAuth.caller(request, context).confinedTo ?? ActingUser.id(request, context)
-      })
+      identify: { request, context in try await appAuth.caller(request, context) })
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Self.openAPI(config),
       appleSettings: appleSettings

@@ -14,7 +14,12 @@ struct AppAuthenticator: Sendable {
 
   let mode: Mode
 
+  /// The caller this request's rate limit already authenticated (set around its handler only),
+  /// so a token is verified once per request.
+  @TaskLocal static var authenticated: Caller?
+
   func caller(_ request: Request, _ context: Context) async throws -> Caller {
+    if let known = Self.authenticated { return known }
     switch mode {
     case .none:
       return .anyone

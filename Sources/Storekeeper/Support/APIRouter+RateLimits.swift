@@ -8,16 +8,24 @@ extension APIRouter {
     guard let limiter else { return handler }
     let scope = RateLimitRules.scope(method, pattern)
     if scope == .none { return handler }
-    let actingUser = self.actingUser
+    let identify = self.identify
     return { request, context in
       var decision = try Self.admit(limiter, request, context)
       do {
-        // The user is known only once the request is authenticated (its 401 or 403 comes
-        // first, with the address bucket's headers).
-        if scope == .addressAndUser, let userId = try await actingUser(request, context) {
+        guard scope == .addressAndUser else {
+          return Self.annotate(try await handler(request, context), decision)
+        }
+        // The user is known only once the request is authenticated (its 401 comes first, with
+        // the address bucket's headers); the handler reuses that caller instead of verifying
+        // the token again.
+        let caller = try await identify?(request, context)
+        if let userId = caller?.confinedTo ?? ActingUser.id(request, context) {
           decision = try Self.admit(limiter, userId: userId, after: decision)
         }
-        return Self.annotate(try await handler(request, context), decision)
+        let response = try await AppAuthenticator.$authenticated.withValue(caller) {
+          try await handler(request, context)
+        }
+        return Self.annotate(response, decision)
       } catch var error as HTTPError {
         if let decision { for (name, value) in decision.headers { error.headers.add(name, value) } }
         throw error

@@ -10,19 +10,18 @@ struct APIRouter {
   private(set) var router = Router()
   /// Rate limits applied to every route as `RateLimitRules` says; nil: none (in-process tests).
   let limiter: RateLimiter?
-  /// Whom a request acts for, for its per-user bucket: the authenticated user when there is
-  /// one (so nobody can spend another user's bucket by naming them), else the user it names.
-  let actingUser: @Sendable (Request, Context) async throws -> String?
+  /// Who sent a request (`AppAuthenticator.caller`), for the per-user bucket: a signed-in
+  /// user's own bucket (so nobody can spend another user's by naming them), or the bucket of
+  /// the user a trusted caller names. Nil: no app authentication (in-process tests).
+  let identify: (@Sendable (Request, Context) async throws -> Caller)?
 
   init(
     logger: Logger, limiter: RateLimiter? = nil,
-    actingUser: @escaping @Sendable (Request, Context) async throws -> String? = {
-      ActingUser.id($0, $1)
-    }
+    identify: (@Sendable (Request, Context) async throws -> Caller)? = nil
   ) {
     router.logger = logger
     self.limiter = limiter
-    self.actingUser = actingUser
+    self.identify = identify
   }
 
   mutating func add(
@@ -32,18 +31,8 @@ struct APIRouter {
     let mapped: Handler = { request, context in
       do {
         return try await handler(request, context)
-      } catch let refusal as SettlementRefusal {
+      } catch let refusal as any DomainProblem {
         throw refusal.problem
-      } catch let refusal as NotificationRefusal {
-        throw refusal.problem
-      } catch let refusal as TransferRefusal {
-        throw refusal.problem
-      } catch let refusal as OrderRefusal {
-        throw refusal.problem
-      } catch let refusal as CatalogRefusal {
-        throw refusal.problem
-      } catch let busy as VerificationBusy {
-        throw busy.problem
       } catch let refused as OrderStateMachine.Refused {
         context.logger.error("illegal order transition", ["error": .string(refused.description)])
         throw refused.problem

@@ -3,7 +3,12 @@ import HTTP
 // The one place where the domain's refusals become HTTP answers: a status and a problem `code`
 // per case. The domain decides what happened; only the edge knows how to say it over HTTP.
 
-extension SettlementRefusal {
+/// A domain error the edge knows how to answer: its status and problem `code`.
+protocol DomainProblem: Error {
+  var problem: HTTPError { get }
+}
+
+extension SettlementRefusal: DomainProblem {
   var problem: HTTPError {
     switch self {
     case .orderNotFound:
@@ -19,7 +24,7 @@ extension SettlementRefusal {
   }
 }
 
-extension OrderRefusal {
+extension OrderRefusal: DomainProblem {
   var problem: HTTPError {
     switch self {
     case .productNotFound(let productId):
@@ -40,7 +45,7 @@ extension OrderRefusal {
   }
 }
 
-extension TransferRefusal {
+extension TransferRefusal: DomainProblem {
   var problem: HTTPError {
     switch self {
     case .transactionNotFound: HTTPError(404, code: code, detail: detail)
@@ -49,7 +54,7 @@ extension TransferRefusal {
   }
 }
 
-extension CatalogRefusal {
+extension CatalogRefusal: DomainProblem {
   var problem: HTTPError {
     switch self {
     case .productNotFound(let productId):
@@ -66,7 +71,7 @@ extension CatalogRefusal {
   }
 }
 
-extension NotificationRefusal {
+extension NotificationRefusal: DomainProblem {
   var problem: HTTPError { HTTPError(400, code: code, detail: detail) }
 }
 
@@ -77,7 +82,7 @@ extension OrderStateMachine.Refused {
   }
 }
 
-extension VerificationBusy {
+extension VerificationBusy: DomainProblem {
   /// Quick and retryable: the request held no slot of its own and stored nothing.
   var problem: HTTPError {
     HTTPError(
