@@ -22,23 +22,14 @@ extension AppConfig {
       }
       config.trustedProxies = networks
     }
-    func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-      guard let text = env[name], !text.isEmpty else { return nil }
-      guard let value = Int(text), range.contains(value) else {
-        throw ConfigError(
-          variable: name,
-          problem:
-            "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
-      }
-      return value
-    }
+    let reader = ConfigReader(env: env)
     config.rateLimitMaxKeys =
-      try integer("RATE_LIMIT_MAX_KEYS", 100...10_000_000) ?? config.rateLimitMaxKeys
+      try reader.integer("RATE_LIMIT_MAX_KEYS", 100...10_000_000) ?? config.rateLimitMaxKeys
     config.verifyConcurrency =
-      try integer("VERIFY_CONCURRENCY", 1...4096) ?? config.verifyConcurrency
+      try reader.integer("VERIFY_CONCURRENCY", 1...4096) ?? config.verifyConcurrency
     config.verifyReceiptConcurrency =
-      try integer("VERIFY_RECEIPT_CONCURRENCY", 1...4096) ?? config.verifyReceiptConcurrency
+      try reader.integer("VERIFY_RECEIPT_CONCURRENCY", 1...4096) ?? config.verifyReceiptConcurrency
     config.maxOpenOrdersPerUser =
-      try integer("MAX_OPEN_ORDERS_PER_USER", 1...10_000) ?? config.maxOpenOrdersPerUser
+      try reader.integer("MAX_OPEN_ORDERS_PER_USER", 1...10_000) ?? config.maxOpenOrdersPerUser
   }
 }

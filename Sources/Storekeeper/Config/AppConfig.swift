@@ -82,36 +82,12 @@ public struct AppConfig: Sendable {
   public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment)
     throws -> AppConfig
   {
-    func required(_ name: String) throws -> String {
-      guard let value = env[name], !value.isEmpty else {
-        throw ConfigError(variable: name, problem: "is required but not set")
-      }
-      return value
-    }
-    func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-      guard let text = env[name], !text.isEmpty else { return nil }
-      guard let value = Int(text), range.contains(value) else {
-        throw ConfigError(
-          variable: name,
-          problem:
-            "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
-      }
-      return value
-    }
-    func duration(_ name: String) throws -> Int64? {
-      guard let text = env[name], !text.isEmpty else { return nil }
-      guard let ms = DurationParser.milliseconds(text), ms > 0 else {
-        throw ConfigError(
-          variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
-      }
-      return ms
-    }
-
-    let url = try required("DATABASE_URL")
+    let reader = ConfigReader(env: env)
+    let url = try reader.required("DATABASE_URL")
     guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
       throw ConfigError(variable: "DATABASE_URL", problem: "must be a postgresql:// URL")
     }
-    var config = AppConfig(databaseURL: url, bundleId: try required("APPLE_BUNDLE_ID"))
+    var config = AppConfig(databaseURL: url, bundleId: try reader.required("APPLE_BUNDLE_ID"))
     switch env["ALLOW_INSECURE_URLS"] ?? "" {
     case "", "0": config.allowInsecureURLs = false
     case "1": config.allowInsecureURLs = true
@@ -119,21 +95,21 @@ public struct AppConfig: Sendable {
     }
     config.appAuth = try parseAppAuth(env, allowInsecureURLs: config.allowInsecureURLs)
     if let host = env["HOST"], !host.isEmpty { config.host = host }
-    config.port = try integer("PORT", 0...65535) ?? config.port
-    config.eventLoops = try integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
-    config.databasePoolSize = try integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
+    config.port = try reader.integer("PORT", 0...65535) ?? config.port
+    config.eventLoops = try reader.integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
+    config.databasePoolSize = try reader.integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
     config.statementCacheSize =
-      try integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
+      try reader.integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
     config.adminTokens = try AdminToken.parseList(env["ADMIN_TOKENS"] ?? "")
     if let host = env["ADMIN_HOST"], !host.isEmpty { config.adminHost = host }
-    config.adminPort = try integer("ADMIN_PORT", 0...65535)
+    config.adminPort = try reader.integer("ADMIN_PORT", 0...65535)
     if config.adminHost != nil, config.adminPort == nil {
       throw ConfigError(variable: "ADMIN_PORT", problem: "is required when ADMIN_HOST is set")
     }
     config.adminAuthFailureLimit =
-      try integer("ADMIN_AUTH_FAILURE_LIMIT", 1...1_000_000) ?? config.adminAuthFailureLimit
+      try reader.integer("ADMIN_AUTH_FAILURE_LIMIT", 1...1_000_000) ?? config.adminAuthFailureLimit
     config.adminAuthFailureWindowMs =
-      try duration("ADMIN_AUTH_FAILURE_WINDOW") ?? config.adminAuthFailureWindowMs
+      try reader.duration("ADMIN_AUTH_FAILURE_WINDOW") ?? config.adminAuthFailureWindowMs
     if let id = env["APPLE_APP_APPLE_ID"], !id.isEmpty {
       guard let value = Int64(id), value > 0 else {
         throw ConfigError(variable: "APPLE_APP_APPLE_ID", problem: "must be a positive integer")
@@ -199,14 +175,16 @@ public struct AppConfig: Sendable {
       config.apiURL = value
     }
     config.notificationRecoveryIntervalMs =
-      try duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
-    config.appleTimeoutMs = try duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
-    if let ttl = try duration("ORDER_TTL") { config.orderTTLSeconds = Int(max(1, ttl / 1000)) }
-    config.sweepIntervalMs = try duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
-    config.retryBaseMs = try duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
-    config.retryWindowMs = try duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
+      try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
+    config.appleTimeoutMs = try reader.duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
+    if let ttl = try reader.duration("ORDER_TTL") {
+      config.orderTTLSeconds = Int(max(1, ttl / 1000))
+    }
+    config.sweepIntervalMs = try reader.duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
+    config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
+    config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)
-    config.proofRetentionMs = try duration("PROOF_RETENTION") ?? config.proofRetentionMs
+    config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {
         throw ConfigError(

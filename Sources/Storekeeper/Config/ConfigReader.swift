@@ -1,0 +1,35 @@
+/// Reads settings from the environment; every refusal names its variable, and an empty value
+/// counts as unset.
+struct ConfigReader {
+  let env: [String: String]
+
+  func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+  func required(_ name: String) throws -> String {
+    guard let text = value(name) else {
+      throw ConfigError(variable: name, problem: "is required but not set")
+    }
+    return text
+  }
+
+  func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+    guard let text = value(name) else { return nil }
+    guard let number = Int(text), range.contains(number) else {
+      throw ConfigError(
+        variable: name,
+        problem:
+          "must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+    }
+    return number
+  }
+
+  /// Milliseconds of a positive duration such as `30s`, `15m` or `24h`.
+  func duration(_ name: String) throws -> Int64? {
+    guard let text = value(name) else { return nil }
+    guard let ms = DurationParser.milliseconds(text), ms > 0 else {
+      throw ConfigError(
+        variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
+    }
+    return ms
+  }
+}
