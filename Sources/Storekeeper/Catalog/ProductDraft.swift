@@ -25,16 +25,7 @@ struct ProductDraft: Sendable, Equatable {
   static let maxContentBytes = 64 * 1024
 
   static func isValidProductId(_ id: String) -> Bool {
-    !id.isEmpty && id.utf8.count <= 100
-      && id.utf8.allSatisfy { byte in
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
-          UInt8(ascii: "-"):
-          true
-        default: false
-        }
-      }
+    StoreIdentifier.isValid(id, maxLength: 100)
   }
 
   /// PUT: the body is the whole product but its id, which is the URL's.

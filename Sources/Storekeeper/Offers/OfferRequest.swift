@@ -24,7 +24,7 @@ struct OfferRequest: Sendable, Equatable {
       fields.fail("offer_id", "must be 1-64 characters of A-Z, a-z, 0-9, '.', '_' or '-'")
     }
     let token = fields.string("app_account_token", maxLength: 36)
-    if let token, !isUUID(token) {
+    if let token, AccountToken.normalized(token) == nil {
       fields.fail("app_account_token", "must be a UUID")
     }
     try fields.validate()
@@ -35,38 +35,6 @@ struct OfferRequest: Sendable, Equatable {
 
   /// App Store Connect's rule for a promotional offer's identifier.
   static func isValidOfferId(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    return (1...64).contains(bytes.count)
-      && bytes.allSatisfy { byte in
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
-          UInt8(ascii: "-"):
-          true
-        default: false
-        }
-      }
-  }
-
-  /// 8-4-4-4-12 hex digits, either case: StoreKit's `appAccountToken` is a UUID.
-  static func isUUID(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 36 else { return false }
-    for (index, byte) in bytes.enumerated() {
-      if index == 8 || index == 13 || index == 18 || index == 23 {
-        guard byte == UInt8(ascii: "-") else { return false }
-      } else {
-        guard byte.isHexDigit else { return false }
-      }
-    }
-    return true
-  }
-}
-
-extension UInt8 {
-  fileprivate var isHexDigit: Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-      || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    StoreIdentifier.isValid(text, maxLength: 64)
   }
 }

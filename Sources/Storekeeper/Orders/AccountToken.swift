@@ -24,4 +24,21 @@ enum AccountToken {
     }
     return String(decoding: out, as: UTF8.self)
   }
+
+  /// `text` as a token this server can store (a UUID, 8-4-4-4-12 hex digits of either case),
+  /// lowercased; nil for anything else, which a `uuid` column would refuse.
+  static func normalized(_ text: String?) -> String? {
+    guard let text else { return nil }
+    let bytes = Array(text.utf8)
+    guard bytes.count == 36 else { return nil }
+    for (index, byte) in bytes.enumerated() {
+      let isDash = byte == UInt8(ascii: "-")
+      let isHex =
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+      guard [8, 13, 18, 23].contains(index) ? isDash : isHex else { return nil }
+    }
+    return text.lowercased()
+  }
 }

@@ -173,14 +173,5 @@ enum TransactionRecord {
   }
 
   /// Apple's appAccountToken is a UUID; anything else is kept out of the uuid column.
-  static func validToken(_ token: String?) -> String? {
-    guard let token, token.count == 36,
-      token.utf8.allSatisfy({
-        $0 == 45 || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70)
-      })
-    else {
-      return nil
-    }
-    return token.lowercased()
-  }
+  static func validToken(_ token: String?) -> String? { AccountToken.normalized(token) }
 }
