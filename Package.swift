@@ -16,30 +16,40 @@ let package = Package(
     .target(name: "StorekeeperLogging"),
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
-    .target(name: "AppStore", dependencies: ["COpenSSL", "StorekeeperLogging"]),
+    // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
+    .target(name: "JOSE"),
+    .target(name: "AppStore", dependencies: ["COpenSSL", "JOSE", "StorekeeperLogging"]),
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
-    .target(name: "AppAuth", dependencies: ["COpenSSL", "StorekeeperLogging"]),
+    .target(name: "AppAuth", dependencies: ["COpenSSL", "JOSE", "StorekeeperLogging"]),
     // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
     .target(
       name: "Storekeeper",
       dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "COpenSSL", "StorekeeperLogging"]),
-    .target(name: "FakeAppStore", dependencies: ["AppStore", "HTTP", "COpenSSL", "StorekeeperLogging"]),
+    .target(
+      name: "FakeAppStore",
+      dependencies: ["AppStore", "HTTP", "COpenSSL", "JOSE", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
     .executableTarget(name: "storekeeper-fake-appstore", dependencies: ["FakeAppStore"]),
     // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
-    .executableTarget(name: "http-bench", dependencies: ["HTTP", "StorekeeperLogging"], path: "Sources/HTTPBench"),
     .executableTarget(
-      name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"], path: "Sources/AppStoreBench"),
+      name: "http-bench", dependencies: ["HTTP", "StorekeeperLogging"], path: "Sources/HTTPBench"),
+    .executableTarget(
+      name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"],
+      path: "Sources/AppStoreBench"),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
-    .testTarget(name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
+    .testTarget(
+      name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
     .testTarget(
       name: "AppStoreTests",
-      dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "StorekeeperLogging"]),
+      dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "JOSE", "StorekeeperLogging"]),
     .testTarget(
       name: "StorekeeperTests",
-      dependencies: ["Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth", "StorekeeperLogging"]),
+      dependencies: [
+        "Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth",
+        "StorekeeperLogging",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

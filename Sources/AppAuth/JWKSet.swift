@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// A JWKS document (RFC 7517 §5) read into the keys this server can use: RSA keys for RS256
 /// and P-256 keys for ES256, for signing. Symmetric (`oct`) keys and keys for other uses or
@@ -33,15 +34,15 @@ public enum JWKSet {
     switch entry.kty {
     case "RSA":
       guard entry.alg == nil || entry.alg == JWTAlgorithm.rs256.rawValue,
-        let n = entry.n.flatMap({ JWTBase64URL.decode($0[...]) }),
-        let e = entry.e.flatMap({ JWTBase64URL.decode($0[...]) }),
+        let n = entry.n.flatMap({ Base64URL.decode($0[...]) }),
+        let e = entry.e.flatMap({ Base64URL.decode($0[...]) }),
         let key = JWKPublicKey.rsa(modulus: n, exponent: e)
       else { return nil }
       return JWTKey(id: entry.kid, algorithm: .rs256, material: .publicKey(key))
     case "EC":
       guard entry.crv == "P-256", entry.alg == nil || entry.alg == JWTAlgorithm.es256.rawValue,
-        let x = entry.x.flatMap({ JWTBase64URL.decode($0[...]) }),
-        let y = entry.y.flatMap({ JWTBase64URL.decode($0[...]) }),
+        let x = entry.x.flatMap({ Base64URL.decode($0[...]) }),
+        let y = entry.y.flatMap({ Base64URL.decode($0[...]) }),
         let key = JWKPublicKey.p256(x: x, y: y)
       else { return nil }
       return JWTKey(id: entry.kid, algorithm: .es256, material: .publicKey(key))

@@ -1,3 +1,5 @@
+import JOSE
+
 /// A key that verifies tokens of exactly one algorithm.
 public struct JWTKey: Sendable {
   enum Material: Sendable {
@@ -23,7 +25,7 @@ public struct JWTKey: Sendable {
     case (.rs256, .publicKey(let key)):
       return key.verify(signature: signature, message: message)
     case (.es256, .publicKey(let key)):
-      guard let der = RawECDSASignature.der(fromRaw: signature) else { return false }
+      guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
       return key.verify(signature: der, message: message)
     default:
       return false

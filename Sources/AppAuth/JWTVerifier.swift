@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// Verifies a compact JWS bearer token from the app's own sign-in service and returns its
 /// claims: size, shape, algorithm (exactly the key's; never `none`), signature, then issuer,
@@ -40,15 +41,15 @@ public struct JWTVerifier: Sendable {
     guard token.utf8.count <= Self.maxTokenBytes else { throw .oversize }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else { throw .malformed("not three segments") }
-    guard let headerBytes = JWTBase64URL.decode(parts[0]),
+    guard let headerBytes = Base64URL.decode(parts[0]),
       let header = try? JSONDecoder().decode(JWTHeader.self, from: Data(headerBytes))
     else { throw .malformed("header") }
     guard let algorithm = JWTAlgorithm(rawValue: header.alg) else {
       throw .unsupportedAlgorithm(header.alg)
     }
     guard header.crit == nil else { throw .malformed("crit") }
-    guard let payload = JWTBase64URL.decode(parts[1]) else { throw .malformed("payload") }
-    guard let signature = JWTBase64URL.decode(parts[2]) else { throw .malformed("signature") }
+    guard let payload = Base64URL.decode(parts[1]) else { throw .malformed("payload") }
+    guard let signature = Base64URL.decode(parts[2]) else { throw .malformed("signature") }
     let key = try await keys.key(id: header.kid, algorithm: algorithm)
     guard key.algorithm == algorithm else { throw .unsupportedAlgorithm(header.alg) }
     let signed = token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)

@@ -1,6 +1,7 @@
 import AppStore
 import COpenSSL
 import Foundation
+import JOSE
 
 /// A stand-in for Apple's signing PKI: a P-256 root, an intermediate carrying Apple's
 /// intermediate marker and a leaf carrying Apple's leaf marker, and JWS signing with them.

@@ -1,5 +1,6 @@
 import AppStore
 import COpenSSL
+import JOSE
 
 /// A P-256 private key, owned; signs ES256 the way Apple does (raw R‖S).
 final class FakeSigningKey: @unchecked Sendable {

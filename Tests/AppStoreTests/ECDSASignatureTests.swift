@@ -1,4 +1,5 @@
 import AppStore
+import JOSE
 import Testing
 
 @Suite struct ECDSASignatureTests {

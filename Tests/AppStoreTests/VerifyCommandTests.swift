@@ -1,6 +1,7 @@
 import AppStore
 import FakeAppStore
 import Foundation
+import JOSE
 import Testing
 
 @Suite final class VerifyCommandTests {

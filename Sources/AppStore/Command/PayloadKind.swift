@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// What a JWS holds, guessed from its (not yet verified) payload keys; only picks the verifier.
 enum PayloadKind {

@@ -1,4 +1,5 @@
 import COpenSSL
+import JOSE
 
 /// ES256 signing with an OpenSSL P-256 private key: ECDSA over SHA-256, as the DER OpenSSL
 /// produces (promotional offers want it so) or as the 64-byte R‖S a JWS carries.

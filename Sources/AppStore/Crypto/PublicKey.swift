@@ -1,4 +1,5 @@
 import COpenSSL
+import JOSE
 
 /// An OpenSSL public key. Read-only after creation, so threads may verify with it at once
 /// (each verification makes its own `EVP_PKEY_CTX`).

@@ -1,3 +1,5 @@
+import JOSE
+
 /// A compact JWS split into its parts; nothing in it is trusted yet.
 struct CompactJWS {
   /// The whole token; its prefix up to the second dot is what the signature covers.

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// The protected header of an App Store JWS, as decoded JSON.
 struct JWSHeader: Decodable {

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// The bearer token of the App Store Server API: an ES256 JWT signed with the in-app purchase
 /// key, naming the key (`kid`), the issuer, the app (`bid`) and the audience Apple expects.

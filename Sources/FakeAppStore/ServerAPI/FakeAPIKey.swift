@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
+import JOSE
 
 /// The in-app purchase key the fake issues, as App Store Connect would: the fake keeps the key,
 /// hands out its `.p8` PEM, and accepts App Store Server API requests only with a bearer JWT

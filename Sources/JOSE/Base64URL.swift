@@ -15,7 +15,9 @@ public enum Base64URL {
   public static func decode(_ text: Substring) -> [UInt8]? { decode(text.utf8, urlSafe: true) }
 
   /// Standard base64, padding optional (x5c certificates).
-  static func decodeStandard(_ text: String) -> [UInt8]? { decode(text.utf8, urlSafe: false) }
+  public static func decodeStandard(_ text: String) -> [UInt8]? {
+    decode(text.utf8, urlSafe: false)
+  }
 
   static func decode<Bytes: Collection>(_ text: Bytes, urlSafe: Bool) -> [UInt8]?
   where Bytes.Element == UInt8 {
