@@ -578,21 +578,24 @@ class Client:
         assert r.status_code == 200, f"GET admin order {trade_no}: {r.status_code} {r.text}"
         return r.json()
 
-    def admin_orders(self, **query: Any) -> list[dict]:
-        """Every order matching the filters, following the cursor."""
+    def admin_pages(self, path: str, key: str, **query: Any) -> list[dict]:
+        """Every item of an admin listing matching the filters, following the cursor."""
         out: list[dict] = []
         cursor = None
         while True:
             params = dict(query)
             if cursor:
                 params["cursor"] = cursor
-            r = self.get("/admin/v1/orders", admin=True, params=params)
+            r = self.get(path, admin=True, params=params)
             assert r.status_code == 200, r.text
             page = r.json()
-            out += page["orders"]
+            out += page[key]
             cursor = page.get("next_cursor")
             if not cursor:
                 return out
+
+    def admin_orders(self, **query: Any) -> list[dict]:
+        return self.admin_pages("/admin/v1/orders", "orders", **query)
 
     def report(self, trade_no: str, trade_status: str = "TRADE_SUCCESS", receipt: str | None = None,
                signed_transaction: str | None = None, reason: str | None = None,

@@ -48,19 +48,7 @@ def product_body(price: str = "6.00", title: str = "Gold") -> dict:
 
 def audit(client: Client, **query) -> list[dict]:
     """Every audit entry matching the filters, newest first, following the cursor."""
-    out: list[dict] = []
-    cursor = None
-    while True:
-        params = dict(query)
-        if cursor:
-            params["cursor"] = cursor
-        r = client.get("/admin/v1/audit", admin=True, params=params)
-        assert r.status_code == 200, r.text
-        page = r.json()
-        out += page["entries"]
-        cursor = page.get("next_cursor")
-        if not cursor:
-            return out
+    return client.admin_pages("/admin/v1/audit", "entries", **query)
 
 
 # ---------------------------------------------------------------------------------------------
