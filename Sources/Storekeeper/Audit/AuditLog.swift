@@ -41,12 +41,8 @@ struct AuditLog: Sendable {
     if let target = filter.targetId { query.append(" AND target_id = \(target)") }
     if let before = filter.before { query.append(" AND id < \(before)") }
     query.append(" ORDER BY id DESC LIMIT \(filter.limit + 1)")
-    var entries = try await database.query(query).map(AuditEntry.init(row:))
-    var next: String?
-    if entries.count > filter.limit {
-      entries.removeLast()
-      next = entries.last.map { String($0.id) }
-    }
-    return (entries, next)
+    let rows = try await database.query(query).map(AuditEntry.init(row:))
+    let page = KeysetPage.split(rows, limit: filter.limit) { String($0.id) }
+    return (page.items, page.next)
   }
 }

@@ -153,13 +153,9 @@ struct OrderRepository: Sendable {
     if let to = filter.createdTo { query.append(" AND created_at < \(to)") }
     if let after = filter.after { query.append(" AND trade_no < \(after)") }
     query.append(" ORDER BY trade_no DESC LIMIT \(filter.limit + 1)")
-    var orders = try await database.query(query).map(Order.init(row:))
-    var next: String?
-    if orders.count > filter.limit {
-      orders.removeLast()
-      next = orders.last?.tradeNo
-    }
-    return (orders, next)
+    let rows = try await database.query(query).map(Order.init(row:))
+    let page = KeysetPage.split(rows, limit: filter.limit) { $0.tradeNo }
+    return (page.items, page.next)
   }
 
   /// Marks that a report waits on Apple (so the sweeper leaves the order open meanwhile).
