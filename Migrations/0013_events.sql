@@ -2,8 +2,8 @@
 -- one row here in the same database transaction as the change, so there is no event without its
 -- change and no change without its event. Webhook delivery (0014) and the admin feed read it.
 CREATE TABLE events (
-  -- Insertion order across all users. Not commit order: a feed reading by position must not pass
-  -- a position whose transaction may still commit (see `xid`).
+  -- Insertion order across all users. Not commit order, so a feed cursor is not a position
+  -- alone (see `xid`).
   position    bigserial PRIMARY KEY,
   id          uuid NOT NULL UNIQUE,
   type        text NOT NULL,
@@ -14,11 +14,14 @@ CREATE TABLE events (
   data        jsonb NOT NULL,
   -- The user's whole state after the change, in the shape of GET /v1/users/{id}/entitlements.
   user_state  jsonb NOT NULL,
-  -- The inserting transaction: a cursor reader only returns rows whose transaction is older than
-  -- every transaction still in progress (pg_snapshot_xmin), so a late commit is never skipped.
+  -- The inserting transaction. A feed reads in (xid, position) order and only rows with
+  -- xid < pg_snapshot_xmin(pg_current_snapshot()): every such transaction has ended, and any
+  -- transaction still to commit has a larger xid, so a cursor (xid, position) never skips a row
+  -- that commits late.
   xid         xid8 NOT NULL DEFAULT pg_current_xact_id(),
   UNIQUE (user_id, sequence)
 );
+CREATE INDEX events_feed ON events (xid, position);
 CREATE INDEX events_type ON events (type, position);
 
 CREATE TABLE user_event_sequences (
