@@ -11,6 +11,9 @@ public struct Misconfiguration: Sendable, Hashable {
     case verifyReceiptURL = "verify_receipt_url"
     /// 21007 from the sandbox URL, 21000: that URL is not the sandbox's verifyReceipt.
     case verifyReceiptSandboxURL = "verify_receipt_sandbox_url"
+    /// 401 from the App Store Server API: the in-app purchase key (file, key id, issuer id) is
+    /// not one Apple takes for this app.
+    case apiKey = "api_key"
   }
 
   public var setting: Setting
@@ -26,5 +29,7 @@ public struct Misconfiguration: Sendable, Hashable {
   }
 
   /// The reason a report keeps while it waits, spelled like every verifyReceipt reason.
-  public var reason: String { "verify_receipt_\(status)" }
+  public var reason: String {
+    setting == .apiKey ? "server_api_\(status)" : "verify_receipt_\(status)"
+  }
 }

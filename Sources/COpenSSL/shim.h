@@ -15,3 +15,5 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/asn1.h>
+#include <openssl/pkcs7.h>

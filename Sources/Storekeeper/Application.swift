@@ -55,11 +55,14 @@ public final class Application: Sendable {
     let appStore = try Self.appStoreConfiguration(config, logger: logger)
     let appleSettings = AppleConfigurationMonitor(
       logger: logger.with("component", "verify-receipt"))
-    let verifier = ProofVerifier(
+    var verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: appStore),
       receipts: ReceiptVerifier(
         configuration: appStore, logger: logger.with("component", "verify-receipt")),
       appleSettings: appleSettings)
+    verifier.serverAPI = try Self.serverAPIReceiptVerifier(
+      config, signed: verifier.signed, logger: logger)
+    verifier.serverAPIOnly = config.receiptVerification == .serverAPI
 
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()

@@ -7,9 +7,20 @@ public protocol ReceiptTransport: Sendable {
   /// timeouts and connection failures (`ReceiptTransportError` when it can tell which).
   func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
+
+  /// GETs `url` with `headers` (the App Store Server API's lookups); same contract as `post`.
+  func get(url: URL, headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
 }
 
 extension ReceiptTransport {
+  /// Transports that only ever stood in for verifyReceipt cannot GET.
+  public func get(url: URL, headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
+  {
+    throw ReceiptTransportError.connectionFailed("this transport does not GET")
+  }
+
   public func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (
     status: Int, body: [UInt8]
   ) {

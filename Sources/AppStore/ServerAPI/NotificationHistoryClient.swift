@@ -16,7 +16,7 @@ public struct NotificationHistoryClient: Sendable {
   public static let productionURL = URL(string: "https://api.storekit.itunes.apple.com")!
 
   let baseURL: URL
-  let key: AppStoreAPIKey
+  public let key: AppStoreAPIKey
   let bundleId: String
   let transport: any ReceiptTransport
   let timeout: Duration

@@ -37,6 +37,10 @@ public struct AppConfig: Sendable {
   public var apiKeyId: String?
   public var apiIssuerId: String?
   public var apiURL = "https://api.storekit.itunes.apple.com"
+  /// `APPLE_API_SANDBOX_URL`: asked for transactions production does not know.
+  public var apiSandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
+  /// `APPLE_RECEIPT_VERIFICATION`: see `ReceiptVerificationMode`.
+  public var receiptVerification = ReceiptVerificationMode.auto
   /// `APPLE_OFFER_KEY_FILE`, `APPLE_OFFER_KEY_ID`: the in-app purchase key that signs
   /// promotional offers, when it is not the App Store Server API key above (which signs them
   /// otherwise). Offers are off with neither.
@@ -174,6 +178,7 @@ public struct AppConfig: Sendable {
       try checkURL("APPLE_API_URL", value, allowInsecure: config.allowInsecureURLs)
       config.apiURL = value
     }
+    try readReceiptVerification(env, into: &config)
     config.notificationRecoveryIntervalMs =
       try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
     config.appleTimeoutMs = try reader.duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs

@@ -54,7 +54,7 @@ final class AppleConfigurationMonitor: Sendable {
     guard shouldLog else { return false }
     let variable = misconfiguration.setting.variable
     logger.error(
-      "verifyReceipt blames this server's configuration: check \(variable); receipts stay pending until it is fixed",
+      "\(misconfiguration.setting == .apiKey ? "the App Store Server API" : "verifyReceipt") blames this server's configuration: check \(variable); receipts stay pending until it is fixed",
       [
         "setting": .string(variable), "apple_status": .int(misconfiguration.status),
         "environment": .string(misconfiguration.environment),

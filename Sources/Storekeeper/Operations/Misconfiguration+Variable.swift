@@ -7,6 +7,7 @@ extension Misconfiguration.Setting {
     case .sharedSecret: "APPLE_SHARED_SECRET"
     case .verifyReceiptURL: "APPLE_VERIFY_RECEIPT_URL"
     case .verifyReceiptSandboxURL: "APPLE_VERIFY_RECEIPT_SANDBOX_URL"
+    case .apiKey: "APPLE_API_KEY_ID"
     }
   }
 }

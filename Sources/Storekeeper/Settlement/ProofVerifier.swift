@@ -7,6 +7,10 @@ struct ProofVerifier: Sendable {
   let signed: SignedDataVerifier
   let receipts: ReceiptVerifier
   let appleSettings: AppleConfigurationMonitor
+  /// Set when receipts are asked of the App Store Server API first (`APPLE_RECEIPT_VERIFICATION`).
+  var serverAPI: ServerAPIReceiptVerifier? = nil
+  /// `server_api`: a receipt the Server API cannot read is refused, never sent to verifyReceipt.
+  var serverAPIOnly = false
 
   func verify(_ proof: Proof) async -> VerificationResult<[VerifiedTransaction]> {
     switch proof {
@@ -22,7 +26,7 @@ struct ProofVerifier: Sendable {
       case .misconfigured(let problem): return .misconfigured(problem)
       }
     case .receipt(let receipt):
-      switch await receipts.verify(receipt: receipt) {
+      switch await verifyReceipt(receipt) {
       case .valid(let verified):
         appleSettings.resolved(environment: verified.environment)
         return .valid(verified.transactions)
@@ -32,6 +36,18 @@ struct ProofVerifier: Sendable {
         appleSettings.record(problem)
         return .misconfigured(problem)
       }
+    }
+  }
+
+  /// The Server API for app receipts when configured; verifyReceipt for the rest (iOS 6-style
+  /// transaction receipts carry no PKCS#7 container to read ids from) unless it is off.
+  private func verifyReceipt(_ receipt: String) async -> VerificationResult<VerifiedReceipt> {
+    guard let serverAPI else { return await receipts.verify(receipt: receipt) }
+    switch await serverAPI.verify(receipt: receipt) {
+    case .judged(let result): return result
+    case .notAppReceipt:
+      return serverAPIOnly
+        ? .invalid("not_an_app_receipt") : await receipts.verify(receipt: receipt)
     }
   }
 }
