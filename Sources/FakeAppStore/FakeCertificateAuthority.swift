@@ -10,9 +10,9 @@ import JOSE
 public final class FakeCertificateAuthority: Sendable {
   public let options: Options
   private let root: FakeCertificate
-  private let intermediate: FakeCertificate
-  private let leaf: FakeCertificate
-  private let leafKey: FakeSigningKey
+  let intermediate: FakeCertificate
+  let leaf: FakeCertificate
+  let leafKey: FakeSigningKey
 
   public init(options: Options = .init()) throws {
     self.options = options

@@ -16,7 +16,7 @@ struct FakeTransactionResponse: Encodable, Sendable {
   /// What the app posts, by `receipt_style`: `app_receipt` or `transaction_receipt`.
   var receipt: String
   var receiptStyle: String
-  /// Base64 app receipt of the account, with all its transactions so far.
+  /// Base64 app receipt of the account (PKCS#7, as Apple's), with all its transactions so far.
   var appReceipt: String
   /// Base64 iOS 6-style receipt of this transaction alone.
   var transactionReceipt: String
@@ -25,7 +25,10 @@ struct FakeTransactionResponse: Encodable, Sendable {
   var revocationDateMs: Int64?
   var revocationReason: Int32?
 
-  init(_ transaction: FakeTransaction, receipt: FakeReceipt, signedTransaction: String) {
+  init(
+    _ transaction: FakeTransaction, receipt: FakeReceipt, appReceipt: String,
+    signedTransaction: String
+  ) {
     transactionId = transaction.transactionId
     originalTransactionId = transaction.originalTransactionId
     webOrderLineItemId = transaction.webOrderLineItemId
@@ -37,7 +40,7 @@ struct FakeTransactionResponse: Encodable, Sendable {
     appleAccount = receipt.appleAccount
     appAccountToken = transaction.appAccountToken
     self.signedTransaction = signedTransaction
-    appReceipt = receipt.base64
+    self.appReceipt = appReceipt
     transactionReceipt = FakeTransactionReceipt.base64(transactionId: transaction.transactionId)
     receiptStyle = transaction.receiptStyle.rawValue
     self.receipt = transaction.receiptStyle == .app ? appReceipt : transactionReceipt

@@ -62,8 +62,9 @@ extension FakeAppStoreEndpoints {
         "environment": .string(transaction.environment), "apple_account": .string(account),
       ])
     return try FakeJSON.response(
-      FakeTransactionResponse(transaction, receipt: receipt, signedTransaction: signed), status: 201
-    )
+      FakeTransactionResponse(
+        transaction, receipt: receipt, appReceipt: try appReceiptBase64(receipt.id),
+        signedTransaction: signed), status: 201)
   }
 
   /// `GET /fake/v1/transactions/{transaction_id}`: the transaction as it stands now, signed
@@ -74,6 +75,17 @@ extension FakeAppStoreEndpoints {
     else { throw Self.transactionNotFound(id) }
     let signed = try authority.sign(transaction.payload(signedDate: Self.now()))
     return try FakeJSON.response(
-      FakeTransactionResponse(transaction, receipt: receipt, signedTransaction: signed))
+      FakeTransactionResponse(
+        transaction, receipt: receipt, appReceipt: try appReceiptBase64(receipt.id),
+        signedTransaction: signed))
+  }
+
+  /// The account's app receipt as it stands now: a PKCS#7 container listing its transactions.
+  func appReceiptBase64(_ receiptId: String) throws -> String {
+    guard let snapshot = store.snapshot(receiptId: receiptId) else {
+      throw HTTPError(404, code: "receipt_not_found", detail: "No receipt \(receiptId).")
+    }
+    return try FakeAppReceiptContainer.base64(
+      snapshot.receipt, transactions: snapshot.transactions, authority: authority)
   }
 }

@@ -7,6 +7,7 @@ extension FakeAppStoreEndpoints {
   /// codes, after any fault the test asked for (`X-Fake-Fault` header, else the fault set
   /// with `POST /fake/v1/faults`).
   func verifyReceipt(_ request: Request, endpoint: AppStoreEnvironment) async throws -> Response {
+    serverAPI.count(.verifyReceipt)
     let fault = try fault(for: request)
     switch fault.mode {
     case .none:
@@ -101,7 +102,7 @@ extension FakeAppStoreEndpoints {
     return nil
   }
 
-  private func fault(for request: Request) throws -> FakeFault {
+  func fault(for request: Request) throws -> FakeFault {
     guard let header = request.headers["X-Fake-Fault"] else { return faults.take(now: Self.now()) }
     let name = header.trimmingCharacters(in: .whitespaces)
     guard let mode = FakeFaultMode(rawValue: name) else {
@@ -120,7 +121,7 @@ extension FakeAppStoreEndpoints {
   private func answer(_ body: [UInt8], endpoint: AppStoreEnvironment) -> FakeVerifyReceiptBody {
     guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
       let data = object["receipt-data"] as? String,
-      let receiptId = FakeReceipt.id(fromBase64: data),
+      let receiptId = FakeReceipt.id(fromBase64: data) ?? containerReceiptId(data),
       let snapshot = store.snapshot(receiptId: receiptId)
     else { return .status(21002) }
     if let status = refusal(
@@ -141,7 +142,9 @@ extension FakeAppStoreEndpoints {
     var body = FakeVerifyReceiptBody(status: 0, environment: receipt.environment)
     body.receipt = FakeReceiptBody(
       receipt, appAppleId: configuration.appAppleId, entries: entries, now: Self.now())
-    body.latestReceipt = receipt.base64
+    body.latestReceipt =
+      (try? FakeAppReceiptContainer.base64(
+        receipt, transactions: snapshot.transactions, authority: authority)) ?? receipt.base64
     if !snapshot.subscriptions.isEmpty {
       // Newest first, as Apple sorts it; only each subscription's latest when asked.
       let subscriptionTransactions =
@@ -159,5 +162,15 @@ extension FakeAppStoreEndpoints {
       body.pendingRenewalInfo = snapshot.subscriptions.map { FakePendingRenewal($0.subscription) }
     }
     return body
+  }
+
+  /// The account receipt a PKCS#7 app receipt belongs to: the one holding the transactions it
+  /// lists, for the app it names.
+  private func containerReceiptId(_ base64: String) -> String? {
+    guard let contents = AppReceiptReader.read(base64: ReceiptData.repair(base64) ?? base64),
+      let first = contents.transactionIds.first, let transaction = store.transaction(first),
+      transaction.bundleId == contents.bundleId
+    else { return nil }
+    return transaction.receiptId
   }
 }

@@ -13,6 +13,7 @@ final class FakeAppStoreEndpoints: Sendable {
   let outbox: FakeNotificationOutbox
   let signer: FakeNotificationSigner
   let apiKey: FakeAPIKey
+  let serverAPI: FakeServerAPIControls
 
   init(
     configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority,
@@ -21,6 +22,7 @@ final class FakeAppStoreEndpoints: Sendable {
     self.configuration = configuration
     self.authority = authority
     self.apiKey = apiKey
+    serverAPI = FakeServerAPIControls(historyPageSize: configuration.transactionHistoryPageSize)
     signer = FakeNotificationSigner(authority: authority, appAppleId: configuration.appAppleId)
     outbox = FakeNotificationOutbox(
       delivery: FakeNotificationDelivery(), schedule: configuration.retrySchedule,
@@ -67,6 +69,7 @@ final class FakeAppStoreEndpoints: Sendable {
     router.add(.post, "/inApps/v1/notifications/history") { [self] request, _ in
       try notificationHistoryPage(request)
     }
+    registerServerAPITransactions(&router)
     return router
   }
 

@@ -19,6 +19,9 @@ extension FakeAppStoreServer {
     /// Notifications per page of the notification history (Apple does not say; tests
     /// shorten it to see pagination).
     public var historyPageSize = 20
+    /// Transactions per page of Get Transaction History (Apple's: 20); `POST
+    /// /fake/v1/server-api` changes it while the fake runs.
+    public var transactionHistoryPageSize = 20
     /// `data.appAppleId` in Production notifications and `adam_id` in Production receipts.
     public var appAppleId: Int64 = 1_234_567_890
     /// When set, verifyReceipt answers 21004 to a different `password` (and to none at all

@@ -1,0 +1,34 @@
+import COpenSSL
+
+extension FakeCertificateAuthority {
+  /// A PKCS#7 signedData (DER) wrapping `content`, signed by the leaf as Apple's receipt
+  /// signing certificate signs app receipts, the leaf and intermediate included.
+  func signPKCS7(_ content: [UInt8]) throws -> [UInt8] {
+    guard let bio = content.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) })
+    else { throw FakeCryptoError("BIO_new_mem_buf") }
+    defer { BIO_free(bio) }
+    // The buffer is read during PKCS7_sign, while `content` is still alive.
+    guard let chain = OPENSSL_sk_new_null() else { throw FakeCryptoError("sk_new_null") }
+    defer { OPENSSL_sk_free(chain) }
+    guard OPENSSL_sk_push(chain, UnsafeRawPointer(intermediate.pointer)) > 0 else {
+      throw FakeCryptoError("sk_push")
+    }
+    guard
+      let signed = PKCS7_sign(
+        leaf.pointer, leafKey.pointer, chain, bio, PKCS7_BINARY)
+    else {
+      ERR_clear_error()
+      throw FakeCryptoError("PKCS7_sign")
+    }
+    defer { PKCS7_free(signed) }
+    let length = i2d_PKCS7(signed, nil)
+    guard length > 0 else { throw FakeCryptoError("i2d_PKCS7") }
+    var der = [UInt8](repeating: 0, count: Int(length))
+    let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+      var cursor = buffer.baseAddress
+      return i2d_PKCS7(signed, &cursor)
+    }
+    guard written == length else { throw FakeCryptoError("i2d_PKCS7") }
+    return der
+  }
+}
