@@ -71,7 +71,17 @@ import Testing
       ])
       let stranger = try await fake.purchase(["apple_account": "bob"])
       let receipt = try #require(second.string("receipt"))
-      #expect(first.string("receipt") == receipt)
+      // A device's receipt grows with each purchase, as Apple's PKCS#7 container does.
+      let firstReceipt = try #require(first.string("receipt"))
+      #expect(
+        AppReceiptReader.read(base64: firstReceipt)?.transactionIds == [
+          try #require(first.string("transaction_id"))
+        ])
+      // DER sorts a SET's members: the receipt holds both, in no promised order.
+      #expect(
+        AppReceiptReader.read(base64: receipt).map { Set($0.transactionIds) }
+          == Set(
+            [first.string("transaction_id"), second.string("transaction_id")].compactMap { $0 }))
       #expect(stranger.string("receipt") != receipt)
       let result = try await fake.receiptVerifier().verify(receipt: receipt)
       let ids = try #require(result.value).transactions.map(\.transactionId)

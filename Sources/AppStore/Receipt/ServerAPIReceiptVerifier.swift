@@ -123,7 +123,9 @@ public final class ServerAPIReceiptVerifier: Sendable {
       case .success(let jws):
         switch verified(jws) {
         case .valid(let transaction):
-          guard transaction.transactionId == id else { return .invalid("server_api_wrong_transaction") }
+          guard transaction.transactionId == id else {
+            return .invalid("server_api_wrong_transaction")
+          }
           found[id] = transaction
         case let other: return other.map { _ in Self.unreachable }
         }
@@ -149,7 +151,9 @@ public final class ServerAPIReceiptVerifier: Sendable {
   private func verified(_ jws: String) -> VerificationResult<VerifiedTransaction> {
     switch signed.verifyTransaction(jws) {
     case .valid(let payload):
-      guard let transaction = payload.verifiedTransaction else { return .refused(.malformedPayload) }
+      guard let transaction = payload.verifiedTransaction else {
+        return .refused(.malformedPayload)
+      }
       return .valid(transaction)
     case .invalid(let reason): return .invalid(reason)
     case .retryable(let reason): return .retryable(reason)

@@ -67,7 +67,9 @@ public struct TransactionLookupClient: Sendable {
   private func get(_ baseURL: URL, path: String, query: [URLQueryItem], id: String) async
     -> Result<[UInt8], TransactionLookupFailure>
   {
-    guard Self.isValidId(id) else { return .failure(.refused(status: 400, "invalid transaction id")) }
+    guard Self.isValidId(id) else {
+      return .failure(.refused(status: 400, "invalid transaction id"))
+    }
     guard let token = AppStoreAPIToken.make(key: key, bundleId: bundleId) else {
       return .failure(.unauthorized)
     }

@@ -10,9 +10,8 @@ import Foundation
 /// A server reads the transaction ids from it and asks the App Store Server API; this fake's
 /// verifyReceipt finds the account's receipt through the same ids.
 enum FakeAppReceiptContainer {
-  static func der(
-    _ receipt: FakeReceipt, transactions: [FakeTransaction], authority: FakeCertificateAuthority
-  ) throws -> [UInt8] {
+  /// The signed payload: the SET of receipt attributes.
+  static func payload(_ receipt: FakeReceipt, transactions: [FakeTransaction]) -> [UInt8] {
     var attributes: [[UInt8]] = [
       FakeDER.attribute(2, FakeDER.utf8String(receipt.bundleId)),
       FakeDER.attribute(3, FakeDER.utf8String("1.0")),
@@ -41,13 +40,7 @@ enum FakeAppReceiptContainer {
       }
       attributes.append(FakeDER.attribute(17, FakeDER.set(fields)))
     }
-    return try authority.signPKCS7(FakeDER.set(attributes))
-  }
-
-  static func base64(
-    _ receipt: FakeReceipt, transactions: [FakeTransaction], authority: FakeCertificateAuthority
-  ) throws -> String {
-    Data(try der(receipt, transactions: transactions, authority: authority)).base64EncodedString()
+    return FakeDER.set(attributes)
   }
 
   /// Apple's receipt dates: RFC 3339 in UTC, to the second.

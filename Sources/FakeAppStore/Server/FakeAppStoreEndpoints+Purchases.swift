@@ -85,7 +85,7 @@ extension FakeAppStoreEndpoints {
     guard let snapshot = store.snapshot(receiptId: receiptId) else {
       throw HTTPError(404, code: "receipt_not_found", detail: "No receipt \(receiptId).")
     }
-    return try FakeAppReceiptContainer.base64(
+    return try receiptContainers.base64(
       snapshot.receipt, transactions: snapshot.transactions, authority: authority)
   }
 }

@@ -104,10 +104,12 @@ extension FakeAppStoreEndpoints {
       return .failure(
         FakeAPIAnswer(try Self.apiError(503, code: 5_000_001, "Service unavailable, try again.")))
     case .status21005, .retryable:
-      return .failure(FakeAPIAnswer(try Self.apiError(429, code: 4_290_000, "Rate limit exceeded.")))
+      return .failure(
+        FakeAPIAnswer(try Self.apiError(429, code: 4_290_000, "Rate limit exceeded.")))
     }
     guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-      return .failure(FakeAPIAnswer(try Self.apiError(400, code: 4_000_006, "Invalid transaction id.")))
+      return .failure(
+        FakeAPIAnswer(try Self.apiError(400, code: 4_000_006, "Invalid transaction id.")))
     }
     guard let transaction = store.transaction(id), transaction.bundleId == bundleId,
       transaction.environment == environment.rawValue

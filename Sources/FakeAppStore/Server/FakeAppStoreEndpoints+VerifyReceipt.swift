@@ -143,7 +143,7 @@ extension FakeAppStoreEndpoints {
     body.receipt = FakeReceiptBody(
       receipt, appAppleId: configuration.appAppleId, entries: entries, now: Self.now())
     body.latestReceipt =
-      (try? FakeAppReceiptContainer.base64(
+      (try? receiptContainers.base64(
         receipt, transactions: snapshot.transactions, authority: authority)) ?? receipt.base64
     if !snapshot.subscriptions.isEmpty {
       // Newest first, as Apple sorts it; only each subscription's latest when asked.
@@ -167,7 +167,7 @@ extension FakeAppStoreEndpoints {
   /// The account receipt a PKCS#7 app receipt belongs to: the one holding the transactions it
   /// lists, for the app it names.
   private func containerReceiptId(_ base64: String) -> String? {
-    guard let contents = AppReceiptReader.read(base64: ReceiptData.repair(base64) ?? base64),
+    guard let contents = AppReceiptReader.read(base64: base64),
       let first = contents.transactionIds.first, let transaction = store.transaction(first),
       transaction.bundleId == contents.bundleId
     else { return nil }

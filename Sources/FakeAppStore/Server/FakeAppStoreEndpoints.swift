@@ -14,6 +14,7 @@ final class FakeAppStoreEndpoints: Sendable {
   let signer: FakeNotificationSigner
   let apiKey: FakeAPIKey
   let serverAPI: FakeServerAPIControls
+  let receiptContainers = FakeReceiptContainerCache()
 
   init(
     configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority,

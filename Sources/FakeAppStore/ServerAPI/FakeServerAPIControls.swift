@@ -33,7 +33,8 @@ final class FakeServerAPIControls: Sendable {
 
   var calls: [String: Int] {
     state.withLock { state in
-      Dictionary(uniqueKeysWithValues: Endpoint.allCases.map { ($0.rawValue, state.calls[$0] ?? 0) })
+      Dictionary(
+        uniqueKeysWithValues: Endpoint.allCases.map { ($0.rawValue, state.calls[$0] ?? 0) })
     }
   }
 }

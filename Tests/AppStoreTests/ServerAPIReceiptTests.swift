@@ -1,0 +1,181 @@
+import AppStore
+import FakeAppStore
+import Foundation
+import Testing
+
+/// A StoreKit 1 app receipt judged without verifyReceipt: `TransactionLookupClient` and
+/// `ServerAPIReceiptVerifier` against the fake's Get Transaction Info / History over real
+/// sockets — pagination, the sandbox after production's 404, a refused key, an unknown
+/// transaction, Apple down.
+@Suite struct ServerAPIReceiptTests {
+  static func client(_ fake: FakeHarness, pem: String? = nil) throws -> TransactionLookupClient {
+    let key = try #require(
+      AppStoreAPIKey(
+        pem: pem ?? fake.server.apiPrivateKeyPEM, keyId: fake.server.configuration.apiKeyId,
+        issuerId: fake.server.configuration.apiIssuerId))
+    return TransactionLookupClient(key: key, bundleId: FakeHarness.bundleId)
+  }
+
+  static func verifier(
+    _ fake: FakeHarness, pem: String? = nil, environments: Set<String> = ["Production", "Sandbox"]
+  ) throws -> ServerAPIReceiptVerifier {
+    ServerAPIReceiptVerifier(
+      client: try client(fake, pem: pem),
+      signed: try fake.signedDataVerifier(environments: environments),
+      productionURL: fake.base, sandboxURL: fake.base.appendingPathComponent("sandbox"),
+      logger: FakeHarness.quiet)
+  }
+
+  static func calls(_ fake: FakeHarness) async throws -> [String: Int] {
+    try await fake.get("fake/v1/calls").json.compactMapValues { $0 as? Int }
+  }
+
+  @Test func walksEveryHistoryPageAndSettlesTheReceiptsTransactions() async throws {
+    try await FakeHarness.with({ $0.transactionHistoryPageSize = 2 }) { fake in
+      var ids: [String] = []
+      var receipt = ""
+      for index in 0..<5 {
+        let reply = try await fake.purchase([
+          "apple_account": "erin", "purchase_date_ms": 1_700_000_000_000 + index * 1000,
+        ])
+        ids.append(try #require(reply.string("transaction_id")))
+        receipt = try #require(reply.string("receipt"))
+      }
+      let other = try await fake.purchase(["apple_account": "frank"])
+
+      // The client alone: three pages of two, oldest first, `revision` carrying on.
+      let client = try Self.client(fake)
+      var seen: [String] = []
+      var revision: String?
+      var pages = 0
+      repeat {
+        let page = try await client.historyPage(ids[2], revision: revision, at: fake.base).get()
+        pages += 1
+        #expect(page.bundleId == FakeHarness.bundleId && page.environment == "Production")
+        #expect(page.signedTransactions.count <= 2)
+        seen += try page.signedTransactions.map {
+          try #require(decodedPayload($0)["transactionId"] as? String)
+        }
+        revision = page.hasMore ? page.revision : nil
+      } while revision != nil && pages < 10
+      #expect(pages == 3)
+      #expect(seen == ids)
+
+      let before = try await Self.calls(fake)
+      let outcome = try await Self.verifier(fake).verify(receipt: receipt)
+      guard case .judged(.valid(let verified)) = outcome else {
+        Issue.record("expected a valid receipt, got \(outcome)")
+        return
+      }
+      #expect(verified.transactions.map(\.transactionId) == ids)
+      #expect(verified.environment == "Production" && verified.bundleId == FakeHarness.bundleId)
+      #expect(
+        !verified.transactions.contains { $0.transactionId == other.string("transaction_id") })
+      let after = try await Self.calls(fake)
+      #expect(after["verify_receipt"] == before["verify_receipt"])
+      #expect((after["transaction_history"] ?? 0) - (before["transaction_history"] ?? 0) == 3)
+    }
+  }
+
+  @Test func aSandboxReceiptIsFoundInTheSandboxAfterProductionsNotFound() async throws {
+    try await FakeHarness.with { fake in
+      let reply = try await fake.purchase(["environment": "Sandbox"])
+      let receipt = try #require(reply.string("receipt"))
+      let outcome = try await Self.verifier(fake).verify(receipt: receipt)
+      guard case .judged(.valid(let verified)) = outcome else {
+        Issue.record("expected a valid receipt, got \(outcome)")
+        return
+      }
+      #expect(verified.environment == "Sandbox")
+      #expect(verified.transactions.map(\.transactionId) == [reply.string("transaction_id")])
+      let productionOnly = try Self.verifier(fake, environments: ["Production"])
+      #expect(
+        await productionOnly.verify(receipt: receipt)
+          == .judged(.invalid("server_api_transaction_not_found")))
+    }
+  }
+
+  @Test func aKeyAppleRefusesIsTheOperatorsMisconfiguration() async throws {
+    try await FakeHarness.with { other in
+      try await FakeHarness.with { fake in
+        let receipt = try #require(try await fake.purchase().string("receipt"))
+        let verifier = try Self.verifier(fake, pem: other.server.apiPrivateKeyPEM)
+        #expect(
+          await verifier.verify(receipt: receipt)
+            == .judged(
+              .misconfigured(
+                Misconfiguration(setting: .apiKey, status: 401, environment: "Production"))))
+        let client = try Self.client(fake, pem: other.server.apiPrivateKeyPEM)
+        let info = await client.transactionInfo("2000000000000001", at: fake.base)
+        #expect(info == .failure(.unauthorized))
+      }
+    }
+  }
+
+  @Test func aTransactionAppleDoesNotKnowIsRefused() async throws {
+    try await FakeHarness.with { elsewhere in
+      try await FakeHarness.with { fake in
+        // A genuine receipt shape whose transactions this App Store never saw.
+        let foreign = try #require(try await elsewhere.purchase().string("receipt"))
+        #expect(
+          try await Self.verifier(fake).verify(receipt: foreign)
+            == .judged(.invalid("server_api_transaction_not_found")))
+        let client = try Self.client(fake)
+        #expect(
+          await client.transactionInfo("2999999999999999", at: fake.base) == .failure(.notFound))
+        let known = try await fake.purchase()
+        let id = try #require(known.string("transaction_id"))
+        let signed = try await client.transactionInfo(id, at: fake.base).get()
+        #expect(try decodedPayload(signed)["transactionId"] as? String == id)
+        // The fake refuses what is no transaction id, as Apple does; the client never sends one.
+        let raw = try await fake.get("inApps/v1/transactions/abc")
+        #expect(raw.status == 401)
+        #expect(
+          await client.transactionInfo("../x", at: fake.base)
+            == .failure(.refused(status: 400, "invalid transaction id")))
+      }
+    }
+  }
+
+  @Test func appleDownIsRetryableThenTheReceiptVerifies() async throws {
+    try await FakeHarness.with { fake in
+      let receipt = try #require(try await fake.purchase().string("receipt"))
+      let verifier = try Self.verifier(fake)
+      for (mode, reason) in [
+        ("http503", "server_api_http_503"), ("retryable", "server_api_http_429"),
+      ] {
+        let set = try await fake.post("fake/v1/faults", ["mode": mode, "count": 1])
+        #expect(set.status == 200)
+        #expect(await verifier.verify(receipt: receipt) == .judged(.retryable(reason)))
+      }
+      guard case .judged(.valid(let verified)) = await verifier.verify(receipt: receipt) else {
+        Issue.record("expected the receipt to verify once Apple answers")
+        return
+      }
+      #expect(verified.transactions.count == 1)
+      // Nobody listening: unreachable, retryable.
+      let closed = TransactionLookupClient(
+        key: try #require(
+          AppStoreAPIKey(
+            pem: fake.server.apiPrivateKeyPEM, keyId: "K", issuerId: "I")),
+        bundleId: FakeHarness.bundleId, timeout: .seconds(2))
+      let nowhere = try #require(URL(string: "http://127.0.0.1:9"))
+      #expect(
+        await closed.transactionInfo("1", at: nowhere)
+          == .failure(.retryable("server_api_unreachable")))
+    }
+  }
+
+  @Test func receiptsTheServerAPICannotJudgeAreSaidSo() async throws {
+    try await FakeHarness.with { fake in
+      let verifier = try Self.verifier(fake)
+      let old = try await fake.purchase(["receipt_style": "transaction"])
+      #expect(await verifier.verify(receipt: try #require(old.string("receipt"))) == .notAppReceipt)
+      #expect(await verifier.verify(receipt: "%%%") == .judged(.invalid("malformed_receipt")))
+      let otherApp = try await fake.purchase(["bundle_id": "com.example.other"])
+      #expect(
+        await verifier.verify(receipt: try #require(otherApp.string("receipt")))
+          == .judged(.invalid("bundle_id_mismatch")))
+    }
+  }
+}
