@@ -359,7 +359,18 @@ class FakeAppStore(Process):
     def api_env(self) -> dict[str, str]:
         """Storekeeper settings that make it read this fake's notification history."""
         return {"APPLE_API_KEY_FILE": str(self.api_key), "APPLE_API_KEY_ID": self.api_key_id,
-                "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url}
+                "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url,
+                "APPLE_API_SANDBOX_URL": self.url + "/sandbox"}
+
+    def calls(self) -> dict[str, int]:
+        """How often verifyReceipt and the Server API's transaction lookups were called."""
+        r = requests.get(f"{self.url}/fake/v1/calls", timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def set_history_page_size(self, size: int) -> dict:
+        """Transactions per Get Transaction History page (Apple's: 20)."""
+        return self.call("/fake/v1/server-api", {"transaction_history_page_size": size})
 
     def delivery_history(self, notification_uuid: str) -> dict:
         """Every attempt to deliver the notification so far (Apple's `sendAttempts`)."""
