@@ -20,7 +20,7 @@ public final class ServerAPIReceiptVerifier: Sendable {
   /// History pages read per receipt; a customer with more is read no further (the receipt's
   /// own transactions are still fetched one by one).
   public static let maximumHistoryPages = 50
-  /// Transactions fetched one by one per receipt.
+  /// Transactions fetched one by one per receipt (those the history did not bring).
   public static let maximumLookups = 200
 
   let client: TransactionLookupClient
@@ -59,8 +59,10 @@ public final class ServerAPIReceiptVerifier: Sendable {
           environment: AppStoreEnvironment.production.rawValue, bundleId: contents.bundleId,
           transactions: []))
     }
-    guard ids.count <= Self.maximumLookups, ids.allSatisfy(TransactionLookupClient.isValidId)
-    else { return .refused(.malformedReceipt) }
+    // Apple's transaction ids are decimal: anything else is not put in a URL.
+    guard ids.allSatisfy(TransactionLookupClient.isValidId) else {
+      return .refused(.malformedReceipt)
+    }
 
     // Which environment knows the receipt: production first, the sandbox on its 404.
     var baseURL = productionURL
@@ -117,7 +119,14 @@ public final class ServerAPIReceiptVerifier: Sendable {
       case let other: return other.map { _ in Self.unreachable }
       }
     }
-    for id in contents.transactionIds where found[id] == nil {
+    let missing = contents.transactionIds.filter { found[$0] == nil }
+    guard missing.count <= Self.maximumLookups else {
+      logger.warning(
+        "receipt names more transactions outside its history than are looked up one by one",
+        ["missing": .int(missing.count), "limit": .int(Self.maximumLookups)])
+      return .invalid("server_api_too_many_lookups")
+    }
+    for id in missing {
       switch await client.transactionInfo(id, at: baseURL) {
       case .failure(let failure): return outcome(failure, environment: environment)
       case .success(let jws):

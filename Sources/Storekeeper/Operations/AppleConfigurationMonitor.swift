@@ -69,6 +69,16 @@ final class AppleConfigurationMonitor: Sendable {
     }
   }
 
+  /// One of Apple's paths answered at this endpoint: what was wrong with that path's settings
+  /// there is fixed; the other path's problems stand.
+  func resolved(environment: String, settings: Set<Misconfiguration.Setting>) {
+    state.withLock { state in
+      state.current = state.current.filter {
+        $0.key.environment != environment || !settings.contains($0.key.setting)
+      }
+    }
+  }
+
   /// Problems not yet resolved, in a stable order.
   var current: [Problem] {
     state.withLock { Array($0.current.values) }.sorted {

@@ -26,9 +26,10 @@ struct ProofVerifier: Sendable {
       case .misconfigured(let problem): return .misconfigured(problem)
       }
     case .receipt(let receipt):
-      switch await verifyReceipt(receipt) {
+      let (answer, path) = await verifyReceipt(receipt)
+      switch answer {
       case .valid(let verified):
-        appleSettings.resolved(environment: verified.environment)
+        appleSettings.resolved(environment: verified.environment, settings: path)
         return .valid(verified.transactions)
       case .invalid(let reason): return .invalid(reason)
       case .retryable(let reason): return .retryable(reason)
@@ -40,14 +41,24 @@ struct ProofVerifier: Sendable {
   }
 
   /// The Server API for app receipts when configured; verifyReceipt for the rest (iOS 6-style
-  /// transaction receipts carry no PKCS#7 container to read ids from) unless it is off.
-  private func verifyReceipt(_ receipt: String) async -> VerificationResult<VerifiedReceipt> {
-    guard let serverAPI else { return await receipts.verify(receipt: receipt) }
+  /// transaction receipts carry no PKCS#7 container to read ids from) unless it is off. Also
+  /// returns the settings of the path that answered, which a valid answer proves right.
+  private func verifyReceipt(_ receipt: String) async -> (
+    VerificationResult<VerifiedReceipt>, Set<Misconfiguration.Setting>
+  ) {
+    let verifyReceiptSettings: Set<Misconfiguration.Setting> = [
+      .sharedSecret, .verifyReceiptURL, .verifyReceiptSandboxURL,
+    ]
+    guard let serverAPI else {
+      return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
+    }
     switch await serverAPI.verify(receipt: receipt) {
-    case .judged(let result): return result
+    case .judged(let result):
+      // A receipt with nothing bought asks Apple nothing, so proves nothing about the key.
+      return (result, result.value?.transactions.isEmpty == true ? [] : [.apiKey])
     case .notAppReceipt:
-      return serverAPIOnly
-        ? .invalid("not_an_app_receipt") : await receipts.verify(receipt: receipt)
+      if serverAPIOnly { return (.invalid("not_an_app_receipt"), []) }
+      return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
     }
   }
 }
