@@ -357,7 +357,8 @@ class FakeAppStore(Process):
         return self.call("/fake/v1/purchases", body)
 
     def api_env(self) -> dict[str, str]:
-        """Storekeeper settings that make it read this fake's notification history."""
+        """Storekeeper settings that make it read this fake's notification history (and, with
+        APPLE_RECEIPT_VERIFICATION at its default `auto`, judge app receipts through its Server API)."""
         return {"APPLE_API_KEY_FILE": str(self.api_key), "APPLE_API_KEY_ID": self.api_key_id,
                 "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url,
                 "APPLE_API_SANDBOX_URL": self.url + "/sandbox"}
