@@ -7,6 +7,10 @@ public protocol ReceiptTransport: Sendable {
   /// timeouts and connection failures (`ReceiptTransportError` when it can tell which).
   func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
+
+  /// GETs `url` with `headers` (the App Store Server API's reads); same contract as `post`.
+  func get(url: URL, headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
 }
 
 extension ReceiptTransport {
@@ -14,6 +18,13 @@ extension ReceiptTransport {
     status: Int, body: [UInt8]
   ) {
     try await post(url: url, body: body, headers: [:], timeout: timeout)
+  }
+
+  /// Stand-ins for Apple that only answer POSTs refuse GETs as a connection failure.
+  public func get(url: URL, headers: [String: String], timeout: Duration) async throws -> (
+    status: Int, body: [UInt8]
+  ) {
+    throw ReceiptTransportError.connectionFailed("this transport does not GET")
   }
 }
 

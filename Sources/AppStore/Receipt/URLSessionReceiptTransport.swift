@@ -29,6 +29,24 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return try await run(request, timeout: timeout)
+  }
+
+  public func get(url: URL, headers: [String: String], timeout: Duration) async throws -> (
+    status: Int, body: [UInt8]
+  ) {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    var request = URLRequest(
+      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+    request.httpMethod = "GET"
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return try await run(request, timeout: timeout)
+  }
+
+  private func run(_ request: URLRequest, timeout: Duration) async throws -> (
+    status: Int, body: [UInt8]
+  ) {
     // URLSession on Linux does not reliably end a request at `timeoutInterval`, so the
     // deadline is enforced here too: whichever finishes first wins, the other is cancelled.
     let prepared = request
