@@ -67,6 +67,12 @@ final class FakeAppStoreEndpoints: Sendable {
     router.add(.post, "/inApps/v1/notifications/history") { [self] request, _ in
       try notificationHistoryPage(request)
     }
+    router.add(.get, "/inApps/v1/subscriptions/{transaction_id}") { [self] request, context in
+      try subscriptionStatuses(request, transactionId: context.parameters["transaction_id"] ?? "")
+    }
+    router.add(.post, "/fake/v1/subscriptions/state") { [self] request, _ in
+      try setSubscriptionState(request)
+    }
     return router
   }
 
