@@ -11,6 +11,8 @@ public struct Misconfiguration: Sendable, Hashable {
     case verifyReceiptURL = "verify_receipt_url"
     /// 21007 from the sandbox URL, 21000: that URL is not the sandbox's verifyReceipt.
     case verifyReceiptSandboxURL = "verify_receipt_sandbox_url"
+    /// 401 from the App Store Server API: the in-app purchase key, its id or the issuer id.
+    case apiKey = "api_key"
   }
 
   public var setting: Setting

@@ -54,7 +54,7 @@ final class AppleConfigurationMonitor: Sendable {
     guard shouldLog else { return false }
     let variable = misconfiguration.setting.variable
     logger.error(
-      "verifyReceipt blames this server's configuration: check \(variable); receipts stay pending until it is fixed",
+      "\(misconfiguration.setting.service) blames this server's configuration: check \(variable); what needs it waits until it is fixed",
       [
         "setting": .string(variable), "apple_status": .int(misconfiguration.status),
         "environment": .string(misconfiguration.environment),
@@ -65,8 +65,15 @@ final class AppleConfigurationMonitor: Sendable {
   /// Apple verified a receipt at this endpoint: whatever was wrong there is fixed.
   func resolved(environment: String) {
     state.withLock { state in
-      state.current = state.current.filter { $0.key.environment != environment }
+      state.current = state.current.filter {
+        $0.key.environment != environment || $0.key.setting.service != "verifyReceipt"
+      }
     }
+  }
+
+  /// Apple accepted the setting again (the App Store Server API took the key).
+  func resolved(setting: Misconfiguration.Setting) {
+    state.withLock { state in state.current = state.current.filter { $0.key.setting != setting } }
   }
 
   /// Problems not yet resolved, in a stable order.
