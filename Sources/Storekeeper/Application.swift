@@ -210,6 +210,18 @@ public final class Application: Sendable {
           logger: logger
         ) { await recovery.runOnce() })
     }
+    if let intervalMs = config.reconcile.intervalMs,
+      let reconciler = try Self.reconciler(
+        config, database: database, verifier: verifier.signed, settlement: settlement,
+        catalog: catalogRepository, clock: clock, appleSettings: appleSettings,
+        logger: logger.with("component", "reconcile"))
+    {
+      let schedule = ReconcileSchedule(reconciler: reconciler, intervalMs: intervalMs, clock: clock)
+      loops.append(
+        BackgroundLoop(name: "reconcile", intervalMs: schedule.tickMs, logger: logger) {
+          await schedule.runOnce()
+        })
+    }
     self.loops = loops
   }
 

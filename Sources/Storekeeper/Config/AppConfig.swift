@@ -43,6 +43,8 @@ public struct AppConfig: Sendable {
   public var offerKeyPath: String?
   public var offerKeyId: String?
   public var notificationRecoveryIntervalMs: Int64 = 3_600_000
+  /// `RECONCILE_*`, `APPLE_API_SANDBOX_URL`: comparing subscriptions with Apple.
+  var reconcile = ReconcileSettings()
   public var orderTTLSeconds = 24 * 3600
   public var sweepIntervalMs: Int64 = 30_000
   public var retryBaseMs: Int64 = 30_000
@@ -184,6 +186,7 @@ public struct AppConfig: Sendable {
     config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)
+    try readReconcile(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {
