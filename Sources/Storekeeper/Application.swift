@@ -147,6 +147,7 @@ public final class Application: Sendable {
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
+      AdminReconcileRoutes(auth: auth, database: database).register(&router)
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host

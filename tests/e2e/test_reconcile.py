@@ -116,6 +116,18 @@ def test_lost_notifications_are_repaired_by_the_command_and_a_dry_run_changes_no
     renewal_orders = [o for o in sk.client.admin_orders(user_id=renewed) if o["origin"] == "renewal"]
     assert len(renewal_orders) == 1 and renewal_orders[0]["trade_status"] == "TRADE_SUCCESS", renewal_orders
 
+    # Admins read the repairs, newest first, in pages.
+    listed = sk.client.admin_pages("/admin/v1/reconcile/repairs", "repairs", limit=2)
+    assert {(r["user_id"], r["kind"]) for r in listed} == kinds
+    assert [r["id"] for r in listed] == sorted((r["id"] for r in listed), reverse=True)
+    mine = sk.client.admin_pages("/admin/v1/reconcile/repairs", "repairs", user_id=refunded)
+    assert [(m["kind"], m["trigger"], m["original_transaction_id"]) for m in mine] == [
+        ("revoked", "command", p_refunded["transaction_id"])], mine
+    assert mine[0]["was"]["revoked"] is False and mine[0]["became"]["reason"] == "refunded"
+    r = sk.client.get("/admin/v1/reconcile/repairs", admin=True, params={"kind": "x"})
+    assert r.status_code == 400, r.text
+    assert sk.client.get("/admin/v1/reconcile/repairs").status_code == 401
+
     assert metric(sk, 'storekeeper_reconcile_repairs_total{kind="revoked"}') == 1
     assert metric(sk, 'storekeeper_reconcile_repairs_total{kind="renewed"}') == 1
     assert metric(sk, 'storekeeper_reconcile_repairs_total{kind="expiry_changed"}') == 2
