@@ -1,8 +1,8 @@
 -- Subscription reconciliation (issue 11): Storekeeper asks Apple's Get All Subscription Statuses
 -- for its subscribers and repairs what a lost notification left wrong.
 
--- One row per pass (the `storekeeper reconcile` command or the background pass); dry runs
--- write nothing.
+-- One row per pass that had work (the `storekeeper reconcile` command or the background pass);
+-- dry runs write nothing.
 CREATE TABLE reconcile_runs (
   id          bigserial PRIMARY KEY,
   trigger     text NOT NULL CHECK (trigger IN ('command', 'background')),

@@ -153,9 +153,14 @@ def test_the_background_pass_repairs_a_lost_refund(launcher):
     rows = repairs(db)
     assert [(r[0], r[2], r[4]) for r in rows] == [(user, "revoked", "background")], rows
     assert metric(sk, 'storekeeper_reconcile_repairs_total{kind="revoked"}') == 1
-    # Later passes find it consistent; it is never repaired twice.
-    wait_until(lambda: sk.log().count("reconcile pass found nothing to repair") >= 2, 30,
-               "no later pass ran")
+    # Later passes check it again (it is due every second here), find it consistent, and never
+    # repair it twice.
+    checked = "SELECT checked_at FROM reconcile_checks WHERE original_transaction_id = '%s'" % (
+        purchase["transaction_id"])
+    first = db.scalar(checked)
+    wait_until(lambda: db.scalar(checked) != first, 30, "no later pass checked it again")
+    wait_until(lambda: "reconcile pass found nothing to repair" in sk.log(), 30,
+               "the later pass did not report")
     assert len(repairs(db)) == 1
 
 

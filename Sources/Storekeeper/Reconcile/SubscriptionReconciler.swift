@@ -39,15 +39,9 @@ struct SubscriptionReconciler: Sendable {
     do {
       guard
         let row = try await database.query(
-          dryRun
-            ? "SELECT NULL::bigint AS id, (extract(epoch FROM now()) * 1000)::bigint AS now"
-            : """
-            INSERT INTO reconcile_runs (trigger) VALUES (\(trigger))
-            RETURNING id, (extract(epoch FROM started_at) * 1000)::bigint AS now
-            """
+          "SELECT (extract(epoch FROM now()) * 1000)::bigint AS now"
         ).first
-      else { throw Unusable(description: "no run row") }
-      summary.runId = try row.decodeIfPresent("id")
+      else { throw Unusable(description: "no time from the database") }
       runStartMs = try row.decode("now")
     } catch {
       summary.failure = "database: \(error)"
@@ -70,6 +64,19 @@ struct SubscriptionReconciler: Sendable {
         break
       }
       guard !batch.isEmpty else { break }
+      // A run is recorded once it has work: a background pass that finds nothing due leaves
+      // no row behind.
+      if !dryRun, summary.runId == nil {
+        do {
+          summary.runId = try await database.query(
+            "INSERT INTO reconcile_runs (trigger) VALUES (\(trigger)) RETURNING id"
+          ).first?.decode("id")
+        } catch {
+          summary.failure = "database: \(error)"
+          try? await claims.release(batch.map(\.originalTransactionId))
+          break
+        }
+      }
       after = batch.last?.originalTransactionId ?? after
       for (index, candidate) in batch.enumerated() {
         if let failure = await check(candidate, summary: &summary, pacer: &pacer, dryRun: dryRun) {
@@ -271,6 +278,9 @@ struct SubscriptionReconciler: Sendable {
         fields.merging(["error": .string(failure)]) { $1 })
     } else if summary.repaired > 0 || summary.errors > 0 {
       logger.notice("reconcile pass finished", fields)
+    } else if summary.checked == 0 {
+      // The background pass ticks often and usually finds nothing due.
+      logger.debug("reconcile pass found nothing due", fields)
     } else {
       logger.info("reconcile pass found nothing to repair", fields)
     }
