@@ -9,7 +9,7 @@ extension Application {
     _ config: AppConfig, signed: SignedDataVerifier, logger: Logger
   ) throws -> ServerAPIReceiptVerifier? {
     guard config.receiptsUseServerAPI,
-      let history = try notificationHistoryClient(config),
+      let key = try serverAPIKey(config),
       let production = URL(string: config.apiURL)
     else {
       logger.notice(
@@ -29,7 +29,7 @@ extension Application {
       ])
     return ServerAPIReceiptVerifier(
       client: TransactionLookupClient(
-        key: history.key, bundleId: config.bundleId,
+        key: key, bundleId: config.bundleId,
         timeout: .milliseconds(config.appleTimeoutMs)),
       signed: signed, productionURL: production, sandboxURL: sandbox,
       logger: logger.with("component", "server-api-receipts"))

@@ -150,6 +150,7 @@ public final class Application: Sendable {
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
+      AdminReconcileRoutes(auth: auth, database: database).register(&router)
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
@@ -213,21 +214,24 @@ public final class Application: Sendable {
           logger: logger
         ) { await recovery.runOnce() })
     }
+    if let intervalMs = config.reconcile.intervalMs,
+      let reconciler = try Self.reconciler(
+        config, database: database, verifier: verifier.signed, settlement: settlement,
+        catalog: catalogRepository, clock: clock, appleSettings: appleSettings,
+        logger: logger.with("component", "reconcile"))
+    {
+      let schedule = ReconcileSchedule(reconciler: reconciler, intervalMs: intervalMs, clock: clock)
+      loops.append(
+        BackgroundLoop(name: "reconcile", intervalMs: schedule.tickMs, logger: logger) {
+          await schedule.runOnce()
+        })
+    }
     self.loops = loops
   }
 
   /// The App Store Server API client when a key is configured; nil leaves recovery off.
   static func notificationHistoryClient(_ config: AppConfig) throws -> NotificationHistoryClient? {
-    guard let path = config.apiKeyPath, let keyId = config.apiKeyId,
-      let issuerId = config.apiIssuerId
-    else { return nil }
-    guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw ConfigError(variable: "APPLE_API_KEY_FILE", problem: "cannot read \(path)")
-    }
-    guard let key = AppStoreAPIKey(pem: pem, keyId: keyId, issuerId: issuerId) else {
-      throw ConfigError(
-        variable: "APPLE_API_KEY_FILE", problem: "\(path) holds no P-256 private key (a .p8 file)")
-    }
+    guard let key = try serverAPIKey(config) else { return nil }
     guard let url = URL(string: config.apiURL) else {
       throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
     }

@@ -11,6 +11,8 @@ public enum Commands {
       serve [--no-migrate]   migrate, then serve the API (configuration from the environment)
       migrate                apply pending migrations and exit
       seed-demo              load the demo catalog (five gold packs, three VIP products)
+      reconcile [--dry-run] [--limit N]
+                             compare subscribers with Apple's subscription statuses, repair
       verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-
                              verify and print a signed transaction, renewal info or notification
     """

@@ -9,6 +9,7 @@ switch arguments.first {
 case "serve": status = await Commands.serve(Array(arguments.dropFirst()))
 case "migrate": status = await Commands.migrate()
 case "seed-demo": status = await Commands.seedDemo()
+case "reconcile": status = await Commands.reconcile(Array(arguments.dropFirst()))
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h":
   print(Commands.usage)

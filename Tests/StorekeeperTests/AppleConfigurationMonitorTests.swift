@@ -28,9 +28,9 @@ import Testing
   @Test func aValidAnswerFromTheSameEndpointClearsTheProblemButNotTheCounter() {
     let monitor = AppleConfigurationMonitor(logger: Logger(label: "test", level: .critical))
     monitor.record(Self.secret)
-    monitor.resolved(environment: "Sandbox")
+    monitor.resolved(environment: "Sandbox", settings: [.sharedSecret])
     #expect(monitor.current.count == 1)
-    monitor.resolved(environment: "Production")
+    monitor.resolved(environment: "Production", settings: [.sharedSecret])
     #expect(monitor.current.isEmpty)
     #expect(monitor.totals.map(\.count) == [1])
   }

@@ -69,7 +69,7 @@ extension FakeAppStoreEndpoints {
     let offset: Int
     if let revision = request.query["revision"] {
       guard let value = Int(revision), value >= 0 else {
-        return try Self.apiError(400, code: 4_000_005, "Invalid revision.")
+        return try Self.serverAPIError(400, code: 4_000_005, "Invalid revision.")
       }
       offset = value
     } else {
@@ -102,20 +102,21 @@ extension FakeAppStoreEndpoints {
     case .timeout: await hold.wait(milliseconds: fault.delayMilliseconds)
     case .http503:
       return .failure(
-        FakeAPIAnswer(try Self.apiError(503, code: 5_000_001, "Service unavailable, try again.")))
+        FakeAPIAnswer(
+          try Self.serverAPIError(503, code: 5_000_001, "Service unavailable, try again.")))
     case .status21005, .retryable:
       return .failure(
-        FakeAPIAnswer(try Self.apiError(429, code: 4_290_000, "Rate limit exceeded.")))
+        FakeAPIAnswer(try Self.serverAPIError(429, code: 4_290_000, "Rate limit exceeded.")))
     }
     guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
       return .failure(
-        FakeAPIAnswer(try Self.apiError(400, code: 4_000_006, "Invalid transaction id.")))
+        FakeAPIAnswer(try Self.serverAPIError(400, code: 4_000_006, "Invalid transaction id.")))
     }
     guard let transaction = store.transaction(id), transaction.bundleId == bundleId,
       transaction.environment == environment.rawValue
     else {
       return .failure(
-        FakeAPIAnswer(try Self.apiError(404, code: 4_040_010, "Transaction id not found.")))
+        FakeAPIAnswer(try Self.serverAPIError(404, code: 4_040_010, "Transaction id not found.")))
     }
     return .success(transaction)
   }
@@ -126,10 +127,4 @@ extension FakeAppStoreEndpoints {
       body: Array(try JSONSerialization.data(withJSONObject: object, options: .sortedKeys)))
   }
 
-  private static func apiError(_ status: Int, code: Int, _ message: String) throws -> Response {
-    Response(
-      status: status, headers: ["Content-Type": "application/json"],
-      body: Array(
-        try JSONSerialization.data(withJSONObject: ["errorCode": code, "errorMessage": message])))
-  }
 }

@@ -71,6 +71,17 @@ final class FakeAppStoreEndpoints: Sendable {
       try notificationHistoryPage(request)
     }
     registerServerAPITransactions(&router)
+    for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
+      router.add(.get, prefix + "/inApps/v1/subscriptions/{transaction_id}") {
+        [self] request, context in
+        try subscriptionStatuses(
+          request, transactionId: context.parameters["transaction_id"] ?? "",
+          environment: environment)
+      }
+    }
+    router.add(.post, "/fake/v1/subscriptions/state") { [self] request, _ in
+      try setSubscriptionState(request)
+    }
     return router
   }
 

@@ -37,7 +37,7 @@ public struct AppConfig: Sendable {
   public var apiKeyId: String?
   public var apiIssuerId: String?
   public var apiURL = "https://api.storekit.itunes.apple.com"
-  /// `APPLE_API_SANDBOX_URL`: asked for transactions production does not know.
+  /// `APPLE_API_SANDBOX_URL`: asked for transactions and subscriptions production does not know.
   public var apiSandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
   /// `APPLE_RECEIPT_VERIFICATION`: see `ReceiptVerificationMode`.
   public var receiptVerification = ReceiptVerificationMode.auto
@@ -47,6 +47,8 @@ public struct AppConfig: Sendable {
   public var offerKeyPath: String?
   public var offerKeyId: String?
   public var notificationRecoveryIntervalMs: Int64 = 3_600_000
+  /// `RECONCILE_*`: comparing subscriptions with Apple.
+  var reconcile = ReconcileSettings()
   public var orderTTLSeconds = 24 * 3600
   public var sweepIntervalMs: Int64 = 30_000
   public var retryBaseMs: Int64 = 30_000
@@ -189,6 +191,7 @@ public struct AppConfig: Sendable {
     config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)
+    try readReconcile(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {

@@ -10,9 +10,14 @@ struct NotificationEffects {
   let clock: WallClock
   let tx: PostgresTransaction
   let uuid: String
+  /// Who applies these effects, as order events record it: a notification, or the reconcile
+  /// pass repairing what a lost notification would have done (through these same methods).
+  var cause: OrderEventCause = .notification
+  var eventDetail: JSONValue? = nil
+  var source: TransactionSource = .notification
 
   private var orders: OrderRepository { settlement.orders }
-  private var detail: JSONValue { .object(["notification_uuid": .string(uuid)]) }
+  private var detail: JSONValue { eventDetail ?? .object(["notification_uuid": .string(uuid)]) }
 
   func apply(_ stored: StoredNotification) async throws -> NotificationOutcome {
     guard let type = stored.notification.notificationTypeValue else {
@@ -71,7 +76,7 @@ struct NotificationEffects {
     return (true, try await orders.find(tradeNo, lock: true, on: tx))
   }
 
-  private func revoke(_ transaction: VerifiedTransaction, reason: OrderEventReason) async throws
+  func revoke(_ transaction: VerifiedTransaction, reason: OrderEventReason) async throws
     -> NotificationOutcome
   {
     let (known, order) = try await lockedOrder(transaction.transactionId)
@@ -90,7 +95,7 @@ struct NotificationEffects {
     return .processed(reason.rawValue)
   }
 
-  private func reinstate(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
+  func reinstate(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
     let (known, order) = try await lockedOrder(transaction.transactionId)
     guard known else { return .deferred("transaction_unknown") }
     try await TransactionRecord.setRevocation(
@@ -109,13 +114,13 @@ struct NotificationEffects {
     _ order: Order, _ transition: OrderTransition, ledger kind: LedgerKind, transactionId: String
   ) async throws {
     try await orders.transition(
-      .order(order.tradeNo), transition, cause: .notification, detail: detail,
+      .order(order.tradeNo), transition, cause: cause, detail: detail,
       effects: [Ledger.reverse(kind, transactionId: transactionId)], on: tx)
   }
 
   /// A renewal nobody reported still counts: it is recorded, and settles an order of its own
   /// for the user who owns the original transaction.
-  private func renew(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
+  func renew(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
     let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
     if known {
       try await TransactionRecord.updateExpiry(transaction, on: tx)
@@ -129,16 +134,16 @@ struct NotificationEffects {
     guard let product = try await catalog.product(transaction.productId, on: tx),
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
-        reason: .createdForRenewal, cause: .notification, detail: detail, on: tx)
+        reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
     else { return .processed("unknown_product") }
     _ = try await settlement.settleLocked(
-      order, product: product, transaction: transaction, source: .notification,
-      cause: .notification, record: nil, on: tx)
+      order, product: product, transaction: transaction, source: source,
+      cause: cause, record: nil, on: tx)
     try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
     return .processed("renewal_recorded")
   }
 
-  private func subscriptionState(_ original: String, _ status: SubscriptionStatus, graceMs: Int64?)
+  func subscriptionState(_ original: String, _ status: SubscriptionStatus, graceMs: Int64?)
     async throws
   {
     var query: PostgresQuery = """

@@ -54,19 +54,12 @@ final class AppleConfigurationMonitor: Sendable {
     guard shouldLog else { return false }
     let variable = misconfiguration.setting.variable
     logger.error(
-      "\(misconfiguration.setting == .apiKey ? "the App Store Server API" : "verifyReceipt") blames this server's configuration: check \(variable); receipts stay pending until it is fixed",
+      "\(misconfiguration.setting.service) blames this server's configuration: check \(variable); what needs it waits until it is fixed",
       [
         "setting": .string(variable), "apple_status": .int(misconfiguration.status),
         "environment": .string(misconfiguration.environment),
       ])
     return true
-  }
-
-  /// Apple verified a receipt at this endpoint: whatever was wrong there is fixed.
-  func resolved(environment: String) {
-    state.withLock { state in
-      state.current = state.current.filter { $0.key.environment != environment }
-    }
   }
 
   /// One of Apple's paths answered at this endpoint: what was wrong with that path's settings
@@ -77,6 +70,11 @@ final class AppleConfigurationMonitor: Sendable {
         $0.key.environment != environment || !settings.contains($0.key.setting)
       }
     }
+  }
+
+  /// Apple accepted the setting again (the App Store Server API took the key).
+  func resolved(setting: Misconfiguration.Setting) {
+    state.withLock { state in state.current = state.current.filter { $0.key.setting != setting } }
   }
 
   /// Problems not yet resolved, in a stable order.

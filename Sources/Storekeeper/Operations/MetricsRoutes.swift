@@ -57,6 +57,7 @@ struct MetricsRoutes: Sendable {
         "notification_recovery_failing", "1 when the last notification history pass failed.",
         [("", try recovery?.decode("failing") ?? 0)])
       lines += appleSettingsLines()
+      lines += try await ReconcileMetrics.lines(database)
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))

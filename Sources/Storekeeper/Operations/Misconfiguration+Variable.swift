@@ -10,4 +10,12 @@ extension Misconfiguration.Setting {
     case .apiKey: "APPLE_API_KEY_ID"
     }
   }
+
+  /// Which of Apple's services blamed the setting, for the log and `/readyz`.
+  var service: String {
+    switch self {
+    case .sharedSecret, .verifyReceiptURL, .verifyReceiptSandboxURL: "verifyReceipt"
+    case .apiKey: "the App Store Server API"
+    }
+  }
 }

@@ -33,9 +33,8 @@ struct Readiness: Encodable, Sendable {
         return Problem(
           setting: wrong.setting.variable, appleStatus: wrong.status,
           environment: wrong.environment,
-          detail:
-            "\(wrong.setting == .apiKey ? "the App Store Server API" : "verifyReceipt") answered \(wrong.status): check \(wrong.setting.variable); "
-            + "receipts wait as pending until it is fixed",
+          detail: "\(wrong.setting.service) answered \(wrong.status): check "
+            + "\(wrong.setting.variable); what needs it waits until it is fixed",
           since: formatter.string(
             from: Date(timeIntervalSince1970: Double(problem.firstSeenMs) / 1000)),
           count: problem.count)

@@ -16,4 +16,6 @@ enum OrderEventCause: String, Codable, Sendable, PostgresEnum {
   case sweeper
   /// An admin, named in the event's detail.
   case admin
+  /// The reconcile pass, repairing a subscription to match Apple (run id in the detail).
+  case reconcile
 }

@@ -1,0 +1,68 @@
+import HTTP
+import Postgres
+
+/// `GET /admin/v1/reconcile/repairs`: every repair reconciliation made, newest first, in
+/// keyset pages, optionally for one user or one subscription.
+struct AdminReconcileRoutes: Sendable {
+  struct Filter {
+    var userId: String?
+    var originalTransactionId: String?
+    var limit = 50
+    var before: Int64?
+  }
+
+  let auth: AdminAuthenticator
+  let database: PostgresPool
+
+  func register(_ router: inout APIRouter) {
+    router.add(.get, "/admin/v1/reconcile/repairs") { request, context in
+      _ = try auth.authenticate(request, context)
+      let filter = try Self.filter(request.query)
+      var query: PostgresQuery = """
+        SELECT \(unescaped: ReconcileRepairEntry.columns)
+        FROM reconcile_repairs r JOIN reconcile_runs u ON u.id = r.run_id WHERE true
+        """
+      if let user = filter.userId { query.append(" AND r.user_id = \(user)") }
+      if let original = filter.originalTransactionId {
+        query.append(" AND r.original_transaction_id = \(original)")
+      }
+      if let before = filter.before { query.append(" AND r.id < \(before)") }
+      query.append(" ORDER BY r.id DESC LIMIT \(filter.limit + 1)")
+      let rows = try await database.query(query).map(ReconcileRepairEntry.init(row:))
+      let page = KeysetPage.split(rows, limit: filter.limit) { String($0.id) }
+      struct Page: Encodable {
+        var repairs: [ReconcileRepairEntry]
+        var nextCursor: String?
+        enum CodingKeys: String, CodingKey {
+          case repairs
+          case nextCursor = "next_cursor"
+        }
+      }
+      return try JSONCoding.response(Page(repairs: page.items, nextCursor: page.next))
+    }
+  }
+
+  static func filter(_ query: [String: String]) throws -> Filter {
+    var problems: [FieldError] = []
+    var filter = Filter()
+    func text(_ name: String) -> String? {
+      guard let value = query[name] else { return nil }
+      guard (1...128).contains(value.unicodeScalars.count), !value.unicodeScalars.contains("\u{0}")
+      else {
+        problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
+        return nil
+      }
+      return value
+    }
+    filter.userId = text("user_id")
+    filter.originalTransactionId = text("original_transaction_id")
+    let page = PageRequest(
+      query, known: ["user_id", "original_transaction_id"], problems: &problems,
+      cursorRule: "must be 1-18 digits",
+      isKey: { !$0.isEmpty && $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+    filter.limit = page.limit
+    filter.before = page.after.flatMap(Int64.init)
+    try PageRequest.check(problems)
+    return filter
+  }
+}
