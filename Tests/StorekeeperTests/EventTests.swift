@@ -44,8 +44,9 @@ import Testing
       let purchase = h.transaction(for: order)
       await #expect(throws: Abort.self) {
         try await h.database.withTransaction { tx in
-          guard let (locked, _) = try await h.orders.lockForSettlement(
-            order.tradeNo, transactionIds: [purchase.transactionId], on: tx)
+          guard
+            let (locked, _) = try await h.orders.lockForSettlement(
+              order.tradeNo, transactionIds: [purchase.transactionId], on: tx)
           else { throw HarnessFailure() }
           _ = try await h.settlement.settleLocked(
             locked, product: product, transaction: purchase, source: .signedTransaction,

@@ -213,7 +213,9 @@ struct NotificationEffects {
     if let transaction {
       fields["transaction_id"] = .string(transaction.transactionId)
       fields["product_id"] = .string(transaction.productId)
-      if let expires = transaction.expiresDate { fields["expires_at"] = EventTime.value(ms: expires) }
+      if let expires = transaction.expiresDate {
+        fields["expires_at"] = EventTime.value(ms: expires)
+      }
     } else if let product = stored.renewalInfo?.productId {
       fields["product_id"] = .string(product)
     }

@@ -53,7 +53,8 @@ struct TransferService: Sendable {
         old = (order, transition)
       }
       // Both users' sequences, in one order, so two transfers between them cannot deadlock.
-      try await orders.outbox.lock([known.userId, old?.order.userId, userId].compactMap { $0 }, on: tx)
+      try await orders.outbox.lock(
+        [known.userId, old?.order.userId, userId].compactMap { $0 }, on: tx)
       let oldDetail = detail
       if let tradeNo = known.tradeNo { detail["from_trade_no"] = .string(tradeNo) }
       guard let product = try await catalog.product(transaction.productId, on: tx),
