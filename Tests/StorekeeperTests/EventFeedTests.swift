@@ -33,13 +33,24 @@ import Testing
       let (inserted, insertedSignal) = AsyncStream<Void>.makeStream()
       let (release, releaseSignal) = AsyncStream<Void>.makeStream()
       let late = Task {
+        // Whatever fails, the test never waits for a signal that cannot come.
+        defer { insertedSignal.finish() }
         try await h.database.withTransaction { tx in
           try await adjust("late", on: tx)
           insertedSignal.yield()
           for await _ in release { break }
         }
       }
-      for await _ in inserted { break }
+      defer { releaseSignal.finish() }
+      var lateInserted = false
+      for await _ in inserted {
+        lateInserted = true
+        break
+      }
+      guard lateInserted else {
+        try await late.value
+        return
+      }
       // Inserted after "late" (a larger position) and committed before it.
       try await adjust("early", on: h.database)
 
@@ -50,7 +61,7 @@ import Testing
       // commit: a reader that saw "early" now would page past "late".
       #expect(before.events.map(\.userId) == ["first"])
 
-      releaseSignal.yield()
+      releaseSignal.finish()
       try await late.value
       let byPosition = try await h.database.query(
         "SELECT user_id FROM events ORDER BY position"

@@ -43,7 +43,7 @@ struct EventOutbox: Sendable {
        ORDER BY purchase_date DESC LIMIT 1)
       """
     var query: PostgresQuery = "SELECT "
-    query.append(try call(user: owner, events: events, cause: cause))
+    query.append(try call(user: "owner.user_id", events: events, cause: cause))
     query.append(" AS written FROM ")
     query.append(owner)
     query.append(" AS owner(user_id) WHERE owner.user_id IS NOT NULL")

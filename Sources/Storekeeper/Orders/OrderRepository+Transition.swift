@@ -79,13 +79,13 @@ extension OrderRepository {
     let orderEvent = EventType.of(transition)
     let emits = orderEvent != nil || !events.isEmpty
     if emits {
+      // One call per user, in user order (so two batches lock users' sequences alike), over
+      // the user's events aggregated from `changed`.
       query.append(", emitted AS (SELECT ")
-      query.append(
-        try outbox.call(
-          user: "c.user_id",
-          events: Self.eventsJSON(
-            events, orderEvent, transition: transition, cause: cause)))
-      query.append(" AS written FROM changed c")
+      query.append(try outbox.call(user: "g.user_id", events: "g.events"))
+      query.append(" AS written FROM (SELECT c.user_id, ")
+      query.append(try Self.eventsJSON(events, orderEvent, transition: transition, cause: cause))
+      query.append(" AS events FROM changed c")
       // Each count reads its CTE to the end, so the state is read after every change is made.
       if claim != nil { query.append(", (SELECT count(*) FROM claim) AS done_claim") }
       for index in effects.indices {
@@ -93,7 +93,7 @@ extension OrderRepository {
           ", (SELECT count(*) FROM effect\(unescaped: String(index))) AS done\(unescaped: String(index))"
         )
       }
-      query.append(" GROUP BY c.user_id ORDER BY c.user_id)")
+      query.append(" GROUP BY c.user_id ORDER BY c.user_id) g)")
     }
     query.append(" SELECT \(unescaped: Order.columns) FROM changed")
     if emits { query.append(" WHERE (SELECT count(*) FROM emitted) >= 0") }
