@@ -67,7 +67,7 @@ public final class Application: Sendable {
     // The notification worker is created first so settlement can wake it.
     let notificationBox = LoopBox()
     let clock = WallClock.system
-    let orders = OrderRepository(database: database)
+    let orders = OrderRepository(database: database, outbox: EventOutbox(clock: clock))
     let idempotency = IdempotencyStore(database: database)
     let reports = ReportStore(
       database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
@@ -151,6 +151,7 @@ public final class Application: Sendable {
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
       AdminReconcileRoutes(auth: auth, database: database).register(&router)
+      EventRoutes(auth: auth, feed: EventFeed(database: database)).register(&router)
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
@@ -187,6 +188,8 @@ public final class Application: Sendable {
         let closed = try await orders.closeExpired(now: clock.now())
         if closed > 0 { logger.info("expired orders closed", ["count": .int(closed)]) }
         _ = try await idempotency.removeExpired()
+        let lapsed = try await orders.outbox.sweepExpired(on: database)
+        if lapsed > 0 { logger.info("entitlement expiry events written", ["count": .int(lapsed)]) }
         let purged = try await reports.purgeProofs()
         if purged > 0 { logger.info("stored proofs purged", ["count": .int(purged)]) }
       } catch {

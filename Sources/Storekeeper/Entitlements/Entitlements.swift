@@ -1,7 +1,7 @@
 /// What a user owns now: balances summed from the ledger, active entitlements, and owned
 /// non-consumables.
-struct Entitlements: Encodable, Sendable {
-  struct Active: Encodable, Sendable, Equatable {
+struct Entitlements: Codable, Sendable {
+  struct Active: Codable, Sendable, Equatable {
     var entitlement: String
     /// nil: forever (a non-consumable's entitlement).
     var expiresAt: String?

@@ -17,6 +17,7 @@ struct NotificationEffects {
   var source: TransactionSource = .notification
 
   private var orders: OrderRepository { settlement.orders }
+  private var outbox: EventOutbox { settlement.orders.outbox }
   private var detail: JSONValue { eventDetail ?? .object(["notification_uuid": .string(uuid)]) }
 
   func apply(_ stored: StoredNotification) async throws -> NotificationOutcome {
@@ -25,39 +26,64 @@ struct NotificationEffects {
     }
     let transaction = stored.transaction?.verifiedTransaction
     let original = transaction?.originalTransactionId ?? stored.renewalInfo?.originalTransactionId
+    let notice = Self.notice(stored, uuid: uuid, transaction: transaction, original: original)
     switch type {
     case .refund, .revoke:
       guard let transaction else { return .processed("no_transaction") }
-      return try await revoke(transaction, reason: type == .refund ? .refunded : .revoked)
+      return try await revoke(
+        transaction, reason: type == .refund ? .refunded : .revoked, notice: notice)
     case .refundReversed:
       guard let transaction else { return .processed("no_transaction") }
-      return try await reinstate(transaction)
+      return try await reinstate(transaction, notice: notice)
     case .subscribed, .didRenew, .offerRedeemed:
       guard let transaction else { return .processed("no_transaction") }
-      return try await renew(transaction)
+      return try await renew(
+        transaction, events: type == .didRenew ? [EventDraft(.subscriptionRenewed, notice)] : [],
+        notice: notice)
     case .renewalExtended:
       guard let transaction else { return .processed("no_transaction") }
       let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
       guard known else { return .deferred("transaction_unknown") }
       try await TransactionRecord.updateExpiry(transaction, on: tx)
+      try await outbox.append(
+        [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed("dates_updated")
     case .expired, .gracePeriodExpired:
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
-      if let original { try await subscriptionState(original, .expired, graceMs: nil) }
+      if let original {
+        try await subscriptionState(original, .expired, graceMs: nil)
+        try await outbox.append(
+          [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
+      }
       return .processed("expired")
     case .didFailToRenew:
       guard let original else { return .processed("no_transaction") }
       // The period that just ended is Apple's; a grace period extends access beyond it.
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+      var problem = notice
       if stored.notification.subtype == "GRACE_PERIOD",
         let grace = stored.renewalInfo?.gracePeriodExpiresDate
       {
         try await subscriptionState(original, .gracePeriod, graceMs: grace)
+        problem["status"] = .string(SubscriptionStatus.gracePeriod.rawValue)
+        problem["grace_expires_at"] = EventTime.value(ms: grace)
+        try await outbox.append(
+          [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
         return .processed("grace_period")
       }
       try await subscriptionState(original, .billingRetry, graceMs: nil)
+      problem["status"] = .string(SubscriptionStatus.billingRetry.rawValue)
+      try await outbox.append(
+        [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
       return .processed("billing_retry")
     case .consumptionRequest:
+      if let original {
+        var request = notice
+        request["reason"] = stored.notification.data?.consumptionRequestReason.map(JSONValue.string)
+        try await outbox.append(
+          [EventDraft(.consumptionRequested, request.filter { $0.value != .null })],
+          forSubscription: original, on: tx)
+      }
       return .processed("listed_for_admins")
     case .test:
       return .processed("test")
@@ -76,9 +102,9 @@ struct NotificationEffects {
     return (true, try await orders.find(tradeNo, lock: true, on: tx))
   }
 
-  func revoke(_ transaction: VerifiedTransaction, reason: OrderEventReason) async throws
-    -> NotificationOutcome
-  {
+  func revoke(
+    _ transaction: VerifiedTransaction, reason: OrderEventReason, notice: [String: JSONValue]
+  ) async throws -> NotificationOutcome {
     let (known, order) = try await lockedOrder(transaction.transactionId)
     guard known else { return .deferred("transaction_unknown") }
     try await TransactionRecord.setRevocation(
@@ -91,11 +117,20 @@ struct NotificationEffects {
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: reason)
     else { return .processed("already_closed") }
-    try await change(order, transition, ledger: .refund, transactionId: transaction.transactionId)
+    var refunded = notice
+    refunded["trade_no"] = .string(order.tradeNo)
+    refunded["revocation_date"] = EventTime.value(
+      ms: transaction.revocationDate ?? clock.milliseconds)
+    refunded["revocation_reason"] = transaction.revocationReason.map { .number(String($0)) }
+    try await change(
+      order, transition, ledger: .refund, transactionId: transaction.transactionId,
+      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })])
     return .processed(reason.rawValue)
   }
 
-  func reinstate(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
+  func reinstate(_ transaction: VerifiedTransaction, notice: [String: JSONValue])
+    async throws -> NotificationOutcome
+  {
     let (known, order) = try await lockedOrder(transaction.transactionId)
     guard known else { return .deferred("transaction_unknown") }
     try await TransactionRecord.setRevocation(
@@ -105,26 +140,34 @@ struct NotificationEffects {
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: .refundReversed)
     else { return .processed("not_refunded") }
+    var reversed = notice
+    reversed["trade_no"] = .string(order.tradeNo)
     try await change(
-      order, transition, ledger: .refundReversed, transactionId: transaction.transactionId)
+      order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
+      events: [EventDraft(.purchaseRefundReversed, reversed)])
     return .processed("refund_reversed")
   }
 
   private func change(
-    _ order: Order, _ transition: OrderTransition, ledger kind: LedgerKind, transactionId: String
+    _ order: Order, _ transition: OrderTransition, ledger kind: LedgerKind, transactionId: String,
+    events: [EventDraft]
   ) async throws {
     try await orders.transition(
       .order(order.tradeNo), transition, cause: cause, detail: detail,
-      effects: [Ledger.reverse(kind, transactionId: transactionId)], on: tx)
+      effects: [Ledger.reverse(kind, transactionId: transactionId)], events: events, on: tx)
   }
 
   /// A renewal nobody reported still counts: it is recorded, and settles an order of its own
   /// for the user who owns the original transaction.
-  func renew(_ transaction: VerifiedTransaction) async throws -> NotificationOutcome {
+  func renew(
+    _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue]
+  ) async throws -> NotificationOutcome {
     let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
     if known {
       try await TransactionRecord.updateExpiry(transaction, on: tx)
       try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      try await outbox.append(
+        events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed("dates_updated")
     }
     guard
@@ -136,10 +179,11 @@ struct NotificationEffects {
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
         reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
     else { return .processed("unknown_product") }
+    // Active before settling, so the state the settlement's events record is the final one.
+    try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
     _ = try await settlement.settleLocked(
       order, product: product, transaction: transaction, source: source,
-      cause: cause, record: nil, on: tx)
-    try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      cause: cause, record: nil, events: events, on: tx)
     return .processed("renewal_recorded")
   }
 
@@ -157,5 +201,29 @@ struct NotificationEffects {
         SET status = EXCLUDED.status, grace_expires_at = EXCLUDED.grace_expires_at, updated_at = now()
       """)
     try await tx.execute(query)
+  }
+
+  /// What every event of a notification says about it: which notification, and the purchase
+  /// it is about.
+  static func notice(
+    _ stored: StoredNotification, uuid: String, transaction: VerifiedTransaction?,
+    original: String?
+  ) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [
+      "notification_uuid": .string(uuid),
+      "notification_type": .string(stored.notification.notificationType),
+    ]
+    if let subtype = stored.notification.subtype { fields["subtype"] = .string(subtype) }
+    if let original { fields["original_transaction_id"] = .string(original) }
+    if let transaction {
+      fields["transaction_id"] = .string(transaction.transactionId)
+      fields["product_id"] = .string(transaction.productId)
+      if let expires = transaction.expiresDate {
+        fields["expires_at"] = EventTime.value(ms: expires)
+      }
+    } else if let product = stored.renewalInfo?.productId {
+      fields["product_id"] = .string(product)
+    }
+    return fields
   }
 }

@@ -22,11 +22,17 @@ extension OrderRepository {
   /// (settlement claims the Apple transaction this way). `effects` run in the same statement as
   /// further CTEs and may read the changed rows as `changed` (ledger rows, report outcomes), so
   /// a change and its consequences commit together even outside an explicit transaction.
+  /// Effects are data-modifying statements without `RETURNING` (one is added here).
+  ///
+  /// The events of a change of state (`order.paid`, `order.closed`, `order.reopened`, after
+  /// `events` given for the order's user, and what the change did to balances and entitlements)
+  /// are appended last, by a CTE that depends on every other one, so the user's state it records
+  /// includes them (`outbox`).
   @discardableResult
   func transition(
     _ target: Target, _ transition: OrderTransition, cause: OrderEventCause,
     detail: JSONValue = .object([:]), payment: Payment? = nil, requires claim: PostgresQuery? = nil,
-    effects: [PostgresQuery] = [], on executor: any PostgresExecutor
+    effects: [PostgresQuery] = [], events: [EventDraft] = [], on executor: any PostgresExecutor
   ) async throws -> [Order] {
     precondition(
       (payment != nil)
@@ -68,9 +74,29 @@ extension OrderRepository {
     for (index, effect) in effects.enumerated() {
       query.append(", effect\(unescaped: String(index)) AS (")
       query.append(effect)
-      query.append(")")
+      query.append(" RETURNING 1)")
+    }
+    let orderEvent = EventType.of(transition)
+    let emits = orderEvent != nil || !events.isEmpty
+    if emits {
+      // One call per user, in user order (so two batches lock users' sequences alike), over
+      // the user's events aggregated from `changed`.
+      query.append(", emitted AS (SELECT ")
+      query.append(try outbox.call(user: "g.user_id", events: "g.events"))
+      query.append(" AS written FROM (SELECT c.user_id, ")
+      query.append(try Self.eventsJSON(events, orderEvent, transition: transition, cause: cause))
+      query.append(" AS events FROM changed c")
+      // Each count reads its CTE to the end, so the state is read after every change is made.
+      if claim != nil { query.append(", (SELECT count(*) FROM claim) AS done_claim") }
+      for index in effects.indices {
+        query.append(
+          ", (SELECT count(*) FROM effect\(unescaped: String(index))) AS done\(unescaped: String(index))"
+        )
+      }
+      query.append(" GROUP BY c.user_id ORDER BY c.user_id) g)")
     }
     query.append(" SELECT \(unescaped: Order.columns) FROM changed")
+    if emits { query.append(" WHERE (SELECT count(*) FROM emitted) >= 0") }
     return try await executor.query(query).map(Order.init(row:))
   }
 

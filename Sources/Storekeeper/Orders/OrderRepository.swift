@@ -5,6 +5,8 @@ import Postgres
 /// order's state, each written with its event in the same statement.
 struct OrderRepository: Sendable {
   let database: PostgresPool
+  /// Where every transition appends its events, in its own statement.
+  var outbox = EventOutbox.system
 
   enum CreateOutcome: Sendable {
     case created(Order)

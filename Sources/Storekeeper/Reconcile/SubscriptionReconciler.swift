@@ -241,16 +241,30 @@ struct SubscriptionReconciler: Sendable {
   private func apply(_ repair: SubscriptionRepair, original: String, effects: NotificationEffects)
     async throws -> NotificationOutcome
   {
+    // Events name the run that repaired, as a notification's events name the notification.
+    var notice: [String: JSONValue] = [
+      "reconcile_repair": .string(repair.kind), "original_transaction_id": .string(original),
+    ]
+    if let detail = effects.eventDetail, case .object(let fields) = detail {
+      notice.merge(fields) { $1 }
+    }
     switch repair {
-    case .renewed(let transaction): return try await effects.renew(transaction)
+    case .renewed(let transaction):
+      return try await effects.renew(
+        transaction, events: [EventDraft(.subscriptionRenewed, notice)], notice: notice)
     case .revoked(let transaction, let reason, _):
-      return try await effects.revoke(transaction, reason: reason)
-    case .refundReversed(let transaction, _): return try await effects.reinstate(transaction)
+      return try await effects.revoke(transaction, reason: reason, notice: notice)
+    case .refundReversed(let transaction, _):
+      return try await effects.reinstate(transaction, notice: notice)
     case .expiryChanged(let transaction, _):
       try await TransactionRecord.updateExpiry(transaction, on: effects.tx)
+      try await effects.settlement.orders.outbox.append(
+        [], forSubscription: original, cause: notice, on: effects.tx)
       return .processed("dates_updated")
     case .stateChanged(_, _, let status, let grace):
       try await effects.subscriptionState(original, status, graceMs: grace)
+      try await effects.settlement.orders.outbox.append(
+        [], forSubscription: original, cause: notice, on: effects.tx)
       return .processed(status.rawValue)
     }
   }

@@ -40,13 +40,13 @@ enum SubscriptionRepair: Sendable, Equatable {
     switch self {
     case .renewed: .object(["transaction": .string("unknown")])
     case .revoked(_, _, let expires):
-      .object(["revoked": .bool(false), "expires_at": Self.time(expires)])
-    case .refundReversed(_, let at): .object(["revoked_at": Self.time(at)])
-    case .expiryChanged(_, let was): .object(["expires_at": Self.time(was)])
+      .object(["revoked": .bool(false), "expires_at": EventTime.value(ms: expires)])
+    case .refundReversed(_, let at): .object(["revoked_at": EventTime.value(ms: at)])
+    case .expiryChanged(_, let was): .object(["expires_at": EventTime.value(ms: was)])
     case .stateChanged(let status, let grace, _, _):
       .object([
         "status": status.map { .string($0.rawValue) } ?? .null,
-        "grace_expires_at": Self.time(grace),
+        "grace_expires_at": EventTime.value(ms: grace),
       ])
     }
   }
@@ -57,18 +57,14 @@ enum SubscriptionRepair: Sendable, Equatable {
     case .renewed(let t):
       .object([
         "transaction_id": .string(t.transactionId), "product_id": .string(t.productId),
-        "expires_at": Self.time(t.expiresDate),
+        "expires_at": EventTime.value(ms: t.expiresDate),
       ])
     case .revoked(let t, let reason, _):
-      .object(["revoked_at": Self.time(t.revocationDate), "reason": .string(reason.rawValue)])
+      .object(["revoked_at": EventTime.value(ms: t.revocationDate), "reason": .string(reason.rawValue)])
     case .refundReversed: .object(["revoked": .bool(false)])
-    case .expiryChanged(let t, _): .object(["expires_at": Self.time(t.expiresDate)])
+    case .expiryChanged(let t, _): .object(["expires_at": EventTime.value(ms: t.expiresDate)])
     case .stateChanged(_, _, let status, let grace):
-      .object(["status": .string(status.rawValue), "grace_expires_at": Self.time(grace)])
+      .object(["status": .string(status.rawValue), "grace_expires_at": EventTime.value(ms: grace)])
     }
-  }
-
-  private static func time(_ ms: Int64?) -> JSONValue {
-    ms.map { .string(EntitlementRepository.format(ms: $0)) } ?? .null
   }
 }

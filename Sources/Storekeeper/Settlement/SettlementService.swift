@@ -35,11 +35,12 @@ struct SettlementService: Sendable {
     return settled
   }
 
-  /// Settles an order that `tx` has locked (or just created).
+  /// Settles an order that `tx` has locked (or just created). `events` go before the
+  /// order's own (`order.paid`) in the same statement.
   func settleLocked(
     _ order: Order, product: Product, transaction: VerifiedTransaction,
     source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
-    on tx: PostgresTransaction
+    events: [EventDraft] = [], on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     let delivery = { (order: Order, newlyGranted: Bool) in
       SettledOrder(
@@ -92,7 +93,7 @@ struct SettlementService: Sendable {
       payment: .init(
         transactionId: transaction.transactionId, environment: transaction.environment),
       requires: TransactionRecord.claim(transaction, for: order, source: source),
-      effects: effects, on: tx)
+      effects: effects, events: events, on: tx)
     guard let settled = changed.first else {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: transaction.transactionId, productId: order.productId)

@@ -4,7 +4,9 @@ import Postgres
 /// database transaction the old order closes as `transferred` (what it credited taken back),
 /// and a new order of origin `transfer` is paid for the new owner with the same Apple
 /// transaction, through the same settlement as any purchase. Renewals follow, since they go to
-/// the owner of the subscription's latest transaction.
+/// the owner of the subscription's latest transaction. Each user gets an `admin.transfer` event
+/// before their order's; the transaction changes hands before either order changes, so the state
+/// both events carry is the one the transfer commits.
 struct TransferService: Sendable {
   let settlement: SettlementService
   let catalog: CatalogRepository
@@ -42,17 +44,19 @@ struct TransferService: Sendable {
         "to_user_id": .string(userId),
       ]
       if let reason { detail["reason"] = .string(reason) }
+      var old: (order: Order, transition: OrderTransition)?
       if let tradeNo = known.tradeNo {
-        guard let old = try await orders.find(tradeNo, lock: true, on: tx),
+        guard let order = try await orders.find(tradeNo, lock: true, on: tx),
           let transition = try? OrderStateMachine.transition(
-            from: old.tradeStatus, closeReason: old.closeReason, on: .transferred)
+            from: order.tradeStatus, closeReason: order.closeReason, on: .transferred)
         else { throw TransferRefusal.notTransferable("its order is not paid") }
-        try await orders.transition(
-          .order(tradeNo), transition, cause: .admin, detail: .object(detail),
-          effects: [Ledger.reverse(.transferred, transactionId: transactionId)], on: tx)
-        try await orders.detachTransaction(tradeNo, on: tx)
-        detail["from_trade_no"] = .string(tradeNo)
+        old = (order, transition)
       }
+      // Both users' sequences, in one order, so two transfers between them cannot deadlock.
+      try await orders.outbox.lock(
+        [known.userId, old?.order.userId, userId].compactMap { $0 }, on: tx)
+      let oldDetail = detail
+      if let tradeNo = known.tradeNo { detail["from_trade_no"] = .string(tradeNo) }
       guard let product = try await catalog.product(transaction.productId, on: tx),
         let order = try await orders.createForPurchase(
           userId: userId, productId: product.productId,
@@ -60,9 +64,25 @@ struct TransferService: Sendable {
           reason: .createdForTransfer, cause: .admin, detail: .object(detail), on: tx)
       else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
       try await TransactionRecord.assign(transactionId, to: order, on: tx)
+      var moved: [String: JSONValue] = [
+        "transaction_id": .string(transactionId), "admin": .string(admin),
+        "to_user_id": .string(userId), "to_trade_no": .string(order.tradeNo),
+        "product_id": .string(product.productId),
+      ]
+      if let reason { moved["reason"] = .string(reason) }
+      if let from = known.userId ?? old?.order.userId { moved["from_user_id"] = .string(from) }
+      if let tradeNo = known.tradeNo { moved["from_trade_no"] = .string(tradeNo) }
+      if let (oldOrder, transition) = old {
+        try await orders.transition(
+          .order(oldOrder.tradeNo), transition, cause: .admin, detail: .object(oldDetail),
+          effects: [Ledger.reverse(.transferred, transactionId: transactionId)],
+          events: [EventDraft(.adminTransfer, moved)], on: tx)
+        try await orders.detachTransaction(oldOrder.tradeNo, on: tx)
+      }
       let settled = try await settlement.settleLocked(
         order, product: product, transaction: transaction,
-        source: SettlementService.source(of: transaction), cause: .admin, record: nil, on: tx)
+        source: SettlementService.source(of: transaction), cause: .admin, record: nil,
+        events: [EventDraft(.adminTransfer, moved)], on: tx)
       if let audit {
         var after: [String: JSONValue] = [
           "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),

@@ -82,7 +82,7 @@ struct DomainHarness: Sendable {
         ReceiptVerifier(configuration: configuration, transport: $0, logger: logger)
       } ?? ReceiptVerifier(configuration: configuration, logger: logger),
       appleSettings: appleSettings)
-    let orders = OrderRepository(database: database)
+    let orders = OrderRepository(database: database, outbox: EventOutbox(clock: clock.clock))
     let reports = ReportStore(
       database: database, leaseMs: 60_000, policy: policy, clock: clock.clock)
     let settlement = SettlementService(database: database, orders: orders, reports: reports) {}
