@@ -12,7 +12,6 @@ struct AdminWebhookRoutes: Sendable {
   let allowInsecureURLs: Bool
   let wake: @Sendable () -> Void
 
-  static let maxURLLength = 2048
   static let maxEventTypes = 50
 
   func register(_ router: inout APIRouter) {
@@ -146,36 +145,15 @@ struct AdminWebhookRoutes: Sendable {
     enum Key: String, CodingKey { case secret }
   }
 
-  /// The receiver's URL: https (http only with `ALLOW_INSECURE_URLS=1`, the project's rule for
-  /// every outbound URL), with a host, no credentials and no fragment, at most 2,048 bytes.
+  /// The receiver's URL (`WebhookURLRule`).
   private func readURL(_ fields: inout RequestFields, required: Bool) -> String? {
-    guard let text = fields.string("url", required: required, maxLength: Self.maxURLLength)
+    guard let text = fields.string("url", required: required, maxLength: WebhookURLRule.maxLength)
     else { return nil }
-    if let problem = Self.urlProblem(text, allowInsecure: allowInsecureURLs) {
+    if let problem = WebhookURLRule.problem(text, allowInsecure: allowInsecureURLs) {
       fields.fail("url", problem)
       return nil
     }
     return text
-  }
-
-  static func urlProblem(_ text: String, allowInsecure: Bool) -> String? {
-    guard text.utf8.count <= maxURLLength else {
-      return "must be at most \(maxURLLength) bytes"
-    }
-    do {
-      try AppConfig.checkURL("url", text, allowInsecure: allowInsecure)
-    } catch {
-      return allowInsecure
-        ? "must be an http(s) URL with a host"
-        : "must be an https URL with a host (ALLOW_INSECURE_URLS=1 allows http)"
-    }
-    guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty
-    else { return "must be an absolute URL with a host" }
-    if components.user != nil || components.password != nil {
-      return "must not carry credentials (user:password@)"
-    }
-    if components.fragment != nil { return "must not have a fragment" }
-    return nil
   }
 
   /// `event_types`: `["*"]` or 1–50 distinct dotted names such as `order.paid`.

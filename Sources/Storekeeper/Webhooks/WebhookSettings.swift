@@ -23,6 +23,7 @@ struct WebhookSettings: Sendable, Equatable {
   var retryPolicy: RetryPolicy { RetryPolicy(baseMs: retryBaseMs, windowMs: retryWindowMs) }
 
   /// A claimed delivery is the claimer's until this passes; then another sender (or the same
-  /// one after a restart) takes it again. Longer than any attempt can last.
-  var leaseMs: Int64 { timeoutMs + 30_000 }
+  /// one after a restart) takes it again. An attempt lasts at most the timeout (the transport
+  /// enforces it) and recording it one statement; twice the timeout and 5 s cover both.
+  var leaseMs: Int64 { 2 * timeoutMs + 5_000 }
 }
