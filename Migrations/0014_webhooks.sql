@@ -46,6 +46,9 @@ CREATE INDEX webhook_deliveries_user ON webhook_deliveries (endpoint_id, user_id
   WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_position);
 CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (endpoint_id, id);
+-- Finished deliveries are purged after WEBHOOK_RETENTION, oldest first.
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
+  WHERE state <> 'pending';
 
 CREATE TABLE webhook_attempts (
   id            bigserial PRIMARY KEY,

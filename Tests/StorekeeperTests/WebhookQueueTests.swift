@@ -175,3 +175,26 @@ import Testing
     }
   }
 }
+
+extension WebhookQueueTests {
+  @Test func finishedDeliveriesArePurgedAfterTheRetentionAndPendingOnesNever() async throws {
+    try await DomainHarness.with { h in
+      var settings = WebhookSettings()
+      settings.retentionMs = 3_600_000
+      let store = WebhookStore(database: h.database, settings: settings)
+      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
+      let endpoint = try await Self.endpoint(store)
+      try await Self.insertEvent(h.database, user: "ann")
+      try await Self.insertEvent(h.database, user: "bob")
+      let claimed = try await queue.claim(endpoint: endpoint, limit: 1)
+      try await queue.record(try #require(claimed.first), Self.succeeded())
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET created_at = now() - interval '2 hours'")
+      #expect(try await queue.purge() == 1)
+      let left: Int64? = try await h.database.queryFirst(
+        "SELECT count(*)::bigint AS n FROM webhook_deliveries WHERE state = 'pending'")?.decode("n")
+      #expect(left == 1)
+      #expect(try await queue.purge() == 0)
+    }
+  }
+}

@@ -26,6 +26,7 @@ extension AppConfig {
       try reader.integer("WEBHOOK_CONCURRENCY", 1...1024) ?? settings.concurrency
     settings.replayMax =
       try reader.integer("WEBHOOK_REPLAY_MAX", 1...1_000_000) ?? settings.replayMax
+    settings.retentionMs = try reader.duration("WEBHOOK_RETENTION") ?? settings.retentionMs
     config.webhooks = settings
   }
 }

@@ -17,6 +17,8 @@ final class WebhookDispatcher: Sendable {
   private let state = Mutex(InFlight())
   /// Attempts by outcome since start (this instance's, for `/metrics`).
   private let outcomes = Mutex<[WebhookQueue.Outcome: Int64]>([:])
+  /// When finished deliveries were last purged (epoch ms); at most once a minute.
+  private let lastPurgeMs = Mutex<Int64>(0)
 
   private struct InFlight {
     var total = 0
@@ -40,6 +42,7 @@ final class WebhookDispatcher: Sendable {
 
   func runOnce() async {
     do {
+      try await purgeIfDue()
       for endpoint in try await queue.dueEndpoints().shuffled() {
         let free = state.withLock { state in
           min(
@@ -52,6 +55,18 @@ final class WebhookDispatcher: Sendable {
     } catch {
       logger.warning("webhook pass failed", ["error": .string("\(error)")])
     }
+  }
+
+  private func purgeIfDue() async throws {
+    let now = clock.milliseconds
+    let due = lastPurgeMs.withLock { last in
+      guard now - last >= 60_000 else { return false }
+      last = now
+      return true
+    }
+    guard due else { return }
+    let purged = try await queue.purge()
+    if purged > 0 { logger.info("finished webhook deliveries purged", ["count": .int(purged)]) }
   }
 
   /// Waits for the attempts in flight (each bounded by the timeout) to finish and be recorded.

@@ -155,6 +155,19 @@ struct WebhookQueue: Sendable {
     return try row.decodeIfPresent("disabled_reason")
   }
 
+  /// Deletes up to `limit` finished deliveries (and their attempts) past the retention;
+  /// returns how many. Pending ones are never purged.
+  func purge(limit: Int = 1000) async throws -> Int {
+    try await database.execute(
+      """
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE state <> 'pending'
+          AND created_at < now() - \(settings.retentionMs) * interval '1 millisecond'
+        ORDER BY created_at LIMIT \(limit))
+      """)
+  }
+
   static func describe(_ result: Result) -> String {
     switch result.outcome {
     case .delivered: "delivered"

@@ -19,6 +19,9 @@ struct WebhookSettings: Sendable, Equatable {
   var pollIntervalMs: Int64 = 1_000
   /// `WEBHOOK_REPLAY_MAX`: the most events one replay may queue.
   var replayMax = 10_000
+  /// `WEBHOOK_RETENTION`: delivered and failed deliveries (with their attempts) are deleted
+  /// this long after they were queued.
+  var retentionMs: Int64 = 30 * 24 * 3_600_000
 
   var retryPolicy: RetryPolicy { RetryPolicy(baseMs: retryBaseMs, windowMs: retryWindowMs) }
 
