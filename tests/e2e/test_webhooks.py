@@ -278,6 +278,40 @@ def test_one_users_order_holds_while_an_earlier_delivery_fails_and_other_users_f
         receiver.close()
 
 
+def test_a_hanging_receiver_delays_only_its_own_endpoint_and_holds_at_most_its_slots(launcher):
+    sk = launcher.storekeeper(**{**FAST, "WEBHOOK_TIMEOUT": "10s", "WEBHOOK_CONCURRENCY_PER_ENDPOINT": "2"})
+    api, db = sk.client, launcher.databases[-1]
+    active, most = [0], [0]
+    lock = threading.Lock()
+
+    def hang(event):
+        with lock:
+            active[0] += 1
+            most[0] = max(most[0], active[0])
+        time.sleep(10)
+        with lock:
+            active[0] -= 1
+        return ("hang", 0)
+    stuck = Receiver(hang)
+    healthy = Receiver()
+    try:
+        stuck_endpoint = create_endpoint(api, stuck.url)
+        create_endpoint(api, healthy.url)
+        users = [unique("wh-hang") for _ in range(5)]
+        ids = [insert_event(db, u)[0] for _ in range(3) for u in users]
+        wait_until(lambda: len(healthy.events()) == len(ids), 8, "the healthy endpoint's deliveries")
+        # Meanwhile the hanging endpoint holds two requests (its cap), and none has ended yet.
+        assert len(stuck.requests) == 2 and most[0] == 2
+        attempts = db.scalar("SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d "
+                             f"ON d.id = a.delivery_id WHERE d.endpoint_id = '{stuck_endpoint['id']}'")
+        assert attempts == "0"
+        for u in users:
+            assert healthy.delivered(u) == [1, 2, 3]
+    finally:
+        stuck.close()
+        healthy.close()
+
+
 def test_a_delivery_given_up_is_failed_and_the_users_queue_moves_on_then_the_endpoint_is_disabled(launcher):
     sk = launcher.storekeeper(WEBHOOK_RETRY_WINDOW="2s", WEBHOOK_DISABLE_AFTER="6s", **FAST)
     api, db = sk.client, launcher.databases[-1]
