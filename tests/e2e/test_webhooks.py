@@ -49,11 +49,28 @@ class Receiver:
                 event = json.loads(body)
                 with receiver.lock:
                     receiver.requests.append({"headers": dict(self.headers), "body": body, "event": event,
-                                              "at": time.monotonic()})
+                                              "path": self.path, "at": time.monotonic()})
                 receiver.in_handler.set()
                 outcome = receiver.answer(event)
                 if isinstance(outcome, tuple) and outcome[0] == "hang":
                     time.sleep(outcome[1])
+                    return
+                if isinstance(outcome, tuple) and outcome[0] == "redirect":
+                    self.send_response(307)
+                    self.send_header("Location", outcome[1])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if isinstance(outcome, tuple) and outcome[0] == "huge":
+                    self.send_response(outcome[1])
+                    self.send_header("Content-Length", str(outcome[2]))
+                    self.end_headers()
+                    chunk = b"y" * 65536
+                    try:
+                        for _ in range(outcome[2] // len(chunk)):
+                            self.wfile.write(chunk)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
                     return
                 payload = b'{"ok": true}' if 200 <= outcome < 300 else b"receiver says no\x00" + b"x" * 5000
                 self.send_response(outcome)
@@ -244,6 +261,24 @@ def test_a_500_a_timeout_and_a_refused_connection_are_retried_until_delivered(la
                         if l.startswith(f'storekeeper_webhook_attempts_total{{outcome="{outcome}"}}'))
             assert int(line.split()[-1]) >= 1, line
         assert f'storekeeper_webhook_backlog{{endpoint_id="{endpoint["id"]}"}} 0' in metrics
+    finally:
+        receiver.close()
+
+
+def test_redirects_are_not_followed_and_a_huge_answer_is_not_read_to_its_end(launcher):
+    sk = launcher.storekeeper(**FAST)
+    api, db = sk.client, launcher.databases[-1]
+    answers = iter([("redirect", "/elsewhere"), ("huge", 500, 256 * 1024 * 1024)])
+    receiver = Receiver(lambda event: next(answers, 200))
+    try:
+        create_endpoint(api, receiver.url)
+        event_id, _ = insert_event(db, unique("wh-redirect"))
+        wait_until(lambda: deliveries(api)[0]["state"] == "delivered", 30, "delivery after a redirect")
+        assert [r["path"] for r in receiver.requests] == ["/hooks"] * 3
+        outcomes = [(a["outcome"], a.get("status_code")) for a in deliveries(api)[0]["attempts"]]
+        assert outcomes == [("http_error", 307), ("http_error", 500), ("delivered", 200)], outcomes
+        huge = deliveries(api)[0]["attempts"][1]
+        assert huge["response_excerpt"] == "y" * 1024
     finally:
         receiver.close()
 
