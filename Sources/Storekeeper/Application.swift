@@ -20,6 +20,8 @@ public final class Application: Sendable {
   let adminServer: HTTPServer?
   let loops: [BackgroundLoop]
   let notificationLoop: BackgroundLoop
+  /// Sends webhooks; drained on shutdown so attempts in flight are recorded.
+  let webhookDispatcher: WebhookDispatcher
   /// The routes with their handlers: served by `server`, and callable in-process by tests.
   let router: Router
   /// The admin listener's routes, when it has its own.
@@ -78,6 +80,12 @@ public final class Application: Sendable {
     }
     settlement.sandboxCredits = config.sandboxCredits
     let entitlements = EntitlementRepository(database: database, clock: clock)
+    let webhookBox = LoopBox()
+    let webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)
+    let webhookDispatcher = WebhookDispatcher(
+      queue: webhookQueue, transport: URLSessionWebhookTransport(), clock: clock,
+      logger: logger.with("component", "webhooks"), wake: { webhookBox.wake() })
+    self.webhookDispatcher = webhookDispatcher
     let gate = VerificationGate(
       offline: config.verifyConcurrency, apple: config.verifyReceiptConcurrency)
     let processor = ReportProcessor(
@@ -139,7 +147,9 @@ public final class Application: Sendable {
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
-        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings
+        database: database, catalog: catalog, requests: requestMetrics,
+        appleSettings: appleSettings,
+        webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher)
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
@@ -152,6 +162,11 @@ public final class Application: Sendable {
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
       AdminReconcileRoutes(auth: auth, database: database).register(&router)
       EventRoutes(auth: auth, feed: EventFeed(database: database)).register(&router)
+      AdminWebhookRoutes(
+        auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
+        log: WebhookDeliveryLog(database: database), entitlements: entitlements,
+        allowInsecureURLs: config.allowInsecureURLs, wake: { webhookBox.wake() }
+      ).register(&router)
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
@@ -206,7 +221,11 @@ public final class Application: Sendable {
       await notifications.processPending()
     }
     notificationBox.set(notificationLoop)
-    var loops = [sweeper, retryLoop, notificationLoop]
+    let webhookLoop = BackgroundLoop(
+      name: "webhooks", intervalMs: config.webhooks.pollIntervalMs, logger: logger
+    ) { await webhookDispatcher.runOnce() }
+    webhookBox.set(webhookLoop)
+    var loops = [sweeper, retryLoop, notificationLoop, webhookLoop]
     if let client = try Self.notificationHistoryClient(config) {
       let recovery = NotificationRecovery(
         database: database, client: client, notifications: notifications,
@@ -285,6 +304,7 @@ public final class Application: Sendable {
     await server.shutdown()
     await adminServer?.shutdown()
     for loop in loops { await loop.stop() }
+    await webhookDispatcher.drain()
     listener.stop()
     await database.shutdown()
     logger.notice("stopped")

@@ -55,7 +55,9 @@ def test_schemathesis_finds_nothing(launcher, binary, tmp_path):
     fake = launcher.fake(notify_port=port)
     # The fake's in-app purchase key signs promotional offers, so signOffer answers 200.
     sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, ADMIN_AUTH_FAILURE_LIMIT=1000000,
-                              APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID=fake.api_key_id)
+                              APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID=fake.api_key_id,
+                              # Webhook endpoints it registers point anywhere: attempts end fast.
+                              WEBHOOK_TIMEOUT="2s")
     seeded = subprocess.run([binary, "seed-demo"], env=sk.env, capture_output=True, text=True, timeout=60)
     assert seeded.returncode == 0, seeded.stderr
 

@@ -79,6 +79,8 @@ public struct AppConfig: Sendable {
   public var appAuth = AppAuthSettings.none
   /// `ALLOW_INSECURE_URLS=1`: plain http for Apple's and the JWKS URLs (tests and the demo).
   public var allowInsecureURLs = false
+  /// `WEBHOOK_*`: webhook delivery (see `WebhookSettings`).
+  var webhooks = WebhookSettings()
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -192,6 +194,7 @@ public struct AppConfig: Sendable {
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
+    try readWebhooks(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {

@@ -27,6 +27,9 @@ enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case consumptionRequested = "consumption.requested"
   case adminTransfer = "admin.transfer"
   case adminAdjustment = "admin.adjustment"
+  /// A test an admin sent to one webhook endpoint, for the pseudo-user
+  /// `webhook-test:<endpoint id>` (`WebhookStore.sendTest`); never fanned out to other endpoints.
+  case webhookTest = "webhook.test"
 
   /// The order event of a transition; nil when the order's state does not change
   /// (`verification_gave_up`) or it is only being created.

@@ -9,6 +9,8 @@ struct MetricsRoutes: Sendable {
   let catalog: CatalogCache
   let requests: RequestMetrics
   let appleSettings: AppleConfigurationMonitor
+  /// The webhook backlog and attempts, when delivery runs in this process.
+  var webhooks: WebhookMetrics? = nil
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { _, _ in
@@ -58,6 +60,7 @@ struct MetricsRoutes: Sendable {
         [("", try recovery?.decode("failing") ?? 0)])
       lines += appleSettingsLines()
       lines += try await ReconcileMetrics.lines(database)
+      lines += try await webhooks?.render() ?? []
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))

@@ -11,6 +11,11 @@ enum Timestamp {
     return formatter.date(from: text)
   }
 
+  /// `parse`, as epoch milliseconds.
+  static func parseMs(_ text: String) -> Int64? {
+    parse(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+  }
+
   /// Nothing Storekeeper stores lies outside 1970–9999, and PostgreSQL refuses some valid RFC
   /// 3339 dates (year 0000, which Foundation's Julian calendar makes of 0001-01-01 and 02): a
   /// filter bound outside that range means the same as the range's end.
