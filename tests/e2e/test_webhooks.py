@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import requests
 
-from support import free_port, problem, unique, wait_until
+from support import buy, free_port, problem, unique, wait_until
 
 # Short settings, so retries, give-up, disabling and the end of a rotation's overlap happen
 # within a test.
@@ -537,3 +537,37 @@ def test_plain_http_is_refused_without_the_insecure_switch(launcher):
     assert "ALLOW_INSECURE_URLS" in body["errors"][0]["message"]
     assert sk.client.post("/admin/v1/webhook-endpoints", admin=True,
                           json={"url": "https://example.com/hooks", "enabled": False}).status_code == 201
+
+
+def test_a_real_purchase_and_its_refund_reach_the_receiver_signed_with_the_state_after_each(launcher):
+    """End to end through the domain's own event writers (not SQL): a purchase settled by a
+    report and a refund notified by Apple arrive as signed deliveries, in the user's order, each
+    carrying the state GET entitlements answers afterwards."""
+    port = free_port()
+    fake = launcher.fake(notify_port=port)
+    sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, **FAST)
+    api = sk.client
+    gold = unique("com.example.tests.webhooks.gold")
+    api.put_product(gold, grants={"balance": {"gold": 100}})
+    receiver = Receiver()
+    try:
+        secret = create_endpoint(api, receiver.url)["secret"]
+        user = unique("wh-real")
+        order, purchase, _ = buy(api, fake, user, gold)
+        wait_until(lambda: len(receiver.delivered(user)) >= 2, 20, "the purchase's two events")
+        paid = api.entitlements(user)
+        note = fake.refund(purchase["transaction_id"])
+        assert note["delivered_status"] == 200, note
+        wait_until(lambda: len(receiver.delivered(user)) >= 5, 20, "the refund's three events")
+
+        mine = [r for r in receiver.requests if r["event"]["user_id"] == user]
+        assert [r["event"]["type"] for r in mine] == [
+            "order.paid", "balance.changed", "purchase.refunded", "order.closed", "balance.changed"]
+        assert [r["event"]["sequence"] for r in mine] == [1, 2, 3, 4, 5]
+        assert all(verifies(r, secret) for r in mine)
+        assert mine[0]["event"]["data"]["trade_no"] == order["trade_no"]
+        assert mine[1]["event"]["user_state"] == paid and paid["balances"] == {"gold": 100}
+        assert mine[-1]["event"]["user_state"] == api.entitlements(user)
+        assert mine[-1]["event"]["user_state"]["balances"] == {"gold": 0}
+    finally:
+        receiver.close()
