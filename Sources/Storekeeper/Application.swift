@@ -133,6 +133,8 @@ public final class Application: Sendable {
       service: notifications, auth: auth, wake: { notificationBox.wake() })
     notificationRoutes.register(&router)
 
+    let console = ConsoleAssets.load(
+      directory: config.consoleDirectory, logger: logger.with("component", "console"))
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
@@ -147,6 +149,12 @@ public final class Application: Sendable {
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
+      AdminConsoleRoutes(auth: auth, database: database).register(&router)
+      AdminUserRoutes(
+        auth: auth, entitlements: entitlements,
+        adjustments: ManualAdjustments(database: database)
+      ).register(&router)
+      if let console { ConsoleRoutes(assets: console).register(&router) }
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host

@@ -10,12 +10,15 @@ enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case productDeleted = "product_deleted"
   /// A purchase moved to another user.
   case purchaseTransferred = "purchase_transferred"
+  /// A manual adjustment of a user's balance.
+  case ledgerAdjusted = "ledger_adjusted"
 
   /// What the action's `target_id` names.
   var targetType: AuditTargetType {
     switch self {
     case .productCreated, .productUpdated, .productDeleted: .product
     case .purchaseTransferred: .transaction
+    case .ledgerAdjusted: .user
     }
   }
 }

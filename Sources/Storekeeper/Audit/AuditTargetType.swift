@@ -6,4 +6,6 @@ enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
   case product
   /// An Apple transaction id.
   case transaction
+  /// A user id.
+  case user
 }
