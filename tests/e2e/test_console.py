@@ -403,6 +403,14 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
                             ("#/notifications", "#notifications"), ("#/consumption", "#notifications")]):
         console.go(fragment, ready)
         assert console.page_fits(), f"{fragment} is wider than {name}"
+        unlabelled = console.driver.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea')]"
+            ".filter(c => c.labels.length === 0 && !c.getAttribute('aria-label')).map(c => c.name || c.id)")
+        assert unlabelled == [], f"{fragment}: controls without a label: {unlabelled}"
+        nameless = console.driver.execute_script(
+            "return [...document.querySelectorAll('button, a')].filter(b => !b.textContent.trim()"
+            " && !b.getAttribute('aria-label')).length")
+        assert nameless == 0, f"{fragment}: buttons or links without a name"
         console.screenshot(f"{name}-{number}-{fragment.strip('#/').split('/')[0]}")
     # The overview charts this module's paid orders.
     console.go("#/overview", "#reports-waiting")

@@ -202,3 +202,15 @@ def test_the_overview_counts_paid_production_orders_per_day_and_currency(stack2,
     assert after["days"] == 1 and after["reports_waiting"] >= 0
     body = problem(api.get("/admin/v1/overview", admin=True, params={"days": 0, "x": "1"}), 400, "invalid_query")
     assert error_fields(body) == {"days", "x"}
+
+
+def test_concurrent_retries_of_one_adjustment_apply_it_once(stack2):
+    from concurrent.futures import ThreadPoolExecutor
+    api = stack2.api
+    user = unique("raced")
+    body = {"asset": "gold", "amount": 7, "reason": "double click"}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda _: adjust(api, user, body, key="same-key"), range(8)))
+    assert sorted(r.status_code for r in answers) == [200] * 7 + [201], [r.text for r in answers]
+    assert len({r.json()["adjustment"]["id"] for r in answers}) == 1
+    assert api.entitlements(user)["balances"] == {"gold": 7}

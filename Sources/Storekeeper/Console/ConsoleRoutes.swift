@@ -19,6 +19,11 @@ struct ConsoleRoutes: Sendable {
     }
   }
 
+  /// Whether a route pattern is one of the console's (pages, not the admin API).
+  static func isConsolePath(_ pattern: String) -> Bool {
+    pattern == "/admin" || (pattern.hasPrefix("/admin/") && !pattern.hasPrefix("/admin/v1/"))
+  }
+
   static func answer(_ file: ConsoleFile, _ request: Request) -> Response {
     var headers = HTTPHeaders(ConsoleFile.securityHeaders)
     headers.add("ETag", file.etag)
