@@ -3,7 +3,7 @@
 import { h, replace, field, showFieldErrors, table, notice, facts, json } from './dom.js';
 import { get, query, ApiError } from './api.js';
 
-const STATES = ['', 'pending', 'deferred', 'processed', 'failed'];
+const STATES = ['', 'pending', 'deferred', 'processed', 'failed', 'unhandled'];
 const filtersBySection = { notifications: {}, consumption: {} };
 
 export async function renderNotifications(main, { consumption }) {

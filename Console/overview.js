@@ -17,6 +17,11 @@ export async function renderOverview(main) {
     });
     return lineChart(`Revenue per day in ${currency}, last ${body.days} days`, points, { yLabel: currency, id: `revenue-${currency}` });
   });
+  const ordersByDay = new Map();
+  for (const d of body.daily) ordersByDay.set(d.day, (ordersByDay.get(d.day) || 0) + d.paid_orders);
+  const ordersChart = lineChart(`Paid orders per day (every currency), last ${body.days} days`,
+    days.map((day) => ({ x: day, y: ordersByDay.get(day) || 0, title: `${day}: ${ordersByDay.get(day) || 0} paid orders` })),
+    { yLabel: 'orders', id: 'paid-orders' });
   const age = body.last_notification_age_seconds;
   replace(main,
     h('h1', {}, 'Overview'),
@@ -26,7 +31,7 @@ export async function renderOverview(main) {
         h('span', { class: 'value' }, age === undefined ? 'never' : humanAge(age)),
         age === undefined ? 'no App Store notification received yet' : `since the last App Store notification (${body.last_notification_at})`)),
     h('h2', {}, 'Paid orders and revenue'),
-    currencies.length ? charts : notice(`No production order was paid in the last ${body.days} days.`),
+    currencies.length ? [ordersChart, charts] : notice(`No production order was paid in the last ${body.days} days.`),
     table('Per day and currency (production, transfers not counted)', [
       { label: 'Day', value: (d) => d.day }, { label: 'Currency', value: (d) => d.currency },
       { label: 'Paid orders', value: (d) => String(d.paid_orders) }, { label: 'Revenue', value: (d) => d.revenue },

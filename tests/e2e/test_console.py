@@ -415,6 +415,10 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
     # The overview charts this module's paid orders.
     console.go("#/overview", "#reports-waiting")
     assert console.all("#revenue-USD circle.point")
+    # One point per day of the window on both charts; today's counts this test's order.
+    assert len(console.all("#paid-orders circle.point")) == len(console.all("#revenue-USD circle.point")) == 30
+    today = console.all("#paid-orders circle.point")[-1].find_element(By.TAG_NAME, "title")
+    assert int(today.get_attribute("textContent").split(": ")[1].split()[0]) >= 1
     console.wait_text("#last-notification", "since the last")
     # Consumption requests: the detail shows the payload as text.
     console.go("#/consumption", "#notifications")

@@ -50,6 +50,8 @@ struct ManualAdjustments: Sendable {
       }
       let adjustment = try LedgerAdjustment(row: inserted)
       try await tx.execute(Ledger.adjust(adjustment))
+      // Anything else an adjustment must record (the outbox's `admin.adjustment` event) goes
+      // here, on `tx`, so it commits exactly when the adjustment does.
       try await AuditLog.record(
         .ledgerAdjusted, by: actor, targetId: adjustment.userId, before: JSONValue?.none,
         after: adjustment, on: tx)
