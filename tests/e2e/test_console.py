@@ -403,6 +403,12 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
                             ("#/notifications", "#notifications"), ("#/consumption", "#notifications")]):
         console.go(fragment, ready)
         assert console.page_fits(), f"{fragment} is wider than {name}"
+        if size == PHONE:
+            # On a phone the tables stack: nothing should need sideways scrolling at all.
+            wide = console.driver.execute_script(
+                "return [...document.querySelectorAll('.table-wrap')].filter(w => w.scrollWidth > w.clientWidth + 1)"
+                ".map(w => w.querySelector('table').id)")
+            assert wide == [], f"{fragment}: tables wider than the phone: {wide}"
         unlabelled = console.driver.execute_script(
             "return [...document.querySelectorAll('input, select, textarea')]"
             ".filter(c => c.labels.length === 0 && !c.getAttribute('aria-label')).map(c => c.name || c.id)")
