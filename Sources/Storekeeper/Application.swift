@@ -144,6 +144,8 @@ public final class Application: Sendable {
       service: notifications, auth: auth, wake: { notificationBox.wake() })
     notificationRoutes.register(&router)
 
+    let console = ConsoleAssets.load(
+      directory: config.consoleDirectory, logger: logger.with("component", "console"))
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
@@ -167,6 +169,12 @@ public final class Application: Sendable {
         log: WebhookDeliveryLog(database: database), entitlements: entitlements,
         allowInsecureURLs: config.allowInsecureURLs, wake: { webhookBox.wake() }
       ).register(&router)
+      AdminConsoleRoutes(auth: auth, database: database).register(&router)
+      AdminUserRoutes(
+        auth: auth, entitlements: entitlements,
+        adjustments: ManualAdjustments(database: database, outbox: orders.outbox)
+      ).register(&router)
+      if let console { ConsoleRoutes(assets: console).register(&router) }
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host

@@ -88,6 +88,7 @@ class Launcher:
             "LOG_LEVEL": "info",
             "MIGRATIONS_DIR": str(REPO / "Migrations"),
             "OPENAPI_PATH": str(REPO / "openapi.yaml"),
+            "CONSOLE_DIR": str(REPO / "Console"),
             "EVENT_LOOPS": "2",
             # Apps prove their user with the default e2e sign-in service's tokens (support.mint).
             "APP_AUTH": "jwt",

@@ -18,6 +18,8 @@ enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case webhookSecretRotated = "webhook_secret_rotated"
   case webhookEventsReplayed = "webhook_events_replayed"
   case webhookTestSent = "webhook_test_sent"
+  /// A manual adjustment of a user's balance.
+  case ledgerAdjusted = "ledger_adjusted"
 
   /// What the action's `target_id` names.
   var targetType: AuditTargetType {
@@ -27,6 +29,7 @@ enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum {
     case .webhookEndpointCreated, .webhookEndpointUpdated, .webhookEndpointDeleted,
       .webhookSecretRotated, .webhookEventsReplayed, .webhookTestSent:
       .webhookEndpoint
+    case .ledgerAdjusted: .user
     }
   }
 }

@@ -8,4 +8,6 @@ enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
   case transaction
   /// A webhook endpoint's id.
   case webhookEndpoint = "webhook_endpoint"
+  /// A user id.
+  case user
 }

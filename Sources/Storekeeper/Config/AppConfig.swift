@@ -73,6 +73,8 @@ public struct AppConfig: Sendable {
   var proofRetentionMs: Int64 = 30 * 24 * 3_600_000
   public var migrationsDirectory = "Migrations"
   public var openAPIPath = "openapi.yaml"
+  /// `CONSOLE_DIR`: the admin console's files, read once at start-up and served at `/admin/`.
+  public var consoleDirectory = "Console"
   public var migrateOnStart = true
   /// `APP_AUTH`: how apps prove who the user is. Required from the environment; `.none` only
   /// for configurations built in code (tests).
@@ -206,6 +208,7 @@ public struct AppConfig: Sendable {
     }
     if let dir = env["MIGRATIONS_DIR"], !dir.isEmpty { config.migrationsDirectory = dir }
     if let path = env["OPENAPI_PATH"], !path.isEmpty { config.openAPIPath = path }
+    if let dir = env["CONSOLE_DIR"], !dir.isEmpty { config.consoleDirectory = dir }
     return config
   }
 }

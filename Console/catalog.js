@@ -1,0 +1,266 @@
+// Catalog: products in sort order; create, edit (If-Match, with a conflict view on 412),
+// reorder, deactivate; each product's price history as a chart and a table.
+import { h, replace, field, showFieldErrors, table, notice, facts, json } from './dom.js';
+import { session, call, get, path, ApiError } from './api.js';
+import { lineChart } from './chart.js';
+
+const TYPES = ['consumable', 'non_consumable', 'auto_renewable', 'non_renewing'];
+
+// A product's ETag is its revision (openapi.yaml, AdminProduct.revision): what the admin saw.
+const etagOf = (product) => `"p${product.revision}"`;
+
+export async function renderCatalog(main, rest) {
+  if (rest[0] === 'new' && session.canWrite) return renderCreate(main);
+  if (rest[0]) return renderProduct(main, rest[0]);
+  return renderList(main);
+}
+
+async function renderList(main, message) {
+  const { body } = await get('/admin/v1/products');
+  const products = body.products;
+  const status = h('div', { id: 'catalog-status' }, message ? notice(message) : null);
+  const columns = [
+    { label: 'Order', value: (p) => String(p.sort_order) },
+    { label: 'Product', value: (p) => h('a', { href: `#/catalog/${encodeURIComponent(p.product_id)}` }, p.product_id) },
+    { label: 'Title', value: (p) => p.title },
+    { label: 'Type', value: (p) => p.type },
+    { label: 'Price', value: (p) => p.price },
+    { label: 'Currency', value: (p) => p.currency },
+    { label: 'Grants', value: (p) => h('code', {}, JSON.stringify(p.grants)) },
+    { label: 'Active', value: (p) => (p.active ? 'yes' : 'no') },
+  ];
+  if (session.canWrite) {
+    columns.push({ label: 'Actions', value: (p) => {
+      const i = products.indexOf(p);
+      return h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'move-up', disabled: i === 0,
+          'aria-label': `Move ${p.product_id} up`, onclick: () => move(main, products, i, -1, status) }, '↑ Up'),
+        h('button', { type: 'button', class: 'move-down', disabled: i === products.length - 1,
+          'aria-label': `Move ${p.product_id} down`, onclick: () => move(main, products, i, 1, status) }, '↓ Down'),
+        h('button', { type: 'button', class: p.active ? 'deactivate' : 'activate',
+          'aria-label': `${p.active ? 'Deactivate' : 'Activate'} ${p.product_id}`,
+          onclick: () => setActive(main, p, !p.active, status) }, p.active ? 'Deactivate' : 'Activate'));
+    } });
+  }
+  replace(main,
+    h('h1', {}, 'Catalog'),
+    session.canWrite ? h('p', {}, h('a', { class: 'button', href: '#/catalog/new', id: 'new-product' }, 'New product')) : null,
+    status,
+    table(`${products.length} products, in the order apps show them`, columns, products, { id: 'products' }));
+}
+
+/** Moves products[i] by `delta` and writes sort_order 10, 20, 30… wherever it changes. */
+async function move(main, products, i, delta, status) {
+  const order = products.slice();
+  const [moved] = order.splice(i, 1);
+  order.splice(i + delta, 0, moved);
+  try {
+    for (const [index, product] of order.entries()) {
+      const wanted = (index + 1) * 10;
+      if (product.sort_order === wanted) continue;
+      await call('PATCH', path('products', product.product_id),
+        { body: { sort_order: wanted }, headers: { 'If-Match': etagOf(product) } });
+    }
+    await renderList(main, `Moved ${moved.product_id} ${delta < 0 ? 'up' : 'down'}.`);
+    main.querySelector(`button[aria-label="Move ${CSS.escape(moved.product_id)} ${delta < 0 ? 'up' : 'down'}"]`)?.focus();
+  } catch (error) {
+    const text = error.status === 412
+      ? 'Another admin changed the catalog meanwhile; the list is reloaded, try again.'
+      : `Reordering failed: ${error.message}`;
+    await renderList(main);
+    main.querySelector('#catalog-status').append(notice(text, 'error'));
+  }
+}
+
+async function setActive(main, product, active, status) {
+  try {
+    await call('PATCH', path('products', product.product_id),
+      { body: { active }, headers: { 'If-Match': etagOf(product) } });
+    await renderList(main, `${product.product_id} is ${active ? 'active' : 'deactivated'}.`);
+  } catch (error) {
+    replace(status, notice(`${active ? 'Activating' : 'Deactivating'} failed: ${error.message}`, 'error'));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forms
+
+function controls(product) {
+  const c = {
+    product_id: h('input', { name: 'product_id', required: true, maxlength: 100, autocomplete: 'off' }),
+    type: h('select', { name: 'type' }, TYPES.map((t) => h('option', { value: t }, t))),
+    title: h('input', { name: 'title', required: true, maxlength: 200 }),
+    description: h('textarea', { name: 'description', rows: 2, maxlength: 2000 }),
+    price: h('input', { name: 'price', required: true, inputmode: 'decimal', autocomplete: 'off' }),
+    currency: h('input', { name: 'currency', required: true, maxlength: 3, size: 4, autocomplete: 'off' }),
+    sort_order: h('input', { name: 'sort_order', type: 'number', step: 1 }),
+    active: h('input', { name: 'active', type: 'checkbox', id: 'active-box' }),
+    grants: h('textarea', { name: 'grants', rows: 3, spellcheck: 'false' }),
+    content: h('textarea', { name: 'content', rows: 3, spellcheck: 'false' }),
+  };
+  const p = product || { type: 'consumable', title: '', description: '', price: '', currency: 'USD',
+    sort_order: 0, active: true, grants: { balance: { gold: 100 } }, content: {} };
+  c.product_id.value = p.product_id || '';
+  c.type.value = p.type;
+  c.title.value = p.title;
+  c.description.value = p.description || '';
+  c.price.value = p.price;
+  c.currency.value = p.currency;
+  c.sort_order.value = String(p.sort_order);
+  c.active.checked = !!p.active;
+  c.grants.value = JSON.stringify(p.grants || {});
+  c.content.value = JSON.stringify(p.content || {});
+  return c;
+}
+
+/** The form's values as the API spells them; JSON fields that do not parse are field errors. */
+function values(c, errors) {
+  const parse = (name) => {
+    try { return JSON.parse(c[name].value || '{}'); } catch {
+      errors.push({ field: name, message: 'must be JSON, such as {"balance": {"gold": 100}}' });
+      return undefined;
+    }
+  };
+  const order = Number(c.sort_order.value);
+  if (!Number.isInteger(order)) errors.push({ field: 'sort_order', message: 'must be a whole number' });
+  return { title: c.title.value, description: c.description.value, price: c.price.value.trim(),
+    currency: c.currency.value.trim().toUpperCase(), sort_order: order, active: c.active.checked,
+    grants: parse('grants'), content: parse('content') };
+}
+
+function formFields(c, { creating }) {
+  return [
+    creating ? field('Product id', c.product_id, 'product_id') : null,
+    creating ? field('Type', c.type, 'type') : null,
+    field('Title', c.title, 'title'),
+    field('Description', c.description, 'description'),
+    h('div', { class: 'row' }, field('Price', c.price, 'price'), field('Currency', c.currency, 'currency'),
+      field('Sort order', c.sort_order, 'sort_order')),
+    h('div', { class: 'field checkbox' }, c.active, h('label', { for: 'active-box' }, 'Active (apps can buy it)'),
+      h('p', { class: 'field-error', id: 'active-box-error', 'data-error-for': 'active' })),
+    field('Grants (JSON)', c.grants, 'grants'),
+    field('Content (JSON)', c.content, 'content'),
+  ];
+}
+
+function renderCreate(main) {
+  const c = controls(null);
+  const status = h('div', { id: 'form-status' });
+  const form = h('form', { class: 'card', id: 'product-form', novalidate: true },
+    formFields(c, { creating: true }), h('button', { type: 'submit' }, 'Create product'), status);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const errors = [];
+    const body = { type: c.type.value, ...values(c, errors) };
+    const id = c.product_id.value.trim();
+    if (!id) errors.push({ field: 'product_id', message: 'is required' });
+    if (errors.length) return showFieldErrors(form, errors);
+    try {
+      // PUT replaces a product that exists: creating must not overwrite one.
+      const existing = await call('GET', path('products', id)).catch((e) => (e.status === 404 ? null : Promise.reject(e)));
+      if (existing) return showFieldErrors(form, [{ field: 'product_id', message: 'is taken by an existing product' }]);
+      await call('PUT', path('products', id), { body });
+      location.hash = `#/catalog/${encodeURIComponent(id)}`;
+    } catch (error) {
+      showProblem(form, status, error);
+    }
+  });
+  replace(main, h('h1', {}, 'New product'), h('p', {}, h('a', { href: '#/catalog' }, '← Catalog')), form);
+}
+
+function showProblem(form, status, error) {
+  const unplaced = error instanceof ApiError ? showFieldErrors(form, error.fieldErrors) : [];
+  const extra = unplaced.map((e) => `${e.field}: ${e.message}`).join('; ');
+  replace(status, notice(`${error.message}${extra ? ` (${extra})` : ''}`, 'error'));
+}
+
+const EDITABLE = ['title', 'description', 'price', 'currency', 'sort_order', 'active', 'grants', 'content'];
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+async function renderProduct(main, id) {
+  const { body: product, etag } = await get(path('products', id));
+  const { body: history } = await get(path('products', id, 'price-history'));
+  const parts = [h('h1', {}, product.title), h('p', {}, h('a', { href: '#/catalog' }, '← Catalog'))];
+  parts.push(facts([['Product id', product.product_id], ['Type', product.type],
+    ['Price', `${product.price} ${product.currency}`], ['Active', product.active ? 'yes' : 'no'],
+    ['Revision', String(product.revision)], ['Updated', product.updated_at]]));
+  if (session.canWrite) parts.push(editForm(main, product, etag));
+  else parts.push(h('h2', {}, 'Grants and content'), json({ grants: product.grants, content: product.content }));
+  parts.push(historySection(product, history.history));
+  replace(main, ...parts);
+}
+
+function editForm(main, product, etag) {
+  const c = controls(product);
+  const status = h('div', { id: 'form-status' });
+  const form = h('form', { class: 'card', id: 'product-form', novalidate: true },
+    h('h2', {}, 'Edit'), formFields(c, { creating: false }),
+    h('button', { type: 'submit' }, 'Save changes'), status);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const errors = [];
+    const wanted = values(c, errors);
+    if (errors.length) return showFieldErrors(form, errors);
+    const changes = {};
+    for (const key of EDITABLE) if (!same(wanted[key], product[key])) changes[key] = wanted[key];
+    if (Object.keys(changes).length === 0) {
+      replace(status, notice('Nothing changed.'));
+      return;
+    }
+    await save(main, form, status, product, etag, changes);
+  });
+  return form;
+}
+
+async function save(main, form, status, seen, etag, changes) {
+  try {
+    await call('PATCH', path('products', seen.product_id), { body: changes, headers: { 'If-Match': etag } });
+    await renderProduct(main, seen.product_id);
+    main.querySelector('#form-status')?.append(notice('Saved.'));
+  } catch (error) {
+    if (error.status === 412) return showConflict(main, form, status, seen, changes);
+    showProblem(form, status, error);
+  }
+}
+
+/** Someone saved first: what they changed, what this edit changes, and the way forward. */
+async function showConflict(main, form, status, seen, changes) {
+  const { body: current, etag } = await get(path('products', seen.product_id));
+  const changedByOther = EDITABLE.filter((k) => !same(seen[k], current[k]));
+  const fields = [...new Set([...changedByOther, ...Object.keys(changes)])];
+  const show = (v) => (v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const panel = h('section', { class: 'card conflict', id: 'conflict', role: 'alert', 'aria-labelledby': 'conflict-title' },
+    h('h2', { id: 'conflict-title' }, 'Another admin changed this product first'),
+    h('p', {}, `Your edit was not saved: the product is now at revision ${current.revision}.`),
+    table('What changed', [
+      { label: 'Field', value: (k) => k },
+      { label: 'When you opened it', value: (k) => show(seen[k]) },
+      { label: 'Now', value: (k) => show(current[k]) },
+      { label: 'Your edit', value: (k) => (k in changes ? show(changes[k]) : 'unchanged') },
+    ], fields, { id: 'conflict-fields' }),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', id: 'apply-on-top', onclick: () => save(main, form, status, current, etag, changes) },
+        'Apply my edit on top'),
+      h('button', { type: 'button', id: 'discard-edit', onclick: () => renderProduct(main, seen.product_id) },
+        'Discard my edit')));
+  replace(status, panel);
+  panel.querySelector('#apply-on-top').focus();
+}
+
+function historySection(product, history) {
+  const points = history.map((change) => ({
+    x: change.changed_at.slice(0, 10), y: Number(change.new_price),
+    title: `${change.changed_at}: ${change.new_price} ${change.new_currency} (by ${change.changed_by})`,
+  }));
+  const currencies = [...new Set(history.map((c) => c.new_currency))];
+  return h('section', { 'aria-labelledby': 'history-title' },
+    h('h2', { id: 'history-title' }, 'Price history'),
+    currencies.length > 1 ? notice(`The currency changed (${currencies.join(', ')}): the chart plots the numbers as they are.`) : null,
+    lineChart(`Price of ${product.product_id} per change`, points, { yLabel: currencies.join('/'), id: 'price-chart' }),
+    table('Every price change, oldest first', [
+      { label: 'When', value: (c) => c.changed_at },
+      { label: 'From', value: (c) => (c.old_price ? `${c.old_price} ${c.old_currency}` : '—') },
+      { label: 'To', value: (c) => `${c.new_price} ${c.new_currency}` },
+      { label: 'By', value: (c) => c.changed_by },
+    ], history, { id: 'price-history' }));
+}

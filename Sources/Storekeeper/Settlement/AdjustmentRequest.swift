@@ -1,0 +1,22 @@
+/// What an admin asks for in `POST /admin/v1/users/{user_id}/adjustments`, validated.
+struct AdjustmentRequest: Sendable, Equatable {
+  var userId: String
+  var asset: String
+  /// Positive grants, negative takes back; never zero, at most `maxAmount` either way.
+  var amount: Int64
+  var environment: String
+  var reason: String
+  var idempotencyKey: String?
+
+  /// A bound well inside bigint, so no sum of adjustments can overflow a balance.
+  static let maxAmount: Int64 = 1_000_000_000
+
+  /// Asset names as catalog grants spell them: 1-64 letters, digits, '_', '-' or '.'.
+  static func isValidAsset(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 64
+      && text.utf8.allSatisfy { byte in
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+          || byte == 95 || byte == 45 || byte == 46
+      }
+  }
+}

@@ -1,0 +1,452 @@
+"""The admin console (/admin/) in a real browser: Debian's chromium, driven headless through
+chromium-driver by selenium, against a real Storekeeper, the fake App Store and PostgreSQL.
+
+Each flow saves a screenshot into STOREKEEPER_TEST_ARTIFACTS (scripts/test makes a directory
+it keeps and prints it), else into the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from support import ADMIN_NAME, buy, unique, wait_until
+
+DESKTOP = (1280, 800)
+PHONE = (390, 844)
+WAIT = 15
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="module")
+def tokens() -> dict[str, str]:
+    return {"write": secrets.token_hex(16), "read": secrets.token_hex(16)}
+
+
+@pytest.fixture(scope="module")
+def console_stack(module_launcher, tokens):
+    """A Storekeeper wired to the fake App Store, with a write token and a read-only one."""
+    return module_launcher.stack(
+        ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read")
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    base = os.environ.get("STOREKEEPER_TEST_ARTIFACTS")
+    directory = Path(base) / "console" if base else tmp_path_factory.mktemp("console-screenshots")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        pytest.fail("chromium and chromedriver are needed (scripts/test installs chromium and chromium-driver)",
+                    pytrace=False)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                     f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+class Console:
+    """The console as a person uses it: by labels, buttons and what the page shows."""
+
+    def __init__(self, driver, base: str, artifacts: Path):
+        self.driver = driver
+        self.base = base
+        self.artifacts = artifacts
+
+    def viewport(self, size: tuple[int, int]) -> None:
+        # The inner size is what a page lays out in: set it exactly (headless has no chrome).
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600})
+
+    def open(self, fragment: str = "") -> None:
+        self.driver.get(f"{self.base}/admin/{fragment}")
+
+    def wait(self, condition, timeout: float = WAIT):
+        # Sections re-render after each answer: an element found a moment ago may be replaced.
+        return WebDriverWait(self.driver, timeout, ignored_exceptions=[StaleElementReferenceException]).until(condition)
+
+    def find(self, css: str):
+        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def all(self, css: str):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def by_label(self, text: str, within: str = "main"):
+        """The control a <label> names (exact text), inside `within`."""
+        label = self.wait(lambda d: next((l for l in d.find_elements(By.CSS_SELECTOR, f"{within} label")
+                                          if l.text.strip() == text and l.is_displayed()), None))
+        return self.driver.find_element(By.ID, label.get_attribute("for"))
+
+    def fill(self, label: str, value: str, within: str = "main") -> None:
+        control = self.by_label(label, within)
+        control.clear()
+        control.send_keys(value)
+
+    def click(self, text: str, within: str = "main") -> None:
+        button = self.wait(lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, f"{within} button")
+                                           if b.text.strip() == text and b.is_displayed()), None))
+        button.click()
+
+    def text(self, css: str = "main") -> str:
+        return self.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()][:1] or None)[0]
+
+    def wait_text(self, css: str, expected: str, timeout: float = WAIT) -> str:
+        try:
+            self.wait(lambda d: any(expected in e.text for e in d.find_elements(By.CSS_SELECTOR, css)), timeout)
+        except TimeoutException:
+            texts = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, css)]
+            pytest.fail(f"{expected!r} never appeared in {css}; it shows {texts!r}", pytrace=False)
+        return self.text(css)
+
+    def storage(self) -> dict:
+        return self.driver.execute_script(
+            "const o = {}; for (let i = 0; i < sessionStorage.length; i++) { const k = sessionStorage.key(i);"
+            " o[k] = sessionStorage.getItem(k); } return o;")
+
+    def sign_in(self, token: str, size: tuple[int, int] = DESKTOP) -> None:
+        self.viewport(size)
+        self.open()
+        self.driver.execute_script("sessionStorage.clear()")
+        self.open()
+        self.fill("Admin token", token)
+        self.click("Sign in")
+        self.find("#nav")
+
+    def go(self, fragment: str, ready_css: str) -> None:
+        self.driver.execute_script("location.hash = arguments[0]", fragment)
+        self.find(ready_css)
+
+    def screenshot(self, name: str) -> Path:
+        path = self.artifacts / f"{name}.png"
+        assert self.driver.save_screenshot(str(path)), f"screenshot {path} not saved"
+        return path
+
+    def page_fits(self) -> bool:
+        """Nothing wider than the viewport (wide tables scroll inside their own box)."""
+        return self.driver.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+@pytest.fixture
+def console(browser, console_stack, artifacts) -> Console:
+    return Console(browser, console_stack.sk.url, artifacts)
+
+
+def admin_api(stack, token: str):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {token}"
+    return lambda method, path, **kw: session.request(method, stack.sk.url + path, timeout=30, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# Flows
+
+
+def test_a_wrong_token_is_refused_and_a_right_one_signs_in_until_signing_out(console, tokens):
+    console.viewport(DESKTOP)
+    console.open()
+    console.driver.execute_script("sessionStorage.clear()")
+    console.open()
+    console.fill("Admin token", "not-the-token-0123456789")
+    console.click("Sign in")
+    assert "not valid" in console.wait_text("#sign-in-status", "not valid")
+    assert console.storage() == {}
+    console.screenshot("sign-in-refused")
+
+    console.fill("Admin token", tokens["write"])
+    console.click("Sign in")
+    assert "ops (can edit)" in console.wait_text("#who", "ops")
+    assert console.storage()["storekeeper.admin.token"] == tokens["write"]
+    assert tokens["write"] not in console.driver.current_url
+    console.screenshot("signed-in-overview")
+
+    console.driver.find_element(By.ID, "sign-out").click()
+    console.find("#sign-in")
+    assert console.storage() == {}
+    console.open("#/catalog")
+    console.find("#sign-in")
+
+
+def test_creating_a_product_shows_the_servers_field_errors_then_creates_it(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    console.sign_in(tokens["write"])
+    product = unique("console_new").replace("-", "_")
+    # A hostile title: the console must show it as text, never as markup.
+    title = '<img src=x id=xss onerror="document.title=\'owned\'">Gold & more'
+    console.go("#/catalog/new", "#product-form")
+    console.fill("Product id", product)
+    console.fill("Title", title)
+    console.fill("Price", "6.001")
+    console.fill("Currency", "USD")
+    console.click("Create product")
+    price_error = console.wait_text("[data-error-for=price]", "price")
+    assert "USD" in price_error or "digits" in price_error or "price" in price_error
+    assert console.by_label("Price").get_attribute("aria-invalid") == "true"
+    console.screenshot("create-product-field-error")
+
+    console.fill("Price", "6.00")
+    console.click("Create product")
+    console.wait_text("main h1", "Gold & more")
+    assert console.find("main h1").text == title
+    assert console.all("#xss") == [] and console.driver.title != "owned"
+    stored = api("GET", f"/admin/v1/products/{product}").json()
+    assert stored["title"] == title and stored["price"] == "6.00"
+    console.screenshot("create-product-created")
+
+
+def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    product = unique("console_price").replace("-", "_")
+    console_stack.api.put_product(product, price="1.00")
+    console.sign_in(tokens["write"])
+    for price in ("2.50", "3.75"):
+        console.go(f"#/catalog/{product}", "#product-form")
+        console.fill("Price", price)
+        console.click("Save changes")
+        console.wait_text("#form-status", "Saved")
+        console.wait_text("#price-history", price)
+    history = api("GET", f"/admin/v1/products/{product}/price-history").json()["history"]
+    assert [h["new_price"] for h in history][-2:] == ["2.50", "3.75"]
+    points = console.all("#price-chart circle.point")
+    rows = console.all("#price-history tbody tr")
+    assert len(points) == len(history) == len(rows), (len(points), len(history), len(rows))
+    # Each point says which change it is.
+    titles = [p.find_element(By.TAG_NAME, "title").get_attribute("textContent") for p in points]
+    assert "3.75 USD" in titles[-1]
+    console.screenshot("price-history-chart")
+
+
+def test_a_concurrent_edit_from_the_api_shows_the_conflict_and_can_be_applied_on_top(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    product = unique("console_race").replace("-", "_")
+    console_stack.api.put_product(product, price="4.00", title="Before")
+    console.sign_in(tokens["write"])
+    console.go(f"#/catalog/{product}", "#product-form")
+    # Another admin saves first.
+    other = api("PATCH", f"/admin/v1/products/{product}", json={"title": "Renamed elsewhere"})
+    assert other.status_code == 200, other.text
+
+    console.fill("Price", "5.00")
+    console.click("Save changes")
+    conflict = console.wait_text("#conflict", "Another admin changed this product first")
+    assert "Renamed elsewhere" in conflict and "Before" in conflict and "5.00" in conflict
+    assert api("GET", f"/admin/v1/products/{product}").json()["price"] == "4.00"
+    console.screenshot("price-conflict")
+
+    console.click("Apply my edit on top")
+    console.wait_text("#form-status", "Saved")
+    stored = api("GET", f"/admin/v1/products/{product}").json()
+    assert stored["price"] == "5.00" and stored["title"] == "Renamed elsewhere"
+
+
+def test_moving_a_product_up_writes_the_sort_order(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    # Sort orders below every other product of the module, so these three lead the list.
+    base = unique("console_order").replace("-", "_")
+    ids = [f"{base}_{c}" for c in "abc"]
+    for i, product in enumerate(ids):
+        console_stack.api.put_product(product, sort_order=-1000 + i)
+    console.sign_in(tokens["write"])
+    console.go("#/catalog", "#products")
+    console.find(f'button[aria-label="Move {ids[2]} up"]').click()
+    console.wait_text("#catalog-status", f"Moved {ids[2]} up")
+
+    listed = [p["product_id"] for p in api("GET", "/admin/v1/products").json()["products"]]
+    assert [p for p in listed if p.startswith(base)] == [ids[0], ids[2], ids[1]]
+    shown = [row.find_element(By.CSS_SELECTOR, "td:nth-child(2)").text for row in console.all("#products tbody tr")]
+    assert [p for p in shown if p.startswith(base)] == [ids[0], ids[2], ids[1]]
+    # The button keeps the keyboard focus where the person left it.
+    assert console.driver.switch_to.active_element.get_attribute("aria-label") == f"Move {ids[2]} up"
+    console.screenshot("catalog-reordered")
+
+    console.find(f'button[aria-label="Deactivate {ids[1]}"]').click()
+    console.wait_text("#catalog-status", f"{ids[1]} is deactivated")
+    assert api("GET", f"/admin/v1/products/{ids[1]}").json()["active"] is False
+
+
+def test_an_order_is_found_by_trade_number_and_shows_its_timeline(console, console_stack, tokens):
+    product = unique("console_gold").replace("-", "_")
+    console_stack.api.put_product(product, grants={"balance": {"gold": 100}})
+    user = unique("console-buyer")
+    order, purchase, _ = buy(console_stack.api, console_stack.fake, user, product)
+    detail = console_stack.api.admin_order(order["trade_no"])
+
+    console.sign_in(tokens["write"])
+    console.go("#/orders", "#order-search")
+    console.fill("Trade number", order["trade_no"])
+    console.click("Search")
+    console.wait_text("main h1", order["trade_no"])
+    timeline = console.all("#timeline li")
+    assert len(timeline) == len(detail["history"]) >= 2
+    assert "TRADE_SUCCESS" in console.text("#timeline")
+    assert purchase["transaction_id"] in console.text("#transactions")
+    assert "settled" in console.text("#reports")
+    console.screenshot("order-timeline")
+
+    console.go("#/orders", "#order-search")
+    console.fill("Trade number", "NO_SUCH_ORDER_123")
+    console.click("Search")
+    console.wait_text("[data-error-for=trade_no]", "no order")
+
+    console.fill("Trade number", "")
+    console.fill("User id", user)
+    Select(console.by_label("Status")).select_by_value("TRADE_SUCCESS")
+    console.click("Search")
+    console.wait_text("#orders", order["trade_no"])
+    assert len(console.all("#orders tbody tr")) == 1
+
+
+def test_granting_an_adjustment_changes_the_balance_and_is_audited(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    product = unique("console_coins").replace("-", "_")
+    console_stack.api.put_product(product, grants={"balance": {"gold": 100}})
+    user = unique("console-support")
+    buy(console_stack.api, console_stack.fake, user, product)
+    assert console_stack.api.balance(user) == 100
+
+    console.sign_in(tokens["write"])
+    console.go("#/users", "#user-lookup")
+    console.fill("User id", user)
+    console.click("Look up")
+    console.wait_text("#balances", "100")
+
+    # The reason is required, in the page and by the server.
+    console.fill("Amount", "25")
+    console.click("Apply adjustment")
+    console.wait_text("[data-error-for=reason]", "reason")
+    assert console_stack.api.balance(user) == 100
+
+    console.fill("Reason (required)", "Paid but got nothing (ticket 4711)")
+    console.click("Apply adjustment")
+    console.wait_text("#adjustment-status", "the balance is now 125")
+    assert console.find('.balance[data-asset="gold"]').text == "125"
+    assert console_stack.api.balance(user) == 125
+    assert "ticket 4711" in console.text("#adjustments")
+    assert "adjustment" in console.text("#ledger")
+    console.screenshot("user-adjusted")
+
+    Select(console.by_label("Direction")).select_by_value("revoke")
+    console.fill("Amount", "5")
+    console.fill("Reason (required)", "Granted 5 too many")
+    console.click("Apply adjustment")
+    console.wait_text("#adjustment-status", "the balance is now 120")
+    assert console_stack.api.balance(user) == 120
+
+    audit = api("GET", "/admin/v1/audit", params={"action": "ledger_adjusted", "target_id": user}).json()
+    assert [e["after"]["amount"] for e in audit["entries"]] == [-5, 25]
+    assert all(e["admin"] == ADMIN_NAME for e in audit["entries"])
+
+
+def test_a_read_only_token_sees_no_editing_controls(console, console_stack, tokens):
+    product = unique("console_ro").replace("-", "_")
+    console_stack.api.put_product(product)
+    user = unique("console-ro-user")
+    console.sign_in(tokens["read"])
+    assert "read-only" in console.text("#who")
+
+    console.go("#/catalog", "#products")
+    assert console.all("#new-product") == []
+    assert console.all("#products button") == []
+    console.screenshot("read-only-catalog")
+
+    console.go(f"#/catalog/{product}", "#price-history")
+    assert console.all("#product-form") == [] and console.all("main form") == []
+
+    console.go(f"#/users/{quote(user)}", "#balances")
+    assert console.all("#adjustment-form") == []
+    # The API says the same: the token may not write.
+    refused = admin_api(console_stack, tokens["read"])(
+        "POST", f"/admin/v1/users/{user}/adjustments", json={"asset": "gold", "amount": 1, "reason": "x"})
+    assert refused.status_code == 403
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_every_section_renders_and_fits_the_viewport(console, console_stack, tokens, size):
+    product = unique("console_fit").replace("-", "_")
+    console_stack.api.put_product(product, price="2.00")
+    order, _, _ = buy(console_stack.api, console_stack.fake, unique("console-fit"), product)
+    console_stack.fake.notification("CONSUMPTION_REQUEST", transaction_id=order.get("transaction_id")
+                                    or console_stack.api.admin_order(order["trade_no"])["order"]["transaction_id"])
+    console.sign_in(tokens["write"], size)
+    name = f"{size[0]}x{size[1]}"
+    for number, (fragment, ready) in enumerate([("#/overview", "#reports-waiting"), ("#/catalog", "#products"),
+                            (f"#/catalog/{product}", "#price-chart"), ("#/orders", "#orders"),
+                            (f"#/orders/{order['trade_no']}", "#timeline"),
+                            (f"#/users/{order['user_id']}", "#balances"),
+                            ("#/notifications", "#notifications"), ("#/consumption", "#notifications")]):
+        console.go(fragment, ready)
+        assert console.page_fits(), f"{fragment} is wider than {name}"
+        if size == PHONE:
+            # On a phone the tables stack: nothing should need sideways scrolling at all.
+            wide = console.driver.execute_script(
+                "return [...document.querySelectorAll('.table-wrap')].filter(w => w.scrollWidth > w.clientWidth + 1)"
+                ".map(w => w.querySelector('table').id)")
+            assert wide == [], f"{fragment}: tables wider than the phone: {wide}"
+        unlabelled = console.driver.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea')]"
+            ".filter(c => c.labels.length === 0 && !c.getAttribute('aria-label')).map(c => c.name || c.id)")
+        assert unlabelled == [], f"{fragment}: controls without a label: {unlabelled}"
+        nameless = console.driver.execute_script(
+            "return [...document.querySelectorAll('button, a')].filter(b => !b.textContent.trim()"
+            " && !b.getAttribute('aria-label')).length")
+        assert nameless == 0, f"{fragment}: buttons or links without a name"
+        console.screenshot(f"{name}-{number}-{fragment.strip('#/').split('/')[0]}")
+    # The overview charts this module's paid orders.
+    console.go("#/overview", "#reports-waiting")
+    assert console.all("#revenue-USD circle.point")
+    # One point per day of the window on both charts; today's counts this test's order.
+    assert len(console.all("#paid-orders circle.point")) == len(console.all("#revenue-USD circle.point")) == 30
+    today = console.all("#paid-orders circle.point")[-1].find_element(By.TAG_NAME, "title")
+    assert int(today.get_attribute("textContent").split(": ")[1].split()[0]) >= 1
+    console.wait_text("#last-notification", "since the last")
+    # Consumption requests: the detail shows the payload as text.
+    console.go("#/consumption", "#notifications")
+    wait_until(lambda: console.all("#notifications button.show-detail") or console.driver.refresh() or None,
+               20, "the consumption request never appeared")
+    console.go("#/consumption", "#notifications")
+    console.all("#notifications button.show-detail")[0].click()
+    assert "CONSUMPTION_REQUEST" in console.wait_text("#notification-detail", "Payload")
+    console.screenshot(f"{name}-consumption-detail")
+
+
+def test_the_keyboard_alone_signs_in_and_moves_between_sections(console, tokens):
+    from selenium.webdriver.common.keys import Keys
+    console.viewport(DESKTOP)
+    console.open()
+    console.driver.execute_script("sessionStorage.clear()")
+    console.open()
+    # The token field has the focus on arrival; Enter submits.
+    console.driver.switch_to.active_element.send_keys(tokens["read"], Keys.ENTER)
+    console.find("#nav")
+    link = console.driver.find_element(By.CSS_SELECTOR, '#nav a[href="#/orders"]')
+    link.send_keys(Keys.ENTER)
+    console.find("#order-search")
+    # The new section's heading takes the focus, so a screen reader announces it.
+    assert console.driver.switch_to.active_element.text == "Orders"
