@@ -11,6 +11,8 @@ public final class Application: Sendable {
   public let config: AppConfig
   let logger: Logger
   let database: PostgresPool
+  /// The primary's pool (`database`), the read replica's and the direct session's.
+  let pools: DatabasePools
   let migrator: Migrator
   let catalog: CatalogCache
   let listener: PostgresListener
@@ -32,11 +34,9 @@ public final class Application: Sendable {
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
     self.logger = logger
-    var poolConfig = PostgresConfiguration(url: config.databaseURL)
-    poolConfig.maxConnections = config.databasePoolSize
-    poolConfig.statementCacheCapacity = config.statementCacheSize
-    let database = PostgresPool(
-      configuration: poolConfig, logger: logger.with("component", "postgres"))
+    let pools = DatabasePools(config: config, logger: logger)
+    self.pools = pools
+    let database = pools.primary
     self.database = database
     migrator = Migrator(
       directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
@@ -46,7 +46,7 @@ public final class Application: Sendable {
       repository: catalogRepository, logger: logger.with("component", "catalog"))
     self.catalog = catalog
     listener = PostgresListener(
-      url: config.databaseURL, channels: [CatalogRepository.channel],
+      url: pools.sessionURL, channels: [CatalogRepository.channel],
       logger: logger.with("component", "listener"),
       onNotification: { _, _ in catalog.requestReload() },
       // After any (re)connect a full reload, so changes made while disconnected are not missed.
@@ -108,7 +108,8 @@ public final class Application: Sendable {
       identify: { request, context in try await appAuth.caller(request, context) })
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Self.openAPI(config),
-      appleSettings: appleSettings
+      appleSettings: appleSettings,
+      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
@@ -130,23 +131,27 @@ public final class Application: Sendable {
     OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: clock)
       .register(&router)
     let notificationRoutes = NotificationRoutes(
-      service: notifications, auth: auth, wake: { notificationBox.wake() })
+      service: notifications, auth: auth, wake: { notificationBox.wake() }, listings: pools.reads)
     notificationRoutes.register(&router)
 
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
-        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings
+        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings,
+        pools: pools
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
         .register(&router)
-      AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
+      AdminOrderRoutes(
+        auth: auth, orders: orders, database: database,
+        listings: OrderRepository(database: pools.reads)
+      ).register(&router)
       AdminTransactionRoutes(
         auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
-      AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
+      AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
     }
     var serverConfig = ServerConfiguration()
     serverConfig.host = config.host
@@ -250,7 +255,8 @@ public final class Application: Sendable {
   /// Returns the port the server is bound to.
   public func start() async throws -> Int {
     if config.migrateOnStart {
-      let applied = try await migrator.migrate(database)
+      // On the direct session when there is one: the run holds a session advisory lock.
+      let applied = try await migrator.migrate(pools.direct)
       if !applied.isEmpty {
         logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
       }
@@ -276,7 +282,7 @@ public final class Application: Sendable {
     await adminServer?.shutdown()
     for loop in loops { await loop.stop() }
     listener.stop()
-    await database.shutdown()
+    await pools.shutdown()
     logger.notice("stopped")
   }
 

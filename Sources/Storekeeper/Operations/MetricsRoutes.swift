@@ -9,6 +9,7 @@ struct MetricsRoutes: Sendable {
   let catalog: CatalogCache
   let requests: RequestMetrics
   let appleSettings: AppleConfigurationMonitor
+  let pools: DatabasePools
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { _, _ in
@@ -57,6 +58,7 @@ struct MetricsRoutes: Sendable {
         "notification_recovery_failing", "1 when the last notification history pass failed.",
         [("", try recovery?.decode("failing") ?? 0)])
       lines += appleSettingsLines()
+      lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))
