@@ -257,6 +257,8 @@ public final class Application: Sendable {
     if config.migrateOnStart {
       // On the direct session when there is one: the run holds a session advisory lock.
       let applied = try await migrator.migrate(pools.direct)
+      // Nothing else uses the direct pool: its session is not kept past start-up.
+      if pools.direct !== database { await pools.direct.shutdown() }
       if !applied.isEmpty {
         logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
       }

@@ -1,5 +1,6 @@
 /// `/metrics` lines about the connections themselves: sessions each pool holds (what this
-/// instance costs PgBouncer or PostgreSQL) and, with a replica, its lag.
+/// instance costs PgBouncer or PostgreSQL; the LISTEN session, one per instance, comes on top)
+/// and, with a replica, its lag.
 struct DatabaseMetrics: Sendable {
   let pools: DatabasePools
 
@@ -9,9 +10,6 @@ struct DatabaseMetrics: Sendable {
       "# TYPE storekeeper_db_sessions gauge",
       "storekeeper_db_sessions{pool=\"primary\"} \(pools.primary.openSessions)",
     ]
-    if pools.direct !== pools.primary {
-      lines.append("storekeeper_db_sessions{pool=\"direct\"} \(pools.direct.openSessions)")
-    }
     guard let replica = pools.replica else { return lines }
     lines.append("storekeeper_db_sessions{pool=\"replica\"} \(replica.openSessions)")
     let lag = await ReplicaMonitor(replica: replica, primary: pools.primary).measure()
