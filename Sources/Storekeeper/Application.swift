@@ -137,7 +137,8 @@ public final class Application: Sendable {
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
-        database: database, catalog: catalog, requests: requestMetrics, appleSettings: appleSettings,
+        database: database, catalog: catalog, requests: requestMetrics,
+        appleSettings: appleSettings,
         pools: pools
       )
       .register(&router)
