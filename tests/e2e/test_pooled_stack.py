@@ -84,7 +84,6 @@ def pooled(module_launcher) -> Pooled:
         "DATABASE_DIRECT_URL": db.url,
         "DATABASE_READ_URL": f"postgresql://storekeeper@127.0.0.1:{replica_port}/{db.name}",
         "DB_POOL_MODE": "transaction",
-        "DB_POOL_SIZE": "4",
     }
     port = free_port()
     fake = module_launcher.fake(notify_port=port)
