@@ -6,7 +6,9 @@ import StorekeeperLogging
 /// statements that refuse a transaction such as `CREATE INDEX CONCURRENTLY`) and is recorded
 /// in `schema_migrations` with the SHA-256 of its bytes. The whole run holds a session-level
 /// advisory lock, so instances starting together apply each file once; the later ones wait,
-/// then find nothing to do. An applied file whose bytes changed stops the run.
+/// then find nothing to do. An applied file whose bytes changed stops the run. Because of that
+/// lock, the pool given must reach PostgreSQL itself or a session pooler, never a transaction
+/// pooler (Storekeeper passes its `DATABASE_DIRECT_URL` pool).
 public struct Migrator: Sendable {
   public let directory: String
   let logger: Logger

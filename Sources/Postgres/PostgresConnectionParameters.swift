@@ -5,13 +5,17 @@ import CPostgres
 #endif
 
 /// libpq keyword/value pairs: the URL (or conninfo string) first, expanded by libpq, then the
-/// settings every Storekeeper session relies on, which win over the URL's.
+/// client-side settings Storekeeper relies on, which win over the URL's.
+///
+/// Nothing is set on the server through the startup packet's `options` (no `-c TimeZone=…`):
+/// PgBouncer refuses that parameter, and a transaction pooler could not keep it anyway. Every
+/// statement is written to be correct whatever the session's time zone; a URL's own `options`
+/// still reach a direct connection.
 struct PostgresConnectionParameters: Sendable {
   var pairs: [(String, String)]
 
   init(url: String, connectTimeoutSeconds: Int) throws {
-    // Parsing first gives a clear error for a malformed URL and lets the URL's own `options`
-    // survive next to ours.
+    // Parsing first gives a clear error for a malformed URL.
     var errorMessage: UnsafeMutablePointer<CChar>?
     guard let parsed = PQconninfoParse(url, &errorMessage) else {
       let message = errorMessage.map { String(cString: $0) } ?? "invalid connection string"
@@ -26,15 +30,10 @@ struct PostgresConnectionParameters: Sendable {
       if let value = option.pointee.val { given[String(cString: keyword)] = String(cString: value) }
       option += 1
     }
-    var options = "-c TimeZone=UTC"
-    if let urlOptions = given["options"], !urlOptions.isEmpty {
-      options = urlOptions + " " + options
-    }
     pairs = [
       ("dbname", url),
       ("client_encoding", "UTF8"),
       ("connect_timeout", String(max(1, connectTimeoutSeconds))),
-      ("options", options),
       ("application_name", given["application_name"] ?? "storekeeper"),
       // A server that vanishes without closing the socket is noticed by keepalives
       // (matters for the listener, which otherwise only waits for input).

@@ -76,6 +76,9 @@ public final class PostgresPool: PostgresExecutor, Sendable {
     _ = idle  // dropping the last references closes the sessions (PQfinish in deinit)
   }
 
+  /// Sessions open or being opened, idle ones included (for metrics).
+  public var openSessions: Int { state.withLock { $0.open } }
+
   /// Callers queued for a session (for tests and metrics).
   var waiterCount: Int { state.withLock { $0.waiters.count } }
 

@@ -11,6 +11,8 @@ public final class Application: Sendable {
   public let config: AppConfig
   let logger: Logger
   let database: PostgresPool
+  /// The primary's pool (`database`), the read replica's and the direct session's.
+  let pools: DatabasePools
   let migrator: Migrator
   let catalog: CatalogCache
   let listener: PostgresListener
@@ -34,11 +36,9 @@ public final class Application: Sendable {
   public init(config: AppConfig, logger: Logger) throws {
     self.config = config
     self.logger = logger
-    var poolConfig = PostgresConfiguration(url: config.databaseURL)
-    poolConfig.maxConnections = config.databasePoolSize
-    poolConfig.statementCacheCapacity = config.statementCacheSize
-    let database = PostgresPool(
-      configuration: poolConfig, logger: logger.with("component", "postgres"))
+    let pools = DatabasePools(config: config, logger: logger)
+    self.pools = pools
+    let database = pools.primary
     self.database = database
     migrator = Migrator(
       directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
@@ -48,7 +48,7 @@ public final class Application: Sendable {
       repository: catalogRepository, logger: logger.with("component", "catalog"))
     self.catalog = catalog
     listener = PostgresListener(
-      url: config.databaseURL, channels: [CatalogRepository.channel],
+      url: pools.sessionURL, channels: [CatalogRepository.channel],
       logger: logger.with("component", "listener"),
       onNotification: { _, _ in catalog.requestReload() },
       // After any (re)connect a full reload, so changes made while disconnected are not missed.
@@ -119,7 +119,8 @@ public final class Application: Sendable {
       identify: { request, context in try await appAuth.caller(request, context) })
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Self.openAPI(config),
-      appleSettings: appleSettings
+      appleSettings: appleSettings,
+      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
@@ -141,7 +142,7 @@ public final class Application: Sendable {
     OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: clock)
       .register(&router)
     let notificationRoutes = NotificationRoutes(
-      service: notifications, auth: auth, wake: { notificationBox.wake() })
+      service: notifications, auth: auth, wake: { notificationBox.wake() }, listings: pools.reads)
     notificationRoutes.register(&router)
 
     let console = ConsoleAssets.load(
@@ -151,25 +152,28 @@ public final class Application: Sendable {
       MetricsRoutes(
         database: database, catalog: catalog, requests: requestMetrics,
         appleSettings: appleSettings,
-        webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher)
+        pools: pools, webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher)
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)
         .register(&router)
-      AdminOrderRoutes(auth: auth, orders: orders, database: database).register(&router)
+      AdminOrderRoutes(
+        auth: auth, orders: orders, database: database,
+        listings: OrderRepository(database: pools.reads)
+      ).register(&router)
       AdminTransactionRoutes(
         auth: auth, transfers: TransferService(settlement: settlement, catalog: catalogRepository)
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
-      AdminAuditRoutes(auth: auth, audit: AuditLog(database: database)).register(&router)
-      AdminReconcileRoutes(auth: auth, database: database).register(&router)
+      AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
+      AdminReconcileRoutes(auth: auth, database: pools.reads).register(&router)
       EventRoutes(auth: auth, feed: EventFeed(database: database)).register(&router)
       AdminWebhookRoutes(
         auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
         log: WebhookDeliveryLog(database: database), entitlements: entitlements,
         allowInsecureURLs: config.allowInsecureURLs, wake: { webhookBox.wake() }
       ).register(&router)
-      AdminConsoleRoutes(auth: auth, database: database).register(&router)
+      AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: entitlements,
         adjustments: ManualAdjustments(database: database, outbox: orders.outbox)
@@ -287,7 +291,10 @@ public final class Application: Sendable {
   /// Returns the port the server is bound to.
   public func start() async throws -> Int {
     if config.migrateOnStart {
-      let applied = try await migrator.migrate(database)
+      // On the direct session when there is one: the run holds a session advisory lock.
+      let applied = try await migrator.migrate(pools.direct)
+      // Nothing else uses the direct pool: its session is not kept past start-up.
+      if pools.direct !== database { await pools.direct.shutdown() }
       if !applied.isEmpty {
         logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
       }
@@ -314,7 +321,7 @@ public final class Application: Sendable {
     for loop in loops { await loop.stop() }
     await webhookDispatcher.drain()
     listener.stop()
-    await database.shutdown()
+    await pools.shutdown()
     logger.notice("stopped")
   }
 

@@ -53,8 +53,9 @@ public enum Commands {
   public static func migrate() async -> Int32 {
     guard let config = config() else { return 2 }
     let logger = logger(config.logLevel)
+    // The migration lock is a session advisory lock: on the primary itself when a direct URL is set.
     let pool = PostgresPool(
-      configuration: PostgresConfiguration(url: config.databaseURL), logger: logger)
+      configuration: PostgresConfiguration(url: config.sessionDatabaseURL), logger: logger)
     let status: Int32
     do {
       let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger)

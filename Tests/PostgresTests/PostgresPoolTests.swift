@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Postgres
@@ -201,17 +202,25 @@ import Testing
     await pool.shutdown()
   }
 
-  @Test func sessionsUseUTCAndTheApplicationName() async throws {
+  /// Nothing is set through startup parameters (PgBouncer refuses `options`): a session keeps
+  /// the server's time zone, and timestamps still read back as the same instant.
+  @Test func sessionsKeepTheServerTimeZoneAndSetOnlyTheApplicationName() async throws {
     try await withTestDatabase { db in
+      let setup = db.makePool(maxConnections: 1)
+      try await setup.execute(
+        PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(db.name)\" SET timezone = 'Asia/Kathmandu'"))
+      await setup.shutdown()
       let pool = db.makePool()
       defer { Task { await pool.shutdown() } }
       let row = try #require(
         try await pool.query(
-          "SELECT current_setting('TimeZone') AS tz, current_setting('application_name') AS app, current_setting('client_encoding') AS enc"
+          "SELECT current_setting('TimeZone') AS tz, current_setting('application_name') AS app, current_setting('client_encoding') AS enc, timestamptz '2026-11-29 13:26:31.5+00' AS at, \(Date(timeIntervalSince1970: 1_800_000_000))::timestamptz AS bound"
         ).first)
-      #expect(try row.decode("tz", as: String.self) == "UTC")
+      #expect(try row.decode("tz", as: String.self) == "Asia/Kathmandu")
       #expect(try row.decode("app", as: String.self) == "storekeeper")
       #expect(try row.decode("enc", as: String.self) == "UTF8")
+      #expect(try row.decode("at", as: Date.self) == Date(timeIntervalSince1970: 1_795_958_791.5))
+      #expect(try row.decode("bound", as: Date.self) == Date(timeIntervalSince1970: 1_800_000_000))
     }
   }
 }

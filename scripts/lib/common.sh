@@ -83,3 +83,75 @@ pg_createdb() {
     psql -h 127.0.0.1 -p "$port" -U storekeeper -d postgres -qc "CREATE DATABASE \"$name\"" >/dev/null
   fi
 }
+
+# The directory's owner must be the PostgreSQL user (when root), reachable, and private.
+pg_own_dir() {
+  local dir=$1
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then
+    chown postgres:postgres "$dir"
+    local d=$dir
+    while [ "$d" != / ]; do d=$(dirname "$d"); chmod o+x "$d" 2>/dev/null || true; done
+  fi
+  chmod 700 "$dir"
+}
+
+# pg_start_replica PRIMARY_PORT DATADIR PORT: a hot-standby streaming replica of the cluster on
+# PRIMARY_PORT (pg_basebackup -R; the primary's initdb defaults allow replication from
+# 127.0.0.1 and wal_level is replica), started on 127.0.0.1:PORT.
+pg_start_replica() {
+  local primary=$1 data=$2 port=$3 bin
+  bin=$(pg_bindir) || return 1
+  pg_own_dir "$data"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    as_pg_user "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary" -U storekeeper -D "$data" \
+      -R -X stream -c fast 2> >(grep -v "skipping special file" >&2) >/dev/null || return 1
+  fi
+  as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
+    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on} -c hot_standby=on" \
+    start >/dev/null || { cat "$data/server.log" >&2; return 1; }
+}
+
+# pgbouncer_start DIR PORT PRIMARY_PORT [MODE]: PgBouncer (Debian's) on 127.0.0.1:PORT in
+# front of every database on PRIMARY_PORT, in transaction pooling mode unless told; config,
+# log and pid file under DIR. The 'pgbouncer' admin database answers SHOW POOLS etc.
+pgbouncer_start() {
+  local dir=$1 port=$2 primary=$3 mode=${4:-transaction} i
+  pg_own_dir "$dir"
+  cat >"$dir/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=$primary
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = trust
+auth_file = $dir/users.txt
+admin_users = storekeeper
+pool_mode = $mode
+max_client_conn = 2000
+default_pool_size = 20
+logfile = $dir/pgbouncer.log
+pidfile = $dir/pgbouncer.pid
+INI
+  echo '"storekeeper" ""' >"$dir/users.txt"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pgbouncer.ini" "$dir/users.txt"
+  as_pg_user "$(command -v pgbouncer || echo /usr/sbin/pgbouncer)" -d -q "$dir/pgbouncer.ini" || return 1
+  for i in $(seq 1 100); do
+    (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "PgBouncer did not start listening on $port" >&2
+  cat "$dir/pgbouncer.log" >&2
+  return 1
+}
+
+pgbouncer_stop() {
+  local dir=$1 pid i
+  [ -f "$dir/pgbouncer.pid" ] || return 0
+  pid=$(cat "$dir/pgbouncer.pid")
+  kill "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+  kill -9 "$pid" 2>/dev/null
+  return 0
+}

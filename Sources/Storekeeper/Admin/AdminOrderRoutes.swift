@@ -7,12 +7,14 @@ struct AdminOrderRoutes: Sendable {
   let auth: AdminAuthenticator
   let orders: OrderRepository
   let database: PostgresPool
+  /// The listing's repository: on the read replica when there is one.
+  let listings: OrderRepository
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/admin/v1/orders") { request, context in
       _ = try auth.authenticate(request, context)
       let filter = try Self.filter(request.query)
-      let page = try await orders.list(filter)
+      let page = try await listings.list(filter)
       struct Page: Encodable {
         var orders: [Order]
         var nextCursor: String?

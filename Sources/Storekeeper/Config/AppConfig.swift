@@ -9,6 +9,12 @@ public struct AppConfig: Sendable {
   public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
   public var databasePoolSize = 10
   public var statementCacheSize = 100
+  /// `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`, `DB_POOL_MODE`, `DB_READ_POOL_SIZE`: see
+  /// `AppConfig+Database.swift`.
+  public var databaseDirectURL: String?
+  public var databaseReadURL: String?
+  public var databasePoolMode = DatabasePoolMode.session
+  public var databaseReadPoolSize = 5
   /// `ADMIN_TOKENS`: see `AdminToken` for the syntax.
   public var adminTokens: [AdminToken] = []
   /// `ADMIN_HOST`, `ADMIN_PORT`: with a port, the admin API and `/metrics` are served on a
@@ -110,6 +116,7 @@ public struct AppConfig: Sendable {
     config.databasePoolSize = try reader.integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
     config.statementCacheSize =
       try reader.integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
+    try readDatabase(env, into: &config)
     config.adminTokens = try AdminToken.parseList(env["ADMIN_TOKENS"] ?? "")
     if let host = env["ADMIN_HOST"], !host.isEmpty { config.adminHost = host }
     config.adminPort = try reader.integer("ADMIN_PORT", 0...65535)

@@ -6,6 +6,8 @@ struct NotificationRoutes: Sendable {
   let service: NotificationService
   let auth: AdminAuthenticator
   let wake: @Sendable () -> Void
+  /// Where the admin listings read: the read replica when there is one.
+  let listings: PostgresPool
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/apple/notifications") { request, _ in
@@ -72,7 +74,7 @@ struct NotificationRoutes: Sendable {
     try PageRequest.check(problems)
     let limit = page.limit
     sql.append(" ORDER BY seq DESC LIMIT \(limit + 1)")
-    let rows = try await service.database.query(sql)
+    let rows = try await listings.query(sql)
     let items = try rows.prefix(limit).map(NotificationView.init(row:))
     var next: String?
     if rows.count > limit, let last = rows.prefix(limit).last {

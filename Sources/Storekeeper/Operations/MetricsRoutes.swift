@@ -9,6 +9,7 @@ struct MetricsRoutes: Sendable {
   let catalog: CatalogCache
   let requests: RequestMetrics
   let appleSettings: AppleConfigurationMonitor
+  let pools: DatabasePools
   /// The webhook backlog and attempts, when delivery runs in this process.
   var webhooks: WebhookMetrics? = nil
 
@@ -61,6 +62,7 @@ struct MetricsRoutes: Sendable {
       lines += appleSettingsLines()
       lines += try await ReconcileMetrics.lines(database)
       lines += try await webhooks?.render() ?? []
+      lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))

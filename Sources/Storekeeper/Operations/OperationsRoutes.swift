@@ -7,6 +7,8 @@ struct OperationsRoutes: Sendable {
   let migrator: Migrator
   let openAPI: [UInt8]
   let appleSettings: AppleConfigurationMonitor
+  /// The read replica's lag, reported (not judged: a lagging replica only delays listings).
+  let replica: ReplicaMonitor?
 
   func register(_ router: inout APIRouter) {
     Self.registerLiveness(&router)
@@ -29,7 +31,9 @@ struct OperationsRoutes: Sendable {
       }
       // Still ready: a wrong Apple setting keeps receipts pending but breaks nothing else, and
       // taking the instance out of rotation would not fix it. It is said here for the operator.
-      return try JSONCoding.response(Readiness(appleSettings.current))
+      var readiness = Readiness(appleSettings.current)
+      readiness.replica = await replica?.measure()
+      return try JSONCoding.response(readiness)
     }
     router.addImmediate(.get, "/openapi.yaml") { _, _ in
       Response(

@@ -22,6 +22,8 @@ struct Readiness: Encodable, Sendable {
 
   var status = "ready"
   var problems: [Problem]?
+  /// The read replica's state and lag, when `DATABASE_READ_URL` is set.
+  var replica: ReplicaLag?
 
   init(_ apple: [AppleConfigurationMonitor.Problem]) {
     let formatter = ISO8601DateFormatter()

@@ -1,0 +1,45 @@
+/// Where the database connections go when PostgreSQL sits behind a pooler and has a replica.
+///
+/// `DATABASE_URL` feeds the pool of request and worker statements (a pooler in a large
+/// deployment). `DATABASE_DIRECT_URL` reaches the primary itself, for what needs a real
+/// session: `LISTEN` for catalog changes and the migrator's advisory lock. `DATABASE_READ_URL`
+/// is a streaming replica for heavy reads that tolerate staleness (admin listings).
+extension AppConfig {
+  static func readDatabase(_ env: [String: String], into config: inout AppConfig) throws {
+    config.databaseDirectURL = try optionalURL(env, "DATABASE_DIRECT_URL")
+    config.databaseReadURL = try optionalURL(env, "DATABASE_READ_URL")
+    let reader = ConfigReader(env: env)
+    config.databaseReadPoolSize =
+      try reader.integer("DB_READ_POOL_SIZE", 1...500) ?? config.databaseReadPoolSize
+    if let text = env["DB_POOL_MODE"], !text.isEmpty {
+      guard let mode = DatabasePoolMode(rawValue: text) else {
+        throw ConfigError(
+          variable: "DB_POOL_MODE", problem: "must be session or transaction, got \"\(text)\"")
+      }
+      config.databasePoolMode = mode
+    }
+    guard config.databasePoolMode == .transaction else { return }
+    // A transaction pooler loses prepared statements between transactions, unless it tracks
+    // protocol-level ones itself (PgBouncer 1.21+ with max_prepared_statements): an explicit
+    // DB_STATEMENT_CACHE_SIZE is then honoured.
+    if (env["DB_STATEMENT_CACHE_SIZE"] ?? "").isEmpty { config.statementCacheSize = 0 }
+    guard config.databaseDirectURL != nil else {
+      throw ConfigError(
+        variable: "DATABASE_DIRECT_URL",
+        problem:
+          "is required with DB_POOL_MODE=transaction: LISTEN and the migration lock need a session of their own on the primary"
+      )
+    }
+  }
+
+  private static func optionalURL(_ env: [String: String], _ name: String) throws -> String? {
+    guard let url = env[name], !url.isEmpty else { return nil }
+    guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+      throw ConfigError(variable: name, problem: "must be a postgresql:// URL")
+    }
+    return url
+  }
+
+  /// Where sessions that must outlive a transaction go: the primary directly when given.
+  var sessionDatabaseURL: String { databaseDirectURL ?? databaseURL }
+}

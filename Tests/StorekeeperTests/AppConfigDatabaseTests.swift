@@ -1,0 +1,56 @@
+import Testing
+
+@testable import Storekeeper
+
+@Suite struct AppConfigDatabaseTests {
+  let base = [
+    "DATABASE_URL": "postgresql://u@127.0.0.1:6432/db", "APPLE_BUNDLE_ID": "com.example.app",
+    "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890",
+  ]
+
+  func config(_ extra: [String: String]) throws -> AppConfig {
+    try AppConfig.fromEnvironment(base.merging(extra) { $1 })
+  }
+
+  func variable(_ extra: [String: String]) -> String? {
+    do {
+      _ = try config(extra)
+      return nil
+    } catch let error as ConfigError {
+      return error.variable
+    } catch {
+      return nil
+    }
+  }
+
+  @Test func withoutExtraURLsEverySessionGoesToDatabaseURL() throws {
+    let config = try config([:])
+    #expect(config.databasePoolMode == .session)
+    #expect(config.databaseDirectURL == nil && config.databaseReadURL == nil)
+    #expect(config.sessionDatabaseURL == base["DATABASE_URL"])
+  }
+
+  @Test func transactionPoolingTurnsPreparedStatementsOffUnlessAskedFor() throws {
+    let direct = "postgresql://u@127.0.0.1:5432/db"
+    let pooled = try config(["DB_POOL_MODE": "transaction", "DATABASE_DIRECT_URL": direct])
+    #expect(pooled.statementCacheSize == 0)
+    #expect(pooled.sessionDatabaseURL == direct)
+    // PgBouncer 1.21+ with max_prepared_statements keeps protocol-level statements.
+    let explicit = try config([
+      "DB_POOL_MODE": "transaction", "DATABASE_DIRECT_URL": direct,
+      "DB_STATEMENT_CACHE_SIZE": "50",
+    ])
+    #expect(explicit.statementCacheSize == 50)
+  }
+
+  @Test func transactionPoolingNeedsADirectURLForListenAndTheMigrationLock() {
+    #expect(variable(["DB_POOL_MODE": "transaction"]) == "DATABASE_DIRECT_URL")
+  }
+
+  @Test func refusesWhatIsNotAURLOrAMode() {
+    #expect(variable(["DB_POOL_MODE": "statement"]) == "DB_POOL_MODE")
+    #expect(variable(["DATABASE_READ_URL": "host=replica"]) == "DATABASE_READ_URL")
+    #expect(variable(["DATABASE_DIRECT_URL": "mysql://x"]) == "DATABASE_DIRECT_URL")
+    #expect(variable(["DB_READ_POOL_SIZE": "0"]) == "DB_READ_POOL_SIZE")
+  }
+}

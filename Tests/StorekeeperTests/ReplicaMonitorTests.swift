@@ -1,0 +1,36 @@
+import Foundation
+import Postgres
+import Testing
+
+@testable import Storekeeper
+
+/// The measure against servers that are not a standby; a real streaming replica is measured by
+/// tests/e2e/test_pooled_stack.py (replay paused, then caught up).
+@Suite struct ReplicaMonitorTests {
+  static func pool(_ url: String) -> PostgresPool {
+    var configuration = PostgresConfiguration(url: url)
+    configuration.maxConnections = 1
+    return PostgresPool(configuration: configuration, logger: DomainHarness.logger)
+  }
+
+  @Test func aPrimaryGivenAsTheReplicaIsReportedAsNotAStandby() async throws {
+    let url = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"])
+    let server = Self.pool(url)
+    let lag = await ReplicaMonitor(replica: server, primary: server).measure()
+    await server.shutdown()
+    #expect(lag.status == "not_a_standby")
+    #expect(lag.bytes == 0 && lag.seconds == 0)
+  }
+
+  @Test func anUnreachableReplicaIsReportedNotThrown() async throws {
+    let url = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"])
+    let primary = Self.pool(url)
+    // Port 1 on loopback: refused at once.
+    let replica = Self.pool("postgresql://storekeeper@127.0.0.1:1/none")
+    let lag = await ReplicaMonitor(replica: replica, primary: primary).measure()
+    await primary.shutdown()
+    await replica.shutdown()
+    #expect(lag.status == "unreachable")
+    #expect(lag.bytes == nil && lag.seconds == nil)
+  }
+}
