@@ -59,6 +59,12 @@ final class Connection {
   /// Earliest entry this connection has in the deadline queue (0: none).
   var scheduledAt: UInt64 = 0
 
+  /// Links of the loop's `IdleConnections`; every close unlinks, so the references never
+  /// outlive the connection's time on the loop.
+  var isIdleListed = false
+  var idleOlder: Connection?
+  var idleNewer: Connection?
+
   init(
     fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64,
     interest: UInt32
