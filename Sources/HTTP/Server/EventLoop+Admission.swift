@@ -61,12 +61,22 @@ extension EventLoop {
     return false
   }
 
-  /// At the cap with no idle connection on this loop: hand the new connection to a sibling
-  /// that has one (it decides with its own, current list), else refuse it.
+  /// At the cap with no idle connection on this loop: hand the new connection to the sibling
+  /// showing the most idle ones, which decides with its own, current list. The counts are
+  /// hints from other threads — a sibling that has just answered a request may not show that
+  /// connection yet — so a sibling is asked even when none shows any; only a single loop
+  /// refuses at once.
   func admitElsewhere(fd: Int32, peer: String) {
-    for sibling in siblings where sibling.publishedIdleCount.load(ordering: .relaxed) > 0 {
-      if sibling.post(.adopt(fd: fd, peer: peer)) { return }
+    var chosen: EventLoop?
+    var most = 0
+    for sibling in siblings {
+      let count = sibling.publishedIdleCount.load(ordering: .relaxed)
+      if chosen == nil || count > most {
+        chosen = sibling
+        most = count
+      }
     }
+    if let chosen, chosen.post(.adopt(fd: fd, peer: peer)) { return }
     refuse(fd)
   }
 

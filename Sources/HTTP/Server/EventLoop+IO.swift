@@ -161,8 +161,8 @@ extension EventLoop {
   /// `releasingSlot: false` keeps the connection's place under the cap for a new one.
   func closeConnection(_ connection: Connection, releasingSlot: Bool = true) {
     guard connections[Int(connection.fd)] === connection else { return }
-    connections[Int(connection.fd)] = nil
     leaveIdle(connection)
+    connections[Int(connection.fd)] = nil
     close(connection.fd)
     connectionCount -= 1
     if releasingSlot { shared.releaseConnection() }

@@ -3,8 +3,9 @@
 /// keep-alive connections. Intrusive (the links live in `Connection`), so joining, leaving and
 /// taking the oldest cost O(1) however many connections are open.
 struct IdleConnections {
-  private(set) var oldest: Connection?
-  private var newest: Connection?
+  // Uncounted, like the links (see `Connection.idleOlder`).
+  private(set) unowned(unsafe) var oldest: Connection?
+  private unowned(unsafe) var newest: Connection?
   private(set) var count = 0
 
   /// Puts the connection at the newest end; a member keeps its place (its idle time goes on).
