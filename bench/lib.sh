@@ -45,6 +45,7 @@ bench_storekeeper() {
 }
 
 # bench_nginx ROOT_DIR: nginx serving ROOT_DIR statically with the same worker count.
+# BENCH_NGINX_CONNECTIONS: connections per worker (default 4096).
 bench_nginx() {
   BENCH_NGINX_PORT=$(free_port 18680)
   local tmp=$BENCH_TMP
@@ -53,7 +54,8 @@ daemon off;
 worker_processes $(nproc);
 pid $tmp/nginx.pid;
 error_log $tmp/nginx-error.log warn;
-events { worker_connections 4096; }
+worker_rlimit_nofile $((2 * ${BENCH_NGINX_CONNECTIONS:-4096} + 64));
+events { worker_connections ${BENCH_NGINX_CONNECTIONS:-4096}; }
 http {
   access_log off;
   client_body_temp_path $tmp/body;

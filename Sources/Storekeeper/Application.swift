@@ -184,6 +184,7 @@ public final class Application: Sendable {
     serverConfig.host = config.host
     serverConfig.port = config.port
     serverConfig.eventLoopCount = config.eventLoops
+    serverConfig.maxConnections = config.maxConnections
     if let adminPort = config.adminPort {
       var admin = APIRouter(logger: logger.with("component", "http-admin"))
       OperationsRoutes.registerLiveness(&admin)

@@ -185,30 +185,6 @@ import Testing
     }
   }
 
-  @Test func refusesConnectionsBeyondTheLimitWith503() async throws {
-    try await withServer({
-      $0.maxConnections = 2
-      $0.eventLoopCount = 1
-    }) { port, _ in
-      try await offPool {
-        let first = try TestClient(port: port)
-        let second = try TestClient(port: port)
-        for client in [first, second] {
-          try client.send(get("/hello"))
-          #expect(try client.readResponse().status == 200)
-        }
-        let third = try TestClient(port: port)
-        let reply = try third.readResponse()
-        #expect(reply.status == 503)
-        #expect(reply.header("Retry-After") != nil)
-        #expect(try third.isClosedByServer())
-        // The first two are unaffected.
-        try first.send(get("/hello"))
-        #expect(try first.readResponse().status == 200)
-      }
-    }
-  }
-
   @Test func answers503WhenTooManyHandlersAreInFlight() async throws {
     let gate = Gate()
     try await withServer(router: liveRouter(gate: gate), { $0.maxInFlightRequests = 1 }) {

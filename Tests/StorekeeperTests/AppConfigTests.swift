@@ -36,6 +36,15 @@ import Testing
     #expect(try AppConfig.fromEnvironment(base).orderTTLSeconds == 86_400)
   }
 
+  @Test func readsTheConnectionCap() throws {
+    #expect(try AppConfig.fromEnvironment(base).maxConnections == 10_000)
+    var env = base
+    env["MAX_CONNECTIONS"] = "64"
+    #expect(try AppConfig.fromEnvironment(env).maxConnections == 64)
+    env["MAX_CONNECTIONS"] = "0"
+    #expect(error(env)?.variable == "MAX_CONNECTIONS")
+  }
+
   @Test func namesTheVariableThatIsWrong() {
     #expect(error([:])?.variable == "DATABASE_URL")
     #expect(error(["DATABASE_URL": base["DATABASE_URL"]!])?.variable == "APPLE_BUNDLE_ID")

@@ -4,6 +4,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
   public init() { fields = [] }
 
+  /// Room for `count` fields, so adding them allocates once (hot paths that know their set).
+  public init(capacity count: Int) {
+    fields = []
+    fields.reserveCapacity(count)
+  }
+
   public init(_ pairs: [(String, String)]) { fields = pairs.map { (name: $0.0, value: $0.1) } }
 
   public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }

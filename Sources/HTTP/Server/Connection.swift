@@ -59,6 +59,13 @@ final class Connection {
   /// Earliest entry this connection has in the deadline queue (0: none).
   var scheduledAt: UInt64 = 0
 
+  /// Links of the loop's `IdleConnections`. Not counted references (the loop's `connections`
+  /// table owns every connection): they change twice per request, and every close unlinks
+  /// before the table lets go, so a link never outlives its target.
+  var isIdleListed = false
+  unowned(unsafe) var idleOlder: Connection?
+  unowned(unsafe) var idleNewer: Connection?
+
   init(
     fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64,
     interest: UInt32

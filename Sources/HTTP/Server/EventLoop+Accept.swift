@@ -38,16 +38,20 @@ extension EventLoop {
           return
         }
       }
-      guard shared.acquireConnection() else {
-        Self.overloaded.withUnsafeBytes { _ = csys_send(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        continue
+      let address = String(
+        decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if shared.acquireConnection() || evictOldestIdle() {
+        register(fd: fd, peer: address)
+      } else {
+        admitElsewhere(fd: fd, peer: address)
       }
-      register(
-        fd: fd,
-        peer: String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      )
     }
+  }
+
+  /// Sends 503 `too_many_connections` and closes: every connection is busy.
+  func refuse(_ fd: Int32) {
+    Self.overloaded.withUnsafeBytes { _ = csys_send(fd, $0.baseAddress, $0.count) }
+    close(fd)
   }
 
   /// Out of descriptors: the pending connection would make the listener ready forever. Free
@@ -76,7 +80,7 @@ extension EventLoop {
     )
   }
 
-  private func register(fd: Int32, peer: String) {
+  func register(fd: Int32, peer: String) {
     _ = csys_set_nodelay(fd)
     let generation = nextGeneration
     nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
@@ -97,5 +101,6 @@ extension EventLoop {
     connections[Int(fd)] = connection
     connectionCount += 1
     updateDeadline(connection)
+    joinIdle(connection)
   }
 }

@@ -51,6 +51,8 @@ extension EventLoop {
         if connection.phase == .lingering { continue }
         if connection.phase == .idle && connection.headStart == 0 { connection.headStart = now }
         connection.parser.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+        // Busy until `progress` finds it idle again, then the newest idle one.
+        leaveIdle(connection)
         if n < readBufferSize || connection.parser.bufferedByteCount >= readPauseThreshold {
           return
         }
@@ -85,6 +87,7 @@ extension EventLoop {
     }
     updateInterest(connection)
     updateDeadline(connection)
+    if connections[Int(connection.fd)] === connection { updateIdleMembership(connection) }
   }
 
   /// Writes pending output; on a partial write, waits for EPOLLOUT (registered by
@@ -147,6 +150,7 @@ extension EventLoop {
     }
     shutdown(connection.fd, Int32(SHUT_WR))
     connection.phase = .lingering
+    leaveIdle(connection)
     connection.interest = Epoll.readable
     try? epoll.modify(
       connection.fd, events: Epoll.readable,
@@ -154,12 +158,14 @@ extension EventLoop {
     setDeadline(connection, at: now + 2_000_000_000, kind: .linger)
   }
 
-  func closeConnection(_ connection: Connection) {
+  /// `releasingSlot: false` keeps the connection's place under the cap for a new one.
+  func closeConnection(_ connection: Connection, releasingSlot: Bool = true) {
     guard connections[Int(connection.fd)] === connection else { return }
+    leaveIdle(connection)
     connections[Int(connection.fd)] = nil
     close(connection.fd)
     connectionCount -= 1
-    shared.releaseConnection()
+    if releasingSlot { shared.releaseConnection() }
   }
 
   func closeAll() {

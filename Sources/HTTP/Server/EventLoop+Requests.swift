@@ -59,14 +59,17 @@ extension EventLoop {
     let requestId =
       RequestID.accept(head.headers["X-Request-Id"]) ?? RequestID.make(using: &random)
     // The access log names the route, never the raw path: path parameters such as trade
-    // numbers act as credentials. Paths no route matched are logged masked.
+    // numbers act as credentials. Paths no route matched are logged masked (masking is only
+    // paid for those: it walks the path character by character).
     connection.current = Connection.Current(
-      method: head.method, path: LogRedaction.path(request.path), requestId: requestId,
+      method: head.method, path: "", requestId: requestId,
       started: now, keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
     switch shared.router.resolve(request.method, path: request.path, rawPath: request.rawPath) {
     case .notFound:
+      connection.current?.path = LogRedaction.path(request.path)
       complete(connection, with: Router.notFound.response(requestId: requestId))
     case .methodNotAllowed(let allow):
+      connection.current?.path = LogRedaction.path(request.path)
       complete(connection, with: Router.methodNotAllowed(allow).response(requestId: requestId))
     case .found(let handler, let parameters, let route):
       connection.current?.path = route

@@ -16,6 +16,9 @@ final class EventLoop: @unchecked Sendable {
     case response(fd: Int32, generation: UInt32, Response)
     case job(UnownedJob)
     case shutdown(deadline: UInt64)
+    /// A connection a sibling accepted at the cap with no idle connection of its own to close:
+    /// this loop had one (see `EventLoop+Admission`).
+    case adopt(fd: Int32, peer: String)
   }
 
   private struct Mailbox {
@@ -35,6 +38,11 @@ final class EventLoop: @unchecked Sendable {
 
   var connections: [Connection?] = []
   var connectionCount = 0
+  var idle = IdleConnections()
+  /// `idle.count`, for sibling loops deciding where a connection at the cap can go.
+  let publishedIdleCount = Atomic<Int>(0)
+  /// The server's other loops; set before any loop runs, read only after.
+  var siblings: [EventLoop] = []
   var nextGeneration: UInt32 = 1
   var deadlines = DeadlineQueue()
   var now: UInt64 = 0
@@ -121,6 +129,8 @@ final class EventLoop: @unchecked Sendable {
     }
     closeAll()
     closeMailbox()
+    // Loops hold each other; letting go here lets a stopped server's loops be freed.
+    siblings = []
     onExit()
   }
 
@@ -132,6 +142,7 @@ final class EventLoop: @unchecked Sendable {
       return box.messages
     }
     for case .job(let job) in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    for case .adopt(let fd, _) in left { refuse(fd) }
     for job in localJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     localJobs = []
   }
@@ -180,6 +191,8 @@ final class EventLoop: @unchecked Sendable {
         localJobs.append(job)
       case .shutdown(let deadline):
         beginShutdown(deadline: deadline)
+      case .adopt(let fd, let peer):
+        adopt(fd: fd, peer: peer)
       }
     }
   }

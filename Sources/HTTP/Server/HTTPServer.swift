@@ -45,6 +45,8 @@ public final class HTTPServer: Sendable {
       loops.append(
         try EventLoop(shared: shared, listener: listener) { [weak self] in self?.loopExited() })
     }
+    // At the connection cap a loop with no idle connection hands a new one to a sibling.
+    for loop in loops { loop.siblings = loops.filter { $0 !== loop } }
     try state.withLock { state in
       guard case .idle = state else {
         throw SystemError(call: "HTTPServer.start (already started)", errno: EINVAL)

@@ -5,10 +5,16 @@ enum ResponseEncoder {
     Array("HTTP/1.1 \($0) \(HTTPStatus.reason($0))\r\n".utf8)
   }
   private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-  private static let contentLength = Array("Content-Length: ".utf8)
-  private static let requestId = Array("X-Request-Id: ".utf8)
-  private static let connectionClose = Array("Connection: close\r\n".utf8)
-  private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+  // Static strings, not arrays: appending one costs no reference counting (every response
+  // takes several).
+  private static let contentLength: StaticString = "Content-Length: "
+  private static let requestId: StaticString = "X-Request-Id: "
+  private static let connectionClose: StaticString = "Connection: close\r\n"
+  private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
+
+  private static func append(_ text: StaticString, to out: inout [UInt8]) {
+    text.withUTF8Buffer { out.append(contentsOf: $0) }
+  }
 
   static func appendContinue(to out: inout [UInt8]) { out.append(contentsOf: continueLine) }
 
@@ -44,19 +50,19 @@ enum ResponseEncoder {
       out.append(13)
       out.append(10)
     }
-    out.append(contentsOf: requestId)
+    append(requestId, to: &out)
     out.append(contentsOf: id.utf8)
     out.append(13)
     out.append(10)
     if !keepAlive {
-      out.append(contentsOf: connectionClose)
+      append(connectionClose, to: &out)
     } else if announceKeepAlive {
-      out.append(contentsOf: connectionKeepAlive)
+      append(connectionKeepAlive, to: &out)
     }
     // 204 and 304 carry no body; 1xx are never produced by handlers.
     let bodyless = status == 204 || status == 304 || status < 200
     if !bodyless {
-      out.append(contentsOf: contentLength)
+      append(contentLength, to: &out)
       appendDecimal(response.body.count, to: &out)
       out.append(13)
       out.append(10)

@@ -18,7 +18,7 @@ struct CatalogRoutes: Sendable {
   }
 
   static func serve(_ entry: CatalogSnapshot.Entry, _ request: Request) -> Response {
-    var headers = HTTPHeaders()
+    var headers = HTTPHeaders(capacity: 3)
     headers.add("ETag", entry.etag)
     headers.add("Cache-Control", "no-cache")
     if let tags = request.headers["If-None-Match"], matches(tags, entry.etag) {

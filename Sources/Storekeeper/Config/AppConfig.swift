@@ -7,6 +7,9 @@ public struct AppConfig: Sendable {
   public var host = "127.0.0.1"
   public var port = 8080
   public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
+  /// `MAX_CONNECTIONS`: open HTTP connections per listener; at it the longest-idle one is
+  /// closed for a new client, and 503 comes only when every one is busy.
+  public var maxConnections = 10_000
   public var databasePoolSize = 10
   public var statementCacheSize = 100
   /// `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`, `DB_POOL_MODE`, `DB_READ_POOL_SIZE`: see
@@ -113,6 +116,8 @@ public struct AppConfig: Sendable {
     if let host = env["HOST"], !host.isEmpty { config.host = host }
     config.port = try reader.integer("PORT", 0...65535) ?? config.port
     config.eventLoops = try reader.integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
+    config.maxConnections =
+      try reader.integer("MAX_CONNECTIONS", 1...1_000_000) ?? config.maxConnections
     config.databasePoolSize = try reader.integer("DB_POOL_SIZE", 1...500) ?? config.databasePoolSize
     config.statementCacheSize =
       try reader.integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize

@@ -42,11 +42,15 @@ struct ClientAddress: Sendable {
   }
 
   /// The address without its port.
+  /// Scans bytes, not characters: it runs on every limited request.
   static func host(ofPeer peer: String) -> String {
-    if peer.hasPrefix("["), let end = peer.firstIndex(of: "]") {
-      return String(peer[peer.index(after: peer.startIndex)..<end])
+    let bytes = peer.utf8
+    if bytes.first == UInt8(ascii: "["), let end = bytes.firstIndex(of: UInt8(ascii: "]")) {
+      return String(peer[bytes.index(after: bytes.startIndex)..<end])
     }
-    if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon {
+    if let colon = bytes.lastIndex(of: UInt8(ascii: ":")),
+      bytes.firstIndex(of: UInt8(ascii: ":")) == colon
+    {
       return String(peer[..<colon])
     }
     return peer

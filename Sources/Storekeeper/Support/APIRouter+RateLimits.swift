@@ -49,6 +49,8 @@ extension APIRouter {
   private static func admit(_ limiter: RateLimiter, _ request: Request, _ context: Context)
     throws -> RateLimitDecision?
   {
+    // With the address limit off, finding the client's address is wasted work.
+    guard limiter.perAddress != nil else { return nil }
     let address = limiter.clientAddress.resolve(
       peer: context.remoteAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
     return try refuseIfEmpty(limiter.take(address: address))
