@@ -76,9 +76,7 @@ final class OrderGroupCommit: Sendable {
   ///
   /// Leader and followers: a request that finds a flush slot free leads a flush at once; one
   /// that does not waits, and is woken either with its answer (a leader wrote it) or to lead
-  /// the next flush itself, when the leader before it is done. Each flush runs in the task of
-  /// the request that leads it, on that request's executor, so a flush costs no task of its
-  /// own and no extra hop.
+  /// the next flush itself, when the leader before it is done.
   func commit(_ submission: Submission) async throws -> Response {
     if maxBatch == 1 { return try await commitAlone(submission) }
     let wakeup = await withCheckedContinuation {
@@ -99,7 +97,10 @@ final class OrderGroupCommit: Sendable {
     case .lead:
       let followers = state.withLock { $0.take(maxBatch - 1) }
       let started = ContinuousClock.now
-      let results = await flush([submission] + followers.map(\.submission))
+      // The flush holds other requests' orders: it runs in a task of its own so that the
+      // leader's cancellation (which cancels statements) cannot cut it short for them.
+      let batch = [submission] + followers.map(\.submission)
+      let results = await Task { await self.flush(batch) }.value
       if logger.isEnabled(.debug) {
         // Where an order's time goes: when the commit's WAL flush dominates, a flush costs
         // about the same whatever its size.
