@@ -172,7 +172,7 @@ public final class Application: Sendable {
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
       AdminReconcileRoutes(auth: auth, database: pools.reads).register(&router)
-      EventRoutes(auth: auth, feed: EventFeed(database: database)).register(&router)
+      EventRoutes(auth: auth, feed: EventFeed(database: pools.reads)).register(&router)
       AdminWebhookRoutes(
         auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
         log: WebhookDeliveryLog(database: database), entitlements: entitlements,
