@@ -1,6 +1,7 @@
 -- pgbench: the SQL Storekeeper runs to settle one TRADE_SUCCESS report with a signed
 -- transaction (ReportProcessor → OrderRepository.reportContext, then SettlementService.settle:
--- lockForSettlement and the one transition statement with its claim and effects), as the
+-- lockForSettlement and the one transition statement with its claim, effects and the events
+-- it writes through storekeeper_append_events), as the
 -- server log shows it with log_statement = all, the values it binds taken from a prepared
 -- report. Keep it in step with those functions.
 --
@@ -65,24 +66,31 @@ WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transact
            :b_detail::jsonb
     FROM changed
   ), effect0 AS (INSERT INTO proofs (hash, kind, body, last_used_at)
-  SELECT :b_hash, 'signed_transaction', :b_body, now() WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at), effect1 AS (INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+  SELECT :b_hash, 'signed_transaction', :b_body, now() WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at RETURNING 1), effect1 AS (INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
     outcome, attempts, proof_hash)
   SELECT trade_no, user_id, product_id, 'TRADE_SUCCESS', 'signed_transaction',
     'settled', 1, :b_hash::text
-  FROM changed), effect2 AS (UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL,
+  FROM changed RETURNING 1), effect2 AS (UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL,
     updated_at = now()
   WHERE trade_no IN (SELECT trade_no FROM changed)
-    AND outcome IN ('pending', 'received')), effect3 AS (INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+    AND outcome IN ('pending', 'received') RETURNING 1), effect3 AS (INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
   SELECT changed.user_id, g.key, g.value::bigint * changed.quantity, 'grant',
          changed.trade_no, :b_tx, 'Production'
-  FROM changed, jsonb_each_text('{"gold": 100}'::jsonb) AS g), effect4 AS (UPDATE apple_notifications SET state = 'pending'
+  FROM changed, jsonb_each_text('{"gold": 100}'::jsonb) AS g RETURNING 1), effect4 AS (UPDATE apple_notifications SET state = 'pending'
   WHERE state = 'deferred' AND EXISTS (SELECT 1 FROM changed)
-    AND (transaction_id = :b_tx OR original_transaction_id = :b_tx)) SELECT trade_no, user_id, product_id, quantity,
+    AND (transaction_id = :b_tx OR original_transaction_id = :b_tx) RETURNING 1), emitted AS (SELECT storekeeper_append_events(g.user_id, g.events, now(), NULL::jsonb) AS written FROM (SELECT c.user_id, '[]'::jsonb || jsonb_agg(jsonb_build_object('type', 'order.paid'::text, 'data', jsonb_strip_nulls(
+     jsonb_build_object(
+       'trade_no', c.trade_no, 'product_id', c.product_id, 'quantity', c.quantity,
+       'amount', c.amount::text, 'currency', c.currency, 'trade_status', c.trade_status,
+       'previous_status', 'WAIT_BUYER_PAY'::text, 'close_reason', c.close_reason,
+       'reason', 'paid'::text, 'cause', 'report'::text,
+       'transaction_id', c.transaction_id, 'environment', c.environment, 'origin', c.origin)))
+   ORDER BY c.trade_no) AS events FROM changed c, (SELECT count(*) FROM claim) AS done_claim, (SELECT count(*) FROM effect0) AS done0, (SELECT count(*) FROM effect1) AS done1, (SELECT count(*) FROM effect2) AS done2, (SELECT count(*) FROM effect3) AS done3, (SELECT count(*) FROM effect4) AS done4 GROUP BY c.user_id ORDER BY c.user_id) g) SELECT trade_no, user_id, product_id, quantity,
   unit_price::text AS price, currency, amount::text AS amount,
   app_account_token::text AS app_account_token, trade_status,
   close_reason, origin, transaction_id, environment,
   verification, to_char(created_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS created_at,
   to_char(expires_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS expires_at,
   to_char(paid_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS paid_at,
-  to_char(closed_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS closed_at FROM changed;
+  to_char(closed_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS closed_at FROM changed WHERE (SELECT count(*) FROM emitted) >= 0;
 COMMIT;
