@@ -127,7 +127,12 @@ public final class Application: Sendable {
     OrderRoutes(
       database: database, orders: orders, idempotency: idempotency,
       ttlSeconds: config.orderTTLSeconds, auth: appAuth,
-      maxOpenOrders: config.maxOpenOrdersPerUser
+      maxOpenOrders: config.maxOpenOrdersPerUser,
+      groupCommit: OrderGroupCommit(
+        database: database, orders: orders, idempotency: idempotency,
+        ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
+        maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
+        logger: logger.with("component", "orders"))
     ).register(&router)
     SettlementRoutes(processor: processor, receipts: receipts, auth: appAuth).register(&router)
     EntitlementRoutes(repository: entitlements, auth: appAuth).register(&router)
@@ -167,7 +172,7 @@ public final class Application: Sendable {
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
       AdminReconcileRoutes(auth: auth, database: pools.reads).register(&router)
-      EventRoutes(auth: auth, feed: EventFeed(database: database)).register(&router)
+      EventRoutes(auth: auth, feed: EventFeed(database: pools.reads)).register(&router)
       AdminWebhookRoutes(
         auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
         log: WebhookDeliveryLog(database: database), entitlements: entitlements,

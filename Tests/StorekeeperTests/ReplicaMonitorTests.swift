@@ -10,12 +10,16 @@ import Testing
   static func pool(_ url: String) -> PostgresPool {
     var configuration = PostgresConfiguration(url: url)
     configuration.maxConnections = 1
+    // The full suite runs many suites at once on a small machine: a session may take a while.
+    configuration.acquireTimeout = .seconds(30)
     return PostgresPool(configuration: configuration, logger: DomainHarness.logger)
   }
 
   @Test func aPrimaryGivenAsTheReplicaIsReportedAsNotAStandby() async throws {
     let url = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"])
     let server = Self.pool(url)
+    // Opened before measuring, so a slow connect under load is not read as "unreachable".
+    _ = try await server.queryFirst("SELECT 1 AS one")
     let lag = await ReplicaMonitor(replica: server, primary: server).measure()
     await server.shutdown()
     #expect(lag.status == "not_a_standby")

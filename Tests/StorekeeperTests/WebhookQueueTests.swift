@@ -149,7 +149,9 @@ import Testing
     try await DomainHarness.with { h in
       var settings = WebhookSettings()
       settings.retryBaseMs = 1_000
-      settings.retryWindowMs = 1_000
+      // Shorter than the base: the next attempt falls past the window whatever the clock reads
+      // (equal to the base, it would depend on whether a millisecond passed since the claim).
+      settings.retryWindowMs = 500
       settings.disableAfterMs = 60_000
       let store = WebhookStore(database: h.database, settings: settings)
       let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)

@@ -98,14 +98,17 @@ pg_own_dir() {
 
 # pg_start_replica PRIMARY_PORT DATADIR PORT: a hot-standby streaming replica of the cluster on
 # PRIMARY_PORT (pg_basebackup -R; the primary's initdb defaults allow replication from
-# 127.0.0.1 and wal_level is replica), started on 127.0.0.1:PORT.
+# 127.0.0.1 and wal_level is replica), started on 127.0.0.1:PORT. It streams from a replication
+# slot of its own, so the primary keeps every WAL segment it has not replayed: the e2e suite
+# creates many databases (each CREATE DATABASE logs the whole template), and a replica behind
+# a recycled segment could never catch up.
 pg_start_replica() {
   local primary=$1 data=$2 port=$3 bin
   bin=$(pg_bindir) || return 1
   pg_own_dir "$data"
   if [ ! -f "$data/PG_VERSION" ]; then
     as_pg_user "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary" -U storekeeper -D "$data" \
-      -R -X stream -c fast 2> >(grep -v "skipping special file" >&2) >/dev/null || return 1
+      -R -X stream -C -S "replica_$port" -c fast 2> >(grep -v "skipping special file" >&2) >/dev/null || return 1
   fi
   as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
     -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on} -c hot_standby=on" \

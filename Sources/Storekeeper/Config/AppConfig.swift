@@ -78,6 +78,10 @@ public struct AppConfig: Sendable {
   var verifyReceiptConcurrency = 8
   /// `MAX_OPEN_ORDERS_PER_USER`: unpaid orders one user may hold.
   var maxOpenOrdersPerUser = 20
+  /// `ORDER_BATCH_MAX`: most order creations written in one statement (1: each on its own).
+  var orderBatchMax = 64
+  /// `ORDER_BATCH_FLUSHES`: batches of orders being written at once.
+  var orderBatchFlushes = 4
   /// `PROOF_RETENTION`: how long a proof is kept after its last report is settled or refused.
   var proofRetentionMs: Int64 = 30 * 24 * 3_600_000
   public var migrationsDirectory = "Migrations"
@@ -209,6 +213,7 @@ public struct AppConfig: Sendable {
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
+    try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {
       guard let parsed = LogLevel(name: level) else {

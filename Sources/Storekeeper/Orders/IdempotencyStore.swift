@@ -74,6 +74,22 @@ struct IdempotencyStore: Sendable {
       """)
   }
 
+  /// `complete` for many keys in one statement (a batch of orders, see `OrderGroupCommit`).
+  func complete(
+    userIds: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]],
+    on executor: any PostgresExecutor
+  ) async throws {
+    try await executor.execute(
+      """
+      UPDATE idempotency_keys k
+      SET state = \(State.done), response_status = a.status, response_body = a.body
+      FROM unnest(\(PostgresArray(userIds))::text[], \(PostgresArray(keys))::text[],
+                  \(PostgresArray(statuses))::int[], \(PostgresArray(bytea: bodies))::bytea[])
+        AS a(user_id, key, status, body)
+      WHERE k.user_id = a.user_id AND k.key = a.key
+      """)
+  }
+
   /// Frees the key after a failure that the client should be able to retry (5xx, 503).
   func release(userId: String, key: String) async {
     _ = try? await database.execute(

@@ -11,6 +11,8 @@ struct OrderRoutes: Sendable {
   let auth: AppAuthenticator
   /// Unpaid orders one user may hold (`MAX_OPEN_ORDERS_PER_USER`).
   var maxOpenOrders = 20
+  /// Writes the orders of concurrent requests together (see `OrderGroupCommit`).
+  let groupCommit: OrderGroupCommit
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/orders", placement: .eventLoop) { request, context in
@@ -64,7 +66,7 @@ struct OrderRoutes: Sendable {
     var new = try Self.parse(request, userRequired: caller.confinedTo == nil)
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     guard let key = request.headers["Idempotency-Key"] else {
-      return try await respond(new, on: database)
+      return try await groupCommit.commit(.init(order: new))
     }
     guard IdempotencyStore.isValidKey(key) else {
       throw HTTPError(
@@ -89,12 +91,8 @@ struct OrderRoutes: Sendable {
         detail: "this Idempotency-Key was used with a different request body")
     case .claimed:
       do {
-        return try await database.withTransaction { tx in
-          let response = try await respond(new, on: tx)
-          try await idempotency.complete(
-            userId: new.userId, key: key, status: response.status, body: response.body, on: tx)
-          return response
-        }
+        // The order and its key's answer are committed together (see `OrderGroupCommit`).
+        return try await groupCommit.commit(.init(order: new, key: key))
       } catch let error as HTTPError where error.status < 500 {
         // A definite answer (unknown product…) is remembered like a success.
         let body = error.response(requestId: "").body
@@ -108,12 +106,11 @@ struct OrderRoutes: Sendable {
     }
   }
 
-  private func respond(_ new: NewOrder, on executor: any PostgresExecutor) async throws -> Response
+  /// The answer to a creation's outcome: the order (201), or the refusal thrown.
+  static func answer(_ outcome: OrderRepository.CreateOutcome, for new: NewOrder, maxOpen: Int)
+    throws -> Response
   {
-    switch try await orders.create(
-      userId: new.userId, productId: new.productId, quantity: new.quantity,
-      ttlSeconds: ttlSeconds, maxOpen: maxOpenOrders, on: executor)
-    {
+    switch outcome {
     case .created(let order):
       return Self.response(
         order,
@@ -121,7 +118,7 @@ struct OrderRoutes: Sendable {
     case .productNotFound: throw OrderRefusal.productNotFound(new.productId).problem
     case .productInactive: throw OrderRefusal.productInactive(new.productId).problem
     case .quantityNotAllowed: throw OrderRefusal.quantityNotAllowed.problem
-    case .tooManyOpenOrders: throw OrderRefusal.tooManyOpenOrders(limit: maxOpenOrders).problem
+    case .tooManyOpenOrders: throw OrderRefusal.tooManyOpenOrders(limit: maxOpen).problem
     }
   }
 }

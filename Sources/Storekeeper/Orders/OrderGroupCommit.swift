@@ -1,0 +1,237 @@
+import HTTP
+import Postgres
+import StorekeeperLogging
+import Synchronization
+
+/// Group commit for `POST /v1/orders`: requests that arrive while earlier ones are being
+/// written wait together and are written in one statement (one transaction) by the next flush,
+/// so the database commits once per batch instead of once per order.
+///
+/// No request waits for a timer: when fewer than `maxFlushes` flushes are running, a request
+/// starts one at once (often of just itself); otherwise it waits for the next flush, which its
+/// oldest waiter starts the moment a running one ends, so its wait is bounded by one flush,
+/// about what it would have spent on its own commit. A request is answered only after
+/// the batch that holds it commits. A batch PostgreSQL rejects is rolled back as a whole and
+/// its requests are written again one by one, so one bad order never fails its neighbours; a
+/// batch whose outcome is unknown (the connection broke) answers every request with the error,
+/// so no client is told of an order that may not exist.
+final class OrderGroupCommit: Sendable {
+  /// One request's order and, when it sent one, its claimed `Idempotency-Key`.
+  struct Submission: Sendable {
+    var order: OrderRoutes.NewOrder
+    var key: String? = nil
+  }
+
+  let database: PostgresPool
+  let orders: OrderRepository
+  let idempotency: IdempotencyStore
+  let ttlSeconds: Int
+  let maxOpen: Int
+  /// Most requests in one flush (`ORDER_BATCH_MAX`); 1 writes every order on its own.
+  let maxBatch: Int
+  /// Flushes running at once (`ORDER_BATCH_FLUSHES`), each on its own session.
+  let maxFlushes: Int
+  private let logger: Logger
+  private let state = Mutex(State())
+
+  private struct Waiting: Sendable {
+    let submission: Submission
+    let continuation: CheckedContinuation<Wakeup, Never>
+  }
+
+  /// What a waiting request is woken for: its answer, or to lead the next flush.
+  private enum Wakeup: Sendable {
+    case answered(Result<Response, any Error>)
+    case lead
+  }
+
+  private struct State: ~Copyable {
+    var queue: [Waiting] = []
+    var flushing = 0
+
+    mutating func take(_ limit: Int) -> [Waiting] {
+      let count = min(limit, queue.count)
+      let batch = Array(queue.prefix(count))
+      queue.removeFirst(count)
+      return batch
+    }
+  }
+
+  init(
+    database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore,
+    ttlSeconds: Int, maxOpen: Int, maxBatch: Int = 64, maxFlushes: Int = 4, logger: Logger
+  ) {
+    self.database = database
+    self.orders = orders
+    self.idempotency = idempotency
+    self.ttlSeconds = ttlSeconds
+    self.maxOpen = maxOpen
+    self.maxBatch = max(1, maxBatch)
+    self.maxFlushes = max(1, maxFlushes)
+    self.logger = logger
+  }
+
+  /// The created order's answer once it is committed; throws the refusal (`HTTPError`) or the
+  /// database's error otherwise.
+  ///
+  /// Leader and followers: a request that finds a flush slot free leads a flush at once; one
+  /// that does not waits, and is woken either with its answer (a leader wrote it) or to lead
+  /// the next flush itself, when the leader before it is done.
+  func commit(_ submission: Submission) async throws -> Response {
+    if maxBatch == 1 { return try await commitAlone(submission) }
+    let wakeup = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Wakeup, Never>) in
+      let lead = state.withLock { state -> Bool in
+        if state.flushing < maxFlushes {
+          state.flushing += 1
+          return true
+        }
+        state.queue.append(Waiting(submission: submission, continuation: continuation))
+        return false
+      }
+      if lead { continuation.resume(returning: .lead) }
+    }
+    switch wakeup {
+    case .answered(let result):
+      return try result.get()
+    case .lead:
+      let followers = state.withLock { $0.take(maxBatch - 1) }
+      let started = ContinuousClock.now
+      // The flush holds other requests' orders: it runs in a task of its own so that the
+      // leader's cancellation (which cancels statements) cannot cut it short for them.
+      let batch = [submission] + followers.map(\.submission)
+      let results = await Task { await self.flush(batch) }.value
+      if logger.isEnabled(.debug) {
+        // Where an order's time goes: when the commit's WAL flush dominates, a flush costs
+        // about the same whatever its size.
+        let elapsed = (ContinuousClock.now - started).components
+        logger.debug(
+          "orders flushed",
+          [
+            "orders": .int(results.count),
+            "us": .int(
+              Int(elapsed.seconds) * 1_000_000 + Int(elapsed.attoseconds / 1_000_000_000_000)),
+          ])
+      }
+      for (follower, result) in zip(followers, results.dropFirst()) {
+        follower.continuation.resume(returning: .answered(result))
+      }
+      let next = state.withLock { state -> Waiting? in
+        if state.queue.isEmpty {
+          state.flushing -= 1
+          return nil
+        }
+        return state.queue.removeFirst()
+      }
+      next?.continuation.resume(returning: .lead)
+      return try results[0].get()
+    }
+  }
+
+  /// Writes `batch` and returns one answer per submission, in order.
+  func flush(_ batch: [Submission]) async -> [Result<Response, any Error>] {
+    if batch.count == 1 {
+      do { return [.success(try await commitAlone(batch[0]))] } catch { return [.failure(error)] }
+    }
+    do {
+      if batch.contains(where: { $0.key != nil }) {
+        return try await database.withTransaction { tx in try await write(batch, on: tx) }
+      }
+      return try await write(batch, on: database)
+    } catch let error as PostgresError where error.kind == .server && !error.isUnavailable {
+      // Rejected by the server, so rolled back: nothing of the batch exists.
+      logger.warning(
+        "an order batch was rejected; writing its orders one by one",
+        [
+          "orders": .int(batch.count), "sqlstate": .string(error.sqlState ?? ""),
+          "error": .string(error.message),
+        ])
+      return await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
+        for (index, submission) in batch.enumerated() {
+          group.addTask {
+            do { return (index, .success(try await self.commitAlone(submission))) } catch {
+              return (index, .failure(error))
+            }
+          }
+        }
+        var results = [Result<Response, any Error>](
+          repeating: .failure(
+            HTTPError(500, code: "internal_error", detail: "an internal error occurred")),
+          count: batch.count)
+        for await (index, result) in group { results[index] = result }
+        return results
+      }
+    } catch {
+      return batch.map { _ in .failure(error) }
+    }
+  }
+
+  /// The batch statement, a lone retry for each order whose slot was taken meanwhile, and the
+  /// answers of keyed successes stored in one statement. Throws only when the batch statement
+  /// (or, in a transaction, anything) fails.
+  private func write(_ batch: [Submission], on executor: any PostgresExecutor) async throws
+    -> [Result<Response, any Error>]
+  {
+    let outcomes = try await orders.createBatch(
+      batch.map {
+        OrderRepository.BatchItem(
+          userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity)
+      }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
+    var results: [Result<Response, any Error>] = []
+    results.reserveCapacity(batch.count)
+    var keyed: (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]]) = (
+      [], [], [], []
+    )
+    for (submission, outcome) in zip(batch, outcomes) {
+      let result: Result<Response, any Error>
+      do {
+        let settled: OrderRepository.CreateOutcome
+        if let outcome {
+          settled = outcome
+        } else {
+          settled = try await orders.create(
+            userId: submission.order.userId, productId: submission.order.productId,
+            quantity: submission.order.quantity, ttlSeconds: ttlSeconds, maxOpen: maxOpen,
+            on: executor)
+        }
+        result = .success(try OrderRoutes.answer(settled, for: submission.order, maxOpen: maxOpen))
+      } catch {
+        result = .failure(error)
+      }
+      if case .success(let response) = result, let key = submission.key {
+        keyed.users.append(submission.order.userId)
+        keyed.keys.append(key)
+        keyed.statuses.append(Int32(response.status))
+        keyed.bodies.append(response.body)
+      }
+      results.append(result)
+    }
+    if !keyed.keys.isEmpty {
+      try await idempotency.complete(
+        userIds: keyed.users, keys: keyed.keys, statuses: keyed.statuses, bodies: keyed.bodies,
+        on: executor)
+    }
+    return results
+  }
+
+  /// One order in its own statement (with its key, in its own transaction): the path every
+  /// order took before group commit, and the one a rejected batch falls back to.
+  func commitAlone(_ submission: Submission) async throws -> Response {
+    let new = submission.order
+    guard let key = submission.key else {
+      return try OrderRoutes.answer(
+        try await orders.create(
+          userId: new.userId, productId: new.productId, quantity: new.quantity,
+          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database), for: new, maxOpen: maxOpen)
+    }
+    return try await database.withTransaction { tx in
+      let response = try OrderRoutes.answer(
+        try await orders.create(
+          userId: new.userId, productId: new.productId, quantity: new.quantity,
+          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx), for: new, maxOpen: maxOpen)
+      try await idempotency.complete(
+        userId: new.userId, key: key, status: response.status, body: response.body, on: tx)
+      return response
+    }
+  }
+}

@@ -1,0 +1,184 @@
+"""Issue 13: concurrent POST /v1/orders are written in batches (group commit). The batching must
+be invisible to clients: every answer is what a lone request would get, an Idempotency-Key
+sent twice at once still makes one order, the open-order cap holds inside a batch, and a client
+never sees 201 for an order that was not committed, whether the process dies mid-flush or its
+database sessions are cut."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+from support import problem, unique
+
+GOLD = "com.example.tests.batch.gold"
+
+
+def burst(fn, items, workers=24):
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, items))
+
+
+def test_a_burst_gets_the_answers_lone_requests_would(launcher):
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db, MAX_OPEN_ORDERS_PER_USER="3")
+    api = sk.client
+    api.put_product(GOLD)
+    api.put_product(GOLD + ".off", active=False)
+    api.put_product(GOLD + ".sword", type="non_consumable")
+    capped = unique("capped")
+    # Interleaved in one burst: fine orders, unknown and inactive products, two of a
+    # non-consumable, and six orders of one user whose cap is three.
+    work = []
+    for i in range(60):
+        work.append(("fine", unique("fine"), GOLD, None))
+        if i % 10 == 0:
+            work.append(("unknown", unique("u"), GOLD + ".nope", None))
+            work.append(("inactive", unique("u"), GOLD + ".off", None))
+            work.append(("quantity", unique("u"), GOLD + ".sword", 2))
+        if i < 6:
+            work.append(("capped", capped, GOLD, None))
+
+    def post(item):
+        kind, user, product, quantity = item
+        return kind, user, api.post_order(user, product, quantity=quantity)
+
+    results = burst(post, work)
+    for kind, user, r in results:
+        if kind == "fine":
+            assert r.status_code == 201, r.text
+            order = r.json()
+            assert order["user_id"] == user and order["trade_status"] == "WAIT_BUYER_PAY"
+            assert r.headers["Location"] == f"/v1/orders/{order['trade_no']}"
+        elif kind == "unknown":
+            problem(r, 404, "product_not_found")
+        elif kind == "inactive":
+            problem(r, 422, "product_inactive")
+        elif kind == "quantity":
+            problem(r, 422, "quantity_not_allowed")
+    capped_answers = [r for kind, _, r in results if kind == "capped"]
+    assert sorted(r.status_code for r in capped_answers) == [201] * 3 + [409] * 3
+    for r in capped_answers:
+        if r.status_code == 409:
+            problem(r, 409, "too_many_open_orders")
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{capped}'") == "3"
+    # Three distinct slots, and every order has its first event.
+    assert db.scalar(f"SELECT count(DISTINCT open_slot) FROM orders WHERE user_id = '{capped}'") == "3"
+    assert db.scalar("SELECT count(*) FROM orders o WHERE NOT EXISTS "
+                     "(SELECT 1 FROM order_events e WHERE e.trade_no = o.trade_no)") == "0"
+
+
+def test_one_idempotency_key_sent_many_times_at_once_makes_one_order(launcher):
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db)
+    api = sk.client
+    api.put_product(GOLD)
+    keys = [(unique("idem"), unique("key")) for _ in range(12)]
+    # Each key four times in the same burst, among keyless orders that fill the batches.
+    work = [("keyed", user, key) for user, key in keys for _ in range(4)]
+    work += [("plain", unique("plain"), None) for _ in range(40)]
+    work.sort(key=lambda item: hash(item[2] or item[1]))
+
+    results = burst(lambda item: (item, api.post_order(item[1], GOLD, key=item[2])), work, workers=32)
+    for (kind, user, key), r in results:
+        if kind == "plain":
+            assert r.status_code == 201, r.text
+            continue
+        # The first claim wins; a duplicate arriving meanwhile is told it is in flight, one
+        # arriving after is replayed the same order.
+        assert r.status_code in (201, 409), r.text
+        if r.status_code == 409:
+            problem(r, 409, "idempotency_key_in_flight")
+    for user, key in keys:
+        answers = [r for (_, u, k), r in results if k == key]
+        created = {r.json()["trade_no"] for r in answers if r.status_code == 201}
+        assert len(created) == 1, [a.text for a in answers]
+        assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{user}'") == "1"
+        # Across batches: the key now replays that order.
+        again = api.post_order(user, GOLD, key=key)
+        assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true"
+        assert again.json()["trade_no"] in created
+        assert db.scalar(f"SELECT state FROM idempotency_keys WHERE user_id = '{user}'") == "done"
+
+
+def _burst_until(api, stop: threading.Event, seen: list, lock: threading.Lock, workers: int = 16):
+    def loop():
+        while not stop.is_set():
+            user = unique("crash")
+            try:
+                r = api.post_order(user, GOLD, key=unique("k") if len(seen) % 2 else None)
+                outcome = (user, r.status_code, r.json() if r.status_code == 201 else r.text)
+            except requests.RequestException as e:
+                outcome = (user, "cut", repr(e))
+            with lock:
+                seen.append(outcome)
+
+    threads = [threading.Thread(target=loop) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def _assert_every_201_committed(db, seen):
+    created = [(user, body) for user, status, body in seen if status == 201]
+    assert created, seen[:5]
+    trade_nos = ",".join(f"'{body['trade_no']}'" for _, body in created)
+    stored = dict(db.rows(f"SELECT trade_no, user_id FROM orders WHERE trade_no IN ({trade_nos})"))
+    missing = [body["trade_no"] for _, body in created if body["trade_no"] not in stored]
+    assert not missing, f"{len(missing)} orders answered 201 but not committed: {missing[:5]}"
+    for user, body in created:
+        assert stored[body["trade_no"]] == user
+
+
+def test_sigkill_mid_flush_never_leaves_a_201_for_an_uncommitted_order(launcher):
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db)
+    api = sk.client
+    api.put_product(GOLD)
+    seen: list = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    threads = _burst_until(api, stop, seen, lock)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with lock:
+            if sum(1 for s in seen if s[1] == 201) >= 200:
+                break
+        time.sleep(0.02)
+    sk.kill()
+    time.sleep(0.5)
+    stop.set()
+    for t in threads:
+        t.join(60)
+    _assert_every_201_committed(db, seen)
+    assert any(s[1] == "cut" for s in seen), "the kill cut no request short"
+
+
+def test_database_sessions_cut_mid_flush_never_leave_a_201_for_an_uncommitted_order(launcher):
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db)
+    api = sk.client
+    api.put_product(GOLD)
+    seen: list = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    threads = _burst_until(api, stop, seen, lock)
+    try:
+        for _ in range(8):
+            time.sleep(0.4)
+            db.rows("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    f"WHERE datname = '{db.name}' AND pid <> pg_backend_pid()")
+        time.sleep(0.4)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    _assert_every_201_committed(db, seen)
+    statuses = {s[1] for s in seen}
+    assert statuses <= {201, 500, 503, "cut"}, statuses
+    assert statuses & {500, 503}, "no request met a cut session"
+    # It recovers: the next order is created.
+    assert api.post_order(unique("after"), GOLD).status_code == 201
