@@ -7,13 +7,13 @@ import { renderOrders, renderOrder } from './orders.js';
 import { renderUsers } from './users.js';
 import { renderNotifications } from './notifications.js';
 import { renderOverview } from './overview.js';
+import { renderWebhooks } from './webhooks.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const sessionBox = document.getElementById('session');
 
-// Section name -> renderer(main, rest of the fragment). Webhook deliveries get an entry here
-// (and a link in index.html) when the webhooks admin API exists.
+// Section name -> renderer(main, rest of the fragment); each has a link in index.html.
 const sections = {
   overview: (view, rest) => renderOverview(view),
   catalog: (view, rest) => renderCatalog(view, rest),
@@ -21,6 +21,7 @@ const sections = {
   users: (view, rest) => renderUsers(view, rest[0]),
   notifications: (view, rest) => renderNotifications(view, { consumption: false }),
   consumption: (view, rest) => renderNotifications(view, { consumption: true }),
+  webhooks: (view, rest) => renderWebhooks(view),
 };
 
 function showSignIn(message) {

@@ -8,6 +8,7 @@ it keeps and prints it), else into the test's temporary directory.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 from pathlib import Path
@@ -23,6 +24,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from support import ADMIN_NAME, buy, unique, wait_until
+from test_webhooks import Receiver
 
 DESKTOP = (1280, 800)
 PHONE = (390, 844)
@@ -40,9 +42,12 @@ def tokens() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def console_stack(module_launcher, tokens):
-    """A Storekeeper wired to the fake App Store, with a write token and a read-only one."""
+    """A Storekeeper wired to the fake App Store, with a write token and a read-only one; a
+    webhook retry comes after a second, so a delivery's failed attempt and its retry fit a flow
+    (the base environment has ALLOW_INSECURE_URLS=1: the test receivers are plain http)."""
     return module_launcher.stack(
-        ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read")
+        ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read",
+        WEBHOOK_RETRY_BASE="1s", WEBHOOK_POLL_INTERVAL="200ms")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +119,18 @@ class Console:
                                            if b.text.strip() == text and b.is_displayed()), None))
         button.click()
 
+    def press(self, css: str) -> None:
+        """Clicks the first visible match, again if a re-render replaced it meanwhile."""
+        def attempt(driver):
+            try:
+                shown = [e for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
+                if shown:
+                    shown[0].click()
+                return bool(shown)
+            except StaleElementReferenceException:
+                return False
+        self.wait(attempt)
+
     def text(self, css: str = "main") -> str:
         return self.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()][:1] or None)[0]
 
@@ -143,6 +160,10 @@ class Console:
         self.driver.execute_script("location.hash = arguments[0]", fragment)
         self.find(ready_css)
 
+    def scroll_to(self, css: str) -> None:
+        """Brings an element to the top of the viewport, for a screenshot of it."""
+        self.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", css)
+
     def screenshot(self, name: str) -> Path:
         path = self.artifacts / f"{name}.png"
         assert self.driver.save_screenshot(str(path)), f"screenshot {path} not saved"
@@ -163,6 +184,20 @@ def admin_api(stack, token: str):
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {token}"
     return lambda method, path, **kw: session.request(method, stack.sk.url + path, timeout=30, **kw)
+
+
+@pytest.fixture
+def receiver(console_stack, tokens):
+    """A webhook receiver on loopback; every endpoint a test registers is removed afterwards, so
+    the module's later events are not queued to a receiver that is gone."""
+    api = admin_api(console_stack, tokens["write"])
+    before = {e["id"] for e in api("GET", "/admin/v1/webhook-endpoints").json()["endpoints"]}
+    receiver = Receiver()
+    yield receiver
+    for endpoint in api("GET", "/admin/v1/webhook-endpoints").json()["endpoints"]:
+        if endpoint["id"] not in before:
+            assert api("DELETE", f"/admin/v1/webhook-endpoints/{endpoint['id']}").status_code == 204
+    receiver.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,8 +422,134 @@ def test_a_read_only_token_sees_no_editing_controls(console, console_stack, toke
     assert refused.status_code == 403
 
 
+def test_a_test_event_sent_from_the_console_is_delivered_and_shows_every_attempt_then_is_replayed(
+        console, console_stack, tokens, receiver):
+    api = admin_api(console_stack, tokens["write"])
+    # The receiver refuses the first request (a 500 with a body), then takes everything.
+    answers = iter([500])
+    receiver.answer = lambda event: next(answers, 200)
+    created = api("POST", "/admin/v1/webhook-endpoints", json={"url": receiver.url, "event_types": ["order.paid"]})
+    assert created.status_code == 201, created.text
+    endpoint = created.json()
+
+    console.sign_in(tokens["write"])
+    console.go("#/webhooks", "#deliveries")
+    row = console.wait_text("#webhook-endpoints", receiver.url)
+    assert "order.paid" in row
+    console.press(f'button.send-test[data-endpoint="{endpoint["id"]}"]')
+    console.wait_text("#webhook-status", "Test event")
+    # The console follows the pending delivery until it settles: a 500, then a retry that lands.
+    console.wait_text("#delivery-state", "delivered", timeout=30)
+    attempts = console.all("#delivery-attempts tbody tr")
+    assert len(attempts) == 2, [a.text for a in attempts]
+    cells = lambda row: [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+    first, second = cells(attempts[0]), cells(attempts[1])
+    assert first[3:5] == ["http_error", "500"] and first[5].startswith("receiver says no"), first
+    assert second[3:5] == ["delivered", "200"] and '"ok": true' in second[5], second
+    detail = console.text("#delivery-detail")
+    assert "webhook.test" in detail and f"webhook-test:{endpoint['id']}" in detail
+    event_id = console.driver.find_element(By.ID, "delivery-detail").find_element(
+        By.XPATH, ".//dt[.='Event id']/following-sibling::dd[1]").text
+    assert [e["id"] for e in receiver.events()] == [event_id, event_id]
+    # The list is filtered to that event there, and agrees with the API.
+    assert console.by_label("Event id", "#delivery-filters").get_attribute("value") == event_id
+    listed = api("GET", "/admin/v1/webhook-deliveries", params={"event_id": event_id}).json()["deliveries"]
+    assert [(d["state"], len(d["attempts"])) for d in listed] == [("delivered", 2)]
+    assert "delivered" in console.text("#deliveries")
+    console.scroll_to("#delivery-detail")
+    console.screenshot("webhook-test-delivered")
+
+    # Replay the same event to the endpoint: a second delivery, of kind replay, lands too.
+    console.click("Replay this event to this endpoint")
+    console.wait_text("#webhook-status", "Queued 1 delivery")
+    console.wait_text("#delivery-detail", "replay")
+    console.wait_text("#delivery-state", "delivered", timeout=30)
+    wait_until(lambda: len(console.all("#deliveries tbody tr")) == 2, 15, "the replay is not listed")
+    assert [e["id"] for e in receiver.events()] == [event_id] * 3
+    kinds = sorted(d["kind"] for d in api("GET", "/admin/v1/webhook-deliveries",
+                                          params={"event_id": event_id}).json()["deliveries"])
+    assert kinds == ["replay", "test"]
+    console.scroll_to("#delivery-detail")
+    console.screenshot("webhook-replayed")
+
+    # The filters: failed deliveries of this endpoint are none; an event id that is no UUID is refused beside its field.
+    Select(console.by_label("State", "#delivery-filters")).select_by_value("failed")
+    console.click("Filter")
+    console.wait_text("#deliveries", "Nothing to show")
+    Select(console.by_label("State", "#delivery-filters")).select_by_value("")
+    console.fill("Event id", "not-a-uuid", "#delivery-filters")
+    console.click("Filter")
+    console.wait_text("#delivery-filters [data-error-for=event_id]", "UUID")
+
+
+def test_an_endpoint_registered_in_the_console_shows_its_secret_once_and_can_be_disabled(
+        console, console_stack, tokens, receiver):
+    api = admin_api(console_stack, tokens["write"])
+    console.sign_in(tokens["write"])
+    console.go("#/webhooks", "#endpoint-form")
+    console.fill("Endpoint URL", "ftp://example.com/hook")
+    console.click("Register endpoint")
+    console.wait_text("#endpoint-form [data-error-for=url]", "url")
+    url = receiver.url + "/" + unique("console")
+    console.fill("Endpoint URL", url)
+    console.fill("Event types (comma-separated; empty for all)", "order.paid, balance.changed")
+    console.click("Register endpoint")
+    card = console.wait_text("#new-secret", "only time")
+    secret = console.by_label("Signing secret", "#new-secret").get_attribute("value")
+    assert re.fullmatch(r"whsec_[0-9a-f]{64}", secret), secret
+    assert url in card
+    endpoint = next(e for e in api("GET", "/admin/v1/webhook-endpoints").json()["endpoints"] if e["url"] == url)
+    assert endpoint["event_types"] == ["order.paid", "balance.changed"] and "secret" not in endpoint
+    assert secret not in str(console.storage()) and secret not in console.driver.current_url
+    console.screenshot("webhook-secret-shown-once")
+    console.click("I have stored it")
+    assert console.all("#new-secret") == []
+    assert console.driver.switch_to.active_element.text == "Webhooks"
+    # Coming back, the secret is nowhere on the page.
+    console.go("#/overview", "#reports-waiting")
+    console.go("#/webhooks", "#webhook-endpoints")
+    console.wait_text("#webhook-endpoints", url)
+    assert secret not in console.driver.page_source
+
+    console.press(f'button.disable[data-endpoint="{endpoint["id"]}"]')
+    console.wait_text("#webhook-status", "is disabled")
+    assert api("GET", f"/admin/v1/webhook-endpoints/{endpoint['id']}").json()["enabled"] is False
+    assert console.find(f'button.send-test[data-endpoint="{endpoint["id"]}"]').get_attribute("disabled") is not None
+    assert console.driver.switch_to.active_element.get_attribute("data-endpoint") == endpoint["id"]
+    console.screenshot("webhook-endpoint-disabled")
+
+
+def test_a_read_only_token_sees_webhooks_but_no_send_or_replay_buttons(console, console_stack, tokens, receiver):
+    write = admin_api(console_stack, tokens["write"])
+    endpoint = write("POST", "/admin/v1/webhook-endpoints", json={"url": receiver.url}).json()
+    sent = write("POST", f"/admin/v1/webhook-endpoints/{endpoint['id']}/test", json={})
+    assert sent.status_code == 202, sent.text
+    wait_until(lambda: len(receiver.events()) == 1, 15, "the test event never arrived")
+
+    console.sign_in(tokens["read"])
+    console.go("#/webhooks", "#deliveries")
+    console.wait_text("#webhook-endpoints", receiver.url)
+    assert console.all("button.send-test") == [] and console.all("button.disable") == []
+    assert console.all("#endpoint-form") == [] and console.all("#replay-form") == []
+    console.press(f'button.show-deliveries[data-endpoint="{endpoint["id"]}"]')
+    console.wait_text("#deliveries", "webhook.test")
+    console.press("#deliveries button.show-delivery")
+    console.wait_text("#delivery-state", "delivered")
+    assert console.all("#replay-delivery") == []
+    assert len(console.all("#delivery-attempts tbody tr")) == 1
+    console.scroll_to("#delivery-detail")
+    console.screenshot("webhook-read-only")
+    # The API says the same: the token may not send.
+    refused = admin_api(console_stack, tokens["read"])(
+        "POST", f"/admin/v1/webhook-endpoints/{endpoint['id']}/test", json={})
+    assert refused.status_code == 403
+
+
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
-def test_every_section_renders_and_fits_the_viewport(console, console_stack, tokens, size):
+def test_every_section_renders_and_fits_the_viewport(console, console_stack, tokens, size, receiver):
+    write = admin_api(console_stack, tokens["write"])
+    hook = write("POST", "/admin/v1/webhook-endpoints", json={"url": receiver.url, "event_types": ["order.paid"]}).json()
+    assert write("POST", f"/admin/v1/webhook-endpoints/{hook['id']}/test", json={}).status_code == 202
     product = unique("console_fit").replace("-", "_")
     console_stack.api.put_product(product, price="2.00")
     order, _, _ = buy(console_stack.api, console_stack.fake, unique("console-fit"), product)
@@ -400,7 +561,8 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
                             (f"#/catalog/{product}", "#price-chart"), ("#/orders", "#orders"),
                             (f"#/orders/{order['trade_no']}", "#timeline"),
                             (f"#/users/{order['user_id']}", "#balances"),
-                            ("#/notifications", "#notifications"), ("#/consumption", "#notifications")]):
+                            ("#/notifications", "#notifications"), ("#/consumption", "#notifications"),
+                            ("#/webhooks", "#deliveries")]):
         console.go(fragment, ready)
         assert console.page_fits(), f"{fragment} is wider than {name}"
         if size == PHONE:
@@ -418,6 +580,15 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
             " && !b.getAttribute('aria-label')).length")
         assert nameless == 0, f"{fragment}: buttons or links without a name"
         console.screenshot(f"{name}-{number}-{fragment.strip('#/').split('/')[0]}")
+    # A delivery's detail with its attempts fits too.
+    console.go("#/webhooks", "#deliveries")
+    console.press(f'button.show-deliveries[data-endpoint="{hook["id"]}"]')
+    console.wait_text("#deliveries", "order.paid")
+    console.press("#deliveries button.show-delivery")
+    console.wait_text("#delivery-state", "delivered")
+    assert console.page_fits(), f"a delivery's detail is wider than {name}"
+    console.scroll_to("#delivery-detail")
+    console.screenshot(f"{name}-webhook-delivery")
     # The overview charts this module's paid orders.
     console.go("#/overview", "#reports-waiting")
     assert console.all("#revenue-USD circle.point")
