@@ -275,6 +275,8 @@ def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(
     # Each point says which change it is.
     titles = [p.find_element(By.TAG_NAME, "title").get_attribute("textContent") for p in points]
     assert "3.75 USD" in titles[-1]
+    # The chart is below the edit form: bring it into view, so the screenshot shows it.
+    console.scroll_to("#price-chart")
     console.screenshot("price-history-chart")
 
 
