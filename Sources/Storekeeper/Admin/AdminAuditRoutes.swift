@@ -24,18 +24,8 @@ struct AdminAuditRoutes: Sendable {
   static func filter(_ query: [String: String]) throws -> AuditLog.Filter {
     var problems: [FieldError] = []
     var filter = AuditLog.Filter()
-    // Text PostgreSQL can hold and an index can compare: 1-128 characters, no NUL.
-    func text(_ name: String) -> String? {
-      guard let value = query[name] else { return nil }
-      guard (1...128).contains(value.unicodeScalars.count), !value.unicodeScalars.contains("\u{0}")
-      else {
-        problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
-        return nil
-      }
-      return value
-    }
-    filter.admin = text("admin")
-    filter.targetId = text("target_id")
+    filter.admin = PageRequest.text(query, "admin", problems: &problems)
+    filter.targetId = PageRequest.text(query, "target_id", problems: &problems)
     if let name = query["action"] {
       if let action = AdminAction(rawValue: name) {
         filter.action = action
@@ -45,11 +35,9 @@ struct AdminAuditRoutes: Sendable {
       }
     }
     let page = PageRequest(
-      query, known: ["admin", "action", "target_id"], problems: &problems,
-      cursorRule: "must be 1-18 digits",
-      isKey: { !$0.isEmpty && $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+      numeric: query, known: ["admin", "action", "target_id"], problems: &problems)
     filter.limit = page.limit
-    filter.before = page.after.flatMap(Int64.init)
+    filter.before = page.before
     try PageRequest.check(problems)
     return filter
   }

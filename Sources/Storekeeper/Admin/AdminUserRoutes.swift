@@ -23,7 +23,7 @@ struct AdminUserRoutes: Sendable {
       let page = try Self.numericPage(request.query)
       var query: PostgresQuery =
         "SELECT \(unescaped: LedgerEntry.columns) FROM ledger WHERE user_id = \(userId)"
-      if let before = page.after.flatMap(Int64.init) { query.append(" AND id < \(before)") }
+      if let before = page.before { query.append(" AND id < \(before)") }
       query.append(" ORDER BY id DESC LIMIT \(page.limit + 1)")
       let rows = try await database.query(query).map(LedgerEntry.init(row:))
       let split = KeysetPage.split(rows, limit: page.limit) { String($0.id) }
@@ -67,7 +67,7 @@ struct AdminUserRoutes: Sendable {
       let userId = try Self.userId(context)
       let page = try Self.numericPage(request.query)
       let split = try await adjustments.list(
-        userId: userId, limit: page.limit, before: page.after.flatMap(Int64.init))
+        userId: userId, limit: page.limit, before: page.before)
       return try JSONCoding.response(
         AdjustmentPage(adjustments: split.items, nextCursor: split.next))
     }
@@ -116,9 +116,7 @@ struct AdminUserRoutes: Sendable {
 
   static func numericPage(_ query: [String: String]) throws -> PageRequest {
     var problems: [FieldError] = []
-    let page = PageRequest(
-      query, known: [], problems: &problems, cursorRule: "must be 1-18 digits",
-      isKey: { !$0.isEmpty && $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+    let page = PageRequest(numeric: query, known: [], problems: &problems)
     try PageRequest.check(problems)
     return page
   }

@@ -67,10 +67,8 @@ struct NotificationRoutes: Sendable {
         )
       }
     }
-    let page = PageRequest(
-      query, known: known, problems: &problems, cursorRule: "must be 1-18 digits",
-      isKey: { $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !$0.isEmpty })
-    if let seq = page.after.flatMap(Int64.init) { sql.append(" AND seq < \(seq)") }
+    let page = PageRequest(numeric: query, known: known, problems: &problems)
+    if let seq = page.before { sql.append(" AND seq < \(seq)") }
     try PageRequest.check(problems)
     let limit = page.limit
     sql.append(" ORDER BY seq DESC LIMIT \(limit + 1)")

@@ -45,23 +45,13 @@ struct AdminReconcileRoutes: Sendable {
   static func filter(_ query: [String: String]) throws -> Filter {
     var problems: [FieldError] = []
     var filter = Filter()
-    func text(_ name: String) -> String? {
-      guard let value = query[name] else { return nil }
-      guard (1...128).contains(value.unicodeScalars.count), !value.unicodeScalars.contains("\u{0}")
-      else {
-        problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
-        return nil
-      }
-      return value
-    }
-    filter.userId = text("user_id")
-    filter.originalTransactionId = text("original_transaction_id")
+    filter.userId = PageRequest.text(query, "user_id", problems: &problems)
+    filter.originalTransactionId = PageRequest.text(
+      query, "original_transaction_id", problems: &problems)
     let page = PageRequest(
-      query, known: ["user_id", "original_transaction_id"], problems: &problems,
-      cursorRule: "must be 1-18 digits",
-      isKey: { !$0.isEmpty && $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+      numeric: query, known: ["user_id", "original_transaction_id"], problems: &problems)
     filter.limit = page.limit
-    filter.before = page.after.flatMap(Int64.init)
+    filter.before = page.before
     try PageRequest.check(problems)
     return filter
   }

@@ -35,6 +35,33 @@ struct PageRequest {
     }
   }
 
+  /// A listing keyed by a bigint id, newest first: the cursor is the last id, 1-18 digits.
+  init(
+    numeric query: [String: String], known: Set<String>, problems: inout [FieldError],
+    cursorRule: String = "must be 1-18 digits"
+  ) {
+    self.init(
+      query, known: known, problems: &problems, cursorRule: cursorRule,
+      isKey: { !$0.isEmpty && $0.utf8.count <= 18 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+  }
+
+  /// The numeric cursor: only ids below it belong to the next page.
+  var before: Int64? { after.flatMap(Int64.init) }
+
+  /// A free-text filter PostgreSQL can hold and an index can compare: 1-128 characters, no
+  /// NUL; nil when absent, a problem when malformed.
+  static func text(_ query: [String: String], _ name: String, problems: inout [FieldError])
+    -> String?
+  {
+    guard let value = query[name] else { return nil }
+    guard (1...128).contains(value.unicodeScalars.count), !value.unicodeScalars.contains("\u{0}")
+    else {
+      problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
+      return nil
+    }
+    return value
+  }
+
   /// Throws 400 naming every parameter that was wrong.
   static func check(_ problems: [FieldError]) throws {
     guard problems.isEmpty else {

@@ -238,11 +238,9 @@ struct AdminWebhookRoutes: Sendable {
   static func deliveryFilter(_ query: [String: String]) throws -> WebhookDeliveryLog.Filter {
     var problems: [FieldError] = []
     let page = PageRequest(
-      query, known: ["endpoint_id", "state", "event_id"], problems: &problems,
-      cursorRule: "must be the next_cursor of a previous page",
-      isKey: { $0.utf8.count <= 18 && !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
-    var filter = WebhookDeliveryLog.Filter(
-      limit: page.limit, before: page.after.flatMap { Int64($0) })
+      numeric: query, known: ["endpoint_id", "state", "event_id"], problems: &problems,
+      cursorRule: "must be the next_cursor of a previous page")
+    var filter = WebhookDeliveryLog.Filter(limit: page.limit, before: page.before)
     if let text = query["endpoint_id"] {
       if let id = UUID(uuidString: text) {
         filter.endpointId = id
