@@ -66,15 +66,9 @@ public struct NotificationHistoryClient: Sendable {
     case 429, 500...599:
       return .failure(.retryable("notification history answered \(answer.status)"))
     default:
-      let message = (try? JSONDecoder().decode(APIError.self, from: Data(answer.body)))?
-        .errorMessage
+      let message = AppStoreAPIError(body: answer.body)?.errorMessage
       return .failure(
         .refused("notification history answered \(answer.status): \(message ?? "no detail")"))
     }
-  }
-
-  private struct APIError: Decodable {
-    var errorCode: Int?
-    var errorMessage: String?
   }
 }

@@ -71,14 +71,7 @@ public struct SubscriptionStatusClient: Sendable {
   }
 
   private static func message(_ body: [UInt8]) -> String {
-    guard let error = try? JSONDecoder().decode(APIError.self, from: Data(body)) else {
-      return "no detail"
-    }
+    guard let error = AppStoreAPIError(body: body) else { return "no detail" }
     return "\(error.errorCode.map(String.init) ?? "-") \(error.errorMessage ?? "")"
-  }
-
-  private struct APIError: Decodable {
-    var errorCode: Int?
-    var errorMessage: String?
   }
 }

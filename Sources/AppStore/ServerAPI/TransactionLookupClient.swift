@@ -94,14 +94,8 @@ public struct TransactionLookupClient: Sendable {
     case 404: return .failure(.notFound)
     case 429, 500...599: return .failure(.retryable("server_api_http_\(answer.status)"))
     default:
-      let message = (try? JSONDecoder().decode(APIError.self, from: Data(answer.body)))?
-        .errorMessage
+      let message = AppStoreAPIError(body: answer.body)?.errorMessage
       return .failure(.refused(status: answer.status, message ?? "no detail"))
     }
-  }
-
-  private struct APIError: Decodable {
-    var errorCode: Int?
-    var errorMessage: String?
   }
 }
