@@ -57,7 +57,10 @@ struct Order: Codable, Sendable, Equatable {
     \(SQLTime.rfc3339("\(prefix)closed_at", as: "closed_at"))
     """
   }
+}
 
+extension Order {
+  // Declared here so that the memberwise initializer stays available.
   init(row: PostgresRow) throws {
     tradeNo = try row.decode("trade_no")
     userId = try row.decode("user_id")
