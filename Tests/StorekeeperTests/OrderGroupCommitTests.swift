@@ -66,6 +66,46 @@ import Testing
     }
   }
 
+  /// PostgreSQL plans a prepared statement afresh on every execution when its generic plan
+  /// looks dearer than one made for the values bound; for the batch statement that planning
+  /// cost more than the rest of it (a bound open-order cap made the generic plan expect a
+  /// thousand slots). One session, so the statement's counters are the ones it used.
+  @Test func theBatchStatementIsPlannedOnceAndItsPlanReused() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      var configuration = h.database.configuration
+      configuration.maxConnections = 1
+      let session = PostgresPool(configuration: configuration, logger: DomainHarness.logger)
+      let plans: PostgresRow
+      do {
+        for round in 0..<8 {
+          let outcomes = try await h.orders.createBatch(
+            [
+              .init(userId: "plan-a-\(round)", productId: "gold.100", quantity: 1),
+              .init(userId: "plan-b-\(round)", productId: "gold.100", quantity: 2),
+            ], ttlSeconds: 3600, maxOpen: 20, on: session)
+          #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
+        }
+        plans = try #require(
+          try await session.query(
+            """
+            SELECT generic_plans, custom_plans FROM pg_prepared_statements
+            WHERE statement LIKE '%INSERT INTO orders%' AND statement LIKE '%unnest%'
+            """
+          ).first)
+        await session.shutdown()
+      } catch {
+        await session.shutdown()
+        throw error
+      }
+      let generic: Int64 = try plans.decode("generic_plans")
+      let custom: Int64 = try plans.decode("custom_plans")
+      // PostgreSQL tries five custom plans before it weighs the generic one.
+      #expect(custom <= 5)
+      #expect(generic >= 3)
+    }
+  }
+
   @Test func theOpenOrderCapHoldsInsideOneBatch() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

@@ -81,7 +81,7 @@ public struct AppConfig: Sendable {
   /// `ORDER_BATCH_MAX`: most order creations written in one statement (1: each on its own).
   var orderBatchMax = 64
   /// `ORDER_BATCH_FLUSHES`: batches of orders being written at once.
-  var orderBatchFlushes = 4
+  var orderBatchFlushes = 2
   /// `PROOF_RETENTION`: how long a proof is kept after its last report is settled or refused.
   var proofRetentionMs: Int64 = 30 * 24 * 3_600_000
   public var migrationsDirectory = "Migrations"

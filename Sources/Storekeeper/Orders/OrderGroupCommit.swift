@@ -59,7 +59,7 @@ final class OrderGroupCommit: Sendable {
 
   init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore,
-    ttlSeconds: Int, maxOpen: Int, maxBatch: Int = 64, maxFlushes: Int = 4, logger: Logger
+    ttlSeconds: Int, maxOpen: Int, maxBatch: Int = 64, maxFlushes: Int = 2, logger: Logger
   ) {
     self.database = database
     self.orders = orders
