@@ -19,7 +19,10 @@ extension APIRouter {
         // the address bucket's headers); the handler reuses that caller instead of verifying
         // the token again.
         let caller = try await identify?(request, context)
-        if let userId = caller?.confinedTo ?? ActingUser.id(request, context) {
+        // Naming the user may mean parsing the body: not for a limit that is off.
+        if limiter.perUser != nil,
+          let userId = caller?.confinedTo ?? ActingUser.id(request, context)
+        {
           decision = try Self.admit(limiter, userId: userId, after: decision)
         }
         let response = try await AppAuthenticator.$authenticated.withValue(caller) {
