@@ -18,9 +18,13 @@ let package = Package(
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
     // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
     .target(name: "JOSE"),
-    .target(name: "AppStore", dependencies: ["COpenSSL", "JOSE", "StorekeeperLogging"]),
+    // The server's own requests to others through URLSession, with a kept deadline.
+    .target(name: "OutboundHTTP"),
+    .target(
+      name: "AppStore", dependencies: ["COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
-    .target(name: "AppAuth", dependencies: ["COpenSSL", "JOSE", "StorekeeperLogging"]),
+    .target(
+      name: "AppAuth", dependencies: ["COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
     .target(
       name: "Storekeeper",

@@ -1,22 +1,16 @@
 import Foundation
-import Synchronization
+import OutboundHTTP
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
-/// The production transport: HTTPS through URLSession, one ephemeral session, no caching.
+/// The production transport: HTTPS through one `OutboundHTTPSession` (ephemeral, no caching,
+/// its deadline kept).
 public final class URLSessionReceiptTransport: ReceiptTransport {
-  private let session: URLSession
+  private let session = OutboundHTTPSession()
 
-  public init() {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.httpShouldSetCookies = false
-    session = URLSession(configuration: configuration)
-  }
-
-  deinit { session.finishTasksAndInvalidate() }
+  public init() {}
 
   public func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration)
     async throws -> (status: Int, body: [UInt8])
@@ -44,68 +38,21 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     return try await send(request, timeout: timeout)
   }
 
+  /// The verifiers tell a timeout (`ReceiptTransportError.timedOut`) from other failures.
   private func send(_ request: URLRequest, timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
   {
-    // URLSession on Linux does not reliably end a request at `timeoutInterval`, so the
-    // deadline is enforced here too: whichever finishes first wins, the other is cancelled.
-    let prepared = request
-    return try await withThrowingTaskGroup(of: (status: Int, body: [UInt8]).self) { group in
-      group.addTask { try await self.perform(prepared) }
-      group.addTask {
-        try await Task.sleep(for: timeout)
+    do {
+      return try await session.send(request, timeout: timeout)
+    } catch OutboundHTTPError.deadlinePassed {
+      throw ReceiptTransportError.timedOut
+    } catch OutboundHTTPError.failed(let error) {
+      if let urlError = error as? URLError, urlError.code == .timedOut {
         throw ReceiptTransportError.timedOut
       }
-      defer { group.cancelAll() }
-      guard let first = try await group.next() else { throw ReceiptTransportError.timedOut }
-      return first
+      throw ReceiptTransportError.connectionFailed(String(describing: error))
+    } catch OutboundHTTPError.notHTTP {
+      throw ReceiptTransportError.connectionFailed("no HTTP response")
     }
-  }
-
-  private func perform(_ request: URLRequest) async throws -> (status: Int, body: [UInt8]) {
-    let running = RunningTask()
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let task = session.dataTask(with: request) { data, response, error in
-          if let error {
-            continuation.resume(throwing: Self.transportError(error))
-          } else if let response = response as? HTTPURLResponse {
-            continuation.resume(returning: (response.statusCode, data.map { [UInt8]($0) } ?? []))
-          } else {
-            continuation.resume(
-              throwing: ReceiptTransportError.connectionFailed("no HTTP response"))
-          }
-        }
-        running.start(task)
-      }
-    } onCancel: {
-      running.cancel()
-    }
-  }
-
-  private static func transportError(_ error: any Error) -> ReceiptTransportError {
-    if let urlError = error as? URLError, urlError.code == .timedOut { return .timedOut }
-    return .connectionFailed(String(describing: error))
-  }
-}
-
-/// The data task of one request, so a cancellation arriving at any moment reaches it.
-private final class RunningTask: Sendable {
-  private let state = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
-
-  func start(_ task: URLSessionDataTask) {
-    let cancelled = state.withLock { state in
-      state.task = task
-      return state.cancelled
-    }
-    task.resume()
-    if cancelled { task.cancel() }
-  }
-
-  func cancel() {
-    state.withLock { state in
-      state.cancelled = true
-      return state.task
-    }?.cancel()
   }
 }

@@ -12,63 +12,42 @@ public struct NotificationHistoryClient: Sendable {
     case refused(String)
   }
 
-  /// Apple's production endpoint; the sandbox one is `api.storekit-sandbox.itunes.apple.com`.
-  public static let productionURL = URL(string: "https://api.storekit.itunes.apple.com")!
-
   let baseURL: URL
-  public let key: AppStoreAPIKey
-  let bundleId: String
-  let transport: any ReceiptTransport
-  let timeout: Duration
+  let api: AppStoreServerAPI
 
   public init(
     baseURL: URL, key: AppStoreAPIKey, bundleId: String,
     transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     self.baseURL = baseURL
-    self.key = key
-    self.bundleId = bundleId
-    self.transport = transport
-    self.timeout = timeout
+    api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)
   }
 
   /// One page of notifications first sent in [startMs, endMs).
   public func page(
     startMs: Int64, endMs: Int64, onlyFailures: Bool, paginationToken: String? = nil
   ) async -> Result<NotificationHistoryPage, Failure> {
-    guard let token = AppStoreAPIToken.make(key: key, bundleId: bundleId) else {
-      return .failure(.refused("could not sign the API token"))
-    }
-    var components = URLComponents(
-      url: baseURL.appendingPathComponent("inApps/v1/notifications/history"),
-      resolvingAgainstBaseURL: false)
-    if let paginationToken {
-      components?.queryItems = [URLQueryItem(name: "paginationToken", value: paginationToken)]
-    }
-    guard let url = components?.url,
-      let body = try? JSONSerialization.data(
-        withJSONObject: ["startDate": startMs, "endDate": endMs, "onlyFailures": onlyFailures])
-    else { return .failure(.refused("could not build the request")) }
-    let answer: (status: Int, body: [UInt8])
-    do {
-      answer = try await transport.post(
-        url: url, body: [UInt8](body), headers: ["Authorization": "Bearer " + token],
-        timeout: timeout)
-    } catch {
-      return .failure(.retryable("notification history unreachable: \(error)"))
-    }
-    switch answer.status {
-    case 200:
-      guard
-        let page = try? JSONDecoder().decode(NotificationHistoryPage.self, from: Data(answer.body))
-      else { return .failure(.retryable("notification history answer is not readable")) }
-      return .success(page)
-    case 429, 500...599:
-      return .failure(.retryable("notification history answered \(answer.status)"))
-    default:
-      let message = AppStoreAPIError(body: answer.body)?.errorMessage
-      return .failure(
-        .refused("notification history answered \(answer.status): \(message ?? "no detail")"))
+    await api.send(
+      "inApps/v1/notifications/history",
+      query: paginationToken.map { [URLQueryItem(name: "paginationToken", value: $0)] } ?? [],
+      json: ["startDate": startMs, "endDate": endMs, "onlyFailures": onlyFailures],
+      at: baseURL, as: NotificationHistoryPage.self
+    ).mapError(Self.failure)
+  }
+
+  /// Recovery only tells apart whether the range is worth reading again later; every other
+  /// answer, 401 included, becomes a refusal whose text (with Apple's message) it records.
+  private static func failure(_ failure: AppStoreServerAPIFailure) -> Failure {
+    switch failure {
+    case .unsigned: return .refused("could not sign the API token")
+    case .unbuildable: return .refused("could not build the request")
+    case .unreachable(let error): return .retryable("notification history unreachable: \(error)")
+    case .unreadable: return .retryable("notification history answer is not readable")
+    case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
+      return .retryable("notification history answered \(status)")
+    case .answered(let status, let error):
+      return .refused(
+        "notification history answered \(status): \(error?.errorMessage ?? "no detail")")
     }
   }
 }

@@ -20,20 +20,14 @@ public struct SubscriptionStatusClient: Sendable {
   }
 
   let baseURL: URL
-  let key: AppStoreAPIKey
-  let bundleId: String
-  let transport: any ReceiptTransport
-  let timeout: Duration
+  let api: AppStoreServerAPI
 
   public init(
     baseURL: URL, key: AppStoreAPIKey, bundleId: String,
     transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     self.baseURL = baseURL
-    self.key = key
-    self.bundleId = bundleId
-    self.transport = transport
-    self.timeout = timeout
+    api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)
   }
 
   public func statuses(originalTransactionId: String) async -> Result<
@@ -43,35 +37,33 @@ public struct SubscriptionStatusClient: Sendable {
     guard !originalTransactionId.isEmpty, originalTransactionId.count <= 64,
       originalTransactionId.allSatisfy({ $0.isASCII && ($0.isNumber || $0.isLetter) })
     else { return .failure(.notFound("not a transaction id: \(originalTransactionId)")) }
-    guard let token = AppStoreAPIToken.make(key: key, bundleId: bundleId) else {
-      return .failure(.refused("could not sign the API token"))
-    }
-    let url = baseURL.appendingPathComponent("inApps/v1/subscriptions/\(originalTransactionId)")
-    let answer: (status: Int, body: [UInt8])
-    do {
-      answer = try await transport.get(
-        url: url, headers: ["Authorization": "Bearer " + token], timeout: timeout)
-    } catch {
-      return .failure(.unreachable("subscription statuses unreachable: \(error)"))
-    }
-    switch answer.status {
-    case 200:
-      guard
-        let statuses = try? JSONDecoder().decode(SubscriptionStatuses.self, from: Data(answer.body))
-      else { return .failure(.unreachable("subscription statuses answer is not readable")) }
-      return .success(statuses)
-    case 401: return .failure(.unauthorized)
-    case 429: return .failure(.rateLimited)
-    case 500...599: return .failure(.unreachable("subscription statuses answered \(answer.status)"))
-    case 400, 404:
-      return .failure(.notFound("answered \(answer.status): \(Self.message(answer.body))"))
-    default:
-      return .failure(.refused("answered \(answer.status): \(Self.message(answer.body))"))
+    return await api.send(
+      "inApps/v1/subscriptions/\(originalTransactionId)", at: baseURL,
+      as: SubscriptionStatuses.self
+    ).mapError(Self.failure)
+  }
+
+  /// The reconciler stops its pass on `unreachable`, `rateLimited` and `unauthorized`, and
+  /// records `notFound` and `refused` against the one subscription asked about.
+  private static func failure(_ failure: AppStoreServerAPIFailure) -> Failure {
+    switch failure {
+    case .unsigned: return .refused("could not sign the API token")
+    case .unbuildable: return .refused("could not build the request")
+    case .unreachable(let error): return .unreachable("subscription statuses unreachable: \(error)")
+    case .unreadable: return .unreachable("subscription statuses answer is not readable")
+    case .answered(status: 401, _): return .unauthorized
+    case .answered(status: 429, _): return .rateLimited
+    case .answered(let status, _) where (500...599).contains(status):
+      return .unreachable("subscription statuses answered \(status)")
+    case .answered(let status, let error) where status == 400 || status == 404:
+      return .notFound("answered \(status): \(Self.detail(error))")
+    case .answered(let status, let error):
+      return .refused("answered \(status): \(Self.detail(error))")
     }
   }
 
-  private static func message(_ body: [UInt8]) -> String {
-    guard let error = AppStoreAPIError(body: body) else { return "no detail" }
+  private static func detail(_ error: AppStoreAPIError?) -> String {
+    guard let error else { return "no detail" }
     return "\(error.errorCode.map(String.init) ?? "-") \(error.errorMessage ?? "")"
   }
 }

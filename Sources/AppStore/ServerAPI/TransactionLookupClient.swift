@@ -6,25 +6,16 @@ import Foundation
 /// deprecated. Each call is against one environment's base URL; which one is the caller's
 /// choice (production first, then sandbox, as Apple advises).
 public struct TransactionLookupClient: Sendable {
-  /// Apple's: production and sandbox.
-  public static let productionURL = NotificationHistoryClient.productionURL
-  public static let sandboxURL = URL(string: "https://api.storekit-sandbox.itunes.apple.com")!
   /// Apple's transaction ids are decimal; anything else read from a receipt is not sent.
   public static let maximumIdLength = 64
 
-  let key: AppStoreAPIKey
-  let bundleId: String
-  let transport: any ReceiptTransport
-  let timeout: Duration
+  let api: AppStoreServerAPI
 
   public init(
     key: AppStoreAPIKey, bundleId: String,
     transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
-    self.key = key
-    self.bundleId = bundleId
-    self.transport = transport
-    self.timeout = timeout
+    api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)
   }
 
   /// Whether `id` may be put in a request path.
@@ -38,14 +29,10 @@ public struct TransactionLookupClient: Sendable {
     String, TransactionLookupFailure
   > {
     struct Answer: Decodable { var signedTransactionInfo: String }
-    return await get(
-      baseURL, path: "inApps/v1/transactions/" + transactionId, query: [], id: transactionId
-    ).flatMap { (body: [UInt8]) in
-      guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-        return .failure(.retryable("server_api_bad_response"))
-      }
-      return .success(answer.signedTransactionInfo)
-    }
+    guard Self.isValidId(transactionId) else { return .failure(Self.invalidId) }
+    return await api.send(
+      "inApps/v1/transactions/" + transactionId, at: baseURL, as: Answer.self
+    ).map(\.signedTransactionInfo).mapError(Self.failure)
   }
 
   /// One page of the customer's transaction history, oldest first; `revision` from the
@@ -53,49 +40,31 @@ public struct TransactionLookupClient: Sendable {
   public func historyPage(_ transactionId: String, revision: String?, at baseURL: URL) async
     -> Result<TransactionHistoryPage, TransactionLookupFailure>
   {
+    guard Self.isValidId(transactionId) else { return .failure(Self.invalidId) }
     var query = [URLQueryItem(name: "sort", value: "ASCENDING")]
     if let revision { query.append(URLQueryItem(name: "revision", value: revision)) }
-    return await get(
-      baseURL, path: "inApps/v2/history/" + transactionId, query: query, id: transactionId
-    ).flatMap { (body: [UInt8]) in
-      guard let page = try? JSONDecoder().decode(TransactionHistoryPage.self, from: Data(body))
-      else { return .failure(.retryable("server_api_bad_response")) }
-      return .success(page)
-    }
+    return await api.send(
+      "inApps/v2/history/" + transactionId, query: query, at: baseURL,
+      as: TransactionHistoryPage.self
+    ).mapError(Self.failure)
   }
 
-  private func get(_ baseURL: URL, path: String, query: [URLQueryItem], id: String) async
-    -> Result<[UInt8], TransactionLookupFailure>
-  {
-    guard Self.isValidId(id) else {
-      return .failure(.refused(status: 400, "invalid transaction id"))
-    }
-    guard let token = AppStoreAPIToken.make(key: key, bundleId: bundleId) else {
-      return .failure(.unauthorized)
-    }
-    var components = URLComponents(
-      url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
-    if !query.isEmpty { components?.queryItems = query }
-    guard let url = components?.url else {
-      return .failure(.refused(status: 400, "could not build the request"))
-    }
-    let answer: (status: Int, body: [UInt8])
-    do {
-      answer = try await transport.get(
-        url: url, headers: ["Authorization": "Bearer " + token], timeout: timeout)
-    } catch ReceiptTransportError.timedOut {
-      return .failure(.retryable("server_api_timeout"))
-    } catch {
-      return .failure(.retryable("server_api_unreachable"))
-    }
-    switch answer.status {
-    case 200: return .success(answer.body)
-    case 401: return .failure(.unauthorized)
-    case 404: return .failure(.notFound)
-    case 429, 500...599: return .failure(.retryable("server_api_http_\(answer.status)"))
-    default:
-      let message = AppStoreAPIError(body: answer.body)?.errorMessage
-      return .failure(.refused(status: answer.status, message ?? "no detail"))
+  private static let invalidId = TransactionLookupFailure.refused(
+    status: 400, "invalid transaction id")
+
+  /// The reasons are stable words: the receipt verifier returns them as its retryable reason.
+  private static func failure(_ failure: AppStoreServerAPIFailure) -> TransactionLookupFailure {
+    switch failure {
+    case .unsigned, .answered(status: 401, _): return .unauthorized
+    case .unbuildable: return .refused(status: 400, "could not build the request")
+    case .unreachable(ReceiptTransportError.timedOut): return .retryable("server_api_timeout")
+    case .unreachable: return .retryable("server_api_unreachable")
+    case .unreadable: return .retryable("server_api_bad_response")
+    case .answered(status: 404, _): return .notFound
+    case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
+      return .retryable("server_api_http_\(status)")
+    case .answered(let status, let error):
+      return .refused(status: status, error?.errorMessage ?? "no detail")
     }
   }
 }

@@ -6,13 +6,7 @@ extension FakeStore {
     _ change: (inout FakeSubscription, inout FakeTransaction) -> Void = { _, _ in }
   ) throws(FakeStoreError) -> (subscription: FakeSubscription, latest: FakeTransaction) {
     try contents.withLock { contents throws(FakeStoreError) in
-      guard let transaction = contents.transactions[transactionId] else {
-        throw .unknownTransaction(transactionId)
-      }
-      guard transaction.isAutoRenewable,
-        var subscription = contents.subscriptions[transaction.originalTransactionId],
-        var latest = contents.transactions[subscription.latestTransactionId]
-      else { throw .notAutoRenewable(transactionId) }
+      var (subscription, latest) = try Self.subscription(of: transactionId, in: contents)
       change(&subscription, &latest)
       contents.subscriptions[subscription.originalTransactionId] = subscription
       contents.transactions[latest.transactionId] = latest
@@ -27,14 +21,7 @@ extension FakeStore {
     _ transactionId: String, purchaseDate: Int64, expiresDate: Int64, reason: String
   ) throws(FakeStoreError) -> (subscription: FakeSubscription, latest: FakeTransaction) {
     try contents.withLock { contents throws(FakeStoreError) in
-      guard let transaction = contents.transactions[transactionId] else {
-        throw .unknownTransaction(transactionId)
-      }
-      guard transaction.isAutoRenewable,
-        var subscription = contents.subscriptions[transaction.originalTransactionId],
-        let previous = contents.transactions[subscription.latestTransactionId]
-      else { throw .notAutoRenewable(transactionId) }
-      var renewal = previous
+      var (subscription, renewal) = try Self.subscription(of: transactionId, in: contents)
       renewal.transactionId = contents.identifiers.nextTransactionId()
       renewal.webOrderLineItemId = contents.identifiers.nextWebOrderLineItemId()
       renewal.purchaseDate = purchaseDate
@@ -54,5 +41,20 @@ extension FakeStore {
       contents.subscriptions[subscription.originalTransactionId] = subscription
       return (subscription, renewal)
     }
+  }
+
+  /// The subscription `transactionId` belongs to and its latest transaction; the errors stay
+  /// apart because the fake answers an unknown transaction 404, a non-subscription 422.
+  private static func subscription(of transactionId: String, in contents: Contents)
+    throws(FakeStoreError) -> (FakeSubscription, FakeTransaction)
+  {
+    guard let transaction = contents.transactions[transactionId] else {
+      throw .unknownTransaction(transactionId)
+    }
+    guard transaction.isAutoRenewable,
+      let subscription = contents.subscriptions[transaction.originalTransactionId],
+      let latest = contents.transactions[subscription.latestTransactionId]
+    else { throw .notAutoRenewable(transactionId) }
+    return (subscription, latest)
   }
 }

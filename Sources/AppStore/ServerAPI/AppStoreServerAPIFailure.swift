@@ -1,0 +1,18 @@
+/// Why an App Store Server API request brought no usable 200, told apart as every endpoint
+/// needs; what each case means to a caller (retry, misconfiguration, refusal) is the
+/// endpoint's client's to say, since the endpoints' callers differ.
+enum AppStoreServerAPIFailure: Error {
+  /// The bearer token could not be signed with the key; nothing was sent.
+  case unsigned
+  /// No URL or body could be made from the request's parts; nothing was sent.
+  case unbuildable
+  /// No HTTP answer: the transport's error (a timeout, a refused connection).
+  case unreachable(any Error)
+  /// A status other than 200, with Apple's error body when it sent one.
+  case answered(status: Int, AppStoreAPIError?)
+  /// A 200 whose body is not the endpoint's JSON.
+  case unreadable
+
+  /// 429 (Apple's rate limit) and 5xx: the same request may succeed later.
+  static func isRetryable(status: Int) -> Bool { status == 429 || (500...599).contains(status) }
+}
