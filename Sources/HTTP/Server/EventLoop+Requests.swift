@@ -64,7 +64,7 @@ extension EventLoop {
     connection.current = Connection.Current(
       method: head.method, path: "", requestId: requestId,
       started: now, keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
-    switch shared.router.resolve(request.method, path: request.path, rawPath: request.rawPath) {
+    switch shared.resolve(request.method, path: request.path, rawPath: request.rawPath) {
     case .notFound:
       connection.current?.path = LogRedaction.path(request.path)
       complete(connection, with: Router.notFound.response(requestId: requestId))
@@ -123,14 +123,12 @@ extension EventLoop {
   func complete(_ connection: Connection, with response: Response) {
     guard let current = connection.current else { return }
     connection.current = nil
-    let keepAlive =
-      current.keepAlive && !isShuttingDown && !connection.inputClosed
-      && !(response.headers["Connection"].map { FieldLines.list($0).contains("close") } ?? false)
+    let keepAliveAllowed = current.keepAlive && !isShuttingDown && !connection.inputClosed
     let before = connection.output.count
-    ResponseEncoder.encode(
+    let keepAlive = ResponseEncoder.encode(
       response, requestId: current.requestId, date: dateCache.current(),
-      headRequest: current.method == .head, keepAlive: keepAlive,
-      announceKeepAlive: current.http10 && keepAlive, into: &connection.output)
+      headRequest: current.method == .head, keepAlive: keepAliveAllowed,
+      announceKeepAlive: current.http10 && keepAliveAllowed, into: &connection.output)
     if !keepAlive { connection.closeAfterWrite = true }
     connection.phase = .idle
     connection.idleSince = now

@@ -33,25 +33,31 @@ enum ResponseEncoder {
   /// - Parameters:
   ///   - headRequest: the request was HEAD: `Content-Length` of the body, no body bytes.
   ///   - keepAlive: false writes `Connection: close`; `announceKeepAlive` writes
-  ///     `Connection: keep-alive` (HTTP/1.0 clients that asked for it).
+  ///     `Connection: keep-alive` (HTTP/1.0 clients that asked for it). A handler's own
+  ///     `Connection: close` turns keep-alive off as well.
+  /// - Returns: whether the connection stays open after this response.
+  @discardableResult
   static func encode(
     _ response: Response, requestId id: String, date: [UInt8], headRequest: Bool,
     keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]
-  ) {
+  ) -> Bool {
     let status = (100..<600).contains(response.status) ? response.status : 500
-    out.append(contentsOf: statusLines[status])
+    statusLines.withUnsafeBufferPointer { lines in
+      lines[status].withUnsafeBufferPointer { out.append(contentsOf: $0) }
+    }
     out.append(contentsOf: date)
-    for (name, value) in response.headers where !isReserved(name) {
-      guard isSafe(name), isSafe(value) else { continue }
-      out.append(contentsOf: name.utf8)
-      out.append(UInt8(ascii: ":"))
-      out.append(UInt8(ascii: " "))
-      out.append(contentsOf: value.utf8)
-      out.append(13)
-      out.append(10)
+    var keepAlive = keepAlive
+    for (name, value) in response.headers {
+      if isReserved(name) {
+        if keepAlive && isConnection(name) && FieldLines.list(value).contains("close") {
+          keepAlive = false
+        }
+        continue
+      }
+      appendField(name, value, to: &out)
     }
     append(requestId, to: &out)
-    out.append(contentsOf: id.utf8)
+    appendText(id, to: &out)
     out.append(13)
     out.append(10)
     if !keepAlive {
@@ -70,11 +76,40 @@ enum ResponseEncoder {
     out.append(13)
     out.append(10)
     if !headRequest && !bodyless { out.append(contentsOf: response.body) }
+    return keepAlive
+  }
+
+  private static func isConnection(_ name: String) -> Bool {
+    name.utf8.count == 10 && HTTPHeaders.equalsIgnoringCase(name, "Connection")
+  }
+
+  /// "name: value\r\n", or nothing when either would split the response (CR, LF or NUL).
+  /// Works on the strings' contiguous UTF-8: one bounds-free scan and one copy each.
+  private static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
+    var name = name
+    var value = value
+    name.withUTF8 { n in
+      value.withUTF8 { v in
+        guard isSafe(n), isSafe(v) else { return }
+        out.append(contentsOf: n)
+        out.append(UInt8(ascii: ":"))
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: v)
+        out.append(13)
+        out.append(10)
+      }
+    }
+  }
+
+  private static func appendText(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { out.append(contentsOf: $0) }
   }
 
   /// Header text must not carry CR, LF or NUL (response splitting).
-  private static func isSafe(_ text: String) -> Bool {
-    !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+  private static func isSafe(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte <= 13 && (byte == 13 || byte == 10 || byte == 0) { return false }
+    return true
   }
 
   private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {

@@ -21,6 +21,13 @@ final class ServerShared: Sendable {
     self.observer = observer
   }
 
+  /// The route for a request. Called here, on the class, the router is borrowed in place;
+  /// called as `shared.router.resolve` from a loop, it was copied per request (a retain and a
+  /// release of each of its tables, shared by every loop thread).
+  func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Router.Resolution {
+    router.resolve(method, path: path, rawPath: rawPath)
+  }
+
   func acquireConnection() -> Bool {
     acquire(connections, limit: configuration.maxConnections)
   }

@@ -6,11 +6,11 @@ struct CatalogRoutes: Sendable {
 
   func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
-      Self.serve(cache.snapshot.list, request)
+      Self.serve(cache.list, request)
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""
-      guard let entry = cache.snapshot.products[id] else {
+      guard let entry = cache.entry(id) else {
         throw HTTPError(404, code: "product_not_found", detail: "no product \(id) is for sale")
       }
       return Self.serve(entry, request)
