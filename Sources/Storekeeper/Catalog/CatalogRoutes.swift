@@ -18,14 +18,10 @@ struct CatalogRoutes: Sendable {
   }
 
   static func serve(_ entry: CatalogSnapshot.Entry, _ request: Request) -> Response {
-    var headers = HTTPHeaders(capacity: 3)
-    headers.add("ETag", entry.etag)
-    headers.add("Cache-Control", "no-cache")
     if let tags = request.headers["If-None-Match"], matches(tags, entry.etag) {
-      return Response(status: 304, headers: headers)
+      return Response(status: 304, headers: entry.notModifiedHeaders)
     }
-    headers.add("Content-Type", "application/json")
-    return Response(status: 200, headers: headers, body: entry.body)
+    return Response(status: 200, headers: entry.headers, body: entry.body)
   }
 
   /// `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2).
