@@ -19,8 +19,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
   /// The first value of `name`, if any.
   public subscript(name: String) -> String? {
-    for field in fields where Self.equalsIgnoringCase(field.name, name) { return field.value }
-    return nil
+    // By index through the buffer: a `for` loop over the array copies every field it visits.
+    fields.withUnsafeBufferPointer { fields in
+      for i in fields.indices where Self.equalsIgnoringCase(fields[i].name, name) {
+        return fields[i].value
+      }
+      return nil
+    }
   }
 
   public func values(_ name: String) -> [String] {

@@ -57,11 +57,15 @@ public struct Router: Sendable {
 
   /// HEAD falls back to GET (the server drops the body); on a path that exists, any other
   /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
-  func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Resolution {
+  /// `target` is the raw request-target: patterns match its still percent-encoded path
+  /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
+  /// only when no static route matched.
+  func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
     if let methods = staticRoutes[path] {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
+      let rawPath = RequestTarget.rawPath(of: target)
       let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
       let segments = Array(raw)
       for route in patternRoutes {

@@ -18,19 +18,19 @@ extension EventLoop {
         return
       }
       guard let event else { return }
-      switch event {
+      // Consumed, so the head moves into the connection instead of being copied.
+      switch consume event {
       case .head(let head):
-        connection.head = head
+        let sendContinue =
+          head.expectsContinue && head.framing != .none && head.framing != .length(0)
+          && connection.parser.bufferedByteCount == 0
+        connection.head = consume head
         connection.phase = .body
         connection.headStart = 0
         connection.bodyStart = now
         connection.bodyReceived = 0
         connection.body = []
-        if head.expectsContinue && head.framing != .none && head.framing != .length(0)
-          && connection.parser.bufferedByteCount == 0
-        {
-          ResponseEncoder.appendContinue(to: &connection.output)
-        }
+        if sendContinue { ResponseEncoder.appendContinue(to: &connection.output) }
       case .body(let bytes):
         connection.bodyReceived += bytes.count
         if connection.body.isEmpty {
@@ -69,7 +69,7 @@ extension EventLoop {
     connection.current = Connection.Current(
       method: request.method, path: "", requestId: requestId,
       started: now, keepAlive: keepAlive, http10: http10)
-    switch shared.resolve(request.method, path: request.path, rawPath: request.rawPath) {
+    switch shared.resolve(request.method, path: request.path, target: request.target) {
     case .notFound:
       connection.current?.path = LogRedaction.path(request.path)
       complete(connection, with: Router.notFound.response(requestId: requestId))
@@ -126,8 +126,7 @@ extension EventLoop {
 
   /// Writes the response of the request in flight and returns the connection to idle.
   func complete(_ connection: Connection, with response: Response) {
-    guard let current = connection.current else { return }
-    connection.current = nil
+    guard let current = connection.current.take() else { return }
     let keepAliveAllowed = current.keepAlive && !isShuttingDown && !connection.inputClosed
     dateCache.refresh()
     let (keepAlive, wireBytes) = writeResponse(

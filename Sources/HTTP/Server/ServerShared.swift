@@ -24,8 +24,8 @@ final class ServerShared: Sendable {
   /// The route for a request. Called here, on the class, the router is borrowed in place;
   /// called as `shared.router.resolve` from a loop, it was copied per request (a retain and a
   /// release of each of its tables, shared by every loop thread).
-  func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Router.Resolution {
-    router.resolve(method, path: path, rawPath: rawPath)
+  func resolve(_ method: HTTPMethod, path: String, target: String) -> Router.Resolution {
+    router.resolve(method, path: path, target: target)
   }
 
   func acquireConnection() -> Bool {
