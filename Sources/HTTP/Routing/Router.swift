@@ -19,8 +19,8 @@ public struct Router: Sendable {
     case methodNotAllowed(allow: String)
   }
 
-  private var staticRoutes: [String: [HTTPMethod: RouteHandler]] = [:]
-  private var patternRoutes: [(pattern: RoutePattern, methods: [HTTPMethod: RouteHandler])] = []
+  private var staticRoutes: [String: MethodTable] = [:]
+  private var patternRoutes: [(pattern: RoutePattern, methods: MethodTable)] = []
   private var registered: [(method: HTTPMethod, pattern: String)] = []
   /// Used by `handle` to log unexpected errors; the server passes its own logger instead.
   public var logger = Logger(label: "http")
@@ -47,11 +47,13 @@ public struct Router: Sendable {
     registered.append((method, text))
     let pattern = RoutePattern(text)
     if pattern.isStatic {
-      staticRoutes[text, default: [:]][method] = handler
+      staticRoutes[text, default: MethodTable()][method] = handler
     } else if let i = patternRoutes.firstIndex(where: { $0.pattern.segments == pattern.segments }) {
       patternRoutes[i].methods[method] = handler
     } else {
-      patternRoutes.append((pattern, [method: handler]))
+      var methods = MethodTable()
+      methods[method] = handler
+      patternRoutes.append((pattern, methods))
     }
   }
 
@@ -78,13 +80,13 @@ public struct Router: Sendable {
   }
 
   private func pick(
-    _ method: HTTPMethod, _ methods: [HTTPMethod: RouteHandler], parameters: [String: String],
+    _ method: HTTPMethod, _ methods: MethodTable, parameters: [String: String],
     route: String
   ) -> Resolution {
     if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {
       return .found(handler, parameters: parameters, route: route)
     }
-    var allowed = Set(methods.keys)
+    var allowed = Set(methods.methods)
     if allowed.contains(.get) { allowed.insert(.head) }
     let order = HTTPMethod.known + allowed.filter { !HTTPMethod.known.contains($0) }
     let allow = order.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")

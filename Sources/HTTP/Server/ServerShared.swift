@@ -8,6 +8,11 @@ final class ServerShared: Sendable {
   let router: Router
   let logger: Logger
   let observer: (any RequestObserver)?
+  /// The timeouts as nanoseconds, converted once: every request sets a deadline, and
+  /// `Duration.components` is not free.
+  let idleTimeoutNs: UInt64
+  let headTimeoutNs: UInt64
+  let bodyRateGracePeriodNs: UInt64
   private let connections = Atomic<Int>(0)
   private let inFlight = Atomic<Int>(0)
 
@@ -19,6 +24,9 @@ final class ServerShared: Sendable {
     self.router = router
     self.logger = logger
     self.observer = observer
+    idleTimeoutNs = configuration.idleTimeout.nanoseconds
+    headTimeoutNs = configuration.headTimeout.nanoseconds
+    bodyRateGracePeriodNs = configuration.bodyRateGracePeriod.nanoseconds
   }
 
   /// The route for a request. Called here, on the class, the router is borrowed in place;
