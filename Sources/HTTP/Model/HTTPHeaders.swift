@@ -19,8 +19,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
   /// The first value of `name`, if any.
   public subscript(name: String) -> String? {
-    for field in fields where Self.equalsIgnoringCase(field.name, name) { return field.value }
-    return nil
+    // By index through the buffer: a `for` loop over the array copies every field it visits.
+    fields.withUnsafeBufferPointer { fields in
+      for i in fields.indices where Self.equalsIgnoringCase(fields[i].name, name) {
+        return fields[i].value
+      }
+      return nil
+    }
   }
 
   public func values(_ name: String) -> [String] {
@@ -49,16 +54,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
   }
 
+  /// Visits every field in order without copying the list or its strings (a `for` loop over
+  /// the sequence retains and releases each name and value).
+  func forEachField(_ body: (String, String) -> Void) {
+    fields.withUnsafeBufferPointer { fields in
+      for i in fields.indices { body(fields[i].name, fields[i].value) }
+    }
+  }
+
   public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
     fields.makeIterator()
   }
 
   /// ASCII case-insensitive comparison without allocating lowercased copies.
   static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { x in
-      b.withUTF8 { y in
+    a.withUTF8Bytes { x in
+      b.withUTF8Bytes { y in
         guard x.count == y.count else { return false }
         for i in 0..<x.count where x[i] != y[i] {
           if x[i] | 0x20 != y[i] | 0x20 { return false }

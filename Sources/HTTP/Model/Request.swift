@@ -25,8 +25,4 @@ public struct Request: Sendable {
     self.body = body
     self.isKeepAlive = true
   }
-
-  /// The raw, still percent-encoded path (what the router matches segment by segment, so an
-  /// encoded `/` inside a parameter does not split it).
-  var rawPath: Substring { RequestTarget.rawPath(of: target) }
 }

@@ -6,15 +6,17 @@ struct RequestTarget {
   init(_ target: String) {
     query = [:]
     // Fast path, the common case: origin-form with nothing to decode or split.
-    let utf8 = target.utf8
-    if utf8.first == UInt8(ascii: "/")
-      && !utf8.contains(where: {
-        $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#")
-      })
-    {
+    let plain = target.withUTF8Bytes { bytes in
+      bytes.first == UInt8(ascii: "/")
+        && !bytes.contains(where: {
+          $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#")
+        })
+    }
+    if plain {
       path = target
       return
     }
+    let utf8 = target.utf8
     let raw = Self.rawPath(of: target)
     path = PercentDecoding.decode(raw, plusAsSpace: false) ?? String(raw)
     guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return }

@@ -8,7 +8,7 @@ extension Router {
     let requestId =
       RequestID.accept(request.headers["X-Request-Id"]) ?? RequestID.make(using: &generator)
     var response: Response
-    switch resolve(request.method, path: request.path, rawPath: request.rawPath) {
+    switch resolve(request.method, path: request.path, target: request.target) {
     case .notFound:
       response = Self.notFound.response(requestId: requestId)
     case .methodNotAllowed(let allow):

@@ -19,8 +19,8 @@ public struct Router: Sendable {
     case methodNotAllowed(allow: String)
   }
 
-  private var staticRoutes: [String: [HTTPMethod: RouteHandler]] = [:]
-  private var patternRoutes: [(pattern: RoutePattern, methods: [HTTPMethod: RouteHandler])] = []
+  private var staticRoutes: [String: MethodTable] = [:]
+  private var patternRoutes: [(pattern: RoutePattern, methods: MethodTable)] = []
   private var registered: [(method: HTTPMethod, pattern: String)] = []
   /// Used by `handle` to log unexpected errors; the server passes its own logger instead.
   public var logger = Logger(label: "http")
@@ -47,21 +47,27 @@ public struct Router: Sendable {
     registered.append((method, text))
     let pattern = RoutePattern(text)
     if pattern.isStatic {
-      staticRoutes[text, default: [:]][method] = handler
+      staticRoutes[text, default: MethodTable()][method] = handler
     } else if let i = patternRoutes.firstIndex(where: { $0.pattern.segments == pattern.segments }) {
       patternRoutes[i].methods[method] = handler
     } else {
-      patternRoutes.append((pattern, [method: handler]))
+      var methods = MethodTable()
+      methods[method] = handler
+      patternRoutes.append((pattern, methods))
     }
   }
 
   /// HEAD falls back to GET (the server drops the body); on a path that exists, any other
   /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
-  func resolve(_ method: HTTPMethod, path: String, rawPath: Substring) -> Resolution {
+  /// `target` is the raw request-target: patterns match its still percent-encoded path
+  /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
+  /// only when no static route matched.
+  func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
     if let methods = staticRoutes[path] {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
+      let rawPath = RequestTarget.rawPath(of: target)
       let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
       let segments = Array(raw)
       for route in patternRoutes {
@@ -74,13 +80,13 @@ public struct Router: Sendable {
   }
 
   private func pick(
-    _ method: HTTPMethod, _ methods: [HTTPMethod: RouteHandler], parameters: [String: String],
+    _ method: HTTPMethod, _ methods: MethodTable, parameters: [String: String],
     route: String
   ) -> Resolution {
     if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {
       return .found(handler, parameters: parameters, route: route)
     }
-    var allowed = Set(methods.keys)
+    var allowed = Set(methods.methods)
     if allowed.contains(.get) { allowed.insert(.head) }
     let order = HTTPMethod.known + allowed.filter { !HTTPMethod.known.contains($0) }
     let allow = order.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")

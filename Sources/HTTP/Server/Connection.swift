@@ -61,10 +61,11 @@ final class Connection {
 
   /// Links of the loop's `IdleConnections`. Not counted references (the loop's `connections`
   /// table owns every connection): they change twice per request, and every close unlinks
-  /// before the table lets go, so a link never outlives its target.
+  /// before the table lets go, so a link never outlives its target. `Unmanaged`, not
+  /// `unowned(unsafe)`: following an unowned link into a local retains the target.
   var isIdleListed = false
-  unowned(unsafe) var idleOlder: Connection?
-  unowned(unsafe) var idleNewer: Connection?
+  var idleOlder: Unmanaged<Connection>?
+  var idleNewer: Unmanaged<Connection>?
 
   init(
     fd: Int32, generation: UInt32, remoteAddress: String, limits: ParserLimits, now: UInt64,

@@ -15,7 +15,8 @@ extension EventLoop {
     ).response(requestId: "-")
     var out: [UInt8] = []
     ResponseEncoder.encode(
-      problem, requestId: "-", date: [], headRequest: false, keepAlive: false,
+      problem, requestId: "-", date: UnsafeRawBufferPointer(start: nil, count: 0),
+      headRequest: false, keepAlive: false,
       announceKeepAlive: false, into: &out)
     return out
   }()

@@ -18,19 +18,19 @@ extension EventLoop {
         return
       }
       guard let event else { return }
-      switch event {
+      // Consumed, so the head moves into the connection instead of being copied.
+      switch consume event {
       case .head(let head):
-        connection.head = head
+        let sendContinue =
+          head.expectsContinue && head.framing != .none && head.framing != .length(0)
+          && connection.parser.bufferedByteCount == 0
+        connection.head = consume head
         connection.phase = .body
         connection.headStart = 0
         connection.bodyStart = now
         connection.bodyReceived = 0
         connection.body = []
-        if head.expectsContinue && head.framing != .none && head.framing != .length(0)
-          && connection.parser.bufferedByteCount == 0
-        {
-          ResponseEncoder.appendContinue(to: &connection.output)
-        }
+        if sendContinue { ResponseEncoder.appendContinue(to: &connection.output) }
       case .body(let bytes):
         connection.bodyReceived += bytes.count
         if connection.body.isEmpty {
@@ -39,8 +39,8 @@ extension EventLoop {
           connection.body.append(contentsOf: bytes)
         }
       case .end:
-        guard let head = connection.head else { return }
-        connection.head = nil
+        // Taken, not copied: the request takes over the head's strings and headers.
+        guard let head = connection.head.take() else { return }
         let body = connection.body
         connection.body = []
         connection.phase = .inFlight
@@ -52,19 +52,24 @@ extension EventLoop {
   /// Routes a complete request: immediate handlers and routing errors answer now; async
   /// handlers run as tasks, on the task pool or on this loop (see `HandlerPlacement`), and
   /// hand their response back to this loop.
-  private func start(head: RequestHead, body: [UInt8], on connection: Connection) {
+  private func start(
+    head: consuming RequestHead, body: consuming [UInt8], on connection: Connection
+  ) {
+    let http10 = head.minorVersion == 0
+    let keepAlive = head.isKeepAlive && !isShuttingDown
+    // The head is consumed: its target and headers move into the request uncopied.
     var request = Request(
       method: head.method, target: head.target, headers: head.headers, body: body)
-    request.isKeepAlive = head.isKeepAlive && !isShuttingDown
+    request.isKeepAlive = keepAlive
     let requestId =
-      RequestID.accept(head.headers["X-Request-Id"]) ?? RequestID.make(using: &random)
+      RequestID.accept(request.headers["X-Request-Id"]) ?? RequestID.make(using: &random)
     // The access log names the route, never the raw path: path parameters such as trade
     // numbers act as credentials. Paths no route matched are logged masked (masking is only
     // paid for those: it walks the path character by character).
     connection.current = Connection.Current(
-      method: head.method, path: "", requestId: requestId,
-      started: now, keepAlive: request.isKeepAlive, http10: head.minorVersion == 0)
-    switch shared.router.resolve(request.method, path: request.path, rawPath: request.rawPath) {
+      method: request.method, path: "", requestId: requestId,
+      started: now, keepAlive: keepAlive, http10: http10)
+    switch shared.resolve(request.method, path: request.path, target: request.target) {
     case .notFound:
       connection.current?.path = LogRedaction.path(request.path)
       complete(connection, with: Router.notFound.response(requestId: requestId))
@@ -121,16 +126,13 @@ extension EventLoop {
 
   /// Writes the response of the request in flight and returns the connection to idle.
   func complete(_ connection: Connection, with response: Response) {
-    guard let current = connection.current else { return }
-    connection.current = nil
-    let keepAlive =
-      current.keepAlive && !isShuttingDown && !connection.inputClosed
-      && !(response.headers["Connection"].map { FieldLines.list($0).contains("close") } ?? false)
-    let before = connection.output.count
-    ResponseEncoder.encode(
-      response, requestId: current.requestId, date: dateCache.current(),
-      headRequest: current.method == .head, keepAlive: keepAlive,
-      announceKeepAlive: current.http10 && keepAlive, into: &connection.output)
+    guard let current = connection.current.take() else { return }
+    let keepAliveAllowed = current.keepAlive && !isShuttingDown && !connection.inputClosed
+    dateCache.refresh()
+    let (keepAlive, wireBytes) = writeResponse(
+      response, requestId: current.requestId, headRequest: current.method == .head,
+      keepAlive: keepAliveAllowed, announceKeepAlive: current.http10 && keepAliveAllowed,
+      on: connection)
     if !keepAlive { connection.closeAfterWrite = true }
     connection.phase = .idle
     connection.idleSince = now
@@ -147,7 +149,7 @@ extension EventLoop {
           "duration_ms": .double(Double(now &- current.started) / 1_000_000),
           "request_id": .string(current.requestId), "bytes": .int(response.body.count),
           "remote": .string(connection.remoteAddress),
-          "wire_bytes": .int(connection.output.count - before),
+          "wire_bytes": .int(wireBytes),
         ])
     }
   }

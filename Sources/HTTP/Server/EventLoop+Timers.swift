@@ -15,10 +15,9 @@ extension EventLoop {
 
   /// Picks the deadline that fits what the connection is doing.
   func updateDeadline(_ connection: Connection) {
-    let configuration = shared.configuration
     if connection.hasPendingOutput {
       setDeadline(
-        connection, at: connection.lastWriteProgress + configuration.idleTimeout.nanoseconds,
+        connection, at: connection.lastWriteProgress + shared.idleTimeoutNs,
         kind: .write)
       return
     }
@@ -27,15 +26,15 @@ extension EventLoop {
       if connection.parser.hasPartialHead {
         if connection.headStart == 0 { connection.headStart = now }
         setDeadline(
-          connection, at: connection.headStart + configuration.headTimeout.nanoseconds, kind: .head)
+          connection, at: connection.headStart + shared.headTimeoutNs, kind: .head)
       } else {
         setDeadline(
-          connection, at: connection.idleSince + configuration.idleTimeout.nanoseconds, kind: .idle)
+          connection, at: connection.idleSince + shared.idleTimeoutNs, kind: .idle)
       }
     case .body:
       if connection.deadlineKind != .bodyRate || connection.deadline == 0 {
         setDeadline(
-          connection, at: connection.bodyStart + configuration.bodyRateGracePeriod.nanoseconds,
+          connection, at: connection.bodyStart + shared.bodyRateGracePeriodNs,
           kind: .bodyRate)
       }
     case .inFlight:

@@ -57,6 +57,9 @@ final class EventLoop: @unchecked Sendable {
 
   let readBufferSize = 64 * 1024
   let readBuffer: UnsafeMutableRawBufferPointer
+  /// Where a response head is written before it is sent (see `EventLoop+Send`); a head that
+  /// does not fit is queued through the connection's own buffer instead.
+  let headBuffer: UnsafeMutableRawBufferPointer
   /// The loop's thread, set once when `run()` starts. Other threads read it only in `enqueue`,
   /// for jobs of tasks this loop created after that, so the write happens before every read.
   var thread = pthread_t()
@@ -78,6 +81,7 @@ final class EventLoop: @unchecked Sendable {
     epoll = try Epoll()
     waker = try EventFD()
     readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+    headBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     try epoll.add(waker.fd, events: Epoll.readable, data: Self.token(fd: waker.fd, generation: 0))
     try epoll.add(
       listener.fd, events: Epoll.readable, data: Self.token(fd: listener.fd, generation: 0))
@@ -86,6 +90,7 @@ final class EventLoop: @unchecked Sendable {
 
   deinit {
     readBuffer.deallocate()
+    headBuffer.deallocate()
     if reserveFD >= 0 { close(reserveFD) }
   }
 

@@ -1,19 +1,20 @@
-/// Serialises a response head and body into a connection's output buffer.
+/// Serialises a response head: status line, `Date`, the handler's headers, `X-Request-Id`,
+/// `Connection` and `Content-Length`, then the blank line. The body follows as it is.
 enum ResponseEncoder {
-  /// "HTTP/1.1 <status> <reason>\r\n" for every status, built once.
-  private static let statusLines: [[UInt8]] = (0..<600).map {
-    Array("HTTP/1.1 \($0) \(HTTPStatus.reason($0))\r\n".utf8)
-  }
   private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-  // Static strings, not arrays: appending one costs no reference counting (every response
+  // Static strings, not arrays: writing one costs no reference counting (every response
   // takes several).
   private static let contentLength: StaticString = "Content-Length: "
   private static let requestId: StaticString = "X-Request-Id: "
   private static let connectionClose: StaticString = "Connection: close\r\n"
   private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
 
-  private static func append(_ text: StaticString, to out: inout [UInt8]) {
-    text.withUTF8Buffer { out.append(contentsOf: $0) }
+  /// What the head decided.
+  struct Head {
+    /// Whether the connection stays open after this response.
+    var keepAlive: Bool
+    /// Whether the body follows the head (not after HEAD, nor with 204, 304 or 1xx).
+    var includesBody: Bool
   }
 
   static func appendContinue(to out: inout [UInt8]) { out.append(contentsOf: continueLine) }
@@ -30,73 +31,95 @@ enum ResponseEncoder {
     }
   }
 
+  /// Writes the head of `response`.
   /// - Parameters:
+  ///   - date: the whole `Date` line, CRLF included.
   ///   - headRequest: the request was HEAD: `Content-Length` of the body, no body bytes.
   ///   - keepAlive: false writes `Connection: close`; `announceKeepAlive` writes
-  ///     `Connection: keep-alive` (HTTP/1.0 clients that asked for it).
-  static func encode(
-    _ response: Response, requestId id: String, date: [UInt8], headRequest: Bool,
-    keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]
-  ) {
+  ///     `Connection: keep-alive` (HTTP/1.0 clients that asked for it). A handler's own
+  ///     `Connection: close` turns keep-alive off as well.
+  static func writeHead(
+    _ response: Response, requestId id: String, date: UnsafeRawBufferPointer, headRequest: Bool,
+    keepAlive: Bool, announceKeepAlive: Bool, into out: inout HeadWriter
+  ) -> Head {
     let status = (100..<600).contains(response.status) ? response.status : 500
-    out.append(contentsOf: statusLines[status])
-    out.append(contentsOf: date)
-    for (name, value) in response.headers where !isReserved(name) {
-      guard isSafe(name), isSafe(value) else { continue }
-      out.append(contentsOf: name.utf8)
-      out.append(UInt8(ascii: ":"))
-      out.append(UInt8(ascii: " "))
-      out.append(contentsOf: value.utf8)
-      out.append(13)
-      out.append(10)
+    out.write(StatusLines.shared.line(status))
+    out.write(date)
+    var keepAlive = keepAlive
+    response.headers.forEachField { name, value in
+      if isReserved(name) {
+        if keepAlive && isConnection(name) && FieldLines.list(value).contains("close") {
+          keepAlive = false
+        }
+        return
+      }
+      writeField(name, value, to: &out)
     }
-    append(requestId, to: &out)
-    out.append(contentsOf: id.utf8)
-    out.append(13)
-    out.append(10)
+    out.write(requestId)
+    id.withUTF8Bytes { out.write($0) }
+    out.writeCRLF()
     if !keepAlive {
-      append(connectionClose, to: &out)
+      out.write(connectionClose)
     } else if announceKeepAlive {
-      append(connectionKeepAlive, to: &out)
+      out.write(connectionKeepAlive)
     }
     // 204 and 304 carry no body; 1xx are never produced by handlers.
     let bodyless = status == 204 || status == 304 || status < 200
     if !bodyless {
-      append(contentLength, to: &out)
-      appendDecimal(response.body.count, to: &out)
-      out.append(13)
-      out.append(10)
+      out.write(contentLength)
+      out.writeDecimal(response.body.count)
+      out.writeCRLF()
     }
-    out.append(13)
-    out.append(10)
-    if !headRequest && !bodyless { out.append(contentsOf: response.body) }
+    out.writeCRLF()
+    return Head(keepAlive: keepAlive, includesBody: !headRequest && !bodyless)
+  }
+
+  /// Head and body appended to `out`, for bytes that are queued rather than sent at once.
+  /// - Returns: whether the connection stays open after this response.
+  @discardableResult
+  static func encode(
+    _ response: Response, requestId id: String, date: UnsafeRawBufferPointer, headRequest: Bool,
+    keepAlive: Bool, announceKeepAlive: Bool, into out: inout [UInt8]
+  ) -> Bool {
+    // A first pass with no room measures the head; the second writes it in place.
+    var measure = HeadWriter(UnsafeMutableRawBufferPointer(start: nil, count: 0))
+    var head = writeHead(
+      response, requestId: id, date: date, headRequest: headRequest, keepAlive: keepAlive,
+      announceKeepAlive: announceKeepAlive, into: &measure)
+    let start = out.count
+    out.append(contentsOf: repeatElement(0, count: measure.count))
+    out.withUnsafeMutableBytes { raw in
+      var writer = HeadWriter(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+      head = writeHead(
+        response, requestId: id, date: date, headRequest: headRequest, keepAlive: keepAlive,
+        announceKeepAlive: announceKeepAlive, into: &writer)
+    }
+    if head.includesBody { out.append(contentsOf: response.body) }
+    return head.keepAlive
+  }
+
+  private static func isConnection(_ name: String) -> Bool {
+    name.utf8.count == 10 && HTTPHeaders.equalsIgnoringCase(name, "Connection")
+  }
+
+  /// "name: value\r\n", or nothing when either would split the response (CR, LF or NUL).
+  /// Works on the strings' contiguous UTF-8: one bounds-free scan and one copy each.
+  private static func writeField(_ name: String, _ value: String, to out: inout HeadWriter) {
+    name.withUTF8Bytes { n in
+      value.withUTF8Bytes { v in
+        guard isSafe(n), isSafe(v) else { return }
+        out.write(n)
+        out.write(UInt8(ascii: ":"))
+        out.write(UInt8(ascii: " "))
+        out.write(v)
+        out.writeCRLF()
+      }
+    }
   }
 
   /// Header text must not carry CR, LF or NUL (response splitting).
-  private static func isSafe(_ text: String) -> Bool {
-    !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
-  }
-
-  private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-    if value < 10 {
-      out.append(UInt8(ascii: "0") + UInt8(value))
-      return
-    }
-    var digits:
-      (
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-      ) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
-    var v = value
-    withUnsafeMutableBytes(of: &digits) { buffer in
-      while v > 0 {
-        buffer[count] = UInt8(ascii: "0") + UInt8(v % 10)
-        v /= 10
-        count += 1
-      }
-      for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
-    }
+  private static func isSafe(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte <= 13 && (byte == 13 || byte == 10 || byte == 0) { return false }
+    return true
   }
 }

@@ -8,6 +8,11 @@ final class ServerShared: Sendable {
   let router: Router
   let logger: Logger
   let observer: (any RequestObserver)?
+  /// The timeouts as nanoseconds, converted once: every request sets a deadline, and
+  /// `Duration.components` is not free.
+  let idleTimeoutNs: UInt64
+  let headTimeoutNs: UInt64
+  let bodyRateGracePeriodNs: UInt64
   private let connections = Atomic<Int>(0)
   private let inFlight = Atomic<Int>(0)
 
@@ -19,6 +24,16 @@ final class ServerShared: Sendable {
     self.router = router
     self.logger = logger
     self.observer = observer
+    idleTimeoutNs = configuration.idleTimeout.nanoseconds
+    headTimeoutNs = configuration.headTimeout.nanoseconds
+    bodyRateGracePeriodNs = configuration.bodyRateGracePeriod.nanoseconds
+  }
+
+  /// The route for a request. Called here, on the class, the router is borrowed in place;
+  /// called as `shared.router.resolve` from a loop, it was copied per request (a retain and a
+  /// release of each of its tables, shared by every loop thread).
+  func resolve(_ method: HTTPMethod, path: String, target: String) -> Router.Resolution {
+    router.resolve(method, path: path, target: target)
   }
 
   func acquireConnection() -> Bool {

@@ -24,6 +24,15 @@ final class CatalogCache: Sendable {
 
   var snapshot: CatalogSnapshot { state.withLock { $0.snapshot } }
 
+  /// What `GET /v1/products` serves. Read in place under the lock: copying the whole snapshot
+  /// per request retained and released its tables, shared by every event-loop thread.
+  var list: CatalogSnapshot.Entry { state.withLock { $0.snapshot.list } }
+
+  /// What `GET /v1/products/{product_id}` serves, read in place as `list` is.
+  func entry(_ productId: String) -> CatalogSnapshot.Entry? {
+    state.withLock { $0.snapshot.products[productId] }
+  }
+
   /// Loads the active catalog now; throws if the database cannot be read.
   ///
   /// Two reloads may overlap (an admin write reloads at once while a NOTIFY-driven reload is

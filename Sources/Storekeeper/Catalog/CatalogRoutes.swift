@@ -6,11 +6,11 @@ struct CatalogRoutes: Sendable {
 
   func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
-      Self.serve(cache.snapshot.list, request)
+      Self.serve(cache.list, request)
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""
-      guard let entry = cache.snapshot.products[id] else {
+      guard let entry = cache.entry(id) else {
         throw HTTPError(404, code: "product_not_found", detail: "no product \(id) is for sale")
       }
       return Self.serve(entry, request)
@@ -18,14 +18,10 @@ struct CatalogRoutes: Sendable {
   }
 
   static func serve(_ entry: CatalogSnapshot.Entry, _ request: Request) -> Response {
-    var headers = HTTPHeaders(capacity: 3)
-    headers.add("ETag", entry.etag)
-    headers.add("Cache-Control", "no-cache")
     if let tags = request.headers["If-None-Match"], matches(tags, entry.etag) {
-      return Response(status: 304, headers: headers)
+      return Response(status: 304, headers: entry.notModifiedHeaders)
     }
-    headers.add("Content-Type", "application/json")
-    return Response(status: 200, headers: headers, body: entry.body)
+    return Response(status: 200, headers: entry.headers, body: entry.body)
   }
 
   /// `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2).

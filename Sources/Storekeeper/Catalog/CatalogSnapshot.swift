@@ -1,8 +1,21 @@
+import HTTP
+
 /// The active catalog, encoded once per change: requests for it only copy bytes.
 struct CatalogSnapshot: Sendable {
   struct Entry: Sendable {
     var body: [UInt8]
     var etag: String
+    /// The headers of its 200 and of its 304, built once here rather than per request.
+    var headers: HTTPHeaders
+    var notModifiedHeaders: HTTPHeaders
+
+    init(body: [UInt8], etag: String) {
+      self.body = body
+      self.etag = etag
+      notModifiedHeaders = HTTPHeaders([("ETag", etag), ("Cache-Control", "no-cache")])
+      headers = notModifiedHeaders
+      headers.add("Content-Type", "application/json")
+    }
   }
 
   var list: Entry

@@ -39,7 +39,8 @@ extension APIRouter {
   func limited(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler)
     -> ImmediateHandler
   {
-    guard let limiter else { return handler }
+    // Immediate handlers are limited by address only: with that limit off, no wrapper.
+    guard let limiter, limiter.perAddress != nil else { return handler }
     let scope = RateLimitRules.scope(method, pattern)
     if scope == .none { return handler }
     return { request, context in
