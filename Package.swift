@@ -14,14 +14,7 @@ let package = Package(
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .target(name: "StorekeeperLogging"),
-    // Release builds skip the run-time exclusivity checks of the event loop's class state (a
-    // swift_beginAccess/endAccess pair, through thread-local storage, on most steps of every
-    // request: ~4% of a catalog request's CPU). Debug builds, which the tests run, keep them.
-    .target(
-      name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"],
-      swiftSettings: [
-        .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
-      ]),
+    .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
     // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
     .target(name: "JOSE"),
