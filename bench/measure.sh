@@ -16,9 +16,17 @@ wrk_measure() {
     /Requests\/sec/ { rate = $2 }
     $1 == "50%" { p50 = ms($2) }
     $1 == "99%" { p99 = ms($2) }
-    /Non-2xx or 3xx responses/ { errors += $NF }
-    /Socket errors/ { gsub(/,/, ""); errors += $4 + $6 + $8 + $10 }
-    END { printf "%.0f %.2f %.2f %d\n", rate, p50, p99, errors }'
+    /Non-2xx or 3xx responses/ { errors += $NF; kinds = kinds " non-2xx=" $NF }
+    /Socket errors/ {
+      gsub(/,/, ""); errors += $4 + $6 + $8 + $10
+      kinds = kinds " connect=" $4 " read=" $6 " write=" $8 " timeout=" $10
+    }
+    END {
+      # Which kind the errors were goes to stderr: a refusal and a client timeout under a
+      # loaded machine call for different conclusions.
+      if (errors > 0) printf "wrk errors against %s:%s\n", url, kinds > "/dev/stderr"
+      printf "%.0f %.2f %.2f %d\n", rate, p50, p99, errors
+    }' url="$1"
 }
 
 # pgbench_measure CLIENTS SECONDS SCRIPT DATABASE [pgbench options…]: transactions per second
