@@ -9,15 +9,7 @@ struct AdminAuditRoutes: Sendable {
     router.add(.get, "/admin/v1/audit") { request, context in
       _ = try auth.authenticate(request, context)
       let page = try await audit.list(try Self.filter(request.query))
-      struct Page: Encodable {
-        var entries: [AuditEntry]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case entries
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(Page(entries: page.entries, nextCursor: page.next))
+      return try JSONCoding.response(ListPage("entries", page.entries, next: page.next))
     }
   }
 

@@ -15,16 +15,7 @@ struct AdminOrderRoutes: Sendable {
       _ = try auth.authenticate(request, context)
       let filter = try Self.filter(request.query)
       let page = try await listings.list(filter)
-      struct Page: Encodable {
-        var orders: [Order]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case orders
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(
-        Page(orders: page.orders, nextCursor: page.next))
+      return try JSONCoding.response(ListPage("orders", page.orders, next: page.next))
     }
     router.add(.get, "/admin/v1/orders/{trade_no}") { request, context in
       _ = try auth.authenticate(request, context)

@@ -27,15 +27,7 @@ struct AdminUserRoutes: Sendable {
       query.append(" ORDER BY id DESC LIMIT \(page.limit + 1)")
       let rows = try await database.query(query).map(LedgerEntry.init(row:))
       let split = KeysetPage.split(rows, limit: page.limit) { String($0.id) }
-      struct Page: Encodable {
-        var entries: [LedgerEntry]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case entries
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(Page(entries: split.items, nextCursor: split.next))
+      return try JSONCoding.response(ListPage("entries", split.items, next: split.next))
     }
     router.add(.get, "/admin/v1/users/{user_id}/transactions") { request, context in
       _ = try auth.authenticate(request, context)
@@ -52,15 +44,7 @@ struct AdminUserRoutes: Sendable {
       query.append(" ORDER BY transaction_id DESC LIMIT \(page.limit + 1)")
       let rows = try await database.query(query).map(UserTransaction.init(row:))
       let split = KeysetPage.split(rows, limit: page.limit) { $0.transactionId }
-      struct Page: Encodable {
-        var transactions: [UserTransaction]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case transactions
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(Page(transactions: split.items, nextCursor: split.next))
+      return try JSONCoding.response(ListPage("transactions", split.items, next: split.next))
     }
     router.add(.get, "/admin/v1/users/{user_id}/adjustments") { request, context in
       _ = try auth.authenticate(request, context)
@@ -68,8 +52,7 @@ struct AdminUserRoutes: Sendable {
       let page = try Self.numericPage(request.query)
       let split = try await adjustments.list(
         userId: userId, limit: page.limit, before: page.before)
-      return try JSONCoding.response(
-        AdjustmentPage(adjustments: split.items, nextCursor: split.next))
+      return try JSONCoding.response(ListPage("adjustments", split.items, next: split.next))
     }
     router.add(.post, "/admin/v1/users/{user_id}/adjustments") { request, context in
       let actor = try auth.authenticate(request, context)
@@ -92,15 +75,6 @@ struct AdminUserRoutes: Sendable {
       return try JSONCoding.response(
         Answer(adjustment: outcome.adjustment, balance: outcome.balance),
         status: outcome.created ? 201 : 200)
-    }
-  }
-
-  struct AdjustmentPage: Encodable {
-    var adjustments: [LedgerAdjustment]
-    var nextCursor: String?
-    enum CodingKeys: String, CodingKey {
-      case adjustments
-      case nextCursor = "next_cursor"
     }
   }
 

@@ -79,14 +79,6 @@ struct NotificationRoutes: Sendable {
       let seq: Int64 = try last.decode("seq")
       next = String(seq)
     }
-    struct Page: Encodable {
-      var notifications: [NotificationView]
-      var nextCursor: String?
-      enum CodingKeys: String, CodingKey {
-        case notifications
-        case nextCursor = "next_cursor"
-      }
-    }
-    return try JSONCoding.response(Page(notifications: items, nextCursor: next))
+    return try JSONCoding.response(ListPage("notifications", items, next: next))
   }
 }

@@ -30,15 +30,7 @@ struct AdminReconcileRoutes: Sendable {
       query.append(" ORDER BY r.id DESC LIMIT \(filter.limit + 1)")
       let rows = try await database.query(query).map(ReconcileRepairEntry.init(row:))
       let page = KeysetPage.split(rows, limit: filter.limit) { String($0.id) }
-      struct Page: Encodable {
-        var repairs: [ReconcileRepairEntry]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case repairs
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(Page(repairs: page.items, nextCursor: page.next))
+      return try JSONCoding.response(ListPage("repairs", page.items, next: page.next))
     }
   }
 

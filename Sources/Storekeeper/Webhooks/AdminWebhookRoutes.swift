@@ -120,15 +120,7 @@ struct AdminWebhookRoutes: Sendable {
     router.add(.get, "/admin/v1/webhook-deliveries") { request, context in
       _ = try auth.authenticate(request, context)
       let page = try await log.list(try Self.deliveryFilter(request.query))
-      struct Page: Encodable {
-        var deliveries: [WebhookDelivery]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-          case deliveries
-          case nextCursor = "next_cursor"
-        }
-      }
-      return try JSONCoding.response(Page(deliveries: page.deliveries, nextCursor: page.next))
+      return try JSONCoding.response(ListPage("deliveries", page.deliveries, next: page.next))
     }
   }
 
