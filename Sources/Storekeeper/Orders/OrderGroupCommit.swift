@@ -101,17 +101,19 @@ final class OrderGroupCommit: Sendable {
       // leader's cancellation (which cancels statements) cannot cut it short for them.
       let batch = [submission] + followers.map(\.submission)
       let results = await Task { await self.flush(batch) }.value
-      if logger.isEnabled(.debug) {
+      let elapsed = ContinuousClock.now - started
+      if elapsed >= Self.slowFlush {
+        // Every request of the batch, and every one queued behind it, waited this long: say
+        // so, since nothing else would (a stalled disk under the WAL's fsync looks like this).
+        logger.warning(
+          "an order flush was slow; its requests and those queued behind it waited",
+          ["orders": .int(results.count), "ms": .int(Self.microseconds(elapsed) / 1000)])
+      } else if logger.isEnabled(.debug) {
         // Where an order's time goes: when the commit's WAL flush dominates, a flush costs
         // about the same whatever its size.
-        let elapsed = (ContinuousClock.now - started).components
         logger.debug(
           "orders flushed",
-          [
-            "orders": .int(results.count),
-            "us": .int(
-              Int(elapsed.seconds) * 1_000_000 + Int(elapsed.attoseconds / 1_000_000_000_000)),
-          ])
+          ["orders": .int(results.count), "us": .int(Self.microseconds(elapsed))])
       }
       for (follower, result) in zip(followers, results.dropFirst()) {
         follower.continuation.resume(returning: .answered(result))
@@ -126,6 +128,14 @@ final class OrderGroupCommit: Sendable {
       next?.continuation.resume(returning: .lead)
       return try results[0].get()
     }
+  }
+
+  /// A flush this long is logged as a warning.
+  static let slowFlush = Duration.seconds(1)
+
+  private static func microseconds(_ duration: Duration) -> Int {
+    let parts = duration.components
+    return Int(parts.seconds) * 1_000_000 + Int(parts.attoseconds / 1_000_000_000_000)
   }
 
   /// Writes `batch` and returns one answer per submission, in order.
