@@ -107,4 +107,71 @@ import Testing
       #expect(EventFeedCursor(text: "djE6MTox") == EventFeedCursor(xid: 1, position: 1))
     }
   }
+
+  /// A transaction that took its xid first may append a user's event after another committed
+  /// one: read by user, the events still come in sequence order, page after page, and a cursor
+  /// from the whole feed goes on from there.
+  @Test func aUsersEventsComeInSequenceOrderWhateverTheirTransactionsXids() async throws {
+    try await DomainHarness.with { h in
+      let outbox = h.orders.outbox
+      let feed = EventFeed(database: h.database)
+      let user = "sequence-\(UUID().uuidString)"
+      func adjust(_ note: String, on executor: any PostgresExecutor) async throws {
+        try await outbox.append(
+          [EventDraft(.adminAdjustment, ["note": .string(note)])], for: user, on: executor)
+      }
+      let (started, startedSignal) = AsyncStream<Void>.makeStream()
+      let (proceed, proceedSignal) = AsyncStream<Void>.makeStream()
+      let older = Task {
+        defer { startedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          // Its xid now, before the other transaction exists; its event after that one's.
+          _ = try await tx.query("SELECT pg_current_xact_id()::text AS xid")
+          startedSignal.yield()
+          for await _ in proceed { break }
+          try await adjust("second", on: tx)
+        }
+      }
+      defer { proceedSignal.finish() }
+      var olderStarted = false
+      for await _ in started {
+        olderStarted = true
+        break
+      }
+      guard olderStarted else {
+        try await older.value
+        return
+      }
+      try await adjust("first", on: h.database)
+      proceedSignal.yield()
+      try await older.value
+
+      let whole = try await Self.read(feed, after: nil) { page in
+        page.events.filter { $0.userId == user }.count == 2
+      }
+      let mine = whole.events.filter { $0.userId == user }
+      // The whole feed reads in the order transactions began: the precondition of this test.
+      #expect(mine.map(\.sequence) == [2, 1])
+
+      let all = try await feed.read(.init(userId: user, limit: 50))
+      #expect(all.events.map(\.sequence) == [1, 2])
+      #expect(
+        all.events.map { $0.data } == [
+          .object(["note": .string("first")]), .object(["note": .string("second")]),
+        ])
+      let first = try await feed.read(.init(userId: user, limit: 1))
+      #expect(first.events.map(\.sequence) == [1] && first.hasMore)
+      let second = try await feed.read(.init(userId: user, after: first.next, limit: 1))
+      #expect(second.events.map(\.sequence) == [2] && !second.hasMore)
+      let after = try await feed.read(.init(userId: user, after: second.next, limit: 1))
+      #expect(after.events.isEmpty && after.next == second.next)
+      // A cursor of the whole feed, at this user's sequence 2 there: nothing of theirs after it.
+      let fromWhole = try await feed.read(.init(userId: user, after: mine[0].cursor, limit: 50))
+      #expect(fromWhole.events.map(\.sequence) == [])
+      // One from before both: both, in sequence order.
+      let before = try await feed.read(
+        .init(userId: user, after: .init(xid: 1, position: 0), limit: 50))
+      #expect(before.events.map(\.sequence) == [1, 2])
+    }
+  }
 }
