@@ -96,4 +96,12 @@ wrk_rate() {
 
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a ? b : a) }'; }
 
+# cpu_ticks PID...: CPU clock ticks (getconf CLK_TCK per second) the processes have used so
+# far, all threads; a process already gone counts 0.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }

@@ -20,6 +20,13 @@ import Testing
     }
   }
 
+  /// Whether the other task signalled before its stream finished (it finishes the stream
+  /// whatever fails, so this never waits forever); when not, awaiting the task shows why.
+  private static func signalled(_ stream: AsyncStream<Void>) async -> Bool {
+    for await _ in stream { return true }
+    return false
+  }
+
   @Test func aLateCommitIsReadAfterTheCursorNotSkipped() async throws {
     try await DomainHarness.with { h in
       let outbox = h.orders.outbox
@@ -42,12 +49,7 @@ import Testing
         }
       }
       defer { releaseSignal.finish() }
-      var lateInserted = false
-      for await _ in inserted {
-        lateInserted = true
-        break
-      }
-      guard lateInserted else {
+      guard await Self.signalled(inserted) else {
         try await late.value
         return
       }
@@ -133,12 +135,7 @@ import Testing
         }
       }
       defer { proceedSignal.finish() }
-      var olderStarted = false
-      for await _ in started {
-        olderStarted = true
-        break
-      }
-      guard olderStarted else {
+      guard await Self.signalled(started) else {
         try await older.value
         return
       }
