@@ -39,6 +39,39 @@ import Testing
     }
   }
 
+  /// A receipt post settles the order its purchase names only if the purchase is what that
+  /// order asked for, as a report must: else an order for ten, or for a dearer product, would be
+  /// paid by one cheap purchase made with its token.
+  @Test func aPurchaseForAnOrderPaysItOnlyIfItIsWhatTheOrderAskedFor() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      try await h.addProduct("vip", type: .nonConsumable, grants: "{\"entitlement\": \"vip\"}")
+      let ten = try await h.newOrder(user: "mallory", quantity: 10)
+      let one = h.transaction(for: ten, quantity: 1)
+      let short = try await h.receipts.apply([one], userId: "mallory", productId: nil)
+      #expect(Self.statuses(short) == [.refused])
+      #expect(short.transactions.first?.code == "quantity_mismatch")
+      #expect(short.delivery.isEmpty)
+      #expect(try await h.gold("mallory") == 0)
+      #expect(try await h.orders.find(ten.tradeNo)?.tradeStatus == .waitBuyerPay)
+
+      let vip = try await h.newOrder(user: "mallory", product: "vip")
+      let cheap = h.transaction(for: vip, productId: "gold.100")
+      let swapped = try await h.receipts.apply([cheap], userId: "mallory", productId: nil)
+      #expect(Self.statuses(swapped) == [.refused])
+      #expect(swapped.transactions.first?.code == "product_mismatch")
+      #expect(try await h.entitlements.view(userId: "mallory").nonConsumables.isEmpty)
+      #expect(try await h.orders.find(vip.tradeNo)?.tradeStatus == .waitBuyerPay)
+      #expect(try await h.gold("mallory") == 0)
+
+      // The purchase that matches its order still pays it.
+      let right = h.transaction(for: ten)
+      let paid = try await h.receipts.apply([right], userId: "mallory", productId: nil)
+      #expect(Self.statuses(paid) == [.settled])
+      #expect(try await h.gold("mallory") == 1000)
+    }
+  }
+
   @Test func aPurchaseWithoutATokenBelongsToWhoeverItFirstSettledFor() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

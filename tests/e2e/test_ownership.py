@@ -8,12 +8,14 @@ import pytest
 from support import unique
 
 GOLD = "com.example.tests.ownership.gold"
+VIP = "com.example.tests.ownership.vip"
 PROOFS = ["signed_transaction", "receipt"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}}, content={"gold": 100})
+    api.put_product(VIP, type="non_consumable", price="99.00", grants={"entitlement": "vip"})
 
 
 def bought_for_an_order(api, fake_appstore, user):
@@ -44,6 +46,24 @@ def test_a_purchase_made_for_an_order_cannot_be_taken_by_another_user(api, fake_
     assert api.balance(alice) == 100
     again = api.receipts(user_id=mallory, **{proof: purchase[proof]})
     assert again.status_code == 409 and api.balance(mallory) == 0
+
+
+@pytest.mark.parametrize("proof", PROOFS)
+def test_a_cheap_purchase_made_with_an_orders_token_does_not_pay_that_order(api, fake_appstore, proof):
+    # The app chooses the token it buys with: one unit of gold bought with the token of an
+    # order for ten, or for the VIP product, pays neither order.
+    mallory = unique("mallory")
+    for ordered, quantity, code in ((GOLD, 10, "quantity_mismatch"), (VIP, 1, "product_mismatch")):
+        order = api.create_order(mallory, ordered, quantity=quantity if quantity != 1 else None)
+        purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"],
+                                          apple_account=unique("account"))
+        r = api.receipts(user_id=mallory, **{proof: purchase[proof]})
+        assert r.status_code == 200, r.text
+        assert [(t["status"], t.get("code")) for t in r.json()["transactions"]] == [("refused", code)]
+        assert r.json()["delivery"] == []
+        assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.balance(mallory) == 0
+    assert api.entitlements(mallory)["non_consumables"] == []
 
 
 @pytest.mark.parametrize("proof", PROOFS)

@@ -150,6 +150,15 @@ struct ReceiptService: Sendable {
     {
       // Bought for an order: it pays that order, and only that order's user may say so.
       guard ordered.userId == userId else { return try await keepUnowned(.notYours) }
+      // And only if it is what that order asked for, as a report's purchase must be: the app
+      // chooses the token, so one cheap purchase must not pay an order for ten or for a dearer
+      // product.
+      do {
+        _ = try TransactionMatcher.match(ordered, in: [transaction], usedElsewhere: [])
+      } catch {
+        item.code = error.code
+        return try await keepUnowned(.refused)
+      }
       order = ordered
     } else if known != nil {
       // Recorded without an owner and naming no order of this user's: a later post may not
