@@ -149,6 +149,12 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
     #expect(request.head.expectsContinue)
   }
 
+  @Test func ignoresExpectContinueFromHTTP10() throws {
+    let request = try parseAll(
+      "PUT / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx")[0]
+    #expect(!request.head.expectsContinue)
+  }
+
   static let chunked =
     "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
     + "5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n"

@@ -98,9 +98,11 @@ struct FieldLines {
       framing = .length(length)
     }
     let keepAlive = minor == 1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+    // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue MUST be ignored; a 1.0 client
+    // knows no 1xx and would take the interim answer for the final one.
     return RequestHead(
       method: method, target: target, minorVersion: minor, headers: headers,
-      isKeepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+      isKeepAlive: keepAlive, expectsContinue: expectsContinue && minor == 1, framing: framing)
   }
 }
 
