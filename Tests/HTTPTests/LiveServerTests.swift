@@ -70,6 +70,27 @@ import Testing
     }
   }
 
+  @Test func answersEveryPipelinedRequestSentBeforeTheClientHalfClosed() async throws {
+    let gate = Gate()
+    try await withServer(router: liveRouter(gate: gate)) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        try client.send(get("/slow") + get("/async") + get("/hello"))
+        client.shutdownWrite()
+        try gate.waitForArrivals(1)
+        // The end of the client's stream reaches the server while the first is in flight.
+        pause(milliseconds: 100)
+        gate.open()
+        #expect(try client.readResponse().text == "slow done")
+        #expect(try client.readResponse().text == "async")
+        let last = try client.readResponse()
+        #expect(last.text == "hello")
+        #expect(last.header("Connection") == "close")
+        #expect(try client.isClosedByServer())
+      }
+    }
+  }
+
   @Test func headKeepsContentLengthButSendsNoBody() async throws {
     try await withServer { port, _ in
       try await offPool {

@@ -63,6 +63,9 @@ final class TestClient: @unchecked Sendable {
     }
   }
 
+  /// Ends the client's side of the stream (a half-close); replies can still be read.
+  func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
   /// Reads more bytes; false at end of stream (or reset).
   private func fill() throws -> Bool {
     var chunk = [UInt8](repeating: 0, count: 65536)

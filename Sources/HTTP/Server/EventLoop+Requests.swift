@@ -127,7 +127,10 @@ extension EventLoop {
   /// Writes the response of the request in flight and returns the connection to idle.
   func complete(_ connection: Connection, with response: Response) {
     guard let current = connection.current.take() else { return }
-    let keepAliveAllowed = current.keepAlive && !isShuttingDown && !connection.inputClosed
+    // A client that half-closed after pipelining still gets an answer to every request it
+    // sent before; the connection closes after the last of them.
+    let moreInput = !connection.inputClosed || connection.parser.bufferedByteCount > 0
+    let keepAliveAllowed = current.keepAlive && !isShuttingDown && moreInput
     dateCache.refresh()
     let (keepAlive, wireBytes) = writeResponse(
       response, requestId: current.requestId, headRequest: current.method == .head,
