@@ -195,6 +195,26 @@ import Testing
     }
   }
 
+  @Test func aPipelinedBodyGetsItsOwnGracePeriod() async throws {
+    try await withServer({ $0.bodyRateGracePeriod = .seconds(2) }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        // The first request's body arrives in two parts, so its rate deadline is set (t = 2 s);
+        // its immediate answer (405) comes with the second request's head.
+        try client.send("POST /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
+        pause(milliseconds: 1000)
+        try client.send("cd" + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nx")
+        #expect(try client.readResponse().status == 405)
+        // Past the first body's deadline, within the second's own grace period (t = 3 s).
+        pause(milliseconds: 1500)
+        try client.send("ello")
+        let reply = try client.readResponse()
+        #expect(reply.status == 200)
+        #expect(reply.text == "xello")
+      }
+    }
+  }
+
   @Test func closesAnIdleKeepAliveConnectionSilently() async throws {
     try await withServer({ $0.idleTimeout = .milliseconds(200) }) { port, _ in
       try await offPool {

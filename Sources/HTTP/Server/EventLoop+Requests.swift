@@ -29,6 +29,9 @@ extension EventLoop {
         connection.headStart = 0
         connection.bodyStart = now
         connection.bodyReceived = 0
+        // A body-rate deadline left by an earlier request must not judge this body before its
+        // own grace period: cleared, `updateDeadline` sets this one's.
+        connection.deadline = 0
         connection.body = []
         if sendContinue { ResponseEncoder.appendContinue(to: &connection.output) }
       case .body(let bytes):
