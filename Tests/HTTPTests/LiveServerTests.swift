@@ -164,6 +164,22 @@ import Testing
     }
   }
 
+  @Test func theHeadTimeoutStartsWithTheHeadNotWithAnEmptyLineBeforeIt() async throws {
+    try await withServer({ $0.headTimeout = .milliseconds(500) }) { port, _ in
+      try await offPool {
+        let client = try TestClient(port: port)
+        // RFC 9112 §2.2: some clients send a CRLF after a POST body; it is no request.
+        try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi\r\n")
+        #expect(try client.readResponse().text == "hi")
+        pause(milliseconds: 700)
+        try client.send("GET /hello HTTP/1.1\r\n")
+        pause(milliseconds: 100)
+        try client.send("Host: t\r\n\r\n")
+        #expect(try client.readResponse().status == 200)
+      }
+    }
+  }
+
   @Test func answersATLSClientHelloWith400AtOnce() async throws {
     // With a head timeout this long, only the parser's own verdict can answer within the
     // client's few seconds.

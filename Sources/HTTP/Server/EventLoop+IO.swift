@@ -49,7 +49,11 @@ extension EventLoop {
         return
       case .done(let n):
         if connection.phase == .lingering { continue }
-        if connection.phase == .idle && connection.headStart == 0 { connection.headStart = now }
+        // A head's clock starts at its first byte, not at empty lines before it (RFC 9112
+        // §2.2): the parser skips those, leaving nothing buffered but a stale start.
+        if connection.phase == .idle && !connection.parser.hasPartialHead {
+          connection.headStart = now
+        }
         connection.parser.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
         // Busy until `progress` finds it idle again, then the newest idle one.
         leaveIdle(connection)
