@@ -68,13 +68,19 @@ function showShell() {
   document.body.classList.toggle('read-only', !session.canWrite);
 }
 
+// A fragment part as written when it is no valid escape ("%E0"): decodeURIComponent would
+// throw before anything renders.
+function decodePart(part) {
+  try { return decodeURIComponent(part); } catch { return part; }
+}
+
 async function route() {
   if (!session.token || !session.identity) {
     showSignIn();
     return;
   }
   showShell();
-  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodePart);
   const name = sections[parts[0]] ? parts[0] : 'overview';
   for (const link of nav.querySelectorAll('a')) {
     if (link.getAttribute('href') === `#/${name}`) link.setAttribute('aria-current', 'page');

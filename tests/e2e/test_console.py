@@ -401,6 +401,15 @@ def test_granting_an_adjustment_changes_the_balance_and_is_audited(console, cons
     assert all(e["admin"] == ADMIN_NAME for e in audit["entries"])
 
 
+def test_a_link_with_a_malformed_escape_still_opens_its_section(console, tokens):
+    # decodeURIComponent throws on "%E0": the route died before rendering, leaving the
+    # section shown before (or a blank page on a fresh load).
+    console.sign_in(tokens["write"])
+    console.go("#/orders/%E0", "main h1")
+    console.wait_text("main h1", "Order not found")
+    assert "%E0" in console.text("main")
+
+
 def test_a_read_only_token_sees_no_editing_controls(console, console_stack, tokens):
     product = unique("console_ro").replace("-", "_")
     console_stack.api.put_product(product)
