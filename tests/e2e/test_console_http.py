@@ -62,6 +62,7 @@ def test_every_console_file_has_its_type_the_security_headers_and_an_etag(sk):
 def test_admin_without_a_slash_redirects_and_unknown_files_are_not_served(sk):
     r = requests.get(sk.url + "/admin", allow_redirects=False, timeout=10)
     assert r.status_code == 308 and r.headers["Location"] == "/admin/"
+    assert r.reason == "Permanent Redirect"
     assert_security_headers(r)
     # (requests would resolve a literal "/admin/../" itself; the encoded dots reach the server.)
     for path in ("/admin/missing.js", "/admin/%2e%2e/openapi.yaml", "/admin/%2e%2e/Package.swift",
