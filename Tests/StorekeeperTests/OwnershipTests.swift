@@ -168,6 +168,32 @@ import Testing
     }
   }
 
+  /// A StoreKit 2 transaction kept from before Apple refunded it does not say so; the refund the
+  /// notification recorded does. Posted again, it is revoked: no content, no restore.
+  @Test func aRefundedPurchasePostedAgainWithItsOldProofIsRevokedNotRestored() async throws {
+    try await DomainHarness.with { h in
+      try await h.addProduct("vip", type: .nonConsumable, grants: "{\"entitlement\": \"vip\"}")
+      let order = try await h.newOrder(user: "gus", product: "vip")
+      let purchase = h.transaction(for: order)
+      let bought = try await h.receipts.apply([purchase], userId: "gus", productId: nil)
+      #expect(Self.statuses(bought) == [.settled])
+      _ = try await NotificationEffectsTests.apply(
+        h, try NotificationEffectsTests.stored("REFUND", transaction: purchase))
+
+      let again = try await h.receipts.apply([purchase], userId: "gus", productId: nil)
+      #expect(Self.statuses(again) == [.revoked])
+      #expect(again.delivery.isEmpty)
+      #expect(try await h.entitlements.view(userId: "gus").nonConsumables.isEmpty)
+
+      // Apple's reversal gives it back: restored again.
+      _ = try await NotificationEffectsTests.apply(
+        h, try NotificationEffectsTests.stored("REFUND_REVERSED", transaction: purchase))
+      let reinstated = try await h.receipts.apply([purchase], userId: "gus", productId: nil)
+      #expect(Self.statuses(reinstated) == [.restored])
+      #expect(reinstated.delivery.map(\.productId) == ["vip"])
+    }
+  }
+
   @Test func sandboxPurchasesCreditOnlyWhenThePolicySaysAndAreShownAsSuch() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from support import unique
+from support import buy, unique, wait_for_order
 
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
@@ -116,3 +116,17 @@ def test_an_admin_moves_a_purchase_once_and_audits_it_in_the_history(api, fake_a
     r = api.receipts(user_id=alice, signed_transaction=purchase["signed_transaction"])
     assert r.status_code == 409
     assert (api.balance(alice), api.balance(erin)) == (0, 100)
+
+
+def test_a_refunded_purchase_posted_again_with_its_old_proof_is_revoked(api, fake_appstore):
+    # The signed transaction kept on the device predates Apple's refund and does not mention it;
+    # the refund notification recorded it. Posting it again restores nothing and delivers nothing.
+    user = unique("refunded")
+    order, purchase, _ = buy(api, fake_appstore, user, VIP, "non_consumable")
+    fake_appstore.refund(purchase["transaction_id"])
+    assert wait_for_order(api, order["trade_no"], "TRADE_CLOSED")["close_reason"] == "refunded"
+    r = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert [t["status"] for t in r.json()["transactions"]] == ["revoked"]
+    assert r.json()["delivery"] == []
+    assert api.entitlements(user)["non_consumables"] == []

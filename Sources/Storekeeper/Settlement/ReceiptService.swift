@@ -135,11 +135,14 @@ struct ReceiptService: Sendable {
       item.status = status
       return (item, product, quantity)
     }
-    // Another user's purchase is named as such and no more: not its order, not its user.
-    if let owner = known?.userId {
+    // Another user's purchase is named as such and no more: not its order, not its user. One
+    // Apple refunded is revoked, whether the proof says so or a notification recorded it after
+    // the proof was signed (a kept StoreKit 2 transaction never learns of its refund).
+    if let known, let owner = known.userId {
       let mine = owner == userId
-      item.status = transaction.revocationDate != nil ? .revoked : mine ? .restored : .notYours
-      item.tradeNo = mine ? known?.tradeNo : nil
+      let revoked = transaction.revocationDate != nil || known.revoked
+      item.status = revoked ? .revoked : mine ? .restored : .notYours
+      item.tradeNo = mine ? known.tradeNo : nil
       return (item, product, quantity)
     }
     if transaction.revocationDate != nil { return try await keepUnowned(.revoked) }

@@ -56,11 +56,13 @@ enum TransactionRecord {
     return query
   }
 
-  /// A known transaction as its row says: who owns it, and the token it carries.
+  /// A known transaction as its row says: who owns it, the token it carries, and whether Apple
+  /// has refunded or revoked it since (a notification records that; the proof may predate it).
   struct Known: Sendable {
     var tradeNo: String?
     var userId: String?
     var appAccountToken: String?
+    var revoked: Bool
   }
 
   /// Locks a transaction's row if it is known.
@@ -68,14 +70,16 @@ enum TransactionRecord {
     guard
       let row = try await tx.query(
         """
-        SELECT trade_no, user_id, app_account_token::text AS app_account_token
+        SELECT trade_no, user_id, app_account_token::text AS app_account_token,
+          revocation_date IS NOT NULL AS revoked
         FROM apple_transactions WHERE transaction_id = \(transactionId) FOR UPDATE
         """
       ).first
     else { return nil }
     return Known(
       tradeNo: try row.decodeIfPresent("trade_no"), userId: try row.decodeIfPresent("user_id"),
-      appAccountToken: try row.decodeIfPresent("app_account_token"))
+      appAccountToken: try row.decodeIfPresent("app_account_token"),
+      revoked: try row.decode("revoked"))
   }
 
   /// Records a transaction nobody owns yet (a receipt posted without a user, or one that carries
