@@ -5,6 +5,8 @@ TEST, unknown types, and tampered payloads."""
 
 from __future__ import annotations
 
+import subprocess
+import threading
 import time
 from datetime import datetime
 
@@ -94,6 +96,43 @@ def test_a_refund_before_the_purchase_is_reported_applies_when_it_is(api, fake_a
     assert closed["close_reason"] == "refunded"
     wait_processed(api, note["notification_uuid"])
     assert api.balance(user) == 0
+
+
+def test_a_refund_applied_while_its_purchase_is_being_reported_is_not_lost(api, fake_appstore, stack):
+    # The report's settlement has recorded the transaction but not committed (held here at the
+    # user's event sequence lock) when the refund is applied: it finds no transaction and defers.
+    # The settlement's wake read the notification as pending, so it cannot wake it; the next
+    # notification pass must, or the refund never takes anything back.
+    user = unique("racing-refund")
+    buy(api, fake_appstore, user, GOLD)  # the user's sequence row exists, to be locked
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    pg = stack.db.server
+    holder = subprocess.Popen(["psql", "-h", pg.host, "-p", str(pg.port), "-U", pg.user, "-d", stack.db.name,
+                               "-X", "-q", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE, text=True)
+    reported = {}
+    try:
+        holder.stdin.write(f"BEGIN; SELECT 1 FROM user_event_sequences WHERE user_id = '{user}' FOR UPDATE;\n")
+        holder.stdin.flush()
+        wait_until(lambda: stack.db.scalar("SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'"
+                                           " AND query LIKE '%user_event_sequences%'") == "1", 10, "lock not held")
+        reporter = threading.Thread(target=lambda: reported.setdefault(
+            "r", api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])))
+        reporter.start()
+        wait_until(lambda: stack.db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                   != "0", 10, "the settlement never waited")
+        assert api.post_notification(note["signed_payload"]).status_code == 200
+        wait_processed(api, note["notification_uuid"], state="deferred")
+    finally:
+        holder.stdin.write("COMMIT;\n")
+        holder.stdin.close()
+        holder.wait(30)
+    reporter.join(30)
+    assert reported["r"].status_code == 200, reported["r"].text
+    assert wait_for_order(api, order["trade_no"], "TRADE_CLOSED")["close_reason"] == "refunded"
+    wait_processed(api, note["notification_uuid"])
+    assert api.balance(user) == 100
 
 
 def test_a_refund_reversed_restores_the_purchase(api, fake_appstore):

@@ -10,4 +10,22 @@ enum DeferredNotifications {
       AND (transaction_id = \(transactionId) OR original_transaction_id = \(originalTransactionId))
     """
   }
+
+  /// Wakes deferred notifications whose wait is over. The settlement's own wake reads the
+  /// notification as its statement began: one deferred by a pass that looked for the
+  /// transaction while that settlement was still uncommitted is committed as `deferred` too
+  /// late for it, and would wait forever (a refund never taken back). Run before every pass, and
+  /// settling wakes a pass, so such a notification applies moments later. Only those that would
+  /// now apply are woken, so none goes round in circles.
+  static let wakeReady: PostgresQuery = """
+    UPDATE apple_notifications n SET state = \(NotificationState.pending)
+    WHERE n.state = \(NotificationState.deferred) AND CASE n.result
+      WHEN \(NotificationOutcome.Waiting.originalTransactionUnknown) THEN EXISTS (
+        SELECT 1 FROM apple_transactions t
+        WHERE t.original_transaction_id = n.original_transaction_id AND t.user_id IS NOT NULL)
+      ELSE EXISTS (
+        SELECT 1 FROM apple_transactions t
+        WHERE t.transaction_id = n.transaction_id AND t.trade_no IS NOT NULL)
+      END
+    """
 }

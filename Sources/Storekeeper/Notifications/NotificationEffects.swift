@@ -43,7 +43,7 @@ struct NotificationEffects {
     case .renewalExtended:
       guard let transaction else { return .processed("no_transaction") }
       let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
-      guard known else { return .deferred("transaction_unknown") }
+      guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
       try await TransactionRecord.updateExpiry(transaction, on: tx)
       try await outbox.append(
         [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
@@ -106,13 +106,13 @@ struct NotificationEffects {
     _ transaction: VerifiedTransaction, reason: OrderEventReason, notice: [String: JSONValue]
   ) async throws -> NotificationOutcome {
     let (known, order) = try await lockedOrder(transaction.transactionId)
-    guard known else { return .deferred("transaction_unknown") }
+    guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
     try await TransactionRecord.setRevocation(
       transaction.transactionId, atMs: transaction.revocationDate ?? clock.milliseconds,
       reason: transaction.revocationReason, on: tx)
     // Known but not yet anyone's (a legacy receipt posted without a user): wait, like an
     // unknown transaction, until settlement gives it an order; then the refund applies.
-    guard let order else { return .deferred("transaction_has_no_order") }
+    guard let order else { return .deferred(NotificationOutcome.Waiting.transactionHasNoOrder) }
     guard
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: reason)
@@ -132,10 +132,10 @@ struct NotificationEffects {
     async throws -> NotificationOutcome
   {
     let (known, order) = try await lockedOrder(transaction.transactionId)
-    guard known else { return .deferred("transaction_unknown") }
+    guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
     try await TransactionRecord.setRevocation(
       transaction.transactionId, atMs: nil, reason: nil, on: tx)
-    guard let order else { return .deferred("transaction_has_no_order") }
+    guard let order else { return .deferred(NotificationOutcome.Waiting.transactionHasNoOrder) }
     guard
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: .refundReversed)
@@ -173,7 +173,7 @@ struct NotificationEffects {
     guard
       let userId = try await TransactionRecord.subscriber(
         originalTransactionId: transaction.originalTransactionId, on: tx)
-    else { return .deferred("original_transaction_unknown") }
+    else { return .deferred(NotificationOutcome.Waiting.originalTransactionUnknown) }
     guard let product = try await catalog.product(transaction.productId, on: tx),
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,

@@ -9,4 +9,11 @@ struct NotificationOutcome: Equatable, Sendable {
   static func deferred(_ result: String) -> NotificationOutcome {
     .init(state: .deferred, result: result)
   }
+
+  /// Why a deferred notification waits, as its `result` records it.
+  enum Waiting {
+    static let transactionUnknown = "transaction_unknown"
+    static let transactionHasNoOrder = "transaction_has_no_order"
+    static let originalTransactionUnknown = "original_transaction_unknown"
+  }
 }

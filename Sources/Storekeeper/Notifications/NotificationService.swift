@@ -61,9 +61,11 @@ struct NotificationService: Sendable {
     return inserted
   }
 
-  /// Applies every pending notification; safe with many instances (SKIP LOCKED).
+  /// Applies every pending notification, and every deferred one whose transaction has an
+  /// owner by now; safe with many instances (SKIP LOCKED).
   func processPending() async {
     do {
+      try await database.execute(DeferredNotifications.wakeReady)
       while try await processOne() {}
     } catch {
       logger.warning("notification processing failed", ["error": .string("\(error)")])
