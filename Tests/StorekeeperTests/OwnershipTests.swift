@@ -194,6 +194,46 @@ import Testing
     }
   }
 
+  /// Apple copies the token of the order that bought a subscription to every renewal. Posted,
+  /// a renewal pays an order of its own for the subscriber (as its notification would), instead
+  /// of meeting that paid order and being refused, so the period paid for is not lost.
+  @Test func aRenewalPostedWithItsSubscriptionsTokenIsRecordedForItsSubscriber() async throws {
+    try await DomainHarness.with { h in
+      try await h.addProduct(
+        "club", type: .autoRenewable, grants: "{\"entitlement\": \"club\"}")
+      let order = try await h.newOrder(user: "hal", product: "club")
+      let now = h.clock.clock.milliseconds
+      var first = h.transaction(for: order)
+      first.type = "Auto-Renewable Subscription"
+      first.expiresDate = now + 60_000
+      #expect(
+        Self.statuses(try await h.receipts.apply([first], userId: "hal", productId: nil)) == [
+          .settled
+        ])
+      var renewal = first
+      renewal.transactionId = UUID().uuidString
+      renewal.purchaseDate = now + 60_000
+      renewal.expiresDate = now + 3_600_000
+
+      #expect(
+        Self.statuses(try await h.receipts.apply([renewal], userId: "ida", productId: nil)) == [
+          .notYours
+        ])
+      let posted = try await h.receipts.apply([renewal], userId: "hal", productId: nil)
+      #expect(Self.statuses(posted) == [.settled])
+      let tradeNo = try #require(posted.transactions.first?.tradeNo)
+      let paid = try #require(try await h.orders.find(tradeNo))
+      #expect(paid.origin == .renewal && paid.transactionId == renewal.transactionId)
+      let club = try await h.entitlements.view(userId: "hal").entitlements.first
+      #expect(club?.expiresAt == EventTime.rfc3339(ms: now + 3_600_000))
+      // Once is enough: posted again it is restored, and nobody else's.
+      #expect(
+        Self.statuses(try await h.receipts.apply([renewal], userId: "hal", productId: nil)) == [
+          .restored
+        ])
+    }
+  }
+
   @Test func sandboxPurchasesCreditOnlyWhenThePolicySaysAndAreShownAsSuch() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

@@ -5,18 +5,22 @@ once and give it one owner."""
 from __future__ import annotations
 
 import threading
+import time
+from datetime import datetime
 
 import pytest
 import requests
 
-from support import unique, user_headers
+from support import buy, unique, user_headers
 
 GOLD = "com.example.tests.receipts.gold"
+CLUB = "com.example.tests.receipts.club"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
 
 
 def concurrently(n, fn):
@@ -82,3 +86,23 @@ def test_one_receipt_posted_by_many_users_at_once_has_one_owner(api, fake_appsto
     assert all(b["code"] == "purchase_not_yours" for s, b in answers if s == 409), answers
     balances = [api.balance(u) for u in users]
     assert sorted(balances) == [0] * (len(users) - 1) + [100]
+
+
+def test_a_renewal_posted_by_its_subscriber_is_recorded_not_refused(api, fake_appstore):
+    # Apple copies the app_account_token of the order that bought the subscription to every
+    # renewal. Its notification never arrived; the app posts the renewal: it pays an order of its
+    # own and extends the subscription, instead of meeting that paid order.
+    user = unique("subscriber")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, "auto_renewable", expires_in_seconds=60)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=3600, deliver=False)
+    r = api.receipts(user_id=user, signed_transaction=renewal["signed_transaction"])
+    assert r.status_code == 200, r.text
+    [item] = r.json()["transactions"]
+    assert item["status"] == "settled", item
+    assert item["trade_no"] != order["trade_no"]
+    assert api.order(item["trade_no"])["origin"] == "renewal"
+    [club] = api.entitlements(user)["entitlements"]
+    expires = datetime.fromisoformat(club["expires_at"].replace("Z", "+00:00")).timestamp()
+    assert expires > time.time() + 1800, club  # the renewal's hour, not the first minute
+    again = api.receipts(user_id=user, signed_transaction=renewal["signed_transaction"])
+    assert [t["status"] for t in again.json()["transactions"]] == ["restored"]

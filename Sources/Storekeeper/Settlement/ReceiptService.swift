@@ -135,6 +135,27 @@ struct ReceiptService: Sendable {
       item.status = status
       return (item, product, quantity)
     }
+    /// Settles `order` with the transaction; a refusal is listed, a lost race retried.
+    func settle(_ order: Order, item: ReceiptOutcome.Item) async throws
+      -> (ReceiptOutcome.Item, Product?, Int32)
+    {
+      var item = item
+      do {
+        let settled = try await settlement.settleLocked(
+          order, product: product, transaction: transaction, source: .receipt, cause: .receipt,
+          record: nil, on: tx)
+        item.status = settled.delivery.newlyGranted ? .settled : .restored
+        item.tradeNo = settled.order.tradeNo
+        return (item, product, settled.order.quantity)
+      } catch SettlementRefusal.transactionAlreadyUsed where known == nil {
+        throw LostRace()
+      } catch let refusal as SettlementRefusal {
+        item.status = .refused
+        item.code = refusal.code
+        return (item, product, quantity)
+      }
+    }
+
     // Another user's purchase is named as such and no more: not its order, not its user. One
     // Apple refunded is revoked, whether the proof says so or a notification recorded it after
     // the proof was signed (a kept StoreKit 2 transaction never learns of its refund).
@@ -153,6 +174,13 @@ struct ReceiptService: Sendable {
     {
       // Bought for an order: it pays that order, and only that order's user may say so.
       guard ordered.userId == userId else { return try await keepUnowned(.notYours) }
+      // A renewal carries the token of the order that bought its subscription, paid long
+      // since: it pays an order of its own, as when a notification reports it.
+      if let renewal = try await renewalOrder(
+        transaction, of: ordered, product: product, recorded: known != nil, on: tx)
+      {
+        return try await settle(renewal, item: item)
+      }
       // And only if it is what that order asked for, as a report's purchase must be: the app
       // chooses the token, so one cheap purchase must not pay an order for ten or for a dearer
       // product.
@@ -181,19 +209,6 @@ struct ReceiptService: Sendable {
       item.status = .unknownProduct
       return (item, nil, 0)
     }
-    do {
-      let settled = try await settlement.settleLocked(
-        order, product: product, transaction: transaction, source: .receipt, cause: .receipt,
-        record: nil, on: tx)
-      item.status = settled.delivery.newlyGranted ? .settled : .restored
-      item.tradeNo = settled.order.tradeNo
-      return (item, product, settled.order.quantity)
-    } catch SettlementRefusal.transactionAlreadyUsed where known == nil {
-      throw LostRace()
-    } catch let refusal as SettlementRefusal {
-      item.status = .refused
-      item.code = refusal.code
-      return (item, product, quantity)
-    }
+    return try await settle(order, item: item)
   }
 }
