@@ -55,6 +55,13 @@ import Testing
     #expect(
       error(base.merging(["APPLE_ENVIRONMENTS": "xcode"]) { $1 })?.variable == "APPLE_ENVIRONMENTS")
     #expect(error(base.merging(["ORDER_TTL": "soon"]) { $1 })?.variable == "ORDER_TTL")
+    // Huge durations overflowed later (3 × APPLE_TIMEOUT trapped the retry worker).
+    #expect(error(base.merging(["ORDER_TTL": "3650d"]) { $1 }) == nil)
+    for name in ["APPLE_TIMEOUT", "ORDER_TTL", "SWEEP_INTERVAL", "WEBHOOK_RETENTION"] {
+      #expect(error(base.merging([name: "3651d"]) { $1 })?.variable == name)
+      #expect(
+        error(base.merging([name: "3000000000000000000ms"]) { $1 })?.variable == name)
+    }
     #expect(error(base.merging(["LOG_LEVEL": "loud"]) { $1 })?.variable == "LOG_LEVEL")
     #expect(
       error(base.merging(["DB_STATEMENT_CACHE_SIZE": "-1"]) { $1 })?.variable

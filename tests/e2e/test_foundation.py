@@ -127,6 +127,9 @@ def run_serve(binary, env, timeout=20):
     ("ADMIN_TOKENS", "ops:short"),
     ("APPLE_ENVIRONMENTS", "production,xcode"),
     ("ORDER_TTL", "soon"),
+    # Accepted once, then overflowed: the report retry worker trapped at its first tick.
+    ("APPLE_TIMEOUT", "3000000000000000000ms"),
+    ("ORDER_TTL", "100000d"),
 ])
 def test_a_missing_or_bad_variable_stops_start_up_naming_it(binary, launcher, fresh_db, variable, value):
     env = launcher.env(fresh_db, 1, **{variable: value})

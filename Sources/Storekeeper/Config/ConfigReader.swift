@@ -23,12 +23,18 @@ struct ConfigReader {
     return number
   }
 
-  /// Milliseconds of a positive duration such as `30s`, `15m` or `24h`.
+  /// The longest duration any setting takes. Durations are added to dates and multiplied
+  /// (a report's lease is three `APPLE_TIMEOUT`s): far past this they overflow and trap, or
+  /// make every statement that uses them fail, long after start-up said nothing.
+  static let longestDurationMs: Int64 = 3650 * 86_400_000
+
+  /// Milliseconds of a positive duration such as `30s`, `15m` or `24h`, at most 3650 days.
   func duration(_ name: String) throws -> Int64? {
     guard let text = value(name) else { return nil }
-    guard let ms = DurationParser.milliseconds(text), ms > 0 else {
+    guard let ms = DurationParser.milliseconds(text), ms > 0, ms <= Self.longestDurationMs else {
       throw ConfigError(
-        variable: name, problem: "must be a duration such as 30s, 15m or 24h, got \"\(text)\"")
+        variable: name,
+        problem: "must be a duration such as 30s, 15m or 24h, at most 3650d, got \"\(text)\"")
     }
     return ms
   }
