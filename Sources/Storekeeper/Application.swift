@@ -319,13 +319,29 @@ public final class Application: Sendable {
     return port
   }
 
-  /// Stops accepting, finishes in-flight requests (bounded), stops the workers, closes the pool.
+  /// How long the workers get to finish their current run on shutdown, after the requests'
+  /// own grace period.
+  static let workerStopGracePeriod = Duration.seconds(10)
+
+  /// Stops accepting, finishes in-flight requests (bounded), stops the workers (bounded),
+  /// closes the pool.
   public func shutdown() async {
     logger.notice("shutting down")
     await server.shutdown()
     await adminServer?.shutdown()
-    for loop in loops { await loop.stop() }
-    await webhookDispatcher.drain()
+    let (loops, webhookDispatcher) = (self.loops, self.webhookDispatcher)
+    let stopped = await BoundedWait.finish(within: Self.workerStopGracePeriod) {
+      for loop in loops { await loop.stop() }
+      await webhookDispatcher.drain()
+    }
+    if !stopped {
+      // A worker waits on a database that stopped answering. Exiting is safe: what it was
+      // writing is rolled back with its session, and claimed work is taken up again when its
+      // lease ends, here or on another instance.
+      logger.warning(
+        "background work did not stop in time (the database is not answering); exiting without it",
+        ["grace_ms": .int(Int(Self.workerStopGracePeriod.components.seconds) * 1000)])
+    }
     listener.stop()
     await pools.shutdown()
     logger.notice("stopped")
