@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 import signal
 import subprocess
 import time
@@ -103,3 +104,22 @@ def test_sigterm_exits_0_in_bounded_time_while_the_database_hangs(storekeeper):
     assert code == 0, sk.log_tail()
     assert time.monotonic() - started < 25
     assert "background work did not stop in time" in sk.log(), sk.log_tail()
+
+
+def test_readyz_answers_503_in_time_while_the_database_hangs(storekeeper):
+    # No worker takes the pool's idle sessions meanwhile: /readyz gets one that will hang.
+    sk = storekeeper(SWEEP_INTERVAL="1h", WEBHOOK_POLL_INTERVAL="1h")
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(lambda _: requests.get(sk.url + "/readyz", timeout=5).status_code, range(8))) == {200}
+    with database_hung():
+        for _ in range(3):
+            started = time.monotonic()
+            try:
+                r = requests.get(sk.url + "/readyz", timeout=8)
+            except requests.Timeout:
+                pytest.fail("/readyz did not answer within 8 s while the database hangs")
+            problem(r, 503, "database_unavailable")
+            assert time.monotonic() - started < 5
+        assert requests.get(sk.url + "/healthz", timeout=5).status_code == 200
+    wait_until(lambda: requests.get(sk.url + "/readyz", timeout=5).status_code == 200, 30,
+               "/readyz did not recover after the database resumed")

@@ -13,7 +13,12 @@ struct OperationsRoutes: Sendable {
   func register(_ router: inout APIRouter) {
     Self.registerLiveness(&router)
     router.add(.get, "/readyz", placement: .eventLoop) { _, context in
-      guard await database.isHealthy() else {
+      // The check's own timeout cancels `SELECT 1`, but a cancel needs a server that answers:
+      // against a hung one the probe would wait as long as the hang, and say nothing.
+      let healthy = await BoundedWait.value(
+        within: database.configuration.healthCheckTimeout + .milliseconds(500), else: false
+      ) { await database.isHealthy() }
+      guard healthy else {
         throw HTTPError(
           503, code: "database_unavailable", detail: "the database cannot be reached",
           headers: HTTPHeaders([("Retry-After", "2")]))

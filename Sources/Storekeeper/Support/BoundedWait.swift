@@ -9,31 +9,38 @@ enum BoundedWait {
   static func finish(within limit: Duration, _ work: @escaping @Sendable () async -> Void) async
     -> Bool
   {
-    let waiter = Waiter()
+    await value(within: limit, else: false) {
+      await work()
+      return true
+    }
+  }
+
+  /// What `work` returns if it does within `limit`, else `fallback` (`work` is left running).
+  static func value<T: Sendable>(
+    within limit: Duration, else fallback: T, _ work: @escaping @Sendable () async -> T
+  ) async -> T {
+    let waiter = Waiter<T>()
     return await withCheckedContinuation { continuation in
       waiter.set(continuation)
-      Task {
-        await work()
-        waiter.resume(true)
-      }
+      Task { waiter.resume(await work()) }
       Task {
         try? await Task.sleep(for: limit)
-        waiter.resume(false)
+        waiter.resume(fallback)
       }
     }
   }
 
   /// Resumes the continuation once: with whichever of the work and the timer ends first.
-  private final class Waiter: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+  private final class Waiter<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
 
-    func set(_ value: CheckedContinuation<Bool, Never>) { continuation.withLock { $0 = value } }
+    func set(_ value: CheckedContinuation<T, Never>) { continuation.withLock { $0 = value } }
 
-    func resume(_ finished: Bool) {
+    func resume(_ result: T) {
       continuation.withLock { value in
         defer { value = nil }
         return value
-      }?.resume(returning: finished)
+      }?.resume(returning: result)
     }
   }
 }
