@@ -202,6 +202,23 @@ import Testing
     await pool.shutdown()
   }
 
+  /// libpq quotes the URI (or the token it choked on) in its parse errors, which are logged.
+  @Test func aMalformedURLsErrorDoesNotCarryItsPassword() async throws {
+    for url in [
+      "postgresql://sk:hunter2secret@[::1/db", "postgresql://sk:hunter2%zzsecret@127.0.0.1/db",
+    ] {
+      let pool = PostgresPool(
+        configuration: PostgresConfiguration(url: url), logger: TestDatabase.logger)
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.query("SELECT 1")
+      }
+      #expect(error.kind == .connection)
+      #expect(!error.message.contains("hunter2"), "\(error.message)")
+      #expect(error.message.contains("***"), "\(error.message)")
+      await pool.shutdown()
+    }
+  }
+
   /// Nothing is set through startup parameters (PgBouncer refuses `options`): a session keeps
   /// the server's time zone, and timestamps still read back as the same instant.
   @Test func sessionsKeepTheServerTimeZoneAndSetOnlyTheApplicationName() async throws {
