@@ -40,7 +40,11 @@ public enum Commands {
     do {
       _ = try await app.start()
     } catch {
-      logger.critical("start-up failed", ["error": .string("\(error)")])
+      // A database error's description is only its kind and SQLSTATE (it may reach a
+      // response); what the server said is what tells the operator why start-up failed.
+      var fields: [String: LogValue] = ["error": .string("\(error)")]
+      if let error = error as? PostgresError { fields.merge(error.logMetadata) { $1 } }
+      logger.critical("start-up failed", fields)
       await app.shutdown()
       return 1
     }

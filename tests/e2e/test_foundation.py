@@ -164,6 +164,18 @@ def test_an_edited_applied_migration_stops_start_up_naming_the_file(launcher, tm
     assert edited.name in second.log(), second.log_tail()
 
 
+def test_a_database_error_at_start_up_is_logged_with_what_postgresql_said(binary, launcher):
+    # --no-migrate on an empty database: loading the catalog finds no products table.
+    db = launcher.database()
+    env = launcher.env(db, 1)
+    result = subprocess.run([binary, "serve", "--no-migrate"], env=env, capture_output=True, text=True,
+                            timeout=20)
+    assert result.returncode == 1, result.stdout + result.stderr
+    failure = [line for line in (result.stdout + result.stderr).splitlines() if "start-up failed" in line]
+    assert failure, result.stdout + result.stderr
+    assert 'relation \\"products\\" does not exist' in failure[0], failure[0]
+
+
 def test_two_instances_starting_at_once_on_an_empty_database_migrate_once(launcher):
     db = launcher.database()
     first = launcher.storekeeper(db, start=False)
