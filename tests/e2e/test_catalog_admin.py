@@ -231,6 +231,21 @@ def test_delete_of_a_product_with_orders_is_409_and_archiving_is_patch(api):
     problem(api.request("DELETE", f"/admin/v1/products/{P}delete.ordered", admin=True), 409, "product_has_orders")
 
 
+def test_the_type_of_a_product_with_orders_cannot_change(api):
+    # Its type says what its orders granted and what a refund takes back: a non-consumable
+    # turned consumable would take it from everyone who bought it.
+    api.put_product(P + "type.ordered", type="non_consumable")
+    api.create_order("catalog-user", P + "type.ordered")
+    before = admin_product(api, P + "type.ordered").json()
+    body = problem(put(api, P + "type.ordered", type="consumable"), 409, "product_type_locked")
+    assert "non_consumable" in body["detail"]
+    assert admin_product(api, P + "type.ordered").json() == before
+    # Anything else may still change, and a product nobody ordered may change its type.
+    assert api.put_product(P + "type.ordered", type="non_consumable", title="Renamed")["title"] == "Renamed"
+    api.put_product(P + "type.unordered", type="non_consumable")
+    assert api.put_product(P + "type.unordered", type="consumable")["type"] == "consumable"
+
+
 def test_sort_order_written_as_an_integral_number_is_an_integer(api):
     api.put_product(P + "patch.integral")
     r = api.request("PATCH", f"/admin/v1/products/{P}patch.integral", admin=True, json={"sort_order": 7.0})

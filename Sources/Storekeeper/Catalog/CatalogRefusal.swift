@@ -5,4 +5,7 @@ enum CatalogRefusal: Error, Equatable, Sendable {
   case preconditionFailed
   /// Orders refer to it: it can be archived (`active: false`), not removed.
   case productHasOrders(String)
+  /// Orders refer to it: its type decides what they granted and what a refund takes back, and
+  /// the App Store never changes a product's type either.
+  case productTypeLocked(String, ProductType)
 }

@@ -52,6 +52,9 @@ struct CatalogRepository: Sendable {
       // The body is judged before the precondition, so an invalid one is 422 whatever If-Match says.
       let draft = try makeDraft(current)
       try Self.checkPrecondition(ifMatch, current: current)
+      if let current, current.type != draft.type, try await Self.hasOrders(productId, on: tx) {
+        throw CatalogRefusal.productTypeLocked(productId, current.type)
+      }
       let grants = try JSONCoding.text(draft.grants)
       let content = try JSONCoding.text(draft.content)
       let rows = try await tx.query(
@@ -99,9 +102,9 @@ struct CatalogRepository: Sendable {
       ).first.map(Product.init(row:))
       guard let current else { throw CatalogRefusal.productNotFound(productId) }
       try Self.checkPrecondition(ifMatch, current: current)
-      let ordered = try await tx.query(
-        "SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1")
-      guard ordered.isEmpty else { throw CatalogRefusal.productHasOrders(productId) }
+      guard try await !Self.hasOrders(productId, on: tx) else {
+        throw CatalogRefusal.productHasOrders(productId)
+      }
       try await tx.execute("DELETE FROM product_price_history WHERE product_id = \(productId)")
       try await tx.execute("DELETE FROM products WHERE product_id = \(productId)")
       try await AuditLog.record(
@@ -109,6 +112,12 @@ struct CatalogRepository: Sendable {
         on: tx)
       try await tx.execute("SELECT pg_notify(\(Self.channel), \(productId))")
     }
+  }
+
+  private static func hasOrders(_ productId: String, on tx: PostgresTransaction) async throws
+    -> Bool
+  {
+    try await !tx.query("SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1").isEmpty
   }
 
   private static func checkPrecondition(_ ifMatch: String?, current: Product?) throws {

@@ -67,6 +67,10 @@ extension CatalogRefusal: DomainProblem {
       HTTPError(
         409, code: "product_has_orders",
         detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
+    case .productTypeLocked(let productId, let type):
+      HTTPError(
+        409, code: "product_type_locked",
+        detail: "orders refer to \(productId); its type stays \(type.rawValue)")
     }
   }
 }
