@@ -82,4 +82,78 @@ import Testing
       #expect(try await Self.apply(h, Self.stored("PRICE_INCREASE")) == .processed("no_effect"))
     }
   }
+
+  /// Who owns a recorded transaction, and which order it pays.
+  static func owner(_ h: DomainHarness, _ transactionId: String) async throws -> (
+    userId: String?, tradeNo: String?
+  ) {
+    let row = try #require(
+      try await h.database.query(
+        "SELECT user_id, trade_no FROM apple_transactions WHERE transaction_id = \(transactionId)"
+      ).first)
+    return (try row.decodeIfPresent("user_id"), try row.decodeIfPresent("trade_no"))
+  }
+
+  /// Another user posting a renewal first (told `not_yours`, kept without an owner) must not
+  /// cost the subscriber the period: its notification gives it to them, with an order of its
+  /// own, exactly once; a subscription nobody owns gives it to nobody.
+  @Test func aRenewalAnotherUserPostedFirstIsCreditedToTheSubscriberByItsNotification()
+    async throws
+  {
+    try await DomainHarness.with { h in
+      try await h.addProduct("club", type: .autoRenewable, grants: "{\"entitlement\": \"club\"}")
+      let order = try await h.newOrder(user: "hal", product: "club")
+      let now = h.clock.clock.milliseconds
+      var first = h.transaction(for: order)
+      first.type = "Auto-Renewable Subscription"
+      first.expiresDate = now + 60_000
+      _ = try await h.receipts.apply([first], userId: "hal", productId: nil)
+      var renewal = first
+      renewal.transactionId = UUID().uuidString
+      renewal.purchaseDate = now + 60_000
+      renewal.expiresDate = now + 3_600_000
+      let stolen = try await h.receipts.apply([renewal], userId: "ida", productId: nil)
+      #expect(stolen.transactions.map(\.status) == [.notYours])
+
+      let didRenew = try DomainHarness.notification("DID_RENEW", transaction: renewal)
+      #expect(try await h.apply(didRenew) == .processed("renewal_recorded"))
+      let owner = try await Self.owner(h, renewal.transactionId)
+      #expect(owner.userId == "hal")
+      let tradeNo = try #require(owner.tradeNo)
+      let paid = try #require(try await h.orders.find(tradeNo))
+      #expect(paid.origin == .renewal && paid.userId == "hal" && paid.tradeStatus == .tradeSuccess)
+      let club = { try await h.entitlements.view(userId: "hal").entitlements.first?.expiresAt }
+      #expect(try await club() == EventTime.rfc3339(ms: now + 3_600_000))
+      #expect(try await h.entitlements.view(userId: "ida").entitlements.isEmpty)
+      // Delivered again: the period is hal's once, on the same order.
+      #expect(try await h.apply(didRenew) == .processed("dates_updated"))
+      #expect(try await Self.owner(h, renewal.transactionId).tradeNo == paid.tradeNo)
+
+      // Whichever notification comes first: an extension of such a renewal gives it too.
+      var later = renewal
+      later.transactionId = UUID().uuidString
+      later.purchaseDate = now + 3_600_000
+      later.expiresDate = now + 7_200_000
+      _ = try await h.receipts.apply([later], userId: "ida", productId: nil)
+      #expect(
+        try await h.apply(DomainHarness.notification("RENEWAL_EXTENDED", transaction: later))
+          == .processed("renewal_recorded"))
+      #expect(try await Self.owner(h, later.transactionId).userId == "hal")
+      #expect(try await club() == EventTime.rfc3339(ms: now + 7_200_000))
+
+      // A subscription kept without an owner: its renewal waits for one, given to nobody.
+      var lone = h.transaction(for: order, token: nil)
+      lone.appAccountToken = nil
+      lone.type = "Auto-Renewable Subscription"
+      lone.expiresDate = now + 60_000
+      var loneRenewal = lone
+      loneRenewal.transactionId = UUID().uuidString
+      loneRenewal.expiresDate = now + 3_600_000
+      _ = try await h.receipts.apply([lone, loneRenewal], userId: nil, productId: nil)
+      #expect(
+        try await h.apply(DomainHarness.notification("DID_RENEW", transaction: loneRenewal))
+          == .deferred("original_transaction_unknown"))
+      #expect(try await Self.owner(h, loneRenewal.transactionId).userId == nil)
+    }
+  }
 }

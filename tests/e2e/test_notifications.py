@@ -201,6 +201,29 @@ def test_a_renewal_nobody_reported_extends_the_subscription_of_the_original_user
     assert len(api.admin_orders(user_id=user)) == 2
 
 
+def test_a_renewal_another_user_posted_first_is_credited_to_the_subscriber_by_its_notification(
+        api, fake_appstore):
+    # Another user posts the renewal first: told it is not theirs, it is kept without an owner.
+    # The DID_RENEW that follows still gives the period to the subscriber, on an order of its own.
+    user, other = unique("renew"), unique("poster")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=120)
+    note = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, deliver=False)
+    renewed = jws_payload(note["signed_transaction"])
+    stolen = api.receipts(user_id=other, signed_transaction=note["signed_transaction"])
+    assert stolen.status_code == 409 and stolen.json()["code"] == "purchase_not_yours", stolen.text
+
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_until(lambda: (lambda e: e and parse_ms(e["expires_at"]) == renewed["expiresDate"])(
+        entitlement(api, user, "club")), 15, "the renewal did not extend the subscriber's entitlement")
+    orders = api.admin_orders(user_id=user)
+    assert len(orders) == 2
+    renewal = [o for o in orders if o["trade_no"] != order["trade_no"]][0]
+    assert (renewal["origin"], renewal["trade_status"]) == ("renewal", "TRADE_SUCCESS")
+    assert renewal["transaction_id"] == renewed["transactionId"]
+    assert api.entitlements(other)["entitlements"] == []
+    assert api.admin_orders(user_id=other) == []
+
+
 def test_expired_follows_apples_dates(api, fake_appstore):
     user = unique("expired")
     _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)

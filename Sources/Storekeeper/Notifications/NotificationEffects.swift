@@ -42,8 +42,13 @@ struct NotificationEffects {
         notice: notice)
     case .renewalExtended:
       guard let transaction else { return .processed("no_transaction") }
-      let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
+      let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
       guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
+      // A renewal kept without an owner is still its subscriber's period, whichever
+      // notification about it comes first.
+      if owned == nil, transaction.transactionId != transaction.originalTransactionId {
+        return try await renew(transaction, events: [], notice: notice)
+      }
       try await TransactionRecord.updateExpiry(transaction, on: tx)
       try await outbox.append(
         [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
@@ -158,13 +163,17 @@ struct NotificationEffects {
   }
 
   /// A renewal nobody reported still counts: it is recorded, and settles an order of its own
-  /// for the user who owns the original transaction.
+  /// for the user who owns the original transaction. So does one recorded without an owner
+  /// (another user posted it first and was told `not_yours`): its row says nothing about the
+  /// subscriber, so only this notification can credit the period to them.
   func renew(
     _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue]
   ) async throws -> NotificationOutcome {
-    let (known, _) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
-    if known {
-      try await TransactionRecord.updateExpiry(transaction, on: tx)
+    let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
+    if known { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+    // Someone's already, or a first purchase kept without an owner (only its order's token or
+    // an admin transfer may claim that): this notification only confirms its dates.
+    if known, owned != nil || transaction.transactionId == transaction.originalTransactionId {
       try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
       try await outbox.append(
         events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
@@ -179,6 +188,10 @@ struct NotificationEffects {
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
         reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
     else { return .processed("unknown_product") }
+    // The row's lock is held since `lock` above, so a post of the same renewal waits and then
+    // finds it owned: it is handed over once. `claim` would refuse an unowned row that carries
+    // no token of this new order.
+    if known { try await TransactionRecord.assign(transaction.transactionId, to: order, on: tx) }
     // Active before settling, so the state the settlement's events record is the final one.
     try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
     _ = try await settlement.settleLocked(
