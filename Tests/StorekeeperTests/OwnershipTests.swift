@@ -151,6 +151,34 @@ import Testing
     }
   }
 
+  /// An order whose purchase an admin moved away is closed for good, as a refunded one is, but
+  /// Apple refunded nothing: a later report, or a purchase posted with its token, says so.
+  @Test func anOrderWhosePurchaseWasTransferredIsRefusedAsTransferredNotRefunded() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let product = try await h.product()
+      let order = try await h.newOrder(user: "dave")
+      let purchase = h.transaction(for: order)
+      _ = try await h.settlement.settle(
+        order.tradeNo, product: product, transactions: [purchase], record: nil, cause: .report)
+      _ = try await TransferService(settlement: h.settlement, catalog: h.catalog).transfer(
+        purchase.transactionId, to: "erin", by: "ops", reason: nil)
+
+      let refusal = SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
+      await #expect(throws: refusal) {
+        _ = try await h.settlement.settle(
+          order.tradeNo, product: product, transactions: [purchase], record: nil, cause: .report)
+      }
+      #expect(refusal.problem.status == 409 && refusal.code == "order_transferred")
+      #expect(!refusal.detail.contains("refund"))
+      let another = try await h.receipts.apply(
+        [h.transaction(for: order)], userId: "dave", productId: nil)
+      #expect(another.transactions.map(\.code) == ["order_transferred"])
+      #expect(try await h.gold("dave") == 0)
+      #expect(try await h.gold("erin") == 100)
+    }
+  }
+
   @Test func aRefundTakesBackWhatWasCreditedEvenAfterTheGrantsWereEdited() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

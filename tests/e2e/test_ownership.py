@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from support import buy, unique, wait_for_order
+from support import buy, problem, unique, wait_for_order
 
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
@@ -115,6 +115,21 @@ def test_an_admin_moves_a_purchase_once_and_audits_it_in_the_history(api, fake_a
     # Alice's copy of the proof no longer gets her anything.
     r = api.receipts(user_id=alice, signed_transaction=purchase["signed_transaction"])
     assert r.status_code == 409
+    assert (api.balance(alice), api.balance(erin)) == (0, 100)
+
+
+@pytest.mark.parametrize("proof", PROOFS)
+def test_reporting_an_order_whose_purchase_was_transferred_says_so_not_refunded(api, fake_appstore, proof):
+    # The old owner's app reports the order again after an admin moved its purchase: the order
+    # is closed for good, as after a refund, but Apple refunded nothing and the answer says so.
+    alice, erin = unique("alice"), unique("erin")
+    order, purchase = bought_for_an_order(api, fake_appstore, alice)
+    assert api.report(order["trade_no"], **{proof: purchase[proof]}).status_code == 200
+    assert transfer(api, purchase["transaction_id"], erin).status_code == 200
+
+    again = api.report(order["trade_no"], **{proof: purchase[proof]})
+    body = problem(again, 409, "order_transferred")
+    assert "moved to another order by an admin" in body["detail"] and "refund" not in body["detail"]
     assert (api.balance(alice), api.balance(erin)) == (0, 100)
 
 

@@ -6,6 +6,9 @@ enum SettlementRefusal: Error, Equatable, Sendable {
   /// A close report about a paid order, or a proof of another transaction for a paid order.
   case orderAlreadyPaid(tradeNo: String, byAnotherTransaction: Bool)
   case orderRefunded(tradeNo: String)
+  /// An admin moved the purchase that paid this order to another order (`close_reason`
+  /// `transferred`): not Apple's refund, and no payment reopens it.
+  case orderTransferred(tradeNo: String)
   /// Apple said the proof is not genuine (`reason` is its verdict); `field` names the proof.
   case invalidProof(reason: String, field: String)
   case transactionRevoked(productId: String)
@@ -22,6 +25,7 @@ enum SettlementRefusal: Error, Equatable, Sendable {
     case .orderNotFound: "order_not_found"
     case .orderAlreadyPaid: "order_already_paid"
     case .orderRefunded: "order_refunded"
+    case .orderTransferred: "order_transferred"
     case .invalidProof: "invalid_proof"
     case .transactionRevoked: "transaction_revoked"
     case .productMismatch: "product_mismatch"
@@ -41,6 +45,8 @@ enum SettlementRefusal: Error, Equatable, Sendable {
         ? "order \(tradeNo) was paid by another transaction"
         : "order \(tradeNo) is paid; a close report changes nothing"
     case .orderRefunded(let tradeNo): "order \(tradeNo) was refunded by Apple"
+    case .orderTransferred(let tradeNo):
+      "order \(tradeNo)'s purchase was moved to another order by an admin"
     case .invalidProof(let reason, _): "Apple's proof did not verify: \(reason)"
     case .transactionRevoked(let productId):
       "Apple refunded or revoked the transaction for \(productId)"

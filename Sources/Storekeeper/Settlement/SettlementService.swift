@@ -70,7 +70,11 @@ struct SettlementService: Sendable {
         from: order.tradeStatus, closeReason: order.closeReason,
         on: OrderStateMachine.paymentReason(for: order.tradeStatus))
     } catch {
-      throw SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
+      // Only a payment taken back leaves an order that no payment reopens; which way it was
+      // taken back is what the client needs to hear.
+      throw order.closeReason == .transferred
+        ? SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
+        : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
     }
     var effects = reports.settledEffects(record)
     if transaction.environment != "Sandbox" || sandboxCredits,

@@ -13,7 +13,8 @@ extension SettlementRefusal: DomainProblem {
     switch self {
     case .orderNotFound:
       HTTPError(404, code: code, detail: detail)
-    case .orderAlreadyPaid, .orderRefunded, .transactionAlreadyUsed, .purchaseNotYours:
+    case .orderAlreadyPaid, .orderRefunded, .orderTransferred, .transactionAlreadyUsed,
+      .purchaseNotYours:
       HTTPError(409, code: code, detail: detail)
     case .invalidProof(let reason, let field):
       HTTPError(
