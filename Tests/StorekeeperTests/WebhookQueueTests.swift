@@ -140,6 +140,9 @@ import Testing
         """)
       #expect(try row?.decode("state", as: String.self) == "delivered")
       #expect(try row?.decode("attempts", as: Int64.self) == 2)
+      // Nor the endpoint's health: the success it last had stands.
+      let shown = try await store.find(endpoint)
+      #expect(shown.enabled && shown.failingSince == nil && shown.lastSuccessAt != nil)
     }
   }
 

@@ -105,7 +105,9 @@ struct WebhookQueue: Sendable {
   /// once the retry window is spent; and the endpoint disabled once it has failed for
   /// `disableAfterMs` without a success. Returns the reason when this attempt disabled it.
   /// A sender whose lease ran out (another has claimed the delivery since) records its attempt
-  /// but changes nothing else.
+  /// but changes nothing else: neither the delivery nor the endpoint's health, which belongs to
+  /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
+  /// after a success, or disable an endpoint that is delivering).
   @discardableResult
   func record(_ claim: Claim, _ result: Result) async throws -> String? {
     let nowMs = clock.milliseconds
@@ -147,7 +149,7 @@ struct WebhookQueue: Sendable {
             THEN 'every attempt failed since ' || \(unescaped: SQLTime.text("failing_since"))
                  || ' (WEBHOOK_DISABLE_AFTER); last: ' || \(error ?? "")
             ELSE disabled_reason END
-      WHERE w.id = \(claim.endpointId)
+      WHERE w.id = \(claim.endpointId) AND EXISTS (SELECT 1 FROM moved)
       RETURNING (NOT enabled AND disabled_reason IS NOT NULL AND NOT \(delivered)) AS disabled,
                 disabled_reason
       """)
