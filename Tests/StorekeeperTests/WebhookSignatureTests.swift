@@ -42,7 +42,7 @@ import Testing
   @Test func urlsAreHTTPSWithAHostAndNoCredentialsOrFragment() {
     for good in [
       "https://example.com/hooks", "https://example.com", "https://a.b-c.example:8443/x/y?z=1&w=2",
-      "https://192.0.2.1/h",
+      "https://192.0.2.1/h", "https://example.com:65535/h", "https://example.com:1/h",
     ] {
       #expect(WebhookURLRule.problem(good, allowInsecure: false) == nil, "\(good)")
     }
@@ -53,7 +53,8 @@ import Testing
       ("https://example.com/h#x", "fragment"),
       ("https://example.com/%41", "percent"),
       ("https://-bad.example/", "host"), ("https:///h", "host"), ("ftp://example.com", "https"),
-      ("https://example.com:123456/", "port"),
+      ("https://example.com:123456/", "port"), ("https://example.com:99999/", "port"),
+      ("https://example.com:0/", "port"), ("https://example.com:65536/h", "port"),
       ("https://example.com/" + String(repeating: "a", count: 2048), "2048"),
     ]
     for (bad, why) in refusals {

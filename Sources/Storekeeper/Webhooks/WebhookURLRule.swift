@@ -2,8 +2,8 @@ import Foundation
 
 /// What a webhook URL may be, exactly as openapi.yaml's `WebhookURL` pattern says: `https://`
 /// (or `http://` under `ALLOW_INSECURE_URLS=1`, the project's rule for every outbound URL), a
-/// host name or IPv4 address, an optional port and path; no credentials (`user@`), no fragment,
-/// no percent-escapes, at most 2,048 bytes.
+/// host name or IPv4 address, an optional port (1–65535) and path; no credentials (`user@`), no
+/// fragment, no percent-escapes, at most 2,048 bytes.
 enum WebhookURLRule {
   static let maxLength = 2048
 
@@ -46,12 +46,15 @@ enum WebhookURLRule {
     }
   }
 
-  /// Empty, or `:` and 1–5 digits.
+  /// Empty, or `:` and a TCP port, 1–65535: five digits alone would let `:0` or `:99999`
+  /// through, an endpoint no attempt can ever reach.
   private static func isPort(_ port: Substring.UTF8View) -> Bool {
     guard let colon = port.first else { return true }
     let digits = port.dropFirst()
-    return colon == UInt8(ascii: ":") && (1...5).contains(digits.count)
-      && digits.allSatisfy { (48...57).contains($0) }
+    guard colon == UInt8(ascii: ":"), (1...5).contains(digits.count),
+      digits.allSatisfy({ (48...57).contains($0) }), let value = Int(Substring(digits))
+    else { return false }
+    return (1...65535).contains(value)
   }
 
   private static let pathPunctuation = Set("._~!$&'()*+,;=:/?-".utf8)
