@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper
@@ -200,6 +201,55 @@ extension WebhookQueueTests {
         "SELECT count(*)::bigint AS n FROM webhook_deliveries WHERE state = 'pending'")?.decode("n")
       #expect(left == 1)
       #expect(try await queue.purge() == 0)
+    }
+  }
+}
+
+extension WebhookQueueTests {
+  /// Never called: these tests leave nothing to send.
+  struct UnusedTransport: WebhookTransport {
+    func post(url: URL, body: [UInt8], headers: [(String, String)], timeout: Duration) async
+      -> WebhookTransportAnswer
+    { .connectionFailed("unused") }
+  }
+
+  @Test func purgingKeepsUpWhileBatchesComeBackFull() async throws {
+    try await DomainHarness.with { h in
+      var settings = WebhookSettings()
+      settings.retentionMs = 3_600_000
+      let store = WebhookStore(database: h.database, settings: settings)
+      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
+      _ = try await Self.endpoint(store)
+      let finished = 2 * WebhookQueue.purgeBatch + 100
+      try await h.database.execute(
+        """
+        WITH seq AS (
+          INSERT INTO user_event_sequences (user_id, last_sequence)
+          SELECT 'user-' || g, 1 FROM generate_series(1, \(finished)) g
+          RETURNING user_id, last_sequence)
+        INSERT INTO events (id, type, user_id, sequence, data, user_state)
+        SELECT gen_random_uuid(), 'balance.changed', user_id, last_sequence, '{}', '{}' FROM seq
+        """)
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET state = 'delivered', created_at = now() - interval '2 hours'"
+      )
+      let dispatcher = WebhookDispatcher(
+        queue: queue, transport: UnusedTransport(), clock: .system,
+        logger: Logger(label: "test", level: .critical), wake: {})
+      // Three passes within a minute: a full batch makes the next pass purge again.
+      for _ in 0..<3 { await dispatcher.runOnce() }
+      let left: Int64? = try await h.database.queryFirst(
+        "SELECT count(*)::bigint AS n FROM webhook_deliveries")?.decode("n")
+      #expect(left == 0)
+      // Once a batch was short, the next minute's purge waits.
+      try await Self.insertEvent(h.database, user: "ann")
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET state = 'delivered', created_at = now() - interval '2 hours'"
+      )
+      await dispatcher.runOnce()
+      let kept: Int64? = try await h.database.queryFirst(
+        "SELECT count(*)::bigint AS n FROM webhook_deliveries")?.decode("n")
+      #expect(kept == 1)
     }
   }
 }

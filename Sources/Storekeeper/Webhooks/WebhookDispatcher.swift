@@ -57,6 +57,9 @@ final class WebhookDispatcher: Sendable {
     }
   }
 
+  /// Purges once a minute, or on the next pass again while batches come back full: at a
+  /// batch a minute, deliveries finishing faster than about 17 a second would outgrow the
+  /// retention for ever. A pass still deletes one batch at most, so sending is not held up.
   private func purgeIfDue() async throws {
     let now = clock.milliseconds
     let due = lastPurgeMs.withLock { last in
@@ -66,6 +69,7 @@ final class WebhookDispatcher: Sendable {
     }
     guard due else { return }
     let purged = try await queue.purge()
+    if purged >= WebhookQueue.purgeBatch { lastPurgeMs.withLock { $0 = 0 } }
     if purged > 0 { logger.info("finished webhook deliveries purged", ["count": .int(purged)]) }
   }
 

@@ -157,9 +157,12 @@ struct WebhookQueue: Sendable {
     return try row.decodeIfPresent("disabled_reason")
   }
 
+  /// How many finished deliveries one purge deletes at most: one short statement.
+  static let purgeBatch = 1000
+
   /// Deletes up to `limit` finished deliveries (and their attempts) past the retention;
   /// returns how many. Pending ones are never purged.
-  func purge(limit: Int = 1000) async throws -> Int {
+  func purge(limit: Int = purgeBatch) async throws -> Int {
     try await database.execute(
       """
       DELETE FROM webhook_deliveries WHERE id IN (
