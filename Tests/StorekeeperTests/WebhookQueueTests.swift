@@ -253,3 +253,26 @@ extension WebhookQueueTests {
     }
   }
 }
+
+extension WebhookQueueTests {
+  @Test func aReplayWaitsWhileALaterEventOfItsUserIsInFlight() async throws {
+    try await DomainHarness.with { h in
+      let store = WebhookStore(database: h.database, settings: WebhookSettings())
+      let queue = WebhookQueue(database: h.database, settings: WebhookSettings(), clock: .system)
+      let endpoint = try await Self.endpoint(store)
+      try await Self.insertEvent(h.database, user: "ann")
+      try await Self.insertEvent(h.database, user: "ann")
+      let first = try #require(try await queue.claim(endpoint: endpoint, limit: 10).first)
+      try await queue.record(first, Self.succeeded())
+      let second = try await queue.claim(endpoint: endpoint, limit: 10)
+      #expect(try second.map { try Self.value($0.body, "sequence") } == [.number("2")])
+      let eventId = try #require(UUID(uuidString: first.eventId))
+      #expect(try await store.replay(endpoint, .event(eventId), by: Self.ops) == 1)
+      // Ann's second event is in flight: her replayed first one waits for it.
+      #expect(try await queue.claim(endpoint: endpoint, limit: 10).isEmpty)
+      try await queue.record(try #require(second.first), Self.succeeded())
+      let replayed = try await queue.claim(endpoint: endpoint, limit: 10)
+      #expect(try replayed.map { try Self.value($0.body, "sequence") } == [.number("1")])
+    }
+  }
+}

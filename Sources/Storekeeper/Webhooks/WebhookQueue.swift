@@ -53,7 +53,9 @@ struct WebhookQueue: Sendable {
   }
 
   /// Claims up to `limit` due deliveries of one endpoint, each the earliest undelivered one of
-  /// its user there.
+  /// its user there, and none while another of that user's is in flight or waiting between its
+  /// attempts. The second rule matters for replays only: a replayed event sorts before the
+  /// later events already sent, and would otherwise go out beside one of them in flight.
   func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
     let rows = try await database.query(
       """
@@ -64,6 +66,11 @@ struct WebhookQueue: Sendable {
             SELECT 1 FROM webhook_deliveries p
             WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
               AND p.state = 'pending' AND (p.sequence, p.id) < (d.sequence, d.id))
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries q
+            WHERE q.endpoint_id = d.endpoint_id AND q.user_id = d.user_id
+              AND q.state = 'pending' AND q.id <> d.id AND q.attempts > 0
+              AND q.next_attempt_at > now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT \(limit)
         FOR UPDATE OF d SKIP LOCKED),
