@@ -16,16 +16,21 @@ enum BoundedWait {
   }
 
   /// What `work` returns if it does within `limit`, else `fallback` (`work` is left running).
+  /// Work that ends in time cancels the timer: `/readyz` runs this on every probe, and a
+  /// timer left sleeping out its limit would hold a task per probe for that long.
   static func value<T: Sendable>(
     within limit: Duration, else fallback: T, _ work: @escaping @Sendable () async -> T
   ) async -> T {
     let waiter = Waiter<T>()
     return await withCheckedContinuation { continuation in
       waiter.set(continuation)
-      Task { waiter.resume(await work()) }
-      Task {
+      let timer = Task {
         try? await Task.sleep(for: limit)
         waiter.resume(fallback)
+      }
+      Task {
+        waiter.resume(await work())
+        timer.cancel()
       }
     }
   }
