@@ -2,7 +2,8 @@ import COpenSSL
 
 extension FakeCertificateAuthority {
   /// A PKCS#7 signedData (DER) wrapping `content`, signed by the leaf as Apple's receipt
-  /// signing certificate signs app receipts, the leaf and intermediate included.
+  /// signing certificate signs app receipts: leaf, intermediate and root included, as Apple
+  /// ships them.
   func signPKCS7(_ content: [UInt8]) throws -> [UInt8] {
     guard let bio = content.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) })
     else { throw FakeCryptoError("BIO_new_mem_buf") }
@@ -10,7 +11,8 @@ extension FakeCertificateAuthority {
     // The buffer is read during PKCS7_sign, while `content` is still alive.
     guard let chain = OPENSSL_sk_new_null() else { throw FakeCryptoError("sk_new_null") }
     defer { OPENSSL_sk_free(chain) }
-    guard OPENSSL_sk_push(chain, UnsafeRawPointer(intermediate.pointer)) > 0 else {
+    for certificate in [intermediate, root]
+    where OPENSSL_sk_push(chain, UnsafeRawPointer(certificate.pointer)) <= 0 {
       throw FakeCryptoError("sk_push")
     }
     guard

@@ -9,7 +9,7 @@ import JOSE
 /// The server trusts it only when its root is configured explicitly.
 public final class FakeCertificateAuthority: Sendable {
   public let options: Options
-  private let root: FakeCertificate
+  let root: FakeCertificate
   let intermediate: FakeCertificate
   let leaf: FakeCertificate
   let leafKey: FakeSigningKey

@@ -26,12 +26,14 @@ extension Application {
         "apple_receipt_verification": .string(config.receiptVerification.rawValue),
         "ios6_receipts": .string(
           config.receiptVerification == .serverAPI ? "refused" : "verify_receipt"),
+        "apple_calls_per_receipt": .int(config.receiptAppleCallLimit),
       ])
     return ServerAPIReceiptVerifier(
       client: TransactionLookupClient(
         key: key, bundleId: config.bundleId,
         timeout: .milliseconds(config.appleTimeoutMs)),
       signed: signed, productionURL: production, sandboxURL: sandbox,
+      callLimit: config.receiptAppleCallLimit,
       logger: logger.with("component", "server-api-receipts"))
   }
 }

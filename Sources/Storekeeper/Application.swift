@@ -59,6 +59,7 @@ public final class Application: Sendable {
       logger: logger.with("component", "verify-receipt"))
     var verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: appStore),
+      appReceipts: try AppReceiptSignatureVerifier(configuration: appStore),
       receipts: ReceiptVerifier(
         configuration: appStore, logger: logger.with("component", "verify-receipt")),
       appleSettings: appleSettings)
@@ -157,7 +158,8 @@ public final class Application: Sendable {
       MetricsRoutes(
         database: database, catalog: catalog, requests: requestMetrics,
         appleSettings: appleSettings,
-        pools: pools, webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher)
+        pools: pools, webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher),
+        receiptCalls: verifier.serverAPI?.metrics
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)

@@ -26,6 +26,27 @@ import Testing
       logger: FakeHarness.quiet)
   }
 
+  /// The receipt as the server judges it: its signature first, then the Server API.
+  static func judge(
+    _ receipt: String, by verifier: ServerAPIReceiptVerifier, trusting fakes: [FakeHarness]
+  ) async throws -> VerificationResult<VerifiedReceipt>? {
+    var configuration = try #require(fakes.first).appStoreConfiguration()
+    configuration.extraRootCertificatesPEM = fakes.map(\.server.rootCertificatePEM)
+    guard
+      case .signed(let signed) = try AppReceiptSignatureVerifier(configuration: configuration)
+        .check(base64: receipt)
+    else { return nil }
+    return await verifier.verify(signed)
+  }
+
+  static func judge(
+    _ receipt: String, _ fake: FakeHarness, verifier: ServerAPIReceiptVerifier? = nil
+  )
+    async throws -> VerificationResult<VerifiedReceipt>?
+  {
+    try await judge(receipt, by: verifier ?? Self.verifier(fake), trusting: [fake])
+  }
+
   static func calls(_ fake: FakeHarness) async throws -> [String: Int] {
     try await fake.get("fake/v1/calls").json.compactMapValues { $0 as? Int }
   }
@@ -62,8 +83,8 @@ import Testing
       #expect(seen == ids)
 
       let before = try await Self.calls(fake)
-      let outcome = try await Self.verifier(fake).verify(receipt: receipt)
-      guard case .judged(.valid(let verified)) = outcome else {
+      let outcome = try await Self.judge(receipt, fake)
+      guard case .valid(let verified)? = outcome else {
         Issue.record("expected a valid receipt, got \(outcome)")
         return
       }
@@ -81,8 +102,8 @@ import Testing
     try await FakeHarness.with { fake in
       let reply = try await fake.purchase(["environment": "Sandbox"])
       let receipt = try #require(reply.string("receipt"))
-      let outcome = try await Self.verifier(fake).verify(receipt: receipt)
-      guard case .judged(.valid(let verified)) = outcome else {
+      let outcome = try await Self.judge(receipt, fake)
+      guard case .valid(let verified)? = outcome else {
         Issue.record("expected a valid receipt, got \(outcome)")
         return
       }
@@ -90,8 +111,8 @@ import Testing
       #expect(verified.transactions.map(\.transactionId) == [reply.string("transaction_id")])
       let productionOnly = try Self.verifier(fake, environments: ["Production"])
       #expect(
-        await productionOnly.verify(receipt: receipt)
-          == .judged(.invalid("server_api_transaction_not_found")))
+        try await Self.judge(receipt, fake, verifier: productionOnly)
+          == .invalid("server_api_transaction_not_found"))
     }
   }
 
@@ -101,10 +122,9 @@ import Testing
         let receipt = try #require(try await fake.purchase().string("receipt"))
         let verifier = try Self.verifier(fake, pem: other.server.apiPrivateKeyPEM)
         #expect(
-          await verifier.verify(receipt: receipt)
-            == .judged(
-              .misconfigured(
-                Misconfiguration(setting: .apiKey, status: 401, environment: "Production"))))
+          try await Self.judge(receipt, fake, verifier: verifier)
+            == .misconfigured(
+              Misconfiguration(setting: .apiKey, status: 401, environment: "Production")))
         let client = try Self.client(fake, pem: other.server.apiPrivateKeyPEM)
         let info = await client.transactionInfo("2000000000000001", at: fake.base)
         #expect(info == .failure(.unauthorized))
@@ -115,11 +135,11 @@ import Testing
   @Test func aTransactionAppleDoesNotKnowIsRefused() async throws {
     try await FakeHarness.with { elsewhere in
       try await FakeHarness.with { fake in
-        // A genuine receipt shape whose transactions this App Store never saw.
+        // A receipt signed by a trusted root whose transactions this App Store never saw.
         let foreign = try #require(try await elsewhere.purchase().string("receipt"))
         #expect(
-          try await Self.verifier(fake).verify(receipt: foreign)
-            == .judged(.invalid("server_api_transaction_not_found")))
+          try await Self.judge(foreign, by: Self.verifier(fake), trusting: [elsewhere])
+            == .invalid("server_api_transaction_not_found"))
         let client = try Self.client(fake)
         #expect(
           await client.transactionInfo("2999999999999999", at: fake.base) == .failure(.notFound))
@@ -146,9 +166,10 @@ import Testing
       ] {
         let set = try await fake.post("fake/v1/faults", ["mode": mode, "count": 1])
         #expect(set.status == 200)
-        #expect(await verifier.verify(receipt: receipt) == .judged(.retryable(reason)))
+        #expect(try await Self.judge(receipt, fake, verifier: verifier) == .retryable(reason))
       }
-      guard case .judged(.valid(let verified)) = await verifier.verify(receipt: receipt) else {
+      guard case .valid(let verified)? = try await Self.judge(receipt, fake, verifier: verifier)
+      else {
         Issue.record("expected the receipt to verify once Apple answers")
         return
       }
@@ -166,16 +187,16 @@ import Testing
     }
   }
 
-  @Test func receiptsTheServerAPICannotJudgeAreSaidSo() async throws {
+  @Test func receiptsThatAreNoSignedAppReceiptOfThisAppAreToldApart() async throws {
     try await FakeHarness.with { fake in
-      let verifier = try Self.verifier(fake)
+      let signatures = try AppReceiptSignatureVerifier(configuration: fake.appStoreConfiguration())
       let old = try await fake.purchase(["receipt_style": "transaction"])
-      #expect(await verifier.verify(receipt: try #require(old.string("receipt"))) == .notAppReceipt)
-      #expect(await verifier.verify(receipt: "%%%") == .judged(.invalid("malformed_receipt")))
+      #expect(signatures.check(base64: try #require(old.string("receipt"))) == .notAppReceipt)
+      #expect(signatures.check(base64: "%%%") == .refused(.malformedReceipt))
       let otherApp = try await fake.purchase(["bundle_id": "com.example.other"])
       #expect(
-        await verifier.verify(receipt: try #require(otherApp.string("receipt")))
-          == .judged(.invalid("bundle_id_mismatch")))
+        signatures.check(base64: try #require(otherApp.string("receipt")))
+          == .refused(.bundleIdMismatch))
     }
   }
 }

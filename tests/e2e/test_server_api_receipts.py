@@ -136,16 +136,20 @@ def test_server_api_mode_refuses_what_only_verify_receipt_could_read(launcher):
     assert fake.calls()["verify_receipt"] == 0
 
 
-def test_a_transaction_apple_does_not_know_is_refused(launcher):
+def test_a_receipt_signed_by_another_authority_is_refused_before_apple_is_asked(launcher):
+    # A well-formed receipt from an App Store whose root this server does not trust: its
+    # signature does not chain, so nobody is asked about its transactions.
     sk, fake = stack(launcher)
     elsewhere = launcher.fake(notify_port=None)
     foreign = elsewhere.purchase(GOLD, "consumable")
     user = unique("srvapi-unknown")
     order = sk.client.create_order(user, GOLD)
+    before = fake.calls()
     r = sk.client.report(order["trade_no"], receipt=foreign["receipt"])
     assert r.status_code == 422, r.text
-    assert "server_api_transaction_not_found" in r.json()["detail"], r.text
+    assert "invalid_certificate" in r.json()["detail"], r.text
     assert sk.client.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert delta(before, fake.calls()) == {k: 0 for k in before}, fake.calls()
 
 
 def test_apple_down_keeps_the_report_pending_until_a_retry_settles_it(launcher):

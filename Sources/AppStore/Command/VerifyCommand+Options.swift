@@ -61,7 +61,8 @@ extension VerifyCommand {
       return configuration
     }
 
-    func readToken() throws -> String {
+    /// The input's bytes as read: a JWS or base64 receipt as text, or a receipt's DER.
+    func readInput() throws -> [UInt8] {
       let data: Data?
       if input == "-" {
         data = FileHandle.standardInput.readDataToEndOfFile()
@@ -69,7 +70,7 @@ extension VerifyCommand {
         data = input.flatMap { FileManager.default.contents(atPath: $0) }
       }
       guard let data else { throw UsageError(description: "cannot read \(input ?? "-")") }
-      return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      return [UInt8](data)
     }
   }
 }

@@ -36,35 +36,18 @@ struct ChainVerifier: Sendable {
     return .success(Verified(leafKey: key, validFrom: from, validUntil: until))
   }
 
-  /// X509_verify_cert with only the trusted roots in the store, the intermediate as the one
-  /// untrusted helper, and the clock set to `seconds` instead of now.
+  /// The chain OpenSSL builds must be exactly the one the token presented.
   private func runOpenSSL(
     leaf: X509Certificate, intermediate: X509Certificate, root: X509Certificate, at seconds: Int64
   ) -> Failure? {
-    guard let context = X509_STORE_CTX_new() else { return .invalidCertificate }
-    defer { X509_STORE_CTX_free(context) }
-    guard let untrusted = OPENSSL_sk_new_null() else { return .invalidCertificate }
-    defer { OPENSSL_sk_free(untrusted) }
-    guard OPENSSL_sk_push(untrusted, UnsafeRawPointer(intermediate.pointer)) > 0,
-      X509_STORE_CTX_init(context, trust.store, leaf.pointer, untrusted) == 1,
-      let parameters = X509_STORE_CTX_get0_param(context)
-    else {
-      ERR_clear_error()
-      return .invalidCertificate
+    switch trust.verifiedChain(leaf: leaf, untrusted: [intermediate], at: seconds) {
+    case .failure(let failure): return failure
+    case .success(let chain):
+      guard chain.count == 3, chain[1].der == intermediate.der, chain[2].der == root.der else {
+        return .untrustedRoot
+      }
+      return nil
     }
-    X509_VERIFY_PARAM_set_time(parameters, time_t(seconds))
-    guard X509_verify_cert(context) == 1 else {
-      let code = X509_STORE_CTX_get_error(context)
-      ERR_clear_error()
-      return Self.failure(forVerifyError: code)
-    }
-    // The chain OpenSSL built must be exactly the one the token presented.
-    guard let chain = X509_STORE_CTX_get0_chain(context), OPENSSL_sk_num(chain) == 3,
-      let second = OPENSSL_sk_value(chain, 1), let third = OPENSSL_sk_value(chain, 2),
-      intermediate.isSameCertificate(as: OpaquePointer(second)),
-      root.isSameCertificate(as: OpaquePointer(third))
-    else { return .untrustedRoot }
-    return nil
   }
 
   static func failure(forVerifyError code: Int32) -> Failure {

@@ -52,10 +52,6 @@ final class X509Certificate: @unchecked Sendable {
     return publicKey.isP256 ? publicKey : nil
   }
 
-  func isSameCertificate(as other: OpaquePointer) -> Bool {
-    X509_cmp(pointer, other) == 0
-  }
-
   private static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
     guard let time else { return nil }
     var parts = tm()

@@ -1,58 +1,60 @@
 import Foundation
 import StorekeeperLogging
 
-/// Verifies a StoreKit 1 app receipt without verifyReceipt: reads the transaction ids from the
-/// receipt's PKCS#7 container locally (`AppReceiptReader`, untrusted), asks the App Store
-/// Server API for those transactions, and trusts only the JWS it answers, verified exactly
+/// Judges a StoreKit 1 app receipt without verifyReceipt. The receipt must come signed
+/// (`SignedAppReceipt`, from `AppReceiptSignatureVerifier`): its transactions are only
+/// candidates, and what pays is the App Store Server API's JWS about them, verified exactly
 /// like a StoreKit 2 signed transaction (`SignedDataVerifier`).
 ///
-/// One Get Transaction History walk (all pages) from the receipt's first transaction brings
-/// its transactions and their later renewals — what verifyReceipt's `latest_receipt_info`
-/// used to; Get Transaction Info fetches each receipt transaction the history leaves out
-/// (finished consumables). Production is asked first; a transaction production does not know
-/// is looked for in the sandbox when sandbox purchases are allowed.
+/// One Get Transaction History walk from a transaction the receipt lists brings its
+/// transactions and their later renewals — what verifyReceipt's `latest_receipt_info` used
+/// to; Get Transaction Info fetches each listed transaction the history leaves out (finished
+/// consumables). An answer is kept only when it is a transaction the receipt lists, matching
+/// what the receipt says of it (its original transaction and product), or a later period of a
+/// subscription whose original transaction the receipt lists. Production is asked first; a
+/// transaction production does not know is looked for in the sandbox when sandbox purchases
+/// are allowed.
 ///
-/// Outcomes: `valid` with the receipt's transactions and their renewals; `retryable` when
-/// Apple is unreachable, times out, answers 429 or 5xx; `misconfigured` (setting `api_key`)
-/// on 401; `invalid` for a receipt of another app, a transaction Apple does not know
-/// (`server_api_transaction_not_found`), or signed data that does not verify.
+/// Every receipt is allowed at most `callLimit` calls to Apple (Apple allows the app about 50
+/// a second in all): at most half of them for history pages, the rest for lookups. A receipt
+/// that reaches its limit is judged on what was confirmed by then; the rest of it pays
+/// nothing this time, and the log and `metrics` say so.
+///
+/// Outcomes: `valid`; `retryable` when Apple is unreachable, times out, answers 429 or 5xx;
+/// `misconfigured` (setting `api_key`) on 401; `invalid` for a transaction Apple does not know
+/// (`server_api_transaction_not_found`), an answer that contradicts the receipt
+/// (`server_api_receipt_mismatch`), or signed data that does not verify.
 public final class ServerAPIReceiptVerifier: Sendable {
-  /// History pages read per receipt; a customer with more is read no further (the receipt's
-  /// own transactions are still fetched one by one).
-  public static let maximumHistoryPages = 50
-  /// Transactions fetched one by one per receipt (those the history did not bring).
-  public static let maximumLookups = 200
+  public static let defaultCallLimit = 20
 
   let client: TransactionLookupClient
   let signed: SignedDataVerifier
   let productionURL: URL
   let sandboxURL: URL
+  public let callLimit: Int
+  public let metrics: ServerAPIReceiptMetrics
   private let logger: Logger
 
   public init(
     client: TransactionLookupClient, signed: SignedDataVerifier, productionURL: URL,
-    sandboxURL: URL, logger: Logger
+    sandboxURL: URL, callLimit: Int = ServerAPIReceiptVerifier.defaultCallLimit,
+    metrics: ServerAPIReceiptMetrics = ServerAPIReceiptMetrics(), logger: Logger
   ) {
     self.client = client
     self.signed = signed
     self.productionURL = productionURL
     self.sandboxURL = sandboxURL
+    self.callLimit = max(2, callLimit)
+    self.metrics = metrics
     self.logger = logger
   }
 
   var configuration: AppStoreConfiguration { signed.configuration }
 
-  public func verify(receipt: String) async -> ServerAPIReceiptOutcome {
-    guard let data = ReceiptData.repair(receipt), data.utf8.count <= ReceiptData.maximumLength
-    else { return .judged(.refused(.malformedReceipt)) }
-    guard let contents = AppReceiptReader.read(base64: data) else { return .notAppReceipt }
-    return .judged(await judge(contents))
-  }
-
-  func judge(_ contents: AppReceiptContents) async -> VerificationResult<VerifiedReceipt> {
+  public func verify(_ receipt: SignedAppReceipt) async -> VerificationResult<VerifiedReceipt> {
+    let contents = receipt.contents
     guard contents.bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
-    let ids = contents.transactionIds
-    guard let first = ids.first else {
+    guard let first = contents.purchases.first else {
       // Nothing bought yet: nothing to ask Apple, nothing to settle.
       return .valid(
         VerifiedReceipt(
@@ -60,73 +62,63 @@ public final class ServerAPIReceiptVerifier: Sendable {
           transactions: []))
     }
     // Apple's transaction ids are decimal: anything else is not put in a URL.
-    guard ids.allSatisfy(TransactionLookupClient.isValidId) else {
-      return .refused(.malformedReceipt)
-    }
+    guard
+      contents.purchases.allSatisfy({
+        TransactionLookupClient.isValidId($0.transactionId)
+          && TransactionLookupClient.isValidId($0.originalTransactionId)
+      })
+    else { return .refused(.malformedReceipt) }
 
+    var walk = ReceiptWalk(contents: contents, limit: callLimit)
     // Which environment knows the receipt: production first, the sandbox on its 404.
+    let start = first.originalTransactionId
     var baseURL = productionURL
     var environment = AppStoreEnvironment.production
-    var page = await client.historyPage(first, revision: nil, at: baseURL)
+    walk.spend(metrics)
+    var page = await client.historyPage(start, revision: nil, at: baseURL)
     if case .failure(.notFound) = page,
       configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue)
     {
       baseURL = sandboxURL
       environment = .sandbox
-      page = await client.historyPage(first, revision: nil, at: baseURL)
+      walk.spend(metrics)
+      page = await client.historyPage(start, revision: nil, at: baseURL)
     }
-    var signedTransactions: [String] = []
-    var pages = 0
     while true {
+      let answer: TransactionHistoryPage
       switch page {
       case .failure(let failure): return outcome(failure, environment: environment)
-      case .success(let answer):
-        pages += 1
-        signedTransactions += answer.signedTransactions
-        guard answer.hasMore, let revision = answer.revision, pages < Self.maximumHistoryPages
-        else {
-          if answer.hasMore {
-            logger.warning(
-              "transaction history longer than read; the receipt's own transactions are still fetched",
-              ["pages": .int(pages)])
-          }
-          return await finish(
-            contents, signedTransactions: signedTransactions, baseURL: baseURL,
-            environment: environment)
-        }
-        page = await client.historyPage(first, revision: revision, at: baseURL)
+      case .success(let read): answer = read
       }
-    }
-  }
-
-  /// Verifies the history's transactions, fetches the receipt's missing ones, and keeps the
-  /// receipt's transactions and their renewals.
-  private func finish(
-    _ contents: AppReceiptContents, signedTransactions: [String], baseURL: URL,
-    environment: AppStoreEnvironment
-  ) async -> VerificationResult<VerifiedReceipt> {
-    let receiptIds = Set(contents.transactionIds)
-    let originals = Set(contents.purchases.map(\.originalTransactionId))
-    var found: [String: VerifiedTransaction] = [:]
-    for jws in signedTransactions {
-      switch verified(jws) {
-      case .valid(let transaction):
-        if receiptIds.contains(transaction.transactionId)
-          || originals.contains(transaction.originalTransactionId)
-        {
-          found[transaction.transactionId] = transaction
+      for jws in answer.signedTransactions {
+        switch verified(jws) {
+        case .valid(let transaction):
+          if let refusal = walk.keep(transaction) { return refusal }
+        case let other: return other.map { _ in Self.unreachable }
         }
-      case let other: return other.map { _ in Self.unreachable }
       }
+      guard answer.hasMore, let revision = answer.revision else { break }
+      guard walk.mayReadHistory else {
+        logger.warning(
+          "transaction history longer than its share of the receipt's Apple calls; the receipt's own transactions are still fetched",
+          ["calls": .int(walk.calls), "limit": .int(callLimit)])
+        break
+      }
+      walk.spend(metrics)
+      page = await client.historyPage(start, revision: revision, at: baseURL)
     }
-    let missing = contents.transactionIds.filter { found[$0] == nil }
-    guard missing.count <= Self.maximumLookups else {
-      logger.warning(
-        "receipt names more transactions outside its history than are looked up one by one",
-        ["missing": .int(missing.count), "limit": .int(Self.maximumLookups)])
-      return .invalid("server_api_too_many_lookups")
-    }
-    for id in missing {
+    for id in walk.missing {
+      guard walk.mayLookUp else {
+        metrics.reachedLimit()
+        logger.warning(
+          "receipt reached its limit of Apple calls; its other transactions pay nothing this time",
+          [
+            "limit": .int(callLimit), "confirmed": .int(walk.found.count),
+            "unconfirmed": .int(walk.missing.count),
+          ])
+        break
+      }
+      walk.spend(metrics)
       switch await client.transactionInfo(id, at: baseURL) {
       case .failure(let failure): return outcome(failure, environment: environment)
       case .success(let jws):
@@ -135,12 +127,12 @@ public final class ServerAPIReceiptVerifier: Sendable {
           guard transaction.transactionId == id else {
             return .invalid("server_api_wrong_transaction")
           }
-          found[id] = transaction
+          if let refusal = walk.keep(transaction) { return refusal }
         case let other: return other.map { _ in Self.unreachable }
         }
       }
     }
-    let transactions = found.values.sorted {
+    let transactions = walk.found.values.sorted {
       ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId)
     }
     let answered = transactions.first?.environment ?? environment.rawValue

@@ -13,22 +13,11 @@ public final class SignedDataVerifier: Sendable {
 
   /// Throws when an extra root is not a readable PEM certificate.
   public init(configuration: AppStoreConfiguration) throws {
-    var roots = PEM.certificatesDER(in: AppleRootCertificates.appleRootCAG3PEM)
-      .compactMap(X509Certificate.init(der:))
-    for (index, pem) in configuration.extraRootCertificatesPEM.enumerated() {
-      let ders = PEM.certificatesDER(in: pem)
-      guard !ders.isEmpty else {
-        throw AppStoreConfigurationError.invalidRootCertificate(index: index)
-      }
-      for der in ders {
-        guard let certificate = X509Certificate(der: der) else {
-          throw AppStoreConfigurationError.invalidRootCertificate(index: index)
-        }
-        roots.append(certificate)
-      }
-    }
     self.configuration = configuration
-    self.chains = ChainVerifier(trust: try TrustStore(roots: roots))
+    self.chains = ChainVerifier(
+      trust: try TrustStore(
+        anchorPEM: AppleRootCertificates.appleRootCAG3PEM,
+        extraPEMs: configuration.extraRootCertificatesPEM))
     self.cache = ChainCache(capacity: configuration.chainCacheCapacity)
     self.headers = HeaderMemo(capacity: configuration.chainCacheCapacity)
   }

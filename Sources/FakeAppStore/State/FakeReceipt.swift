@@ -12,10 +12,18 @@ struct FakeReceipt: Sendable {
   var appleAccount: String
   var bundleId: String
   var environment: String
-  /// Milliseconds since 1970.
+  /// Milliseconds since 1970: when Apple last issued this receipt. A device gets a new
+  /// receipt with every transaction, so each one added moves this to the moment it was
+  /// added (`reissue`), and the signing chain is judged then, however old the purchases.
   var createdAt: Int64
   /// In purchase order; renewals are appended like any other transaction.
   var transactionIds: [String] = []
+
+  /// Adds a transaction, as Apple issues the device a new receipt holding it.
+  mutating func reissue(adding transactionId: String) {
+    transactionIds.append(transactionId)
+    createdAt = max(createdAt, Int64(Date().timeIntervalSince1970 * 1000))
+  }
 
   /// Binary tail that base64-encodes to "++++////": like a real (DER) receipt, every fake
   /// receipt has `+` and `/` in its base64, so form-post damage (`+` → space) and url-safe

@@ -37,7 +37,7 @@ extension FakeStore {
       subscription.isInBillingRetryPeriod = false
       subscription.gracePeriodExpiresDate = nil
       contents.transactions[renewal.transactionId] = renewal
-      contents.receipts[renewal.receiptId]?.transactionIds.append(renewal.transactionId)
+      contents.receipts[renewal.receiptId]?.reissue(adding: renewal.transactionId)
       contents.subscriptions[subscription.originalTransactionId] = subscription
       return (subscription, renewal)
     }

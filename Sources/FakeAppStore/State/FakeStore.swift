@@ -46,7 +46,7 @@ final class FakeStore: Sendable {
         price: new.price, currency: new.currency, transactionReason: "PURCHASE",
         revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
         receiptStyle: new.receiptStyle)
-      receipt.transactionIds.append(id)
+      receipt.reissue(adding: id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt
       contents.accounts.assign(

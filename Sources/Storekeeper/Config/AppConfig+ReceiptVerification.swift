@@ -1,4 +1,4 @@
-/// `APPLE_RECEIPT_VERIFICATION` and the App Store Server API's sandbox URL, checked at start-up.
+/// `APPLE_RECEIPT_VERIFICATION`, `RECEIPT_APPLE_CALL_LIMIT` and the App Store Server API's sandbox URL, checked at start-up.
 extension AppConfig {
   static func readReceiptVerification(_ env: [String: String], into config: inout AppConfig)
     throws
@@ -19,6 +19,9 @@ extension AppConfig {
           "server_api needs the App Store Server API key: set APPLE_API_KEY_FILE, APPLE_API_KEY_ID and APPLE_API_ISSUER_ID"
       )
     }
+    config.receiptAppleCallLimit =
+      try ConfigReader(env: env).integer("RECEIPT_APPLE_CALL_LIMIT", 2...200)
+      ?? config.receiptAppleCallLimit
     if let value = env["APPLE_API_SANDBOX_URL"], !value.isEmpty {
       try checkURL("APPLE_API_SANDBOX_URL", value, allowInsecure: config.allowInsecureURLs)
       config.apiSandboxURL = value

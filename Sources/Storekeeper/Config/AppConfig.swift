@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import StorekeeperLogging
 
@@ -50,6 +51,8 @@ public struct AppConfig: Sendable {
   public var apiSandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
   /// `APPLE_RECEIPT_VERIFICATION`: see `ReceiptVerificationMode`.
   public var receiptVerification = ReceiptVerificationMode.auto
+  /// `RECEIPT_APPLE_CALL_LIMIT`: App Store Server API calls one receipt may cost.
+  public var receiptAppleCallLimit = ServerAPIReceiptVerifier.defaultCallLimit
   /// `APPLE_OFFER_KEY_FILE`, `APPLE_OFFER_KEY_ID`: the in-app purchase key that signs
   /// promotional offers, when it is not the App Store Server API key above (which signs them
   /// otherwise). Offers are off with neither.

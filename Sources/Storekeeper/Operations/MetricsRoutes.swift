@@ -12,6 +12,8 @@ struct MetricsRoutes: Sendable {
   let pools: DatabasePools
   /// The webhook backlog and attempts, when delivery runs in this process.
   var webhooks: WebhookMetrics? = nil
+  /// Apple calls for receipts, when they are judged through the App Store Server API.
+  var receiptCalls: ServerAPIReceiptMetrics? = nil
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { _, _ in
@@ -62,6 +64,7 @@ struct MetricsRoutes: Sendable {
       lines += appleSettingsLines()
       lines += try await ReconcileMetrics.lines(database)
       lines += try await webhooks?.render() ?? []
+      lines += receiptCalls?.lines ?? []
       lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),

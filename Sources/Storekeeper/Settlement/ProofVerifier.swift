@@ -3,8 +3,12 @@ import AppStore
 /// One entry point for both kinds of proof; the outcome is the closed enum of `AppStore`.
 /// What verifyReceipt says about this server's own settings goes to `appleSettings` on the
 /// way, so operators see it whichever path asked.
+///
+/// An app receipt's PKCS#7 signature is checked first, in every mode: a receipt Apple did not
+/// sign for this app is refused before anyone is asked about it.
 struct ProofVerifier: Sendable {
   let signed: SignedDataVerifier
+  let appReceipts: AppReceiptSignatureVerifier
   let receipts: ReceiptVerifier
   let appleSettings: AppleConfigurationMonitor
   /// Set when receipts are asked of the App Store Server API first (`APPLE_RECEIPT_VERIFICATION`).
@@ -40,24 +44,27 @@ struct ProofVerifier: Sendable {
     }
   }
 
-  /// The Server API for app receipts when configured; verifyReceipt for the rest (iOS 6-style
-  /// transaction receipts carry no PKCS#7 container to read ids from) unless it is off. Also
-  /// returns the settings of the path that answered, which a valid answer proves right.
+  /// The Server API for signed app receipts when configured; verifyReceipt for the rest (iOS
+  /// 6-style transaction receipts carry no PKCS#7 container) unless it is off. Also returns the
+  /// settings of the path that answered, which a valid answer proves right.
   private func verifyReceipt(_ receipt: String) async -> (
     VerificationResult<VerifiedReceipt>, Set<Misconfiguration.Setting>
   ) {
     let verifyReceiptSettings: Set<Misconfiguration.Setting> = [
       .sharedSecret, .verifyReceiptURL, .verifyReceiptSandboxURL,
     ]
-    guard let serverAPI else {
-      return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
-    }
-    switch await serverAPI.verify(receipt: receipt) {
-    case .judged(let result):
+    switch appReceipts.check(base64: receipt) {
+    case .refused(let reason):
+      return (.invalid(reason.rawValue), [])
+    case .signed(let signedReceipt):
+      guard let serverAPI else {
+        return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
+      }
+      let result = await serverAPI.verify(signedReceipt)
       // A receipt with nothing bought asks Apple nothing, so proves nothing about the key.
       return (result, result.value?.transactions.isEmpty == true ? [] : [.apiKey])
     case .notAppReceipt:
-      if serverAPIOnly { return (.invalid("not_an_app_receipt"), []) }
+      if serverAPI != nil, serverAPIOnly { return (.invalid("not_an_app_receipt"), []) }
       return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
     }
   }

@@ -78,6 +78,7 @@ struct DomainHarness: Sendable {
     let appleSettings = AppleConfigurationMonitor(logger: logger, clock: clock.clock)
     let verifier = ProofVerifier(
       signed: try SignedDataVerifier(configuration: configuration),
+      appReceipts: try AppReceiptSignatureVerifier(configuration: configuration),
       receipts: transport.map {
         ReceiptVerifier(configuration: configuration, transport: $0, logger: logger)
       } ?? ReceiptVerifier(configuration: configuration, logger: logger),

@@ -1,11 +1,10 @@
-import COpenSSL
 import Foundation
 
 /// Reads an app receipt (the base64 `appStoreReceiptURL` file a StoreKit 1 client posts)
 /// without Apple: the PKCS#7 signedData container through `d2i_PKCS7`, then its payload, a
 /// SET of `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`
-/// as Apple documents it. The signature is not checked: the ids only say what to ask the App
-/// Store Server API, whose signed answers are what is trusted.
+/// as Apple documents it. It checks no signature: `AppReceiptSignatureVerifier` does, and is
+/// what the server calls; this reads what a signature covers.
 ///
 /// Everything here comes from a client: sizes and counts are bounded and any malformed input
 /// reads as nil, never a crash.
@@ -19,6 +18,7 @@ public enum AppReceiptReader {
 
   enum AttributeType {
     static let bundleId: Int64 = 2
+    static let creationDate: Int64 = 12
     static let inAppPurchase: Int64 = 17
     static let quantity: Int64 = 1701
     static let productId: Int64 = 1702
@@ -38,29 +38,10 @@ public enum AppReceiptReader {
 
   /// The same from the container's bytes.
   public static func read(der: [UInt8]) -> AppReceiptContents? {
-    guard let payload = signedContent(der) else { return nil }
-    return contents(of: payload)
-  }
-
-  /// The bytes the signedData wraps: `content.d.sign.contents.d.data`.
-  static func signedContent(_ der: [UInt8]) -> [UInt8]? {
-    guard !der.isEmpty, der.count <= ReceiptData.maximumLength else { return nil }
-    let container = der.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PKCS7>? in
-      var cursor = buffer.baseAddress
-      return d2i_PKCS7(nil, &cursor, buffer.count)
-    }
-    guard let container else {
-      ERR_clear_error()
-      return nil
-    }
-    defer { PKCS7_free(container) }
-    guard OBJ_obj2nid(container.pointee.type) == NID_pkcs7_signed,
-      let signed = container.pointee.d.sign, let inner = signed.pointee.contents,
-      OBJ_obj2nid(inner.pointee.type) == NID_pkcs7_data, let octets = inner.pointee.d.data
+    guard !der.isEmpty, der.count <= ReceiptData.maximumLength,
+      let container = PKCS7Container(der: der)
     else { return nil }
-    let length = Int(ASN1_STRING_length(octets))
-    guard length > 0, let bytes = ASN1_STRING_get0_data(octets) else { return nil }
-    return Array(UnsafeBufferPointer(start: bytes, count: length))
+    return contents(of: container.content)
   }
 
   /// The payload's bundle id and in-app purchases; nil unless it is a SET of receipt
@@ -72,6 +53,7 @@ public enum AppReceiptReader {
       let attributes = attributes(reader, in: top[0].content, limit: maximumAttributes)
     else { return nil }
     var bundleId: String?
+    var creationDate: Int64?
     var purchases: [AppReceiptPurchase] = []
     for (type, value) in attributes {
       switch type {
@@ -80,6 +62,12 @@ public enum AppReceiptReader {
           let text = reader.string(in: value, maxLength: maximumStringLength)
         else { return nil }
         bundleId = text
+      case AttributeType.creationDate:
+        guard creationDate == nil,
+          let text = reader.string(in: value, maxLength: maximumStringLength),
+          let seconds = RFC3339.seconds(text)
+        else { return nil }
+        creationDate = seconds
       case AttributeType.inAppPurchase:
         guard purchases.count < maximumPurchases, let purchase = purchase(reader, in: value)
         else { return nil }
@@ -89,7 +77,8 @@ public enum AppReceiptReader {
       }
     }
     guard let bundleId, !bundleId.isEmpty else { return nil }
-    return AppReceiptContents(bundleId: bundleId, purchases: purchases)
+    return AppReceiptContents(
+      bundleId: bundleId, creationDate: creationDate, purchases: purchases)
   }
 
   /// One in-app purchase receipt: itself a SET of receipt attributes.
