@@ -3,6 +3,7 @@ import Postgres
 import Synchronization
 import Testing
 
+@testable import FakeAppStore
 @testable import Storekeeper
 
 /// The limits that live in the database: open orders per user, proofs stored once, proofs purged.
@@ -116,6 +117,40 @@ import Testing
       // The hash outlives the text: a repeat of the settled report is still recognised.
       let context = try #require(try await h.orders.reportContext(paid.tradeNo, proof: signed))
       #expect(context.proofSettled)
+    }
+  }
+
+  @Test func aRefusedProofLeavesItsHashAndSizeNotItsBytes() async throws {
+    // verifyReceipt refuses whatever it is sent (21010: not authorised).
+    try await DomainHarness.with(apple: SwitchableAppleTransport(["status": 21010])) { h in
+      try await h.addConsumable()
+      // An app receipt signed by an authority nobody trusts: refused before it is stored.
+      let payload = FakeDER.set([FakeDER.attribute(2, FakeDER.utf8String(DomainHarness.bundleId))])
+      let unsigned = Proof.receipt(
+        Data(try FakeCertificateAuthority().signPKCS7(payload)).base64EncodedString())
+      let order = try await h.newOrder(user: "frank")
+      await #expect(throws: SettlementRefusal.self) {
+        try await h.processor.process(
+          .paid(tradeNo: order.tradeNo, proof: unsigned), logger: DomainHarness.logger)
+      }
+      // What verifyReceipt refused after it was stored pending: gone on the next sweep.
+      let refused = Proof.receipt("cmVmdXNlZCBieSBBcHBsZQ==")
+      await #expect(throws: SettlementRefusal.self) {
+        try await h.processor.process(
+          .paid(tradeNo: order.tradeNo, proof: refused), logger: DomainHarness.logger)
+      }
+      #expect(try await Self.count(h, "SELECT count(*) AS n FROM proofs") == 1)
+      #expect(try await h.reports.purgeProofs() == 0)
+      h.clock.advance(by: 61)
+      #expect(try await h.reports.purgeProofs() == 1)
+      #expect(try await Self.count(h, "SELECT count(*) AS n FROM proofs") == 0)
+      // Both reports keep what identifies and measures their proof.
+      let kept = try await h.database.query(
+        "SELECT proof_hash, proof_size FROM trade_reports ORDER BY id")
+      #expect(
+        try kept.map { try $0.decode("proof_hash") as String } == [unsigned.hash, refused.hash])
+      #expect(
+        try kept.map { try $0.decode("proof_size") as Int32 } == [unsigned.size, refused.size])
     }
   }
 

@@ -110,9 +110,10 @@ def altered(genuine: str, own_id: str, victim_id: str) -> str:
 
 def stack(launcher, mode: str, **env):
     fake = launcher.fake(notify_port=None)
-    sk = launcher.storekeeper(launcher.database(), fake=fake, APPLE_RECEIPT_VERIFICATION=mode,
-                              **fake.api_env(), **env)
+    db = launcher.database()
+    sk = launcher.storekeeper(db, fake=fake, APPLE_RECEIPT_VERIFICATION=mode, **fake.api_env(), **env)
     sk.client.put_product(GOLD, grants={"balance": {"gold": 100}})
+    sk.db = db
     return sk, fake
 
 
@@ -146,6 +147,10 @@ def test_forged_receipts_take_nothing_and_the_victim_keeps_their_purchase(launch
     # Nobody was asked about the victim's transaction.
     after = fake.calls()
     assert {k: after[k] - before.get(k, 0) for k in after} == {k: 0 for k in after}, after
+    # A refused proof leaves its hash and size on its reports, never its bytes.
+    assert sk.db.scalar("SELECT count(*) FROM proofs") == "0"
+    sizes = sk.db.rows("SELECT DISTINCT proof_size FROM trade_reports WHERE outcome = 'invalid'")
+    assert sorted(int(row[0]) for row in sizes) == sorted({len(r) for r in forgeries.values()}), sizes
 
     r = api.receipts(receipt=bought["receipt"], user_id=victim)
     assert r.status_code == 200, r.text

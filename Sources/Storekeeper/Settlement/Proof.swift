@@ -34,6 +34,9 @@ enum Proof: Sendable, Equatable {
     }
   }
 
+  /// Its size in bytes, as kept on a report whose proof itself is not.
+  var size: Int32 { Int32(clamping: text.utf8.count) }
+
   /// The request field that carried it.
   var field: String { kind.rawValue }
 

@@ -44,6 +44,19 @@ struct ProofVerifier: Sendable {
     }
   }
 
+  /// What can be said of `proof` without asking anyone, before it is stored: the reason it is
+  /// refused (an app receipt Apple did not sign for this app, base64 that is none, an iOS 6
+  /// receipt where only the Server API judges receipts), or nil when it may be stored and
+  /// verified. Signed transactions are verified offline and never stored first.
+  func screen(_ proof: Proof) -> String? {
+    guard case .receipt(let receipt) = proof else { return nil }
+    switch appReceipts.check(base64: receipt) {
+    case .refused(let reason): return reason.rawValue
+    case .notAppReceipt: return serverAPI != nil && serverAPIOnly ? "not_an_app_receipt" : nil
+    case .signed: return nil
+    }
+  }
+
   /// The Server API for signed app receipts when configured; verifyReceipt for the rest (iOS
   /// 6-style transaction receipts carry no PKCS#7 container) unless it is off. Also returns the
   /// settings of the path that answered, which a valid answer proves right.

@@ -37,6 +37,15 @@ struct ReceiptService: Sendable {
   }
 
   private func verify(_ submission: Submission, logger: Logger) async throws -> Result {
+    if let reason = verifier.screen(submission.proof) {
+      try await reports.insertRefused(
+        tradeNo: nil, userId: submission.userId, productId: submission.productId,
+        proof: submission.proof, code: reason)
+      logger.warning(
+        "receipt refused before it was stored",
+        ["user_id": .string(submission.userId ?? ""), "reason": .string(reason)])
+      throw SettlementRefusal.invalidProof(reason: reason, field: submission.proof.field)
+    }
     let reportId = try await reports.insertPending(
       tradeNo: nil, userId: submission.userId, productId: submission.productId,
       proof: submission.proof)

@@ -53,13 +53,22 @@ struct ReportProcessor: Sendable {
     _ tradeNo: String, proof: Proof, context: OrderRepository.ReportContext, logger: Logger
   ) async throws -> ReportResult {
     let order = context.order
+    let fields: [String: LogValue] = ["trade_no": .string(LogRedaction.tradeNumber(tradeNo))]
+    if let reason = verifier.screen(proof) {
+      try await reports.insertRefused(
+        tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof,
+        code: reason)
+      logger.warning(
+        "invalid proof, refused before it was stored",
+        fields.merging(["reason": .string(reason)]) { $1 })
+      throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
+    }
     var record = ReportStore.Record.new(proof)
     if !proof.isOffline {
       record = .stored(
         id: try await reports.insertPending(
           tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof))
     }
-    let fields: [String: LogValue] = ["trade_no": .string(LogRedaction.tradeNumber(tradeNo))]
     let verification = await verifier.verify(proof)
     switch verification {
     case .valid(let transactions):

@@ -4,7 +4,9 @@ import Postgres
 /// `trade_reports` and `proofs`: every report, stored with its outcome. A report whose proof
 /// needs Apple is stored as pending before Apple is asked, so one that waits on Apple (or whose
 /// process dies mid-verification) is picked up again by the retry worker. Proofs are stored
-/// once each, by hash, and purged `retentionMs` after their last report is done.
+/// once each, by hash, and purged `retentionMs` after their last report is done. A proof refused
+/// as invalid is not kept: its report holds only its hash and size (`proof_size`), whether it
+/// was refused before storing (`insertRefused`) or by Apple (purged on the next sweep).
 struct ReportStore: Sendable {
   let database: PostgresPool
   /// How long a claimed report stays invisible to other workers while it is being verified.
@@ -63,23 +65,39 @@ struct ReportStore: Sendable {
     query.append(
       """
       ) INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
-        outcome, attempts, created_at, next_attempt_at, give_up_at, proof_hash)
+        outcome, attempts, created_at, next_attempt_at, give_up_at, proof_hash, proof_size)
       VALUES (\(tradeNo), \(userId), \(productId), \(TradeStatus.tradeSuccess), \(proof.kind),
         \(ReportOutcome.pending), 1, \(now), \(now.addingMs(leaseMs)),
-        \(now.addingMs(policy.windowMs)), \(proof.hash))
+        \(now.addingMs(policy.windowMs)), \(proof.hash), \(proof.size))
       RETURNING id
       """)
     guard let row = try await database.query(query).first else { return 0 }
     return try row.decode("id")
   }
 
-  /// Records a report whose outcome is known at once.
+  /// Records a report refused before its proof was stored: the local checks found it is not
+  /// what it claims to be (an app receipt Apple did not sign, say), so only its hash and size
+  /// are kept.
+  func insertRefused(
+    tradeNo: String?, userId: String?, productId: String?, proof: Proof, code: String
+  ) async throws {
+    try await database.execute(
+      """
+      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+        outcome, outcome_code, attempts, proof_hash, proof_size)
+      VALUES (\(tradeNo), \(userId), \(productId), \(TradeStatus.tradeSuccess), \(proof.kind),
+        \(ReportOutcome.invalid), \(code), 1, \(proof.hash), \(proof.size))
+      """)
+  }
+
+  /// Records a report whose outcome is known at once; the proof's bytes are kept unless it was
+  /// refused as invalid.
   func insertFinal(
     tradeNo: String, tradeStatus: TradeStatus, proof: Proof? = nil, reason: String? = nil,
     outcome: ReportOutcome, code: String?, on executor: (any PostgresExecutor)? = nil
   ) async throws {
     var query: PostgresQuery = ""
-    if let proof {
+    if let proof, outcome != .invalid {
       query.append("WITH stored AS (")
       query.append(storeProof(proof))
       query.append(") ")
@@ -87,9 +105,9 @@ struct ReportStore: Sendable {
     query.append(
       """
       INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
-        reason, outcome, outcome_code, proof_hash)
+        reason, outcome, outcome_code, proof_hash, proof_size)
       SELECT trade_no, user_id, product_id, \(tradeStatus), \(proof?.kind), \(reason),
-        \(outcome), \(code), \(proof?.hash)::text
+        \(outcome), \(code), \(proof?.hash)::text, \(proof?.size)::integer
       FROM orders WHERE trade_no = \(tradeNo)
       """)
     try await (executor ?? database).execute(query)
@@ -115,9 +133,9 @@ struct ReportStore: Sendable {
       effects.append(
         """
         INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
-          outcome, attempts, proof_hash)
+          outcome, attempts, proof_hash, proof_size)
         SELECT trade_no, user_id, product_id, \(TradeStatus.tradeSuccess), \(proof.kind),
-          \(ReportOutcome.settled), 1, \(proof.hash)::text
+          \(ReportOutcome.settled), 1, \(proof.hash)::text, \(proof.size)::integer
         FROM changed
         """)
     }
@@ -172,18 +190,26 @@ struct ReportStore: Sendable {
   }
 
   /// Deletes proofs whose every report was settled or refused more than `retentionMs` ago, a
-  /// batch at a time; a proof that a pending report still needs is never deleted. Reports
-  /// keep the hash, so a repeat of a settled report is still recognised. Returns how many went.
+  /// batch at a time, and at once (past a minute's grace) those whose every report was refused
+  /// as invalid; a proof that a pending report still needs is never deleted. Reports keep the
+  /// hash, so a repeat of a settled report is still recognised. Returns how many went.
   func purgeProofs(limit: Int = 1000) async throws -> Int {
-    let cutoff = clock.now().addingMs(-retentionMs)
+    let now = clock.now()
+    let cutoff = now.addingMs(-retentionMs)
+    // The grace keeps a proof an upsert has just used again: the row's own `last_used_at` is
+    // what a concurrent re-use changes, and what the delete re-checks.
+    let refusedCutoff = now.addingMs(-60_000)
     let rows = try await database.query(
       """
       DELETE FROM proofs WHERE hash IN (
         SELECT p.hash FROM proofs p
-        WHERE p.last_used_at < \(cutoff) AND NOT EXISTS (
-          SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
-            AND (r.outcome IN (\(ReportOutcome.pending), \(ReportOutcome.received))
-              OR r.updated_at >= \(cutoff)))
+        WHERE (p.last_used_at < \(cutoff) AND NOT EXISTS (
+            SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
+              AND (r.outcome IN (\(ReportOutcome.pending), \(ReportOutcome.received))
+                OR r.updated_at >= \(cutoff))))
+          OR (p.last_used_at < \(refusedCutoff) AND NOT EXISTS (
+            SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
+              AND r.outcome <> \(ReportOutcome.invalid)))
         LIMIT \(limit) FOR UPDATE SKIP LOCKED)
       RETURNING hash
       """)
