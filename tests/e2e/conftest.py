@@ -140,10 +140,15 @@ class Launcher:
         self.fakes.append(fake)
         return fake.start()
 
-    def stack(self, db: Database | None = None, retry_schedule: str | None = None, **env: Any) -> Stack:
+    def stack(self, db: Database | None = None, retry_schedule: str | None = None,
+              api_key: bool = False, **env: Any) -> Stack:
+        """With `api_key`, Storekeeper holds the fake's App Store Server API key (which the
+        default `APPLE_RECEIPT_VERIFICATION=auto` then uses for receipts)."""
         port = free_port()
         fake = self.fake(notify_port=port, retry_schedule=retry_schedule)
         db = db or self.database()
+        if api_key:
+            env = {**fake.api_env(), **env}
         sk = self.storekeeper(db, fake=fake, port=port, **env)
         return Stack(sk, fake, db)
 

@@ -1,5 +1,6 @@
 """Issue 10, ownership: a purchase is credited to one user, whatever path its proof takes, and
-only an admin moves it. Every answer that delivers says whether this request granted it."""
+only an admin moves it. Every answer that delivers says whether this request granted it. The
+module runs once per receipt mode (verify_receipt, server_api, auto), each with a Server API key."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from support import buy, problem, unique, wait_for_order
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
 PROOFS = ["signed_transaction", "receipt"]
+
+
+@pytest.fixture(scope="module", params=["verify_receipt", "server_api", "auto"])
+def stack(module_launcher, request):
+    """The whole suite in each receipt mode, with the App Store Server API key configured: a
+    receipt must be Apple's whichever path judges it (issue 22)."""
+    return module_launcher.stack(api_key=True, APPLE_RECEIPT_VERIFICATION=request.param)
 
 
 @pytest.fixture(scope="module", autouse=True)
