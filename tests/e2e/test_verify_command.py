@@ -49,3 +49,36 @@ def test_prints_a_verified_transaction_and_refuses_a_tampered_one(binary, fake_a
 
     usage = run(binary)
     assert usage.returncode == 2
+
+
+def test_prints_an_app_receipt_after_its_signature_checks_base64_or_der(binary, fake_appstore, tmp_path):
+    import base64
+
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    root = str(fake_appstore.root_pem)
+    text = tmp_path / "receipt.b64"
+    text.write_text(purchase["receipt"] + "\n")
+    raw = tmp_path / "receipt.der"
+    raw.write_bytes(base64.b64decode(purchase["receipt"]))
+    for path in (text, raw):
+        ok = run(binary, "--bundle-id", BUNDLE_ID, "--root", root, str(path))
+        assert ok.returncode == 0, ok.stderr
+        decoded = json.loads(ok.stdout)
+        assert decoded["kind"] == "app_receipt" and decoded["bundle_id"] == BUNDLE_ID
+        assert decoded["creation_date"].endswith("Z")
+        assert purchase["transaction_id"] in [p["transaction_id"] for p in decoded["purchases"]]
+
+    # Altered after signing: the transaction id's last digit changed.
+    der = base64.b64decode(purchase["receipt"])
+    tid = purchase["transaction_id"].encode()
+    other = tid[:-1] + (b"0" if tid[-1:] != b"0" else b"1")
+    altered = tmp_path / "altered.der"
+    altered.write_bytes(der.replace(tid, other))
+    refused = run(binary, "--bundle-id", BUNDLE_ID, "--root", root, str(altered))
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip() == "invalid_signature"
+    # Without the fake's root only Apple's is trusted.
+    untrusted = run(binary, "--bundle-id", BUNDLE_ID, str(raw))
+    assert untrusted.returncode == 1 and "untrusted_root" in untrusted.stderr
+    wrong_app = run(binary, "--bundle-id", "com.example.other", "--root", root, str(raw))
+    assert wrong_app.returncode == 1 and "bundle_id_mismatch" in wrong_app.stderr
