@@ -224,11 +224,14 @@ def test_a_failed_login_is_logged_with_address_path_and_reason_but_not_the_token
 
 def test_repeated_wrong_tokens_get_429_until_the_window_passes(storekeeper):
     sk = storekeeper(ADMIN_AUTH_FAILURE_WINDOW="3s")
+
+    def guess(attempt):
+        return requests.get(sk.url + "/admin/v1/products",
+                            headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
+
     for attempt in range(10):
-        r = requests.get(sk.url + "/admin/v1/products",
-                         headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
-        problem(r, 401, "unauthorized")
-    refused = sk.client.get("/admin/v1/products", admin=True)
+        problem(guess(attempt), 401, "unauthorized")
+    refused = guess(10)
     body = problem(refused, 429, "too_many_failures")
     retry_after = int(refused.headers["Retry-After"])
     assert 1 <= retry_after <= 3, refused.headers
@@ -236,7 +239,24 @@ def test_repeated_wrong_tokens_get_429_until_the_window_passes(storekeeper):
     assert sk.client.get("/v1/products").status_code == 200, "the public API is unaffected"
     assert "admin authentication refused: too many failures" in sk.log()
     time.sleep(retry_after + 0.2)
-    assert sk.client.get("/admin/v1/products", admin=True).status_code == 200
+    problem(guess(11), 401, "unauthorized")
+
+
+def test_the_right_token_is_served_while_wrong_ones_from_its_address_get_429(storekeeper):
+    # Every test client is 127.0.0.1, as every client is the proxy's address behind a proxy
+    # when TRUSTED_PROXIES is unset: someone else's wrong tokens must not lock the admin out.
+    sk = storekeeper(ADMIN_AUTH_FAILURE_LIMIT="3")
+    wrong = {"Authorization": "Bearer wrong-token-0123456789abcdef"}
+    for _ in range(3):
+        problem(requests.get(sk.url + "/admin/v1/products", headers=wrong, timeout=10), 401, "unauthorized")
+    for _ in range(3):
+        served = sk.client.get("/admin/v1/products", admin=True)
+        assert served.status_code == 200, served.text
+        # The guesser still gets 429, and its wrong tokens go on counting.
+        problem(requests.get(sk.url + "/admin/v1/products", headers=wrong, timeout=10), 429,
+                "too_many_failures")
+    written = sk.client.request("PUT", f"/admin/v1/products/{P}locked-out", admin=True, json=product_body())
+    assert written.status_code == 201, written.text
 
 
 def test_the_default_limit_is_ten_failures_a_minute(storekeeper):
@@ -245,9 +265,11 @@ def test_the_default_limit_is_ten_failures_a_minute(storekeeper):
         r = requests.get(sk.url + "/admin/v1/orders",
                          headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
         assert r.status_code == 401
-    refused = sk.client.get("/admin/v1/orders", admin=True)
+    refused = requests.get(sk.url + "/admin/v1/orders",
+                           headers={"Authorization": "Bearer wrong-10-0123456789abcdef"}, timeout=10)
     problem(refused, 429, "too_many_failures")
     assert 50 <= int(refused.headers["Retry-After"]) <= 60
+    assert sk.client.get("/admin/v1/orders", admin=True).status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------
