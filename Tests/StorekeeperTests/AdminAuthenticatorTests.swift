@@ -147,4 +147,24 @@ import Testing
       router, .post, "/admin/v1/transactions/1/transfer", token: Self.reader)
     #expect(scope.status == 403, "scope is still checked")
   }
+
+  /// `/metrics` takes an admin token of either scope or `METRICS_TOKEN`, and nothing else; the
+  /// metrics token opens nothing but `/metrics`.
+  @Test func metricsNeedAnAdminOrMetricsToken() async throws {
+    var config = AppConfig(
+      databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.admin")
+    config.adminTokens = try AdminToken.parseList("viewer:\(Self.reader):read")
+    let metrics = "metrics-token-0123456789"
+    config.metricsToken = try AdminToken.parseMetricsToken(metrics)
+    let router = try Application(config: config, logger: Logger(label: "test", level: .critical))
+      .router
+    #expect(await Self.send(router, .get, "/metrics", token: nil).status == 401)
+    #expect(
+      await Self.send(router, .get, "/metrics", token: "wrong-token-0123456789").status == 401)
+    for token in [Self.reader, metrics] {
+      let scraped = await Self.send(router, .get, "/metrics", token: token)
+      #expect(scraped.status == 503, "authenticated (then the database is unreachable)")
+    }
+    #expect(await Self.send(router, .get, "/admin/v1/products", token: metrics).status == 401)
+  }
 }

@@ -7,14 +7,18 @@ import StorekeeperLogging
 /// reason; never what was presented) and wrong tokens are rate limited per client address.
 struct AdminAuthenticator: Sendable {
   let tokens: [AdminToken]
+  /// `METRICS_TOKEN`: reads `/metrics`, nothing else.
+  let metricsToken: AdminToken?
   let limiter: AdminFailureLimiter
   /// Where a request came from (`TRUSTED_PROXIES`), as the rate limits see it too.
   let addresses: ClientAddress
 
   init(
-    tokens: [AdminToken], limiter: AdminFailureLimiter, addresses: ClientAddress = ClientAddress()
+    tokens: [AdminToken], metricsToken: AdminToken? = nil, limiter: AdminFailureLimiter,
+    addresses: ClientAddress = ClientAddress()
   ) {
     self.tokens = tokens
+    self.metricsToken = metricsToken
     self.limiter = limiter
     self.addresses = addresses
   }
@@ -62,6 +66,13 @@ struct AdminAuthenticator: Sendable {
         ]))
     }
     return AdminActor(name: token.name, requestId: context.requestId, clientAddress: address)
+  }
+
+  /// For `/metrics`: any admin token (read scope suffices) or `METRICS_TOKEN`, under the same
+  /// failure limit, so the metrics token cannot be guessed faster than an admin token.
+  func authenticateMetrics(_ request: Request, _ context: Context) throws {
+    let address = clientAddress(request, context)
+    _ = try identify(request, context, address, among: tokens + (metricsToken.map { [$0] } ?? []))
   }
 
   /// The token a request presents among `candidates`, or 401 (none, or a wrong one) or 429 (a
