@@ -15,10 +15,12 @@ public enum JWTError: Error, Equatable, Sendable {
   case wrongAudience
   case missingClaim(String)
 
-  /// What the 401 answer may say.
+  /// What the 401 answer may say: the same for every check the token fails, expiry included,
+  /// so a caller cannot tell a forged token from an expired or mistargeted one (a client
+  /// signs in again either way). Only keys that could never be fetched say so: that is the
+  /// server's state, not anything about the token.
   public var publicReason: String {
     switch self {
-    case .expired: "the token has expired"
     case .keysUnavailable: "the token cannot be checked right now"
     default: "the token is not valid"
     }

@@ -106,7 +106,7 @@ public final class Application: Sendable {
     // Who a request comes from, one rule for the rate limits and the admin failure limit.
     let clientAddress = ClientAddress(trustedProxies: config.trustedProxies)
     let auth = AdminAuthenticator(
-      tokens: config.adminTokens,
+      tokens: config.adminTokens, metricsToken: config.metricsToken,
       limiter: AdminFailureLimiter(
         limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs),
       addresses: clientAddress)
@@ -153,12 +153,16 @@ public final class Application: Sendable {
 
     let console = ConsoleAssets.load(
       directory: config.consoleDirectory, logger: logger.with("component", "console"))
+    let webhookMetrics = WebhookMetrics(database: database, dispatcher: webhookDispatcher)
+    let metricsSnapshot = MetricsSnapshot(
+      source: OrderCountMetrics(database: database), logger: logger.with("component", "metrics"))
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
-        database: database, catalog: catalog, requests: requestMetrics,
-        appleSettings: appleSettings,
-        pools: pools, webhooks: WebhookMetrics(database: database, dispatcher: webhookDispatcher),
+        auth: auth, snapshot: metricsSnapshot,
+        stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
+        catalog: catalog, requests: requestMetrics,
+        appleSettings: appleSettings, pools: pools, webhooks: webhookMetrics,
         receiptCalls: verifier.serverAPI?.metrics
       )
       .register(&router)
@@ -245,7 +249,10 @@ public final class Application: Sendable {
       name: "webhooks", intervalMs: config.webhooks.pollIntervalMs, logger: logger
     ) { await webhookDispatcher.runOnce() }
     webhookBox.set(webhookLoop)
-    var loops = [sweeper, retryLoop, notificationLoop, webhookLoop]
+    let metricsLoop = BackgroundLoop(
+      name: "metrics", intervalMs: config.metricsRefreshIntervalMs, logger: logger
+    ) { await metricsSnapshot.refresh() }
+    var loops = [sweeper, retryLoop, notificationLoop, webhookLoop, metricsLoop]
     if let client = try Self.notificationHistoryClient(config) {
       let recovery = NotificationRecovery(
         database: database, client: client, notifications: notifications,

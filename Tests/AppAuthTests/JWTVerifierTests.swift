@@ -90,4 +90,15 @@ import Testing
     let huge = String(repeating: "A", count: JWTVerifier.maxTokenBytes + 1)
     #expect(await refusal(secret, huge) == .oversize)
   }
+
+  /// A 401 never says which check failed: an expired token is told what a forged one is.
+  @Test func everyFailedCheckSaysTheSameToTheClient() {
+    let checks: [JWTError] = [
+      .oversize, .malformed("x"), .unsupportedAlgorithm("none"), .unknownKey("k"), .badSignature,
+      .expired, .notYetValid, .wrongIssuer, .wrongAudience, .missingClaim("exp"),
+    ]
+    for check in checks {
+      #expect(check.publicReason == JWTError.badSignature.publicReason, "\(check)")
+    }
+  }
 }

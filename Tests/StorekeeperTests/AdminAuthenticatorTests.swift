@@ -60,7 +60,7 @@ import Testing
       #expect(wrong.status == 401)
     }
     let refused = await Self.send(
-      router, .get, "/admin/v1/orders", token: Self.writer, from: "192.0.2.9:40003")
+      router, .get, "/admin/v1/orders", token: "guess-9876543210", from: "192.0.2.9:40003")
     #expect(refused.status == 429)
   }
 
@@ -111,16 +111,60 @@ import Testing
       let wrong = await Self.send(router, .get, "/admin/v1/products", token: "guess-0123456789")
       #expect(wrong.status == 401)
     }
-    let refused = await Self.send(router, .get, "/admin/v1/products", token: Self.writer)
+    let refused = await Self.send(
+      router, .get, "/admin/v1/products", token: "guess-9876543210")
     #expect(refused.status == 429)
     #expect(try Self.code(refused) == "too_many_failures")
     let seconds = try #require(refused.headers["Retry-After"].flatMap(Int.init))
     #expect((1...60).contains(seconds))
     let elsewhere = await Self.send(
-      router, .get, "/admin/v1/products", token: Self.writer, from: "192.0.2.2")
-    #expect(elsewhere.status == 503, "another address is unaffected")
+      router, .get, "/admin/v1/products", token: "guess-9876543210", from: "192.0.2.2")
+    #expect(elsewhere.status == 401, "another address is unaffected")
     let publicAPI = await router.handle(
       Request(method: .get, target: "/v1/products"), remoteAddress: "192.0.2.1")
     #expect(publicAPI.status == 200, "the public API is unaffected")
+  }
+
+  /// Someone else's wrong tokens from the admin's address (a NAT, a proxy) never lock the admin
+  /// out: the right token is served while wrong ones get 429, and those go on counting.
+  @Test func aRightTokenIsServedWhileItsAddressIsRefusedForWrongOnes() async throws {
+    let router = try Self.app(limit: 3).router
+    for _ in 0..<3 {
+      #expect(
+        await Self.send(router, .get, "/admin/v1/orders", token: "guess-0123456789").status == 401)
+    }
+    for token in [Self.writer, Self.reader, Self.hashed] {
+      let served = await Self.send(router, .get, "/admin/v1/products", token: token)
+      #expect(served.status == 503, "authenticated (then the database is unreachable)")
+      let guess = await Self.send(router, .get, "/admin/v1/products", token: "guess-0123456789")
+      #expect(guess.status == 429)
+      #expect(try Self.code(guess) == "too_many_failures")
+    }
+    let write = await Self.send(
+      router, .post, "/admin/v1/transactions/1/transfer", token: Self.writer)
+    #expect(write.status != 429 && write.status != 401)
+    let scope = await Self.send(
+      router, .post, "/admin/v1/transactions/1/transfer", token: Self.reader)
+    #expect(scope.status == 403, "scope is still checked")
+  }
+
+  /// `/metrics` takes an admin token of either scope or `METRICS_TOKEN`, and nothing else; the
+  /// metrics token opens nothing but `/metrics`.
+  @Test func metricsNeedAnAdminOrMetricsToken() async throws {
+    var config = AppConfig(
+      databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.admin")
+    config.adminTokens = try AdminToken.parseList("viewer:\(Self.reader):read")
+    let metrics = "metrics-token-0123456789"
+    config.metricsToken = try AdminToken.parseMetricsToken(metrics)
+    let router = try Application(config: config, logger: Logger(label: "test", level: .critical))
+      .router
+    #expect(await Self.send(router, .get, "/metrics", token: nil).status == 401)
+    #expect(
+      await Self.send(router, .get, "/metrics", token: "wrong-token-0123456789").status == 401)
+    for token in [Self.reader, metrics] {
+      let scraped = await Self.send(router, .get, "/metrics", token: token)
+      #expect(scraped.status == 503, "authenticated (then the database is unreachable)")
+    }
+    #expect(await Self.send(router, .get, "/admin/v1/products", token: metrics).status == 401)
   }
 }

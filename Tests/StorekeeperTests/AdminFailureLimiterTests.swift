@@ -57,4 +57,19 @@ import Testing
     }
     #expect(limiter.trackedCount == 100)
   }
+
+  @Test func aRefusedAddressIsRefusedOnlyItsWrongTokens() {
+    let clock = Clock()
+    let limiter = AdminFailureLimiter(limit: 2, windowMs: 60_000, nowMs: clock.now)
+    #expect(limiter.judge("10.0.0.1", rightToken: false) == nil)
+    #expect(limiter.judge("10.0.0.1", rightToken: false) == nil)
+    #expect(limiter.retryAfter("10.0.0.1") == 60)
+    #expect(limiter.judge("10.0.0.1", rightToken: true) == nil, "the right token is served")
+    clock.advance(30_000)
+    #expect(limiter.judge("10.0.0.1", rightToken: false) == 30, "a wrong one is refused")
+    #expect(limiter.judge("10.0.0.1", rightToken: true) == nil)
+    #expect(limiter.judge("10.0.0.2", rightToken: false) == nil, "other addresses go on")
+    clock.advance(30_000)
+    #expect(limiter.judge("10.0.0.1", rightToken: false) == nil, "a new window")
+  }
 }

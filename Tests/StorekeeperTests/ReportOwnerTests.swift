@@ -48,4 +48,25 @@ import Testing
       #expect(try await h.gold("alice") == 100)
     }
   }
+
+  /// PostgreSQL compares user ids byte for byte: a canonically equivalent id ("jose" with a
+  /// combining accent, which Swift's `==` calls equal to the precomposed one) is another user.
+  @Test func aLookAlikeUsersOrderIsNotFoundForBothReportKinds() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder(user: "jos\u{e9}")
+      let proof = Proof.signedTransaction(try h.signed(h.transaction(for: order)))
+      let paid = TradeReport.paid(tradeNo: order.tradeNo, proof: proof)
+      let closed = TradeReport.closed(tradeNo: order.tradeNo, reason: .cancelled)
+      for report in [closed, paid] {
+        let refused = await refusal {
+          try await h.processor.process(
+            report, actingUser: "jose\u{301}", logger: DomainHarness.logger)
+        }
+        #expect(refused == .orderNotFound(tradeNo: order.tradeNo))
+      }
+      #expect(try await h.events(order.tradeNo) == ["created"])
+      #expect(try await h.gold("jose\u{301}") == 0)
+    }
+  }
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import subprocess
 import time
 
 import pytest
@@ -224,11 +225,14 @@ def test_a_failed_login_is_logged_with_address_path_and_reason_but_not_the_token
 
 def test_repeated_wrong_tokens_get_429_until_the_window_passes(storekeeper):
     sk = storekeeper(ADMIN_AUTH_FAILURE_WINDOW="3s")
+
+    def guess(attempt):
+        return requests.get(sk.url + "/admin/v1/products",
+                            headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
+
     for attempt in range(10):
-        r = requests.get(sk.url + "/admin/v1/products",
-                         headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
-        problem(r, 401, "unauthorized")
-    refused = sk.client.get("/admin/v1/products", admin=True)
+        problem(guess(attempt), 401, "unauthorized")
+    refused = guess(10)
     body = problem(refused, 429, "too_many_failures")
     retry_after = int(refused.headers["Retry-After"])
     assert 1 <= retry_after <= 3, refused.headers
@@ -236,7 +240,26 @@ def test_repeated_wrong_tokens_get_429_until_the_window_passes(storekeeper):
     assert sk.client.get("/v1/products").status_code == 200, "the public API is unaffected"
     assert "admin authentication refused: too many failures" in sk.log()
     time.sleep(retry_after + 0.2)
-    assert sk.client.get("/admin/v1/products", admin=True).status_code == 200
+    problem(guess(11), 401, "unauthorized")
+
+
+def test_the_right_token_is_served_while_wrong_ones_from_its_address_get_429(storekeeper):
+    # Every test client is 127.0.0.1, as every client is the proxy's address behind a proxy
+    # when TRUSTED_PROXIES is unset: someone else's wrong tokens must not lock the admin out.
+    sk = storekeeper(ADMIN_AUTH_FAILURE_LIMIT="3")
+    wrong = {"Authorization": "Bearer wrong-token-0123456789abcdef"}
+    for _ in range(3):
+        problem(requests.get(sk.url + "/admin/v1/products", headers=wrong, timeout=10), 401, "unauthorized")
+    for _ in range(3):
+        served = sk.client.get("/admin/v1/products", admin=True)
+        assert served.status_code == 200, served.text
+        # The guesser still gets 429, and its wrong tokens go on counting.
+        problem(requests.get(sk.url + "/admin/v1/products", headers=wrong, timeout=10), 429,
+                "too_many_failures")
+    written = sk.client.request("PUT", f"/admin/v1/products/{P}locked-out", admin=True, json=product_body())
+    assert written.status_code == 201, written.text
+    problem(requests.get(sk.url + "/metrics", headers=wrong, timeout=10), 429, "too_many_failures")
+    assert sk.client.get("/metrics", admin=True).status_code == 200
 
 
 def test_the_default_limit_is_ten_failures_a_minute(storekeeper):
@@ -245,9 +268,11 @@ def test_the_default_limit_is_ten_failures_a_minute(storekeeper):
         r = requests.get(sk.url + "/admin/v1/orders",
                          headers={"Authorization": f"Bearer wrong-{attempt}-0123456789abcdef"}, timeout=10)
         assert r.status_code == 401
-    refused = sk.client.get("/admin/v1/orders", admin=True)
+    refused = requests.get(sk.url + "/admin/v1/orders",
+                           headers={"Authorization": "Bearer wrong-10-0123456789abcdef"}, timeout=10)
     problem(refused, 429, "too_many_failures")
     assert 50 <= int(refused.headers["Retry-After"]) <= 60
+    assert sk.client.get("/admin/v1/orders", admin=True).status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,7 +288,8 @@ def test_a_separate_admin_listener_takes_the_admin_api_and_metrics_off_the_publi
     created = admin.request("PUT", f"/admin/v1/products/{P}listener", admin=True, json=product_body())
     assert created.status_code == 201, created.text
     assert admin.get("/admin/v1/audit", admin=True).json()["entries"][0]["target_id"] == P + "listener"
-    metrics = admin.get("/metrics")
+    problem(admin.get("/metrics"), 401, "unauthorized")
+    metrics = admin.get("/metrics", admin=True)
     assert metrics.status_code == 200 and "storekeeper_orders" in metrics.text
     problem(admin.get("/admin/v1/orders"), 401, "unauthorized")
     problem(admin.get("/v1/products"), 404, "not_found")
@@ -280,3 +306,64 @@ def test_a_separate_admin_listener_takes_the_admin_api_and_metrics_off_the_publi
     order = sk.client.create_order(unique("user"), P + "listener")
     assert order["trade_status"] == "WAIT_BUYER_PAY"
     assert f'"port":{admin_port}' in sk.log().replace(" ", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# /metrics (issue 22): a credential on every listener, and no count of the orders per scrape
+
+METRICS = secrets.token_hex(16)
+
+
+@pytest.mark.parametrize("configured", ["plain", "sha256"])
+def test_metrics_need_an_admin_token_or_the_metrics_token(storekeeper, configured):
+    value = METRICS if configured == "plain" else "sha256:" + hashlib.sha256(METRICS.encode()).hexdigest()
+    sk = storekeeper(ADMIN_TOKENS=TOKENS, METRICS_TOKEN=value)
+
+    def scrape(token=None):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return requests.get(sk.url + "/metrics", headers=headers, timeout=10)
+
+    refused = scrape()
+    problem(refused, 401, "unauthorized")
+    assert refused.headers["WWW-Authenticate"].startswith("Bearer")
+    assert "storekeeper_" not in refused.text
+    problem(scrape("wrong-token-0123456789abcdef"), 401, "unauthorized")
+    problem(scrape(hashlib.sha256(METRICS.encode()).hexdigest()), 401, "unauthorized")
+    for token in (READER, WRITER, METRICS):
+        r = scrape(token)
+        assert r.status_code == 200, r.text
+        assert "storekeeper_orders{" in r.text and "storekeeper_http_requests_total" in r.text
+    # The metrics token opens /metrics and nothing else.
+    problem(requests.get(sk.url + "/admin/v1/products", headers={"Authorization": f"Bearer {METRICS}"},
+                         timeout=10), 401, "unauthorized")
+
+
+def test_a_scrape_does_not_read_the_orders_table(storekeeper, launcher):
+    db = launcher.database()
+    sk = storekeeper(db, METRICS_REFRESH_INTERVAL="1h", SWEEP_INTERVAL="1h")
+    first = sk.client.get("/metrics", admin=True)
+    assert first.status_code == 200, first.text
+    # While another session holds orders under an exclusive lock, any statement reading the
+    # table would wait; scrapes answer at once, from the last background count.
+    server = db.server
+    locker = subprocess.Popen(
+        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
+         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdin and locker.stdout
+        locker.stdin.write("BEGIN; LOCK TABLE orders IN ACCESS EXCLUSIVE MODE; SELECT 'locked';\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        for _ in range(5):
+            started = time.monotonic()
+            r = sk.client.get("/metrics", admin=True, timeout=5)
+            assert r.status_code == 200, r.text
+            assert time.monotonic() - started < 2, "the scrape waited on the orders table"
+        assert [l for l in r.text.splitlines() if l.startswith("storekeeper_orders{")] == \
+            [l for l in first.text.splitlines() if l.startswith("storekeeper_orders{")]
+    finally:
+        if locker.stdin:
+            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.close()
+        locker.wait(timeout=10)

@@ -43,7 +43,7 @@ def test_a_transaction_receipt_of_ours_settles_and_another_apps_is_refused(api, 
 
 
 def metric_lines(sk, name: str) -> list[str]:
-    r = requests.get(sk.url + "/metrics", timeout=10)
+    r = sk.client.get("/metrics", admin=True, timeout=10)
     assert r.status_code == 200, r.text
     return [line for line in r.text.splitlines() if line.startswith(name + "{")]
 

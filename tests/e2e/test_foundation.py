@@ -191,7 +191,7 @@ def test_two_instances_starting_at_once_on_an_empty_database_migrate_once(launch
 
 def test_metrics_are_served_in_prometheus_text_format(sk):
     requests.get(sk.url + "/v1/products", timeout=5)
-    r = requests.get(sk.url + "/metrics", timeout=5)
+    r = sk.client.get("/metrics", admin=True, timeout=5)
     assert r.status_code == 200, r.text
     assert r.headers.get("Content-Type", "").startswith("text/plain")
     samples = [line for line in r.text.splitlines() if line and not line.startswith("#")]
@@ -203,7 +203,7 @@ def test_metrics_are_served_in_prometheus_text_format(sk):
 
 def test_metrics_count_answered_requests_by_status_class(sk):
     def sample(name: str) -> float:
-        text = requests.get(sk.url + "/metrics", timeout=5).text
+        text = sk.client.get("/metrics", admin=True, timeout=5).text
         values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + " ")]
         assert len(values) == 1, (name, text[:800])
         return float(values[0])

@@ -25,7 +25,7 @@ def recovering_stack(launcher, **env):
 
 
 def metric(sk, name: str) -> float:
-    text = requests.get(sk.url + "/metrics", timeout=5).text
+    text = sk.client.get("/metrics", admin=True, timeout=5).text
     values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + " ")]
     assert len(values) == 1, (name, text[-800:])
     return float(values[0])

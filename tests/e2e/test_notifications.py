@@ -290,7 +290,7 @@ def test_a_test_notification_is_answered_200(api, fake_appstore):
 
 
 def unhandled_count(api):
-    r = api.get("/metrics")
+    r = api.get("/metrics", admin=True)
     assert r.status_code == 200, r.text
     line = next(l for l in r.text.splitlines() if l.startswith('storekeeper_notifications{state="unhandled"}'))
     return int(line.split()[-1])

@@ -153,3 +153,47 @@ def test_a_refunded_purchase_posted_again_with_its_old_proof_is_revoked(api, fak
     assert [t["status"] for t in r.json()["transactions"]] == ["revoked"]
     assert r.json()["delivery"] == []
     assert api.entitlements(user)["non_consumables"] == []
+
+
+# Issue 22: PostgreSQL compares user ids byte for byte, so the edge must too. Each pair reads
+# alike; the first is canonically equivalent to its partner (Swift's `String ==` calls them
+# equal), the others are only look-alikes (full-width letters, a zero-width space).
+LOOK_ALIKES = [("jose\u0301", "jos\u00e9"), ("\uff4a\uff4f\uff53\uff45", "jose"),
+               ("jo\u200bse", "jose")]
+
+
+@pytest.mark.parametrize("look_alike,owner_form", LOOK_ALIKES,
+                         ids=["canonically_equivalent", "full_width", "zero_width"])
+def test_a_look_alike_user_id_is_another_user(api, fake_appstore, look_alike, owner_form):
+    tail = unique("")
+    alice, mallory = owner_form + tail, look_alike + tail
+    assert alice.encode() != mallory.encode()
+    _, vip, r = buy(api, fake_appstore, alice, VIP, "non_consumable")
+    assert r.json()["delivery"]["newly_granted"] is True
+    # Alice's purchase, posted by the look-alike, is not restored to them.
+    stolen = api.receipts(user_id=mallory, signed_transaction=vip["signed_transaction"])
+    assert stolen.status_code == 409, stolen.text
+    assert stolen.json()["code"] == "purchase_not_yours"
+    assert api.entitlements(mallory)["non_consumables"] == []
+    # Her open order is, to the look-alike, exactly a missing one: not read, cancelled or paid.
+    order = api.create_order(alice, GOLD)
+    missing = order["trade_no"][:-4] + "zzzz"
+    gold = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    calls = [
+        lambda t: api.request("GET", f"/v1/orders/{t}", user=mallory),
+        lambda t: api.request("POST", "/v1/trade-reports", user=mallory,
+                              json={"trade_no": t, "trade_status": "TRADE_CLOSED", "reason": "cancelled"}),
+        lambda t: api.request("POST", "/v1/trade-reports", user=mallory,
+                              json={"trade_no": t, "trade_status": "TRADE_SUCCESS",
+                                    "signed_transaction": gold["signed_transaction"]}),
+    ]
+    for call in calls:
+        theirs, nobodys = call(order["trade_no"]), call(missing)
+        a, b = problem(theirs, 404, "order_not_found"), problem(nobodys, 404, "order_not_found")
+        assert a["detail"].replace(order["trade_no"], "") == b["detail"].replace(missing, "")
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.balance(mallory) == 0
+    # A signed-in look-alike naming Alice is refused as naming someone else.
+    named = api.request("POST", "/v1/orders", user=mallory, json={"user_id": alice, "product_id": GOLD})
+    problem(named, 403, "user_mismatch")
+    assert api.entitlements(alice)["non_consumables"] != []

@@ -215,7 +215,7 @@ def test_admin_listings_come_from_the_replica_and_orders_from_the_primary(pooled
         assert ready["replica"]["status"] == "streaming"
         assert ready["replica"]["replay_paused"] is True
         assert ready["replica"]["lag_bytes"] > 0
-        metrics = requests.get(pooled.b.url + "/metrics", timeout=10).text
+        metrics = pooled.b.client.get("/metrics", admin=True, timeout=10).text
         assert "storekeeper_replica_up 1" in metrics
         lag = [line for line in metrics.splitlines() if line.startswith("storekeeper_replica_lag_bytes ")]
         assert lag and int(lag[0].split()[1]) > 0, metrics

@@ -53,7 +53,7 @@ def set_state(fake, transaction_id: str, **fields) -> dict:
 
 
 def metric(sk, name: str) -> float:
-    text = requests.get(sk.url + "/metrics", timeout=5).text
+    text = sk.client.get("/metrics", admin=True, timeout=5).text
     values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + " ")]
     assert len(values) == 1, (name, text[-1200:])
     return float(values[0])

@@ -175,7 +175,7 @@ def test_a_key_apple_refuses_is_an_operator_error_and_the_report_waits(launcher)
     bought = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
     r = sk.client.report(order["trade_no"], receipt=bought["receipt"])
     assert r.status_code == 202, r.text
-    metrics = requests.get(sk.url + "/metrics", timeout=10).text
+    metrics = sk.client.get("/metrics", admin=True, timeout=10).text
     assert ('storekeeper_apple_configuration_errors{setting="APPLE_API_KEY_ID",status="401",'
             'environment="Production"} 1') in metrics, metrics[-1500:]
     problems = requests.get(sk.url + "/readyz", timeout=10).json()["problems"]

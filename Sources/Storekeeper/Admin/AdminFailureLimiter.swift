@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Counts wrong admin tokens per client address in fixed windows: the `limit`-th failure
-/// within `windowMs` of an address's first one refuses that address until the window ends.
+/// within `windowMs` of an address's first one refuses that address's wrong tokens (429, not
+/// 401) until the window ends; its right ones are never refused (`judge`).
 /// At most `capacity` addresses are tracked; when full, finished windows are dropped first,
 /// then the oldest, so a flood of addresses costs bounded memory (at worst it evicts a
 /// blocked address early).
@@ -35,7 +36,19 @@ final class AdminFailureLimiter: Sendable {
   }
   private static let start = ContinuousClock.now
 
-  /// Whole seconds until `address` may try again, or nil when it is not refused.
+  /// The decision for one presented token: nil to go on (a right token always, whatever its
+  /// address did; a wrong one then gets its 401), or the seconds of the 429 for a wrong token
+  /// from a refused address. Only wrong tokens are refused, so others sharing the admin's
+  /// address cannot lock the admin out; every wrong token counts, refused or not.
+  func judge(_ address: String, rightToken: Bool) -> Int? {
+    guard !rightToken else { return nil }
+    let refused = retryAfter(address)
+    recordFailure(address)
+    return refused
+  }
+
+  /// Whole seconds until `address` may present a wrong token without a 429, or nil when it is
+  /// not refused.
   func retryAfter(_ address: String) -> Int? {
     let now = nowMs()
     return windows.withLock { windows in

@@ -21,6 +21,11 @@ public struct AppConfig: Sendable {
   public var databaseReadPoolSize = 5
   /// `ADMIN_TOKENS`: see `AdminToken` for the syntax.
   public var adminTokens: [AdminToken] = []
+  /// `METRICS_TOKEN`: a bearer token that reads `/metrics` only (Prometheus's `authorization`).
+  public var metricsToken: AdminToken?
+  /// `METRICS_REFRESH_INTERVAL`: how often the gauges read from PostgreSQL are recomputed; a
+  /// scrape only reads them from memory.
+  public var metricsRefreshIntervalMs: Int64 = 30_000
   /// `ADMIN_HOST`, `ADMIN_PORT`: with a port, the admin API and `/metrics` are served on a
   /// listener of their own (the host defaults to `host`) and are 404 on the public one.
   public var adminHost: String?
@@ -216,6 +221,7 @@ public struct AppConfig: Sendable {
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
+    try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
     if let level = env["LOG_LEVEL"], !level.isEmpty {

@@ -54,7 +54,7 @@ struct AppAuthenticator: Sendable {
   /// caller acts for whoever it names.
   func user(_ caller: Caller, named claimed: String?) throws -> String? {
     guard let own = caller.confinedTo else { return claimed }
-    if let claimed, claimed != own {
+    if let claimed, !UserId.same(claimed, own) {
       throw HTTPError(
         403, code: "user_mismatch", detail: "the request names a user other than the token's")
     }

@@ -28,8 +28,8 @@ final class RateLimiter: Sendable {
   }
 
   /// The one place a user id becomes a bucket key (the authenticated user, or the one a trusted
-  /// caller names).
-  static func userKey(_ userId: String) -> String { userId }
+  /// caller names): byte for byte, so a look-alike id spends a bucket of its own.
+  static func userKey(_ userId: String) -> String { UserId.key(userId) }
 
   func take(address: String) -> RateLimitDecision? {
     perAddress?.take(Self.addressKey(address), nowNs: nowNs())

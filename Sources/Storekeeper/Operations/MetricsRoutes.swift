@@ -1,86 +1,45 @@
 import AppStore
 import HTTP
-import Postgres
 
-/// `GET /metrics` in Prometheus text format: this instance's requests, and the state of the
-/// orders and work queues read from PostgreSQL (so every instance reports the same truth).
+/// `GET /metrics` in Prometheus text format: this instance's requests, its pools and Apple
+/// settings (from memory), and the state of orders and work queues read from PostgreSQL
+/// (`StoredStateMetrics`; orders by status from `MetricsSnapshot`, recomputed in the
+/// background, never by a scrape). It needs a credential
+/// on every listener: an admin token (read scope suffices) or `METRICS_TOKEN`, under the admin
+/// failure limit; order counts and backlogs are not for anyone on the internet, and the
+/// separate admin listener may be reachable from more of the network than meant.
 struct MetricsRoutes: Sendable {
-  let database: PostgresPool
+  let auth: AdminAuthenticator
+  let snapshot: MetricsSnapshot
+  let stored: StoredStateMetrics
   let catalog: CatalogCache
   let requests: RequestMetrics
   let appleSettings: AppleConfigurationMonitor
   let pools: DatabasePools
-  /// The webhook backlog and attempts, when delivery runs in this process.
+  /// This instance's webhook attempts, when delivery runs in this process.
   var webhooks: WebhookMetrics? = nil
   /// Apple calls for receipts, when they are judged through the App Store Server API.
   var receiptCalls: ServerAPIReceiptMetrics? = nil
 
   func register(_ router: inout APIRouter) {
-    router.add(.get, "/metrics") { _, _ in
+    router.add(.get, "/metrics") { request, context in
+      try auth.authenticateMetrics(request, context)
       var lines = requests.render()
-      func gauge(_ name: String, _ help: String, _ samples: [(labels: String, value: Int64)]) {
-        lines.append("# HELP storekeeper_\(name) \(help)")
-        lines.append("# TYPE storekeeper_\(name) gauge")
-        for sample in samples {
-          lines.append("storekeeper_\(name)\(sample.labels) \(sample.value)")
-        }
-      }
-      gauge(
-        "catalog_products", "Active products served from memory.",
-        [("", Int64(catalog.snapshot.byId.count))])
-      let orders = try await counts(
-        "SELECT trade_status AS key, count(*)::bigint AS n FROM orders GROUP BY trade_status",
-        TradeStatus.self)
-      gauge(
-        "orders", "Orders by trade status.",
-        TradeStatus.allCases.map { ("{trade_status=\"\($0.rawValue)\"}", orders[$0] ?? 0) })
-      let reports = try await database.query(
-        "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = \(ReportOutcome.pending)")
-      gauge(
-        "reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
-      let notifications = try await counts(
-        "SELECT state AS key, count(*)::bigint AS n FROM apple_notifications GROUP BY state",
-        NotificationState.self)
-      // Every state is a sample, zero included, so an alert on `unhandled` has a series to watch.
-      gauge(
-        "notifications", "App Store notifications by state.",
-        NotificationState.allCases.map {
-          ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
-        })
-      let recovery = try await database.query(
-        """
-        SELECT coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,
-               (last_error IS NOT NULL)::int::bigint AS failing
-        FROM notification_recovery WHERE id = 1
-        """
-      ).first
-      gauge(
-        "notification_recovery_checked_until_seconds",
-        "How far the App Store notification history has been read (0: never).",
-        [("", try recovery?.decode("checked_until") ?? 0)])
-      gauge(
-        "notification_recovery_failing", "1 when the last notification history pass failed.",
-        [("", try recovery?.decode("failing") ?? 0)])
+      lines += [
+        "# HELP storekeeper_catalog_products Active products served from memory.",
+        "# TYPE storekeeper_catalog_products gauge",
+        "storekeeper_catalog_products \(catalog.snapshot.byId.count)",
+      ]
+      lines += try await snapshot.lines()
+      lines += try await stored.lines()
       lines += appleSettingsLines()
-      lines += try await ReconcileMetrics.lines(database)
-      lines += try await webhooks?.render() ?? []
+      lines += webhooks?.attemptLines() ?? []
       lines += receiptCalls?.lines ?? []
       lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
         body: Array((lines.joined(separator: "\n") + "\n").utf8))
     }
-  }
-
-  /// `key, n` rows as a dictionary keyed by the state enum.
-  private func counts<Key: PostgresDecodable & Hashable>(_ query: PostgresQuery, _: Key.Type)
-    async throws -> [Key: Int64]
-  {
-    var result: [Key: Int64] = [:]
-    for row in try await database.query(query) {
-      result[try row.decode("key", as: Key.self)] = try row.decode("n")
-    }
-    return result
   }
 
   /// This instance's own Apple settings as verifyReceipt judged them: a gauge that is 1 while

@@ -28,9 +28,12 @@ extension OrderRepository {
     let tradeNos = items.map { _ in TradeNumber.make() }
     let tokens = items.map { _ in AccountToken.make() }
     var earlier: [String: Int32] = [:]
+    // Keyed byte for byte: the statement's `user_id` comparisons are, so look-alike ids are
+    // two users with slots of their own.
     let ranks = items.map { item -> Int32 in
-      defer { earlier[item.userId, default: 0] += 1 }
-      return earlier[item.userId] ?? 0
+      let user = UserId.key(item.userId)
+      defer { earlier[user, default: 0] += 1 }
+      return earlier[user] ?? 0
     }
     let rows = try await executor.query(
       """

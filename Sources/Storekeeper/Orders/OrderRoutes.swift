@@ -25,7 +25,7 @@ struct OrderRoutes: Sendable {
       // Another user's order is answered exactly like one that does not exist, so trade
       // numbers cannot be probed.
       guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo),
-        caller.confinedTo == nil || caller.confinedTo == order.userId
+        UserId.may(caller.confinedTo, actFor: order.userId)
       else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo).problem
       }

@@ -40,7 +40,8 @@ struct ManualAdjustments: Sendable {
         guard let earlier else { throw AdjustmentRefusal.keyReused }
         let adjustment = try LedgerAdjustment(row: earlier)
         guard
-          adjustment.userId == request.userId && adjustment.asset == request.asset
+          UserId.same(adjustment.userId, request.userId)
+            && adjustment.asset == request.asset
             && adjustment.amount == request.amount && adjustment.environment == request.environment
             && adjustment.reason == request.reason
         else { throw AdjustmentRefusal.keyReused }

@@ -17,8 +17,9 @@ extension ReceiptService {
     guard product.type == .autoRenewable, ordered.tradeStatus == .tradeSuccess,
       let paidBy = ordered.transactionId, paidBy != transaction.transactionId,
       transaction.originalTransactionId != transaction.transactionId,
-      try await TransactionRecord.subscriber(
-        originalTransactionId: transaction.originalTransactionId, on: tx) == ordered.userId
+      UserId.same(
+        try await TransactionRecord.subscriber(
+          originalTransactionId: transaction.originalTransactionId, on: tx), ordered.userId)
     else { return nil }
     guard
       let order = try await orders.createForPurchase(

@@ -169,7 +169,7 @@ struct ReceiptService: Sendable {
     // Apple refunded is revoked, whether the proof says so or a notification recorded it after
     // the proof was signed (a kept StoreKit 2 transaction never learns of its refund).
     if let known, let owner = known.userId {
-      let mine = owner == userId
+      let mine = UserId.same(owner, userId)
       let revoked = transaction.revocationDate != nil || known.revoked
       item.status = revoked ? .revoked : mine ? .restored : .notYours
       item.tradeNo = mine ? known.tradeNo : nil
@@ -182,7 +182,7 @@ struct ReceiptService: Sendable {
       let ordered = try await orders.find(accountToken: token, lock: true, on: tx)
     {
       // Bought for an order: it pays that order, and only that order's user may say so.
-      guard ordered.userId == userId else { return try await keepUnowned(.notYours) }
+      guard UserId.same(ordered.userId, userId) else { return try await keepUnowned(.notYours) }
       // A renewal carries the token of the order that bought its subscription, paid long
       // since: it pays an order of its own, as when a notification reports it.
       if let renewal = try await renewalOrder(

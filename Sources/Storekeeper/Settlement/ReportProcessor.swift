@@ -32,7 +32,7 @@ struct ReportProcessor: Sendable {
     async throws -> ReportResult
   {
     guard let context = try await orders.reportContext(tradeNo, proof: proof),
-      actingUser == nil || actingUser == context.order.userId
+      UserId.may(actingUser, actFor: context.order.userId)
     else {
       throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
     }
@@ -143,7 +143,7 @@ struct ReportProcessor: Sendable {
   ) async throws -> ReportResult {
     let order: Order = try await orders.database.withTransaction { tx in
       guard let current = try await orders.find(tradeNo, lock: true, on: tx),
-        actingUser == nil || actingUser == current.userId
+        UserId.may(actingUser, actFor: current.userId)
       else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
       }

@@ -35,7 +35,7 @@ struct TransferService: Sendable {
       guard let known = try await TransactionRecord.find(transactionId, on: tx),
         let transaction = try await TransactionRecord.load(transactionId, on: tx)
       else { throw TransferRefusal.transactionNotFound(transactionId) }
-      guard known.userId != userId else { throw TransferRefusal.alreadyOwned }
+      guard !UserId.same(known.userId, userId) else { throw TransferRefusal.alreadyOwned }
       guard transaction.revocationDate == nil else {
         throw TransferRefusal.notTransferable("Apple refunded or revoked it")
       }

@@ -2,12 +2,13 @@ import Postgres
 
 /// The webhook lines of `/metrics`: the backlog and the age of the oldest undelivered event per
 /// endpoint (from PostgreSQL, the same on every instance) and this instance's attempts by
-/// outcome.
+/// outcome (from memory).
 struct WebhookMetrics: Sendable {
   let database: PostgresPool
   let dispatcher: WebhookDispatcher
 
-  func render() async throws -> [String] {
+  /// The backlog, from PostgreSQL: read by `MetricsSnapshot`'s refresh, not by each scrape.
+  func storedLines() async throws -> [String] {
     var lines = [
       "# HELP storekeeper_webhook_backlog Deliveries not yet delivered nor given up, per endpoint.",
       "# TYPE storekeeper_webhook_backlog gauge",
@@ -34,8 +35,12 @@ struct WebhookMetrics: Sendable {
         "storekeeper_webhook_oldest_undelivered_seconds\(label) \(try row.decode("oldest", as: Int64.self))"
       )
     }
-    lines += ages
-    lines += [
+    return lines + ages
+  }
+
+  /// This instance's attempts, from memory: fresh on every scrape.
+  func attemptLines() -> [String] {
+    var lines = [
       "# HELP storekeeper_webhook_attempts_total Webhook attempts by this instance since start, "
         + "by outcome.",
       "# TYPE storekeeper_webhook_attempts_total counter",
