@@ -113,7 +113,7 @@ public final class Application: Sendable {
 
     let limiter = RateLimiter(
       perAddress: config.rateLimitPerAddress, perUser: config.rateLimitPerUser,
-      maxKeys: config.rateLimitMaxKeys,
+      proofBytesPerUser: config.proofBytesPerUser, maxKeys: config.rateLimitMaxKeys,
       clientAddress: clientAddress)
     var router = APIRouter(
       logger: logger.with("component", "http"), limiter: limiter,

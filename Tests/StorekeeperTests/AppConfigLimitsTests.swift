@@ -14,6 +14,7 @@ import Testing
     #expect(defaults.rateLimitPerUser == RateSpec(perSecond: 0.5, burst: 10))
     #expect(defaults.maxOpenOrdersPerUser == 20 && defaults.trustedProxies.isEmpty)
     #expect(defaults.proofRetentionMs == 30 * 86_400_000)
+    #expect(defaults.proofBytesPerUser == RateSpec(perSecond: 16_000_000 / 3600, burst: 16_000_000))
 
     var env = base
     env["RATE_LIMIT_PER_ADDRESS"] = "off"
@@ -22,7 +23,11 @@ import Testing
     env["VERIFY_RECEIPT_CONCURRENCY"] = "3"
     env["MAX_OPEN_ORDERS_PER_USER"] = "4"
     env["PROOF_RETENTION"] = "7d"
+    env["PROOF_BYTES_PER_USER"] = "4MB/min,burst=8MB"
     let config = try AppConfig.fromEnvironment(env)
+    #expect(config.proofBytesPerUser == RateSpec(perSecond: 4_000_000 / 60, burst: 8_000_000))
+    env["PROOF_BYTES_PER_USER"] = "off"
+    #expect(try AppConfig.fromEnvironment(env).proofBytesPerUser == nil)
     #expect(config.rateLimitPerAddress == nil)
     #expect(config.rateLimitPerUser?.burst == 2)
     #expect(config.trustedProxies.count == 2)
@@ -35,6 +40,7 @@ import Testing
       ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),
       ("TRUSTED_PROXIES", "10.0.0.0/99"), ("VERIFY_CONCURRENCY", "0"),
       ("MAX_OPEN_ORDERS_PER_USER", "-1"), ("PROOF_RETENTION", "soon"),
+      ("PROOF_BYTES_PER_USER", "16MB"),
     ] {
       var env = base
       env[name] = value

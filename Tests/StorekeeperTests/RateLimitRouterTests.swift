@@ -7,13 +7,15 @@ import Testing
 /// In-process, without a database: which routes are limited and what a limited answer says.
 @Suite struct RateLimitRouterTests {
   static func router(
-    perAddress: String = "1/min,burst=2", perUser: String = "off", trusted: String = ""
+    perAddress: String = "1/min,burst=2", perUser: String = "off", trusted: String = "",
+    proofBytes: String = "off"
   ) throws -> Router {
     var config = AppConfig(
       databaseURL: "postgresql://nobody@127.0.0.1:1/none", bundleId: "com.example.limits")
     config.rateLimitPerAddress = try RateSpec.parse(perAddress)
     config.rateLimitPerUser = try RateSpec.parse(perUser)
     config.trustedProxies = ClientAddress.parseTrusted(trusted) ?? []
+    config.proofBytesPerUser = try RateSpec.parse(proofBytes, sizes: true)
     return try Application(config: config, logger: Logger(label: "test", level: .critical)).router
   }
 
@@ -88,5 +90,30 @@ import Testing
     let refused = await order("mallory", from: "198.51.100.2:1")
     #expect(refused.status == 429 && refused.headers["RateLimit-Limit"] == "1")
     #expect(await order("trent", from: "198.51.100.1:1").status != 429)
+  }
+
+  /// Issue 22: one user's flood of big receipts is refused once it has spent its proof budget,
+  /// with the same 429 as the other limits, and another user's posts are not.
+  @Test func receiptsAndReportsSpendTheUsersProofBudget() async throws {
+    let router = try Self.router(
+      perAddress: "1000/s,burst=1000", perUser: "1000/s,burst=1000", proofBytes: "2MB/h")
+    func post(_ path: String, _ user: String, junk: Int) async -> Response {
+      let filler = String(repeating: "A", count: junk)
+      return await router.handle(
+        Request(
+          method: .post, target: path, headers: ["Content-Type": "application/json"],
+          body: Array(#"{"user_id":"\#(user)","receipt":"\#(filler)"}"#.utf8)),
+        remoteAddress: "198.51.100.1:1")
+    }
+    // Two 900 KB receipts fit in 2 MB; the third does not, wherever it is posted.
+    #expect(await post("/v1/receipts", "mallory", junk: 900_000).status != 429)
+    #expect(await post("/v1/receipts", "mallory", junk: 900_001).status != 429)
+    let refused = await post("/v1/receipts", "mallory", junk: 900_002)
+    #expect(refused.status == 429)
+    #expect(refused.headers["Content-Type"] == "application/problem+json")
+    #expect(refused.headers.values("RateLimit-Limit") == ["2000000"])
+    #expect(Int(refused.headers["Retry-After"] ?? "") ?? 0 >= 1)
+    #expect(String(decoding: refused.body, as: UTF8.self).contains("\"rate_limited\""))
+    #expect(await post("/v1/receipts", "trent", junk: 900_000).status != 429)
   }
 }

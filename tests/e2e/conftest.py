@@ -102,6 +102,7 @@ class Launcher:
             # limits are set out of their way here, and test_abuse_limits.py sets them low.
             "RATE_LIMIT_PER_ADDRESS": "100000/s,burst=100000",
             "RATE_LIMIT_PER_USER": "100000/s,burst=100000",
+            "PROOF_BYTES_PER_USER": "100000MB/s,burst=100000MB",
             "MAX_OPEN_ORDERS_PER_USER": "1000",
             "VERIFY_CONCURRENCY": "64",
             "VERIFY_RECEIPT_CONCURRENCY": "64",

@@ -131,6 +131,52 @@ def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notif
     assert int(stack.db.scalar("SELECT count(*) FROM trade_reports")) == len(held)
 
 
+def test_one_users_flood_of_big_junk_receipts_is_refused_past_its_proof_budget_while_others_are_served(launcher):
+    # Issue 22: 60 junk receipts of 933 KB for one of the user's orders stored 58 MB in 1.7 s.
+    # With the default budget (PROOF_BYTES_PER_USER=16MB/h) at most 16 MB is stored, the rest
+    # is 429 like every limit, and another user reporting and restoring meanwhile is served.
+    stack = launcher.stack(PROOF_BYTES_PER_USER=None)
+    api, fake = stack.api, stack.fake
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    flooder, paying = unique("flooder"), unique("paying")
+    order = api.create_order(flooder, GOLD)
+    answers: list = []
+
+    def flood() -> None:
+        session = requests.Session()
+        for i in range(60):
+            junk = f"{i:04d}" + "A" * 933_000
+            r = session.post(stack.sk.url + "/v1/trade-reports", headers=user_headers(flooder), timeout=60,
+                             json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS", "receipt": junk})
+            answers.append((r.status_code, r.headers.get("Retry-After"), r.headers.get("RateLimit-Limit"),
+                            r.headers.get("Content-Type")))
+
+    flooding = threading.Thread(target=flood)
+    flooding.start()
+    served = []
+    while flooding.is_alive() and len(served) < 20:
+        mine = api.create_order(paying, GOLD)
+        purchase = fake.purchase(GOLD, "consumable", app_account_token=mine["app_account_token"])
+        served.append(api.report(mine["trade_no"], receipt=purchase["receipt"]).status_code)
+        served.append(api.receipts(user_id=paying, receipt=purchase["receipt"]).status_code)
+    flooding.join(120)
+
+    assert served and all(code == 200 for code in served), served
+    refused = [a for a in answers if a[0] == 429]
+    let_through = [a for a in answers if a[0] != 429]
+    assert len(answers) == 60 and len(let_through) <= 18 and refused, [a[0] for a in answers]
+    assert all(a[0] == 422 for a in let_through), let_through
+    assert all(int(a[1]) >= 1 and a[2] == "16000000" and a[3] == "application/problem+json" for a in refused), refused[:3]
+    stored = int(stack.db.scalar(
+        "SELECT coalesce(sum(octet_length(p.body)), 0) FROM proofs p WHERE p.hash IN "
+        f"(SELECT proof_hash FROM trade_reports WHERE trade_no = '{order['trade_no']}')"))
+    assert 0 < stored <= 16_100_000, stored
+    # Identical retries of a real report are not what the budget is for: they stay cheap.
+    again = api.create_order(flooder + "-next", GOLD)
+    purchase = fake.purchase(GOLD, "consumable", app_account_token=again["app_account_token"])
+    assert all(api.report(again["trade_no"], receipt=purchase["receipt"]).status_code == 200 for _ in range(10))
+
+
 def test_a_user_holds_at_most_the_cap_of_open_orders(launcher):
     sk = launcher.storekeeper(MAX_OPEN_ORDERS_PER_USER="2")
     api = sk.client

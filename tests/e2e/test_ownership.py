@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from support import buy, problem, unique, wait_for_order
+from datetime import datetime
+
+from support import buy, jws_payload, problem, unique, wait_for_order, wait_until
 
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
+CLUB = "com.example.tests.ownership.club"
 PROOFS = ["signed_transaction", "receipt"]
 
 
@@ -24,6 +27,7 @@ def stack(module_launcher, request):
 def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}}, content={"gold": 100})
     api.put_product(VIP, type="non_consumable", price="99.00", grants={"entitlement": "vip"})
+    api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
 
 
 def bought_for_an_order(api, fake_appstore, user):
@@ -197,3 +201,55 @@ def test_a_look_alike_user_id_is_another_user(api, fake_appstore, look_alike, ow
     named = api.request("POST", "/v1/orders", user=mallory, json={"user_id": alice, "product_id": GOLD})
     problem(named, 403, "user_mismatch")
     assert api.entitlements(alice)["non_consumables"] != []
+
+
+def club_expiry_ms(api, user):
+    found = [e for e in api.entitlements(user)["entitlements"] if e["entitlement"] == "club"]
+    if not found:
+        return None
+    return int(datetime.fromisoformat(found[0]["expires_at"].replace("Z", "+00:00")).timestamp() * 1000)
+
+
+@pytest.mark.parametrize("bought", ["for_an_order", "without_an_order"])
+def test_a_renewal_is_its_subscribers_whoever_posts_it_and_its_late_notification_adds_nothing(
+        api, fake_appstore, bought):
+    # Issue 22. The victim subscribes (with an order's token, or through /v1/receipts with none);
+    # Apple renews, and the DID_RENEW is held back. An attacker with the renewal's signed
+    # transaction posts it to /v1/receipts, then reports it on an order of their own.
+    victim, attacker = unique("payer"), unique("thief")
+    if bought == "for_an_order":
+        _, purchase, _ = buy(api, fake_appstore, victim, CLUB, type="auto_renewable", expires_in_seconds=120)
+    else:
+        purchase = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=120)
+        first = api.receipts(user_id=victim, signed_transaction=purchase["signed_transaction"])
+        assert first.status_code == 200 and first.json()["transactions"][0]["status"] == "settled", first.text
+    note = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, deliver=False)
+    assert note["delivered_status"] is None
+    renewed = jws_payload(note["signed_transaction"])
+    assert renewed["originalTransactionId"] == purchase["original_transaction_id"] != renewed["transactionId"]
+
+    stolen = api.receipts(user_id=attacker, signed_transaction=note["signed_transaction"])
+    problem(stolen, 409, "purchase_not_yours")
+    assert victim not in stolen.text
+    # The subscriber has the period at once, on an order of their own.
+    assert club_expiry_ms(api, victim) == renewed["expiresDate"]
+    renewal_orders = [o for o in api.admin_orders(user_id=victim) if o["origin"] == "renewal"]
+    assert [(o["trade_status"], o["transaction_id"]) for o in renewal_orders] == [
+        ("TRADE_SUCCESS", renewed["transactionId"])]
+
+    theirs = api.create_order(attacker, CLUB)
+    reported = api.report(theirs["trade_no"], signed_transaction=note["signed_transaction"])
+    problem(reported, 409, "purchase_not_yours")
+    assert api.order(theirs["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.entitlements(attacker)["entitlements"] == []
+    assert [o["trade_no"] for o in api.admin_orders(user_id=attacker)] == [theirs["trade_no"]]
+
+    # The late DID_RENEW confirms the dates and credits nothing twice.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_until(lambda: [n for n in api.notifications(transaction_id=renewed["transactionId"])
+                        if n["notification_uuid"] == note["notification_uuid"] and n["state"] == "processed"],
+               15, "the late DID_RENEW was not processed")
+    assert len(api.admin_orders(user_id=victim)) == 2
+    assert club_expiry_ms(api, victim) == renewed["expiresDate"]
+    assert api.entitlements(attacker)["entitlements"] == []
+    assert [o["trade_no"] for o in api.admin_orders(user_id=attacker)] == [theirs["trade_no"]]

@@ -14,6 +14,16 @@ extension AppConfig {
           problem: "must be N/s, N/min or N/h with an optional ,burst=M (or off), got \"\(text)\"")
       }
     }
+    if let text = env["PROOF_BYTES_PER_USER"], !text.isEmpty {
+      do {
+        config.proofBytesPerUser = try RateSpec.parse(text, sizes: true)
+      } catch {
+        throw ConfigError(
+          variable: "PROOF_BYTES_PER_USER",
+          problem: "must be an amount of bytes per s, min or h (16MB/h) with an optional "
+            + ",burst=AMOUNT (or off), got \"\(text)\"")
+      }
+    }
     if let text = env["TRUSTED_PROXIES"], !text.isEmpty {
       guard let networks = ClientAddress.parseTrusted(text) else {
         throw ConfigError(

@@ -76,6 +76,9 @@ public struct AppConfig: Sendable {
   var rateLimitPerAddress: RateSpec? = RateSpec(perSecond: 50, burst: 500)
   /// `RATE_LIMIT_PER_USER`: creating orders and posting receipts, per user. nil: off.
   var rateLimitPerUser: RateSpec? = RateSpec(perSecond: 0.5, burst: 10)
+  /// `PROOF_BYTES_PER_USER`: what one user's reports and receipts may carry, in bytes (each
+  /// post at least `RateLimiter.minimumProofCost`). nil: off.
+  var proofBytesPerUser: RateSpec? = RateSpec(perSecond: 16_000_000 / 3600, burst: 16_000_000)
   /// `RATE_LIMIT_MAX_KEYS`: buckets kept per kind (address, user) before idle ones are dropped.
   var rateLimitMaxKeys = 100_000
   /// `TRUSTED_PROXIES`: peers whose `X-Forwarded-For` names the client.

@@ -28,15 +28,33 @@ final class BucketStore: Sendable {
   var count: Int { state.withLock { $0.buckets.count } }
 
   func take(_ key: String, nowNs: UInt64) -> RateLimitDecision {
+    update(key, nowNs: nowNs) { bucket, spec in bucket.take(spec, nowNs: nowNs) }
+  }
+
+  /// Takes `cost` tokens, or `repeatCost` for a repeat of one of the key's last posts
+  /// (`fingerprint`): the proof budget, in bytes.
+  func take(
+    _ key: String, cost: Double, repeatCost: Double, fingerprint: Int, nowNs: UInt64
+  ) -> RateLimitDecision {
+    update(key, nowNs: nowNs) { bucket, spec in
+      bucket.take(
+        spec, cost: cost, repeatCost: repeatCost, fingerprint: fingerprint, nowNs: nowNs)
+    }
+  }
+
+  private func update(
+    _ key: String, nowNs: UInt64,
+    _ take: (inout TokenBucket, RateSpec) -> RateLimitDecision
+  ) -> RateLimitDecision {
     state.withLock { state in
       if var bucket = state.buckets[key] {
-        let decision = bucket.take(spec, nowNs: nowNs)
+        let decision = take(&bucket, spec)
         state.buckets[key] = bucket
         return decision
       }
       if state.buckets.count >= capacity { makeRoom(&state, nowNs: nowNs) }
       var bucket = TokenBucket(spec: spec, nowNs: nowNs)
-      let decision = bucket.take(spec, nowNs: nowNs)
+      let decision = take(&bucket, spec)
       state.buckets[key] = bucket
       return decision
     }

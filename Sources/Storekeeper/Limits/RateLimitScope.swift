@@ -5,6 +5,15 @@ enum RateLimitScope: Sendable, Equatable {
   case none
   /// Every app and admin route: per client address.
   case address
-  /// Writes that act for a user (creating orders, posting receipts): per address and per user.
+  /// Creating orders: per address and per user.
   case addressAndUser
+  /// Reports (`POST /v1/trade-reports`): per address and from the user's proof budget.
+  case addressAndProofs
+  /// Receipts (`POST /v1/receipts`): per address, per user and from the user's proof budget.
+  case addressUserAndProofs
+
+  /// Draws from the user's request bucket (`RATE_LIMIT_PER_USER`).
+  var countsUser: Bool { self == .addressAndUser || self == .addressUserAndProofs }
+  /// Draws from the user's proof budget (`PROOF_BYTES_PER_USER`).
+  var countsProofs: Bool { self == .addressAndProofs || self == .addressUserAndProofs }
 }

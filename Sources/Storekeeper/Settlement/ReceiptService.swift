@@ -176,6 +176,23 @@ struct ReceiptService: Sendable {
       return (item, product, quantity)
     }
     if transaction.revocationDate != nil { return try await keepUnowned(.revoked) }
+    // A renewal of a subscription someone owns is theirs, whoever posts it: credited to them
+    // now, on an order of their own, even when it was kept without an owner before. Anyone else
+    // hears `not_yours` and gets nothing.
+    if known?.revoked != true,
+      let subscriber = try await settlement.subscriber(
+        ofRenewal: transaction, product: product, on: tx),
+      let renewal = try await settlement.renewalOrder(
+        for: subscriber, transaction, product: product, recorded: known != nil, cause: .receipt,
+        on: tx)
+    {
+      let settled = try await settle(renewal, item: item)
+      guard UserId.same(subscriber, userId) else {
+        item.status = .notYours
+        return (item, product, quantity)
+      }
+      return settled
+    }
     guard let userId else { return try await keepUnowned(.recorded) }
     let order: Order
     if let token = TransactionRecord.validToken(transaction.appAccountToken),
@@ -183,13 +200,6 @@ struct ReceiptService: Sendable {
     {
       // Bought for an order: it pays that order, and only that order's user may say so.
       guard UserId.same(ordered.userId, userId) else { return try await keepUnowned(.notYours) }
-      // A renewal carries the token of the order that bought its subscription, paid long
-      // since: it pays an order of its own, as when a notification reports it.
-      if let renewal = try await renewalOrder(
-        transaction, of: ordered, product: product, recorded: known != nil, on: tx)
-      {
-        return try await settle(renewal, item: item)
-      }
       // And only if it is what that order asked for, as a report's purchase must be: the app
       // chooses the token, so one cheap purchase must not pay an order for ten or for a dearer
       // product.

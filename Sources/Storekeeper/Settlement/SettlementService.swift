@@ -21,12 +21,26 @@ struct SettlementService: Sendable {
     _ tradeNo: String, product: Product, transactions: [VerifiedTransaction],
     record: ReportStore.Record?, cause: OrderEventCause
   ) async throws -> SettledOrder {
+    // Another subscriber's renewal is credited to them first, and then cannot pay this order.
+    var others: Set<String> = []
+    if transactions.contains(where: { Self.isRenewal($0, of: product) }),
+      let poster = try await orders.find(tradeNo)?.userId
+    {
+      others = try await creditOthersRenewals(
+        transactions, product: product, poster: poster, cause: cause)
+    }
+    let candidates = transactions.filter { !others.contains($0.transactionId) }
     let settled = try await database.withTransaction { tx in
       guard
         let (order, used) = try await orders.lockForSettlement(
-          tradeNo, transactionIds: transactions.map(\.transactionId), on: tx)
+          tradeNo, transactionIds: candidates.map(\.transactionId), on: tx)
       else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
-      let transaction = try TransactionMatcher.match(order, in: transactions, usedElsewhere: used)
+      let transaction: VerifiedTransaction
+      do {
+        transaction = try TransactionMatcher.match(order, in: candidates, usedElsewhere: used)
+      } catch  where !others.isEmpty {
+        throw SettlementRefusal.purchaseNotYours
+      }
       return try await settleLocked(
         order, product: product, transaction: transaction, source: Self.source(of: transaction),
         cause: cause, record: record, on: tx)

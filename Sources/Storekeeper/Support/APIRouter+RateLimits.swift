@@ -12,25 +12,36 @@ extension APIRouter {
     return { request, context in
       var decision = try Self.admit(limiter, request, context)
       do {
-        guard scope == .addressAndUser else {
+        let countsUser = scope.countsUser && limiter.perUser != nil
+        let countsProofs = scope.countsProofs && limiter.proofBytesPerUser != nil
+        guard scope.countsUser || scope.countsProofs else {
           return Self.annotate(try await handler(request, context), decision)
         }
         // The user is known only once the request is authenticated (its 401 comes first, with
         // the address bucket's headers); the handler reuses that caller instead of verifying
         // the token again.
         let caller = try await identify?(request, context)
-        // Naming the user may mean parsing the body: not for a limit that is off.
-        if limiter.perUser != nil,
+        // Naming the user may mean parsing the body: not for limits that are off. A trusted
+        // caller's report names no user: the app's backend is not held to a user's budget.
+        if countsUser || countsProofs,
           let userId = caller?.confinedTo ?? ActingUser.id(request, context)
         {
-          decision = try Self.admit(limiter, userId: userId, after: decision)
+          if countsUser { decision = try Self.admit(limiter, userId: userId, after: decision) }
+          if countsProofs {
+            decision = try Self.refuseIfEmpty(
+              limiter.takeProof(userId: userId, body: request.body)?.tighter(decision)
+                ?? decision)
+          }
         }
         let response = try await AppAuthenticator.$authenticated.withValue(caller) {
           try await handler(request, context)
         }
         return Self.annotate(response, decision)
       } catch var error as HTTPError {
-        if let decision { for (name, value) in decision.headers { error.headers.add(name, value) } }
+        // A 429 already names the bucket that refused: one set of fields, not two.
+        if let decision, error.headers["RateLimit-Limit"] == nil {
+          for (name, value) in decision.headers { error.headers.add(name, value) }
+        }
         throw error
       }
     }

@@ -163,6 +163,7 @@ struct DomainHarness: Sendable {
         originalTransactionId: transaction.originalTransactionId, webOrderLineItemId: nil,
         bundleId: transaction.bundleId, productId: transaction.productId,
         purchaseDate: transaction.purchaseDate, originalPurchaseDate: transaction.purchaseDate,
+        expiresDate: transaction.expiresDate,
         quantity: transaction.quantity, type: transaction.type,
         appAccountToken: transaction.appAccountToken, inAppOwnershipType: "PURCHASED",
         signedDate: now, environment: transaction.environment, storefront: "USA",

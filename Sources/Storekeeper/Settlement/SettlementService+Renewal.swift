@@ -1,0 +1,91 @@
+import AppStore
+import Postgres
+
+// Issue 22: a renewal belongs to its subscription's owner, whoever posts it. Apple's renewal
+// names no user, and a subscription bought without an order carries no token either, so the
+// one sure owner is the user Storekeeper recorded for the subscription's earlier periods.
+// Before this rule, a renewal whose DID_RENEW had not arrived went to whoever posted it first,
+// and, owned, made them the subscriber of every later period: the payer's access lapsed.
+extension SettlementService {
+  /// The user a renewal belongs to: the subscriber recorded for its subscription. Nil for
+  /// anything that is not a renewal of `product`, and for a subscription nobody owns yet, where
+  /// the ordinary rules hold (its order's token, else its first poster).
+  func subscriber(
+    ofRenewal transaction: VerifiedTransaction, product: Product, on tx: PostgresTransaction
+  ) async throws -> String? {
+    guard Self.isRenewal(transaction, of: product) else { return nil }
+    return try await TransactionRecord.subscriber(
+      originalTransactionId: transaction.originalTransactionId, on: tx)
+  }
+
+  static func isRenewal(_ transaction: VerifiedTransaction, of product: Product) -> Bool {
+    product.type == .autoRenewable && product.productId == transaction.productId
+      && transaction.originalTransactionId != transaction.transactionId
+  }
+
+  /// An order of the subscriber's own for a renewal (`origin: renewal`), as
+  /// `NotificationEffects.renew` gives one: the order that bought the subscription is paid long
+  /// since. A renewal `recorded` without an owner is handed to the new order here, because
+  /// `TransactionRecord.claim` would refuse a row that carries none of its token.
+  func renewalOrder(
+    for subscriber: String, _ transaction: VerifiedTransaction, product: Product,
+    recorded: Bool, cause: OrderEventCause, on tx: PostgresTransaction
+  ) async throws -> Order? {
+    guard
+      let order = try await orders.createForPurchase(
+        userId: subscriber, productId: product.productId, quantity: 1, origin: .renewal,
+        reason: .createdForRenewal, cause: cause, on: tx)
+    else { return nil }
+    if recorded { try await TransactionRecord.assign(transaction.transactionId, to: order, on: tx) }
+    return order
+  }
+
+  /// For a report on `poster`'s order: credits each renewal of `product` among `transactions`
+  /// whose subscriber is someone else to that subscriber now, each in a database transaction
+  /// of its own (committed whatever the poster's report comes to), and returns their ids, none
+  /// of which may pay the poster's order.
+  func creditOthersRenewals(
+    _ transactions: [VerifiedTransaction], product: Product, poster: String,
+    cause: OrderEventCause
+  ) async throws -> Set<String> {
+    var others: Set<String> = []
+    for transaction in transactions where Self.isRenewal(transaction, of: product) {
+      if try await creditIfOthers(transaction, product: product, poster: poster, cause: cause) {
+        others.insert(transaction.transactionId)
+      }
+    }
+    if !others.isEmpty { transactionRecorded() }
+    return others
+  }
+
+  /// True when the renewal is not `poster`'s: credited to its subscriber now, or already
+  /// someone else's, or refunded (then nobody's to credit).
+  private func creditIfOthers(
+    _ transaction: VerifiedTransaction, product: Product, poster: String,
+    cause: OrderEventCause
+  ) async throws -> Bool {
+    do {
+      return try await database.withTransaction { tx in
+        guard
+          let subscriber = try await subscriber(ofRenewal: transaction, product: product, on: tx),
+          !UserId.same(subscriber, poster)
+        else { return false }
+        let known = try await TransactionRecord.find(transaction.transactionId, on: tx)
+        if let owner = known?.userId { return !UserId.same(owner, poster) }
+        if known?.revoked == true || transaction.revocationDate != nil { return true }
+        guard
+          let order = try await renewalOrder(
+            for: subscriber, transaction, product: product, recorded: known != nil,
+            cause: cause, on: tx)
+        else { return true }
+        _ = try await settleLocked(
+          order, product: product, transaction: transaction, source: Self.source(of: transaction),
+          cause: cause, record: nil, on: tx)
+        return true
+      }
+    } catch SettlementRefusal.transactionAlreadyUsed {
+      // Its notification or another post recorded it meanwhile, for the subscriber.
+      return true
+    }
+  }
+}
