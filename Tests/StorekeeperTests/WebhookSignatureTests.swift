@@ -55,6 +55,7 @@ import Testing
       ("https://-bad.example/", "host"), ("https:///h", "host"), ("ftp://example.com", "https"),
       ("https://example.com:123456/", "port"), ("https://example.com:99999/", "port"),
       ("https://example.com:0/", "port"), ("https://example.com:65536/h", "port"),
+      ("https://example.com:0443/h", "port with a leading zero"),
       ("https://example.com/" + String(repeating: "a", count: 2048), "2048"),
     ]
     for (bad, why) in refusals {

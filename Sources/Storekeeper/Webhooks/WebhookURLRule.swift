@@ -46,12 +46,14 @@ enum WebhookURLRule {
     }
   }
 
-  /// Empty, or `:` and a TCP port, 1–65535: five digits alone would let `:0` or `:99999`
-  /// through, an endpoint no attempt can ever reach.
+  /// Empty, or `:` and a TCP port, 1–65535, without a leading zero (as the pattern says, which
+  /// cannot compare numbers): five digits alone would let `:0` or `:99999` through, an endpoint
+  /// no attempt can ever reach.
   private static func isPort(_ port: Substring.UTF8View) -> Bool {
     guard let colon = port.first else { return true }
     let digits = port.dropFirst()
     guard colon == UInt8(ascii: ":"), (1...5).contains(digits.count),
+      digits.first != UInt8(ascii: "0"),
       digits.allSatisfy({ (48...57).contains($0) }), let value = Int(Substring(digits))
     else { return false }
     return (1...65535).contains(value)
