@@ -1,4 +1,4 @@
-/// What a user owns now: balances summed from the ledger, active entitlements, and owned
+/// What a user owns now: balances (the ledger's running sums, `user_balances`), active entitlements, and owned
 /// non-consumables.
 struct Entitlements: Codable, Sendable {
   struct Active: Codable, Sendable, Equatable {
