@@ -1,5 +1,5 @@
-/// What a user owns now: balances (the ledger's running sums, `user_balances`), active entitlements, and owned
-/// non-consumables.
+/// What a user owns now: balances (the ledger's running sums, `user_balances`), active
+/// entitlements, and owned non-consumables.
 struct Entitlements: Codable, Sendable {
   struct Active: Codable, Sendable, Equatable {
     var entitlement: String
