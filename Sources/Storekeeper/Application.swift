@@ -88,7 +88,9 @@ public final class Application: Sendable {
       logger: logger.with("component", "webhooks"), wake: { webhookBox.wake() })
     self.webhookDispatcher = webhookDispatcher
     let gate = VerificationGate(
-      offline: config.verifyConcurrency, apple: config.verifyReceiptConcurrency)
+      cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
+      queueLength: config.verifyQueueLength,
+      queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
     let processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
     let receipts = ReceiptService(
