@@ -165,7 +165,7 @@ public final class Application: Sendable {
         stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
         catalog: catalog, requests: requestMetrics,
         appleSettings: appleSettings, pools: pools, webhooks: webhookMetrics,
-        receiptCalls: verifier.serverAPI?.metrics
+        receiptCalls: verifier.serverAPI?.metrics, verification: gate
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)

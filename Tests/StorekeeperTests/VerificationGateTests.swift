@@ -54,6 +54,10 @@ import Testing
     gate.leave(.cpu)
     #expect(try await first.value == "first")
     #expect(gate.inUse(.cpu) == 0)
+    #expect(
+      gate.counts(.cpu)
+        == .init(admittedAfterWaiting: 1, refusedFull: 1, refusedWaiting: 0, peakWaiting: 1))
+    #expect(gate.lines.contains("storekeeper_verification_refused_total{lane=\"cpu\"} 1"))
   }
 
   @Test func aWaiterIsRefusedAfterTheQueueTimeoutAndLeavesTheQueue() async throws {
@@ -64,6 +68,7 @@ import Testing
       try await gate.admit(.cpu)
     }
     #expect(gate.waiting(.cpu) == 0 && gate.inUse(.cpu) == 1)
+    #expect(gate.counts(.cpu).refusedWaiting == 1)
     // The slot its holder frees is free again, not handed to the one that left.
     gate.leave(.cpu)
     #expect(gate.inUse(.cpu) == 0)

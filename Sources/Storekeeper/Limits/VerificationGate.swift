@@ -28,6 +28,18 @@ final class VerificationGate: Sendable {
   let queueTimeout: Duration
   private let state: Mutex<State>
 
+  /// What a lane's queue did since start, for `/metrics`.
+  struct Counts: Sendable, Equatable {
+    /// Requests that waited for their slot and got it.
+    var admittedAfterWaiting = 0
+    /// Refused at once: the queue was full.
+    var refusedFull = 0
+    /// Refused after `queueTimeout`, or when their task was cancelled.
+    var refusedWaiting = 0
+    /// The most requests and background work that waited at once.
+    var peakWaiting = 0
+  }
+
   private struct Waiter {
     var id: UInt64
     var continuation: CheckedContinuation<Bool, Never>
@@ -41,6 +53,7 @@ final class VerificationGate: Sendable {
     var waiters: [[Waiter]] = [[], []]
     var queued = [0, 0]
     var nextId: UInt64 = 0
+    var counts = [Counts(), Counts()]
 
     mutating func remove(_ lane: Int, at index: Int) -> Waiter {
       let waiter = waiters[lane].remove(at: index)
@@ -83,10 +96,14 @@ final class VerificationGate: Sendable {
             state.inUse[l] += 1
             return nil
           }
-          guard state.queued[l] < queueLength else { return false }
+          guard state.queued[l] < queueLength else {
+            state.counts[l].refusedFull += 1
+            return false
+          }
           state.waiters[l].append(
             Waiter(id: id, continuation: continuation, timer: nil, bounded: true))
           state.queued[l] += 1
+          state.counts[l].peakWaiting = max(state.counts[l].peakWaiting, state.waiters[l].count)
           return true
         }
         switch queued {
@@ -127,6 +144,7 @@ final class VerificationGate: Sendable {
       guard let index = state.waiters[lane.rawValue].firstIndex(where: { $0.id == id }) else {
         return nil
       }
+      state.counts[lane.rawValue].refusedWaiting += 1
       return state.remove(lane.rawValue, at: index)
     }
     waiter?.timer?.cancel()
@@ -148,6 +166,7 @@ final class VerificationGate: Sendable {
         state.nextId &+= 1
         state.waiters[l].append(
           Waiter(id: state.nextId, continuation: continuation, timer: nil, bounded: false))
+        state.counts[l].peakWaiting = max(state.counts[l].peakWaiting, state.waiters[l].count)
         return false
       }
       if now { continuation.resume(returning: true) }
@@ -159,7 +178,11 @@ final class VerificationGate: Sendable {
   /// Hands the slot to the first waiter, if any, else frees it.
   func leave(_ lane: Lane) {
     let next = state.withLock { state -> Waiter? in
-      if !state.waiters[lane.rawValue].isEmpty { return state.remove(lane.rawValue, at: 0) }
+      if !state.waiters[lane.rawValue].isEmpty {
+        let next = state.remove(lane.rawValue, at: 0)
+        if next.bounded { state.counts[lane.rawValue].admittedAfterWaiting += 1 }
+        return next
+      }
       state.inUse[lane.rawValue] -= 1
       return nil
     }
@@ -171,6 +194,8 @@ final class VerificationGate: Sendable {
 
   /// Requests and background work waiting for a slot of `lane`.
   func waiting(_ lane: Lane) -> Int { state.withLock { $0.waiters[lane.rawValue].count } }
+
+  func counts(_ lane: Lane) -> Counts { state.withLock { $0.counts[lane.rawValue] } }
 
   /// Runs the CPU step `body` holding a slot of `lane`, after waiting in the queue for one.
   func withQueuedSlot<T>(_ lane: Lane, _ body: () throws -> T) async throws -> T {
