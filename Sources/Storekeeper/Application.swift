@@ -88,7 +88,9 @@ public final class Application: Sendable {
       logger: logger.with("component", "webhooks"), wake: { webhookBox.wake() })
     self.webhookDispatcher = webhookDispatcher
     let gate = VerificationGate(
-      offline: config.verifyConcurrency, apple: config.verifyReceiptConcurrency)
+      cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
+      queueLength: config.verifyQueueLength,
+      queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
     let processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
     let receipts = ReceiptService(
@@ -163,7 +165,7 @@ public final class Application: Sendable {
         stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
         catalog: catalog, requests: requestMetrics,
         appleSettings: appleSettings, pools: pools, webhooks: webhookMetrics,
-        receiptCalls: verifier.serverAPI?.metrics
+        receiptCalls: verifier.serverAPI?.metrics, verification: gate
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: catalogRepository, cache: catalog)

@@ -154,19 +154,44 @@ import Testing
     }
   }
 
-  @Test func aReportPastTheVerificationCapIsRefusedBeforeAnythingIsStored() async throws {
+  @Test func aReportPastTheSignatureQueueIsRefusedBeforeAnythingIsStored() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()
       let order = try await h.newOrder()
       var processor = h.processor
-      processor.gate = VerificationGate(offline: 1, apple: 1)
-      #expect(processor.gate.tryEnter(.apple))
-      await #expect(throws: VerificationBusy(lane: .apple)) {
+      processor.gate = VerificationGate(cpu: 1, apple: 1, queueLength: 0)
+      #expect(processor.gate.tryEnter(.cpu))
+      await #expect(throws: VerificationBusy(lane: .cpu)) {
         try await processor.process(
           .paid(tradeNo: order.tradeNo, proof: .receipt("YnVzeQ==")), logger: DomainHarness.logger)
       }
       #expect(try await Self.count(h, "SELECT count(*) AS n FROM trade_reports") == 0)
       #expect(try await Self.count(h, "SELECT count(*) AS n FROM proofs") == 0)
+    }
+  }
+
+  @Test func aReceiptPastApplesCallCapIsStoredAndPendingForTheRetryWorker() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      var processor = h.processor
+      processor.gate = VerificationGate(cpu: 1, apple: 1)
+      #expect(processor.gate.tryEnter(.apple))
+      let result = try await processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("YnVzeQ==")), logger: DomainHarness.logger)
+      guard case .pending = result else {
+        Issue.record("expected pending, got \(result)")
+        return
+      }
+      // Due at the worker's next pass, not after the retry policy's first delay.
+      #expect(
+        try await Self.count(
+          h,
+          """
+          SELECT count(*) AS n FROM trade_reports WHERE outcome = 'pending'
+            AND last_error = 'apple_busy' AND next_attempt_at <= now()
+          """) == 1)
+      #expect(processor.gate.inUse(.apple) == 1 && processor.gate.inUse(.cpu) == 0)
     }
   }
 
@@ -181,7 +206,7 @@ import Testing
         return
       }
       var processor = h.processor
-      processor.gate = VerificationGate(offline: 1, apple: 1)
+      processor.gate = VerificationGate(cpu: 1, apple: 1)
       let gate = processor.gate
       let worker = ReportRetryWorker(
         reports: h.reports, orders: h.orders, processor: processor, receipts: h.receipts,

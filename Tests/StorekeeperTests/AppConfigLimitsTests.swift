@@ -15,6 +15,7 @@ import Testing
     #expect(defaults.maxOpenOrdersPerUser == 20 && defaults.trustedProxies.isEmpty)
     #expect(defaults.proofRetentionMs == 30 * 86_400_000)
     #expect(defaults.proofBytesPerUser == RateSpec(perSecond: 16_000_000 / 3600, burst: 16_000_000))
+    #expect(defaults.verifyQueueLength == 1024 && defaults.verifyQueueTimeoutMs == 5_000)
 
     var env = base
     env["RATE_LIMIT_PER_ADDRESS"] = "off"
@@ -24,6 +25,8 @@ import Testing
     env["MAX_OPEN_ORDERS_PER_USER"] = "4"
     env["PROOF_RETENTION"] = "7d"
     env["PROOF_BYTES_PER_USER"] = "4MB/min,burst=8MB"
+    env["VERIFY_QUEUE_LENGTH"] = "0"
+    env["VERIFY_QUEUE_TIMEOUT"] = "750ms"
     let config = try AppConfig.fromEnvironment(env)
     #expect(config.proofBytesPerUser == RateSpec(perSecond: 4_000_000 / 60, burst: 8_000_000))
     env["PROOF_BYTES_PER_USER"] = "off"
@@ -33,6 +36,7 @@ import Testing
     #expect(config.trustedProxies.count == 2)
     #expect(config.verifyReceiptConcurrency == 3 && config.maxOpenOrdersPerUser == 4)
     #expect(config.proofRetentionMs == 7 * 86_400_000)
+    #expect(config.verifyQueueLength == 0 && config.verifyQueueTimeoutMs == 750)
   }
 
   @Test func namesTheLimitThatIsWrong() {
@@ -40,7 +44,8 @@ import Testing
       ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),
       ("TRUSTED_PROXIES", "10.0.0.0/99"), ("VERIFY_CONCURRENCY", "0"),
       ("MAX_OPEN_ORDERS_PER_USER", "-1"), ("PROOF_RETENTION", "soon"),
-      ("PROOF_BYTES_PER_USER", "16MB"),
+      ("PROOF_BYTES_PER_USER", "16MB"), ("VERIFY_QUEUE_LENGTH", "-1"),
+      ("VERIFY_QUEUE_TIMEOUT", "61s"), ("VERIFY_QUEUE_TIMEOUT", "0s"),
     ] {
       var env = base
       env[name] = value

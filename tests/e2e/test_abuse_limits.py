@@ -97,14 +97,14 @@ def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notif
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
     receipts = [fake.purchase(GOLD, "consumable")["receipt"] for _ in range(8)]
     fake.fault("timeout", delay_ms=3000)
-    results: list[tuple[int, float, str | None]] = []
+    results: list[tuple[int, float, str | None, dict]] = []
     lock = threading.Lock()
 
     def post(receipt: str) -> None:
         started = time.monotonic()
         r = api.receipts(receipt=receipt, user_id=unique("flood"))
         with lock:
-            results.append((r.status_code, time.monotonic() - started, r.headers.get("Retry-After")))
+            results.append((r.status_code, time.monotonic() - started, r.headers.get("Retry-After"), r.json()))
 
     threads = [threading.Thread(target=post, args=(receipt,)) for receipt in receipts]
     for t in threads:
@@ -123,12 +123,14 @@ def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notif
 
     assert notified.status_code == 200, notified.text
     assert catalog_s < 1 and notification_s < 1, (catalog_s, notification_s)
-    busy = [r for r in results if r[0] == 503]
-    held = [r for r in results if r[0] != 503]
-    assert len(held) <= 2 and len(busy) >= 6, results
-    assert all(r[1] < 1.5 and r[2] is not None for r in busy), results
-    # Nothing was stored for the refused posts: they may simply be sent again.
-    assert int(stack.db.scalar("SELECT count(*) FROM trade_reports")) == len(held)
+    # At most the cap's two posts held a call to Apple; the others, past it, were stored after
+    # their signature check and answered 202 pending at once (issue 23: the retry worker
+    # settles them), never refused.
+    queued = [r for r in results if r[0] == 202 and r[1] < 1.5]
+    held = [r for r in results if r not in queued]
+    assert len(held) <= 2 and len(queued) >= 6, [r[:3] for r in results]
+    assert all(r[3]["verification"] == "pending" for r in queued), results
+    assert int(stack.db.scalar("SELECT count(*) FROM trade_reports")) == len(receipts)
 
 
 def test_one_users_flood_of_big_junk_receipts_is_refused_past_its_proof_budget_while_others_are_served(launcher):

@@ -39,6 +39,17 @@ extension AppConfig {
       try reader.integer("VERIFY_CONCURRENCY", 1...4096) ?? config.verifyConcurrency
     config.verifyReceiptConcurrency =
       try reader.integer("VERIFY_RECEIPT_CONCURRENCY", 1...4096) ?? config.verifyReceiptConcurrency
+    config.verifyQueueLength =
+      try reader.integer("VERIFY_QUEUE_LENGTH", 0...100_000) ?? config.verifyQueueLength
+    if let ms = try reader.duration("VERIFY_QUEUE_TIMEOUT") {
+      // A waiter holds its connection and an in-flight slot; past a minute its client has
+      // most likely given up already.
+      guard ms <= 60_000 else {
+        throw ConfigError(
+          variable: "VERIFY_QUEUE_TIMEOUT", problem: "must be at most 60s, got \(ms) ms")
+      }
+      config.verifyQueueTimeoutMs = ms
+    }
     config.maxOpenOrdersPerUser =
       try reader.integer("MAX_OPEN_ORDERS_PER_USER", 1...10_000) ?? config.maxOpenOrdersPerUser
   }

@@ -87,6 +87,10 @@ public struct AppConfig: Sendable {
   var verifyConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
   /// `VERIFY_RECEIPT_CONCURRENCY`: receipts being checked with Apple at once (network-bound).
   var verifyReceiptConcurrency = 8
+  /// `VERIFY_QUEUE_LENGTH`: proofs that may wait for a signature check before 503 (0: none).
+  var verifyQueueLength = 1024
+  /// `VERIFY_QUEUE_TIMEOUT`: how long a proof waits for a signature check before 503.
+  var verifyQueueTimeoutMs: Int64 = 5_000
   /// `MAX_OPEN_ORDERS_PER_USER`: unpaid orders one user may hold.
   var maxOpenOrdersPerUser = 20
   /// `ORDER_BATCH_MAX`: most order creations written in one statement (1: each on its own).

@@ -20,6 +20,8 @@ struct MetricsRoutes: Sendable {
   var webhooks: WebhookMetrics? = nil
   /// Apple calls for receipts, when they are judged through the App Store Server API.
   var receiptCalls: ServerAPIReceiptMetrics? = nil
+  /// This instance's verification lanes and queue.
+  var verification: VerificationGate? = nil
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/metrics") { request, context in
@@ -35,6 +37,7 @@ struct MetricsRoutes: Sendable {
       lines += appleSettingsLines()
       lines += webhooks?.attemptLines() ?? []
       lines += receiptCalls?.lines ?? []
+      lines += verification?.lines ?? []
       lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),

@@ -16,57 +16,71 @@ struct ProofVerifier: Sendable {
   /// `server_api`: a receipt the Server API cannot read is refused, never sent to verifyReceipt.
   var serverAPIOnly = false
 
+  /// Verifies `proof` whole: the CPU step, then Apple's part for a receipt. Callers that keep
+  /// within `VerificationGate`'s lanes take the steps one by one (`verify(_:waitingAt:)`).
   func verify(_ proof: Proof) async -> VerificationResult<[VerifiedTransaction]> {
     switch proof {
-    case .signedTransaction(let jws):
-      switch signed.verifyTransaction(jws) {
-      case .valid(let payload):
-        guard let transaction = payload.verifiedTransaction else {
-          return .invalid("malformed_payload")
-        }
-        return .valid([transaction])
-      case .invalid(let reason): return .invalid(reason)
-      case .retryable(let reason): return .retryable(reason)
-      case .misconfigured(let problem): return .misconfigured(problem)
-      }
-    case .receipt(let receipt):
-      let (answer, path) = await verifyReceipt(receipt)
-      switch answer {
-      case .valid(let verified):
-        appleSettings.resolved(environment: verified.environment, settings: path)
-        return .valid(verified.transactions)
-      case .invalid(let reason): return .invalid(reason)
-      case .retryable(let reason): return .retryable(reason)
-      case .misconfigured(let problem):
-        appleSettings.record(problem)
-        return .misconfigured(problem)
-      }
+    case .signedTransaction(let jws): return verifySigned(jws)
+    case .receipt(let receipt): return await ask(receipt: receipt, checked: check(receipt: receipt))
     }
   }
 
-  /// What can be said of `proof` without asking anyone, before it is stored: the reason it is
-  /// refused (an app receipt Apple did not sign for this app, base64 that is none, an iOS 6
-  /// receipt where only the Server API judges receipts), or nil when it may be stored and
-  /// verified. Signed transactions are verified offline and never stored first.
-  func screen(_ proof: Proof) -> String? {
-    guard case .receipt(let receipt) = proof else { return nil }
-    switch appReceipts.check(base64: receipt) {
+  /// A signed transaction's whole check, offline and CPU-bound: ES256 over its certificate
+  /// chain and its payload.
+  func verifySigned(_ jws: String) -> VerificationResult<[VerifiedTransaction]> {
+    switch signed.verifyTransaction(jws) {
+    case .valid(let payload):
+      guard let transaction = payload.verifiedTransaction else {
+        return .invalid("malformed_payload")
+      }
+      return .valid([transaction])
+    case .invalid(let reason): return .invalid(reason)
+    case .retryable(let reason): return .retryable(reason)
+    case .misconfigured(let problem): return .misconfigured(problem)
+    }
+  }
+
+  /// A receipt's CPU step: its PKCS#7 signature, before anything is stored or asked.
+  func check(receipt: String) -> AppReceiptCheck { appReceipts.check(base64: receipt) }
+
+  /// Why a checked receipt is refused before it is stored (one Apple did not sign for this
+  /// app, base64 that is none, an iOS 6 receipt where only the Server API judges receipts), or
+  /// nil when it may be stored and sent to Apple.
+  func refusal(of check: AppReceiptCheck) -> String? {
+    switch check {
     case .refused(let reason): return reason.rawValue
     case .notAppReceipt: return serverAPI != nil && serverAPIOnly ? "not_an_app_receipt" : nil
     case .signed: return nil
     }
   }
 
+  /// Apple's part of judging a receipt already checked (`check(receipt:)`): the network call.
+  func ask(receipt: String, checked: AppReceiptCheck) async
+    -> VerificationResult<[VerifiedTransaction]>
+  {
+    let (answer, path) = await verifyReceipt(receipt, checked: checked)
+    switch answer {
+    case .valid(let verified):
+      appleSettings.resolved(environment: verified.environment, settings: path)
+      return .valid(verified.transactions)
+    case .invalid(let reason): return .invalid(reason)
+    case .retryable(let reason): return .retryable(reason)
+    case .misconfigured(let problem):
+      appleSettings.record(problem)
+      return .misconfigured(problem)
+    }
+  }
+
   /// The Server API for signed app receipts when configured; verifyReceipt for the rest (iOS
   /// 6-style transaction receipts carry no PKCS#7 container) unless it is off. Also returns the
   /// settings of the path that answered, which a valid answer proves right.
-  private func verifyReceipt(_ receipt: String) async -> (
+  private func verifyReceipt(_ receipt: String, checked: AppReceiptCheck) async -> (
     VerificationResult<VerifiedReceipt>, Set<Misconfiguration.Setting>
   ) {
     let verifyReceiptSettings: Set<Misconfiguration.Setting> = [
       .sharedSecret, .verifyReceiptURL, .verifyReceiptSandboxURL,
     ]
-    switch appReceipts.check(base64: receipt) {
+    switch checked {
     case .refused(let reason):
       return (.invalid(reason.rawValue), [])
     case .signed(let signedReceipt):

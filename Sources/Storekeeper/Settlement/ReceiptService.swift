@@ -13,8 +13,9 @@ struct ReceiptService: Sendable {
   let settlement: SettlementService
   let catalog: CatalogRepository
   let entitlements: EntitlementRepository
-  /// Caps how many receipts are sent to Apple at once; a post past the cap is refused before
-  /// its proof is stored.
+  /// Admits the signature checks (queued, refused before anything is stored when the queue is
+  /// full or too slow) and Apple's calls (past that cap a stored receipt waits for the retry
+  /// worker).
   var gate = VerificationGate.unbounded
 
   /// A receipt post, as the edge read it.
@@ -26,30 +27,47 @@ struct ReceiptService: Sendable {
 
   enum Result: Sendable {
     case applied(ReceiptOutcome)
-    /// Apple could not be asked; the retry worker applies it later.
+    /// Apple could not be asked (away, or at its cap); the retry worker applies it later.
     case pending(reportId: Int64)
   }
 
   func submit(_ submission: Submission, logger: Logger) async throws -> Result {
-    try await gate.withSlot(for: submission.proof.kind) {
-      try await verify(submission, logger: logger)
+    let proof = submission.proof
+    let verification: VerificationResult<[VerifiedTransaction]>
+    let reportId: Int64
+    switch proof {
+    case .signedTransaction(let jws):
+      // Only the signature check holds a slot, never the database work after it.
+      let verdict = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
+      reportId = try await storePending(submission)
+      verification = verdict
+    case .receipt(let receipt):
+      let checked = try await gate.withQueuedSlot(.cpu) { verifier.check(receipt: receipt) }
+      if let reason = verifier.refusal(of: checked) {
+        try await reports.insertRefused(
+          tradeNo: nil, userId: submission.userId, productId: submission.productId,
+          proof: proof, code: reason)
+        logger.warning(
+          "receipt refused before it was stored",
+          ["user_id": .string(submission.userId ?? ""), "reason": .string(reason)])
+        throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
+      }
+      reportId = try await storePending(submission)
+      // Apple's call has a cap of its own; past it the stored receipt is the retry worker's,
+      // as when Apple is away, and due at its next pass.
+      guard
+        let answer = await gate.ifFree(
+          .apple, { await verifier.ask(receipt: receipt, checked: checked) })
+      else {
+        try await reports.retryLater(
+          reportId, error: ReportProcessor.appleBusy, atMs: reports.clock.milliseconds)
+        logger.warning(
+          "receipt postponed: Apple's calls are at their cap",
+          ["user_id": .string(submission.userId ?? "")])
+        return .pending(reportId: reportId)
+      }
+      verification = answer
     }
-  }
-
-  private func verify(_ submission: Submission, logger: Logger) async throws -> Result {
-    if let reason = verifier.screen(submission.proof) {
-      try await reports.insertRefused(
-        tradeNo: nil, userId: submission.userId, productId: submission.productId,
-        proof: submission.proof, code: reason)
-      logger.warning(
-        "receipt refused before it was stored",
-        ["user_id": .string(submission.userId ?? ""), "reason": .string(reason)])
-      throw SettlementRefusal.invalidProof(reason: reason, field: submission.proof.field)
-    }
-    let reportId = try await reports.insertPending(
-      tradeNo: nil, userId: submission.userId, productId: submission.productId,
-      proof: submission.proof)
-    let verification = await verifier.verify(submission.proof)
     switch verification {
     case .valid(let transactions):
       let outcome = try await apply(
@@ -79,6 +97,12 @@ struct ReceiptService: Sendable {
         atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
       return .pending(reportId: reportId)
     }
+  }
+
+  private func storePending(_ submission: Submission) async throws -> Int64 {
+    try await reports.insertPending(
+      tradeNo: nil, userId: submission.userId, productId: submission.productId,
+      proof: submission.proof)
   }
 
   func apply(_ transactions: [VerifiedTransaction], userId: String?, productId: String?)

@@ -3,15 +3,15 @@ import StorekeeperLogging
 
 /// Reports about orders, for the route and the retry worker alike: verify the proof, settle
 /// the order or record why not. A proof Apple must check is stored as a pending report first,
-/// so a report survives Apple being away and the process dying; a signed transaction, checked
-/// offline, is stored with its outcome.
+/// so a report survives Apple being away, Apple's call being at its cap and the process dying;
+/// a signed transaction, checked offline, is stored with its outcome.
 struct ReportProcessor: Sendable {
   let orders: OrderRepository
   let reports: ReportStore
   let verifier: ProofVerifier
   let settlement: SettlementService
-  /// Caps how many proofs are verified at once; a report past the cap is refused before its
-  /// proof is stored.
+  /// Admits the signature checks (queued, refused before anything is stored when the queue is
+  /// full or too slow) and Apple's calls (past that cap a report waits for the retry worker).
   var gate = VerificationGate.unbounded
 
   /// `actingUser` is the user the report comes from, or nil for a trusted caller that may
@@ -44,9 +44,7 @@ struct ReportProcessor: Sendable {
             product: context.product, quantity: context.order.quantity,
             transactionId: context.order.transactionId, newlyGranted: false)))
     }
-    return try await gate.withSlot(for: proof.kind) {
-      try await verify(tradeNo, proof: proof, context: context, logger: logger)
-    }
+    return try await verify(tradeNo, proof: proof, context: context, logger: logger)
   }
 
   private func verify(
@@ -54,22 +52,38 @@ struct ReportProcessor: Sendable {
   ) async throws -> ReportResult {
     let order = context.order
     let fields: [String: LogValue] = ["trade_no": .string(LogRedaction.tradeNumber(tradeNo))]
-    if let reason = verifier.screen(proof) {
-      try await reports.insertRefused(
-        tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof,
-        code: reason)
-      logger.warning(
-        "invalid proof, refused before it was stored",
-        fields.merging(["reason": .string(reason)]) { $1 })
-      throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
-    }
     var record = ReportStore.Record.new(proof)
-    if !proof.isOffline {
-      record = .stored(
-        id: try await reports.insertPending(
-          tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof))
+    let verification: VerificationResult<[VerifiedTransaction]>
+    switch proof {
+    case .signedTransaction(let jws):
+      // Only the signature check holds a slot: settling below waits on the database, not on it.
+      verification = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
+    case .receipt(let receipt):
+      let checked = try await gate.withQueuedSlot(.cpu) { verifier.check(receipt: receipt) }
+      if let reason = verifier.refusal(of: checked) {
+        try await reports.insertRefused(
+          tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof,
+          code: reason)
+        logger.warning(
+          "invalid proof, refused before it was stored",
+          fields.merging(["reason": .string(reason)]) { $1 })
+        throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
+      }
+      let id = try await reports.insertPending(
+        tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof)
+      record = .stored(id: id)
+      // Apple's call has a cap of its own; past it the stored report is the retry worker's, as
+      // when Apple is away, and due at its next pass.
+      guard
+        let answer = await gate.ifFree(
+          .apple, { await verifier.ask(receipt: receipt, checked: checked) })
+      else {
+        return try await postpone(
+          tradeNo, order: order, id: id, reason: Self.appleBusy, atMs: reports.clock.milliseconds,
+          logger: logger)
+      }
+      verification = answer
     }
-    let verification = await verifier.verify(proof)
     switch verification {
     case .valid(let transactions):
       let settled = try await settle(
@@ -86,7 +100,6 @@ struct ReportProcessor: Sendable {
     case .retryable, .misconfigured:
       // Apple could not judge the proof yet, or could not because of this server's own
       // settings: either way the customer's report waits, it is not refused.
-      let reason = verification.reason ?? "retryable"
       let id: Int64
       switch record {
       case .stored(let stored): id = stored
@@ -94,13 +107,27 @@ struct ReportProcessor: Sendable {
         id = try await reports.insertPending(
           tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof)
       }
-      try await reports.retryLater(
-        id, error: reason,
-        atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
-      let current = try await orders.markVerificationPending(tradeNo) ?? order
-      logger.warning("verification postponed", fields.merging(["reason": .string(reason)]) { $1 })
-      return .pending(PendingVerification(order: current, reportId: id))
+      return try await postpone(
+        tradeNo, order: order, id: id, reason: verification.reason ?? "retryable",
+        atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1), logger: logger)
     }
+  }
+
+  /// What a report waiting on Apple's cap records as its last error.
+  static let appleBusy = "apple_busy"
+
+  /// Leaves stored report `id` to the retry worker from `atMs` and answers pending.
+  private func postpone(
+    _ tradeNo: String, order: Order, id: Int64, reason: String, atMs: Int64, logger: Logger
+  ) async throws -> ReportResult {
+    try await reports.retryLater(id, error: reason, atMs: atMs)
+    let current = try await orders.markVerificationPending(tradeNo) ?? order
+    logger.warning(
+      "verification postponed",
+      [
+        "trade_no": .string(LogRedaction.tradeNumber(tradeNo)), "reason": .string(reason),
+      ])
+    return .pending(PendingVerification(order: current, reportId: id))
   }
 
   /// Settles, or records the definite refusal on the report before it is thrown.

@@ -32,10 +32,8 @@ struct ReportRetryWorker: Sendable {
       "attempt": .int(report.attempts),
     ]
     do {
-      // The same cap as requests, but waiting for a slot: nobody waits on the worker.
-      let verdict = await processor.gate.waitingForSlot(for: report.proof.kind) {
-        await processor.verifier.verify(report.proof)
-      }
+      // The same lanes as requests, but waiting for a slot: nobody waits on the worker.
+      let verdict = await processor.verifier.verify(report.proof, waitingAt: processor.gate)
       switch verdict {
       case .valid(let transactions):
         if let tradeNo = report.tradeNo {

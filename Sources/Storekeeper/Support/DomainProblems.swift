@@ -88,11 +88,12 @@ extension OrderStateMachine.Refused {
 }
 
 extension VerificationBusy: DomainProblem {
-  /// Quick and retryable: the request held no slot of its own and stored nothing.
+  /// Retryable: the request waited its turn in vain (or found the queue full) and stored
+  /// nothing.
   var problem: HTTPError {
     HTTPError(
       503, code: "verification_busy",
       detail: "too many proofs are being verified right now; retry shortly",
-      headers: HTTPHeaders([("Retry-After", "1")]))
+      headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))]))
   }
 }
