@@ -160,4 +160,41 @@ import Testing
       }
     }
   }
+
+  /// The cap is bound, not written into the text: the free-slot search's plan does not depend
+  /// on it, so PostgreSQL settles on one generic plan (before issue 23 a bound cap made the
+  /// generic plan expect a thousand slots and every execution was planned afresh). One
+  /// session, so the statement's counters are the ones it used.
+  @Test func theCreationStatementIsPlannedOnceAtALimitOfTenThousand() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      var configuration = h.database.configuration
+      configuration.maxConnections = 1
+      let session = PostgresPool(configuration: configuration, logger: DomainHarness.logger)
+      let plans: PostgresRow
+      do {
+        for round in 0..<8 {
+          let outcome = try await h.orders.create(
+            userId: "plan-\(round)", productId: "gold.100", quantity: 1, ttlSeconds: 3600,
+            maxOpen: 10_000, on: session)
+          #expect(isCreated(outcome))
+        }
+        plans = try #require(
+          try await session.query(
+            """
+            SELECT generic_plans, custom_plans FROM pg_prepared_statements
+            WHERE statement LIKE '%INSERT INTO orders%' AND statement LIKE '%random()%'
+            """
+          ).first)
+        await session.shutdown()
+      } catch {
+        await session.shutdown()
+        throw error
+      }
+      let generic: Int64 = try plans.decode("generic_plans")
+      let custom: Int64 = try plans.decode("custom_plans")
+      #expect(custom <= 5)
+      #expect(generic >= 3)
+    }
+  }
 }

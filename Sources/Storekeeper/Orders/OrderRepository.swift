@@ -13,8 +13,8 @@ struct OrderRepository: Sendable {
     case productNotFound
     case productInactive
     case quantityNotAllowed
-    /// The user holds `maxOpen` unpaid orders already: the statement itself saw every slot
-    /// taken.
+    /// The user holds `maxOpen` unpaid orders already, as the creating statement itself saw
+    /// (`freeSlots` found none).
     case tooManyOpenOrders
     /// The user was below the limit but `maxLostRaces` creations in a row lost their slot to
     /// another order of the same user. Retryable; never reached in practice (see `create`).
@@ -28,7 +28,8 @@ struct OrderRepository: Sendable {
   /// again, seeing the winner's slot taken.
   ///
   /// The refusal is exact: `.tooManyOpenOrders` only when the statement's own snapshot shows
-  /// every slot of 1...maxOpen taken. A lost race is retried, never reported as the limit.
+  /// the user at the limit (`freeSlots` empty). A lost race is retried, never reported as the
+  /// limit.
   /// Each loss is to a distinct order of the same user that committed during this call (the
   /// loser waits for it, and every later attempt sees it), so the loop runs only while that
   /// user's own concurrent creations keep winning. The first attempt takes the lowest free
