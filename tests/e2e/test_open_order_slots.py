@@ -8,16 +8,24 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from support import problem, unique
 
 GOLD = "com.example.tests.slots.gold"
 BURST = 200
 
 
-def two_instances(launcher, limit: int):
+# Group commit (the default), and every order in its own statement: the lone path, whose
+# racers all meet on the user's slots at once.
+PATHS = pytest.mark.parametrize("batch_max", ["64", "1"], ids=["group-commit", "one-by-one"])
+
+
+def two_instances(launcher, limit: int, batch_max: str):
     db = launcher.database()
-    a = launcher.storekeeper(db=db, MAX_OPEN_ORDERS_PER_USER=str(limit))
-    b = launcher.storekeeper(db=db, MAX_OPEN_ORDERS_PER_USER=str(limit), share_admin_with=a)
+    env = {"MAX_OPEN_ORDERS_PER_USER": str(limit), "ORDER_BATCH_MAX": batch_max}
+    a = launcher.storekeeper(db=db, **env)
+    b = launcher.storekeeper(db=db, share_admin_with=a, **env)
     a.client.put_product(GOLD)
     return db, a, b
 
@@ -42,8 +50,9 @@ def open_orders(db, user: str) -> int:
         f"SELECT count(*) FROM orders WHERE user_id = '{user}' AND trade_status = 'WAIT_BUYER_PAY'"))
 
 
-def test_a_user_below_the_limit_is_never_refused_under_a_burst_on_two_instances(launcher):
-    db, a, b = two_instances(launcher, 1000)
+@PATHS
+def test_a_user_below_the_limit_is_never_refused_under_a_burst_on_two_instances(launcher, batch_max):
+    db, a, b = two_instances(launcher, 1000, batch_max)
     user = unique("slots-below")
     answers = burst(a, b, user, keyed_every=3)
     refused = [r for r in answers if r.status_code != 201]
@@ -54,9 +63,10 @@ def test_a_user_below_the_limit_is_never_refused_under_a_burst_on_two_instances(
     assert int(db.scalar(f"SELECT max(open_slot) FROM orders WHERE user_id = '{user}'")) <= 1000
 
 
-def test_a_burst_past_the_limit_creates_exactly_the_limit_and_refuses_the_rest(launcher):
+@PATHS
+def test_a_burst_past_the_limit_creates_exactly_the_limit_and_refuses_the_rest(launcher, batch_max):
     limit = 50
-    db, a, b = two_instances(launcher, limit)
+    db, a, b = two_instances(launcher, limit, batch_max)
     user = unique("slots-at")
     seen = []
     done = threading.Event()
