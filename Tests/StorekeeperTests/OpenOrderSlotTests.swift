@@ -197,4 +197,17 @@ import Testing
       #expect(generic >= 3)
     }
   }
+
+  /// The guard against a loop with no end says "retry", never "limit".
+  @Test func aCreationThatKeepsLosingRacesIsAnsweredRetryableNotAsTheLimit() throws {
+    let new = OrderRoutes.NewOrder(userId: "ivy", productId: "gold.100", quantity: 1)
+    do {
+      _ = try OrderRoutes.answer(.contended, for: new, maxOpen: 20)
+      Issue.record("expected a refusal")
+    } catch let error as HTTPError {
+      #expect(error.status == 503)
+      #expect(error.code == "overloaded")
+      #expect(error.headers["Retry-After"] == "1")
+    }
+  }
 }
