@@ -45,6 +45,27 @@ final class OrderGroupCommit: Sendable {
     case lead
   }
 
+  /// The answers of a batch written one by one, each stored by the task that wrote it.
+  private final class Answers: Sendable {
+    private let results: Mutex<[Result<Response, any Error>]>
+
+    init(count: Int) {
+      results = Mutex(
+        Array(
+          repeating: .failure(
+            HTTPError(500, code: "internal_error", detail: "an internal error occurred")),
+          count: count))
+    }
+
+    func set(_ index: Int, _ result: Result<Response, any Error>) {
+      results.withLock { results in
+        if results.indices.contains(index) { results[index] = result }
+      }
+    }
+
+    var all: [Result<Response, any Error>] { results.withLock { $0 } }
+  }
+
   private struct State: ~Copyable {
     var queue: [Waiting] = []
     var flushing = 0
@@ -154,21 +175,23 @@ final class OrderGroupCommit: Sendable {
           "orders": .int(batch.count), "sqlstate": .string(error.sqlState ?? ""),
           "error": .string(error.message),
         ])
-      return await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
+      // Each child stores its own answer at its index; nothing comes back through the task
+      // group's results. A release build once returned (Int, Result) pairs from this group
+      // with an index past the batch (a trap on the store; with a dictionary, a lost answer),
+      // under issue 23's burst of one user's mixed keyed and plain orders.
+      let answers = Answers(count: batch.count)
+      await withTaskGroup(of: Void.self) { group in
         for (index, submission) in batch.enumerated() {
           group.addTask {
-            do { return (index, .success(try await self.commitAlone(submission))) } catch {
-              return (index, .failure(error))
+            do {
+              answers.set(index, .success(try await self.commitAlone(submission)))
+            } catch {
+              answers.set(index, .failure(error))
             }
           }
         }
-        var results = [Result<Response, any Error>](
-          repeating: .failure(
-            HTTPError(500, code: "internal_error", detail: "an internal error occurred")),
-          count: batch.count)
-        for await (index, result) in group { results[index] = result }
-        return results
       }
+      return answers.all
     } catch {
       return batch.map { _ in .failure(error) }
     }

@@ -7,4 +7,7 @@ enum OrderRefusal: Error, Equatable, Sendable {
   /// The user already holds the most unpaid orders allowed; paying, cancelling or letting one
   /// expire makes room.
   case tooManyOpenOrders(limit: Int)
+  /// The user is below the limit but every slot this request tried was taken by another of
+  /// their orders first (`OrderRepository.maxLostRaces` times): retryable, and never the limit.
+  case contended
 }

@@ -19,7 +19,8 @@ extension OrderRepository {
   ///
   /// A user's requests within the batch take that user's free slots in request order (the
   /// second takes the second free slot, and so on), so the `maxOpen` cap holds inside a batch
-  /// as it does across them.
+  /// as it does across them. The free slots are found from the user's taken ones
+  /// (`freeSlots`), so the statement's cost does not grow with `maxOpen`.
   ///
   /// Throws when the statement fails as a whole; nothing of it is then written.
   func createBatch(
@@ -35,8 +36,7 @@ extension OrderRepository {
       defer { earlier[user, default: 0] += 1 }
       return earlier[user] ?? 0
     }
-    let rows = try await executor.query(
-      """
+    var query: PostgresQuery = """
       WITH r AS (
         SELECT * FROM unnest(\(PostgresArray(items.map(\.userId)))::text[],
                              \(PostgresArray(items.map(\.productId)))::text[],
@@ -55,11 +55,12 @@ extension OrderRepository {
         JOIN products p ON p.product_id = r.product_id AND p.active
           AND (p.type = \(ProductType.consumable) OR r.quantity = 1)
         CROSS JOIN LATERAL (
-          -- The cap is written into the text, not bound (see `OrderRepository.slotRange`).
-          SELECT g.n::smallint AS slot FROM generate_series(1, \(unescaped: Self.slotRange(maxOpen))) g(n)
-          WHERE NOT EXISTS (
-            SELECT 1 FROM orders x WHERE x.user_id = r.user_id AND x.open_slot_key = g.n)
-          ORDER BY g.n OFFSET r.rank LIMIT 1
+          SELECT f.slot FROM (
+      """
+    query.append(Self.freeSlots(user: "r.user_id", maxOpen: maxOpen, count: "r.rank + 1"))
+    query.append(
+      """
+          ) f ORDER BY f.slot OFFSET r.rank LIMIT 1
         ) s
         -- One order of taking index entries for every writer, so two batches never wait on
         -- each other in a cycle.
@@ -76,6 +77,7 @@ extension OrderRepository {
         \(unescaped: SQLTime.rfc3339("created_at")), \(unescaped: SQLTime.rfc3339("expires_at"))
       FROM o
       """)
+    let rows = try await executor.query(query)
     var written: [String: PostgresRow] = [:]
     written.reserveCapacity(rows.count)
     for row in rows { written[try row.decode("trade_no", as: String.self)] = row }

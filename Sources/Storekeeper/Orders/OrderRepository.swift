@@ -13,8 +13,12 @@ struct OrderRepository: Sendable {
     case productNotFound
     case productInactive
     case quantityNotAllowed
-    /// The user holds `maxOpen` unpaid orders already.
+    /// The user holds `maxOpen` unpaid orders already, as the creating statement itself saw
+    /// (`freeSlots` found none).
     case tooManyOpenOrders
+    /// The user was below the limit but `maxLostRaces` creations in a row lost their slot to
+    /// another order of the same user. Retryable; never reached in practice (see `create`).
+    case contended
   }
 
   /// One statement (one round trip, autocommit unless `executor` is a transaction): reads the
@@ -22,39 +26,63 @@ struct OrderRepository: Sendable {
   /// free: no order), inserts the order and its first event. Two creations racing for the same
   /// slot meet at the `orders_open_slot` unique index: the loser inserts nothing and runs
   /// again, seeing the winner's slot taken.
+  ///
+  /// The refusal is exact: `.tooManyOpenOrders` only when the statement's own snapshot shows
+  /// the user at the limit (`freeSlots` empty). A lost race is retried, never reported as the
+  /// limit.
+  /// Each loss is to a distinct order of the same user that committed during this call (the
+  /// loser waits for it, and every later attempt sees it), so the loop runs only while that
+  /// user's own concurrent creations keep winning. The first attempt takes the lowest free
+  /// slot (a user's slots stay compact, which keeps a lowered limit meaningful); a retry,
+  /// which means others are creating for this user right now, picks at random among the
+  /// first `spread` free slots, so the racers spread out instead of meeting again.
   func create(
     userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int = 20,
     on executor: any PostgresExecutor
   ) async throws -> CreateOutcome {
-    for _ in 0..<8 {
+    for attempt in 0..<Self.maxLostRaces {
       if let outcome = try await createOnce(
         userId: userId, productId: productId, quantity: quantity, ttlSeconds: ttlSeconds,
-        maxOpen: maxOpen, on: executor)
+        maxOpen: maxOpen, choices: attempt == 0 ? 1 : Self.spread, on: executor)
       {
         return outcome
       }
     }
-    return .tooManyOpenOrders
+    return .contended
   }
 
-  /// nil: the slot it chose was taken meanwhile.
+  /// Lost races one creation survives before it answers `.contended` (a retryable 503, never
+  /// the limit's 409): a guard against a loop with no end, far past what a burst reaches.
+  static let maxLostRaces = 1_000
+
+  /// How many of a user's first free slots a creation picks among, so that concurrent
+  /// creations for one user spread over different slots instead of all taking the lowest.
+  static let spread = 32
+
+  /// nil: the slot it chose was taken meanwhile (the user was below the limit). `choices`:
+  /// how many of the lowest free slots it picks among, at random.
   private func createOnce(
     userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int,
-    on executor: any PostgresExecutor
+    choices: Int, on executor: any PostgresExecutor
   ) async throws -> CreateOutcome? {
     let tradeNo = TradeNumber.make()
     let token = AccountToken.make()
     let rows: [PostgresRow]
     do {
-      rows = try await executor.query(
-        """
+      var query: PostgresQuery = """
         WITH p AS (
           SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
+        ), f AS (
+        """
+      query.append(
+        Self.freeSlots(
+          user: "\(userId)", maxOpen: maxOpen, count: "\(unescaped: String(choices))"))
+      query.append(
+        """
         ), s AS (
-          SELECT n::smallint AS slot FROM generate_series(1, \(unescaped: Self.slotRange(maxOpen))) n
-          WHERE NOT EXISTS (
-            SELECT 1 FROM orders x WHERE x.user_id = \(userId) AND x.open_slot_key = n)
-          LIMIT 1
+          -- The count is written into the text (a constant of the code, 1 or `spread`), so
+          -- each of the two statements has one plan that is right for it.
+          SELECT slot FROM f ORDER BY random() LIMIT 1
         ), o AS (
           INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                               app_account_token, trade_status, expires_at, open_slot)
@@ -63,7 +91,6 @@ struct OrderRepository: Sendable {
                  now() + \(ttlSeconds)::int * interval '1 second', s.slot
           FROM p, s
           WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
-            AND s.slot IS NOT NULL
           ON CONFLICT (user_id, open_slot_key) DO NOTHING
           RETURNING *
         ), e AS (
@@ -71,9 +98,10 @@ struct OrderRepository: Sendable {
           SELECT trade_no, trade_status, \(OrderEventReason.created), \(OrderEventCause.api) FROM o
         )
         SELECT p.type AS product_type, p.active AS product_active,
-          (SELECT slot FROM s) IS NOT NULL AS slot_free, \(unescaped: Order.columnsOfO)
+          EXISTS (SELECT 1 FROM s) AS slot_free, \(unescaped: Order.columnsOfO)
         FROM p LEFT JOIN o ON true
         """)
+      rows = try await executor.query(query)
     } catch let error as PostgresError where error.sqlState == PostgresError.foreignKeyViolation {
       // The product was deleted between this statement's read and its insert (an admin DELETE
       // holds the row lock meanwhile): it is gone, as if it had never been read.
@@ -90,12 +118,6 @@ struct OrderRepository: Sendable {
     let slotFree: Bool = try row.decode("slot_free")
     return slotFree ? nil : .tooManyOpenOrders
   }
-
-  /// The upper bound of a user's open-order slots as SQL text. It is written into the
-  /// statement rather than bound: when bound, the planner's generic plan expects a
-  /// thousand slots, finds itself far dearer than a plan made for the actual value, and so
-  /// plans every execution afresh, which cost more than the rest of the statement.
-  static func slotRange(_ maxOpen: Int) -> String { String(max(0, maxOpen)) }
 
   /// An order Storekeeper opens for a purchase that came without one (a receipt, a renewal),
   /// at the product's current price, with its first event; nil when the product is unknown.

@@ -119,6 +119,7 @@ struct OrderRoutes: Sendable {
     case .productInactive: throw OrderRefusal.productInactive(new.productId).problem
     case .quantityNotAllowed: throw OrderRefusal.quantityNotAllowed.problem
     case .tooManyOpenOrders: throw OrderRefusal.tooManyOpenOrders(limit: maxOpen).problem
+    case .contended: throw OrderRefusal.contended.problem
     }
   }
 }

@@ -42,6 +42,11 @@ extension OrderRefusal: DomainProblem {
         409, code: "too_many_open_orders",
         detail:
           "this user already has \(limit) unpaid orders; pay, cancel or let one expire first")
+    case .contended:
+      HTTPError(
+        503, code: "overloaded",
+        detail: "too many orders for this user are being created at once; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "1")]))
     }
   }
 }
