@@ -30,6 +30,9 @@ extension FakeAppStoreServer {
     /// How the test chain looks; the defaults mimic Apple's.
     public var certificateOptions = FakeCertificateAuthority.Options()
     public var eventLoopCount = 1
+    /// How long shutdown waits for answers under way: held "timeout" answers are released at
+    /// shutdown and nothing else runs long, so 2 s, unless a test on a loaded machine needs more.
+    public var shutdownGracePeriod: Duration = .seconds(2)
     public var logger = Logger(label: "fake-appstore")
 
     public init() {}

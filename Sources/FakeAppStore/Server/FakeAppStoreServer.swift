@@ -29,8 +29,7 @@ public final class FakeAppStoreServer: Sendable {
     server.host = configuration.host
     server.port = configuration.port
     server.eventLoopCount = configuration.eventLoopCount
-    // Held "timeout" answers are released at shutdown; nothing else runs long.
-    server.shutdownGracePeriod = .seconds(2)
+    server.shutdownGracePeriod = configuration.shutdownGracePeriod
     http = HTTPServer(configuration: server, router: router, logger: configuration.logger)
   }
 
