@@ -67,9 +67,9 @@ WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transact
     FROM changed
   ), effect0 AS (INSERT INTO proofs (hash, kind, body, last_used_at)
   SELECT :b_hash, 'signed_transaction', :b_body, now() WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at RETURNING 1), effect1 AS (INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
-    outcome, attempts, proof_hash)
+    outcome, attempts, proof_hash, proof_size)
   SELECT trade_no, user_id, product_id, 'TRADE_SUCCESS', 'signed_transaction',
-    'settled', 1, :b_hash::text
+    'settled', 1, :b_hash::text, octet_length(:b_body::text)::integer
   FROM changed RETURNING 1), effect2 AS (UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL,
     updated_at = now()
   WHERE trade_no IN (SELECT trade_no FROM changed)
