@@ -39,7 +39,7 @@ SELECT o.trade_no, o.user_id, o.product_id, o.quantity,
   to_char(o.paid_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS paid_at,
   to_char(o.closed_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS closed_at,
     (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
-     WHERE t.transaction_id IN (SELECT jsonb_array_elements_text(:b_tx_json::jsonb))
+     WHERE t.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(:b_tx_json::jsonb)))
        AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere
   FROM orders o WHERE o.trade_no = :b_trade_no FOR UPDATE OF o;
 WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,

@@ -256,7 +256,9 @@ extension OrderRepository {
   }
 
   /// Locks the order for settlement and reads which of `transactionIds` already pay other
-  /// orders. One round trip.
+  /// orders. One round trip. The ids are an array probed through the primary key whatever the
+  /// statistics say: as `IN (SELECT …)`, a generic plan made while few transactions had an order
+  /// walked every transaction with one, on every settlement (bench/reports: 546 → 751/s).
   func lockForSettlement(
     _ tradeNo: String, transactionIds: [String], on tx: PostgresTransaction
   ) async throws -> (order: Order, usedElsewhere: Set<String>)? {
@@ -266,7 +268,7 @@ extension OrderRepository {
         """
         SELECT \(unescaped: Order.columnsOfO),
           (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
-           WHERE t.transaction_id IN (SELECT jsonb_array_elements_text(\(ids)::jsonb))
+           WHERE t.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(\(ids)::jsonb)))
              AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere
         FROM orders o WHERE o.trade_no = \(tradeNo) FOR UPDATE OF o
         """
