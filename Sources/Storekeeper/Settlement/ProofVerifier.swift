@@ -16,14 +16,8 @@ struct ProofVerifier: Sendable {
   /// `server_api`: a receipt the Server API cannot read is refused, never sent to verifyReceipt.
   var serverAPIOnly = false
 
-  /// Verifies `proof` whole: the CPU step, then Apple's part for a receipt. Callers that keep
-  /// within `VerificationGate`'s lanes take the steps one by one (`verify(_:waitingAt:)`).
-  func verify(_ proof: Proof) async -> VerificationResult<[VerifiedTransaction]> {
-    switch proof {
-    case .signedTransaction(let jws): return verifySigned(jws)
-    case .receipt(let receipt): return await ask(receipt: receipt, checked: check(receipt: receipt))
-    }
-  }
+  // Each step is its own call, so callers hold a slot of `VerificationGate` for the CPU step
+  // only: `ReceiptAdmission` for requests, `verify(_:waitingAt:)` for the retry worker.
 
   /// A signed transaction's whole check, offline and CPU-bound: ES256 over its certificate
   /// chain and its payload.

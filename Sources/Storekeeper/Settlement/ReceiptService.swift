@@ -39,34 +39,29 @@ struct ReceiptService: Sendable {
     case .signedTransaction(let jws):
       // Only the signature check holds a slot, never the database work after it.
       let verdict = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
-      reportId = try await storePending(submission)
+      reportId = try await reports.insertPending(
+        tradeNo: nil, userId: submission.userId, productId: submission.productId, proof: proof)
       verification = verdict
     case .receipt(let receipt):
-      let checked = try await gate.withQueuedSlot(.cpu) { verifier.check(receipt: receipt) }
-      if let reason = verifier.refusal(of: checked) {
-        try await reports.insertRefused(
-          tradeNo: nil, userId: submission.userId, productId: submission.productId,
-          proof: proof, code: reason)
-        logger.warning(
-          "receipt refused before it was stored",
-          ["user_id": .string(submission.userId ?? ""), "reason": .string(reason)])
-        throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
-      }
-      reportId = try await storePending(submission)
-      // Apple's call has a cap of its own; past it the stored receipt is the retry worker's,
-      // as when Apple is away, and due at its next pass.
-      guard
-        let answer = await gate.ifFree(
-          .apple, { await verifier.ask(receipt: receipt, checked: checked) })
-      else {
+      let admission = ReceiptAdmission(verifier: verifier, reports: reports, gate: gate)
+      switch try await admission.admit(
+        proof, receipt: receipt, tradeNo: nil, userId: submission.userId,
+        productId: submission.productId, logger: logger,
+        fields: ["user_id": .string(submission.userId ?? "")])
+      {
+      case .answered(let answer, let id):
+        reportId = id
+        verification = answer
+      case .appleBusy(let id):
+        // Past Apple's own cap the stored receipt is the retry worker's, as when Apple is
+        // away, and due at its next pass.
         try await reports.retryLater(
-          reportId, error: ReportProcessor.appleBusy, atMs: reports.clock.milliseconds)
+          id, error: ReportProcessor.appleBusy, atMs: reports.clock.milliseconds)
         logger.warning(
           "receipt postponed: Apple's calls are at their cap",
           ["user_id": .string(submission.userId ?? "")])
-        return .pending(reportId: reportId)
+        return .pending(reportId: id)
       }
-      verification = answer
     }
     switch verification {
     case .valid(let transactions):
@@ -97,12 +92,6 @@ struct ReceiptService: Sendable {
         atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
       return .pending(reportId: reportId)
     }
-  }
-
-  private func storePending(_ submission: Submission) async throws -> Int64 {
-    try await reports.insertPending(
-      tradeNo: nil, userId: submission.userId, productId: submission.productId,
-      proof: submission.proof)
   }
 
   func apply(_ transactions: [VerifiedTransaction], userId: String?, productId: String?)

@@ -59,30 +59,21 @@ struct ReportProcessor: Sendable {
       // Only the signature check holds a slot: settling below waits on the database, not on it.
       verification = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
     case .receipt(let receipt):
-      let checked = try await gate.withQueuedSlot(.cpu) { verifier.check(receipt: receipt) }
-      if let reason = verifier.refusal(of: checked) {
-        try await reports.insertRefused(
-          tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof,
-          code: reason)
-        logger.warning(
-          "invalid proof, refused before it was stored",
-          fields.merging(["reason": .string(reason)]) { $1 })
-        throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
-      }
-      let id = try await reports.insertPending(
-        tradeNo: tradeNo, userId: order.userId, productId: order.productId, proof: proof)
-      record = .stored(id: id)
-      // Apple's call has a cap of its own; past it the stored report is the retry worker's, as
-      // when Apple is away, and due at its next pass.
-      guard
-        let answer = await gate.ifFree(
-          .apple, { await verifier.ask(receipt: receipt, checked: checked) })
-      else {
+      let admission = ReceiptAdmission(verifier: verifier, reports: reports, gate: gate)
+      switch try await admission.admit(
+        proof, receipt: receipt, tradeNo: tradeNo, userId: order.userId,
+        productId: order.productId, logger: logger, fields: fields)
+      {
+      case .answered(let answer, let id):
+        record = .stored(id: id)
+        verification = answer
+      case .appleBusy(let id):
+        // Past Apple's own cap the stored report is the retry worker's, as when Apple is
+        // away, and due at its next pass.
         return try await postpone(
           tradeNo, order: order, id: id, reason: Self.appleBusy, atMs: reports.clock.milliseconds,
           logger: logger)
       }
-      verification = answer
     }
     switch verification {
     case .valid(let transactions):
