@@ -126,22 +126,25 @@ def test_forged_receipts_take_nothing_and_the_victim_keeps_their_purchase(launch
     # per-user appAccountToken of its own): before its owner reports it, it belongs to nobody.
     bought = fake.purchase(GOLD, "consumable", apple_account=unique("victim-apple"))
     victim_id = bought["transaction_id"]
-    mine = fake.purchase(GOLD, "consumable", apple_account=unique("attacker-apple"),
-                         bundle_id="com.example.other.app")
+    # The attacker's own genuine receipt of this app, to alter, and one of another app.
+    mine = fake.purchase(GOLD, "consumable", apple_account=unique("attacker-apple"))
+    elsewhere = fake.purchase(GOLD, "consumable", apple_account=unique("attacker-apple"),
+                              bundle_id="com.example.other.app")
+    # Each forgery, and the check that must refuse it: every one but the last names this app.
     forgeries = {
-        "unsigned": unsigned_container(payload([victim_id])),
-        "own_ca": own_ca_container(payload([victim_id])),
-        "altered": altered(mine["receipt"], mine["transaction_id"], victim_id),
-        "other_app": mine["receipt"],
+        "unsigned": (unsigned_container(payload([victim_id])), {"invalid_signature"}),
+        "own_ca": (own_ca_container(payload([victim_id])), {"untrusted_root", "invalid_certificate"}),
+        "altered": (altered(mine["receipt"], mine["transaction_id"], victim_id), {"invalid_signature"}),
+        "other_app": (elsewhere["receipt"], {"bundle_id_mismatch"}),
     }
     before = fake.calls()
     order = api.create_order(attacker, GOLD)
-    for name, receipt in forgeries.items():
-        r = api.receipts(receipt=receipt, user_id=attacker)
-        assert r.status_code == 422, (name, r.text)
-        assert r.headers["Content-Type"].startswith("application/problem+json"), name
-        r = api.report(order["trade_no"], receipt=receipt)
-        assert r.status_code == 422, (name, r.text)
+    for name, (receipt, reasons) in forgeries.items():
+        for r in (api.receipts(receipt=receipt, user_id=attacker),
+                  api.report(order["trade_no"], receipt=receipt)):
+            assert r.status_code == 422, (name, r.text)
+            assert r.headers["Content-Type"].startswith("application/problem+json"), name
+            assert any(reason in r.json()["detail"] for reason in reasons), (name, r.text)
     assert api.balance(attacker) == 0
     assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
     # Nobody was asked about the victim's transaction.
@@ -150,7 +153,7 @@ def test_forged_receipts_take_nothing_and_the_victim_keeps_their_purchase(launch
     # A refused proof leaves its hash and size on its reports, never its bytes.
     assert sk.db.scalar("SELECT count(*) FROM proofs") == "0"
     sizes = sk.db.rows("SELECT DISTINCT proof_size FROM trade_reports WHERE outcome = 'invalid'")
-    assert sorted(int(row[0]) for row in sizes) == sorted({len(r) for r in forgeries.values()}), sizes
+    assert sorted(int(row[0]) for row in sizes) == sorted({len(r) for r, _ in forgeries.values()}), sizes
 
     r = api.receipts(receipt=bought["receipt"], user_id=victim)
     assert r.status_code == 200, r.text
