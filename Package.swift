@@ -15,6 +15,8 @@ let package = Package(
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .target(name: "StorekeeperLogging"),
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
+    // SHA-256, HMAC-SHA256 and constant-time comparison, once, for every layer above.
+    .target(name: "Digest", dependencies: ["COpenSSL"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
     // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
     .target(name: "JOSE"),
@@ -41,6 +43,7 @@ let package = Package(
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"],
       path: "Sources/AppStoreBench"),
+    .testTarget(name: "DigestTests", dependencies: ["Digest"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
     .testTarget(
       name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
