@@ -15,23 +15,26 @@ let package = Package(
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .target(name: "StorekeeperLogging"),
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
-    .target(name: "Postgres", dependencies: ["CPostgres", "StorekeeperLogging"]),
+    // SHA-256, HMAC-SHA256 and constant-time comparison, once, for every layer above.
+    .target(name: "Digest", dependencies: ["COpenSSL"]),
+    .target(name: "Postgres", dependencies: ["CPostgres", "Digest", "StorekeeperLogging"]),
     // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
     .target(name: "JOSE"),
     // The server's own requests to others through URLSession, with a kept deadline.
     .target(name: "OutboundHTTP"),
     .target(
-      name: "AppStore", dependencies: ["COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+      name: "AppStore",
+      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
     .target(
-      name: "AppAuth", dependencies: ["COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
-    // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
+      name: "AppAuth",
+      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     .target(
       name: "Storekeeper",
-      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "COpenSSL", "StorekeeperLogging"]),
+      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "Digest", "StorekeeperLogging"]),
     .target(
       name: "FakeAppStore",
-      dependencies: ["AppStore", "HTTP", "COpenSSL", "JOSE", "StorekeeperLogging"]),
+      dependencies: ["AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
     .executableTarget(name: "storekeeper-fake-appstore", dependencies: ["FakeAppStore"]),
@@ -41,17 +44,18 @@ let package = Package(
     .executableTarget(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"],
       path: "Sources/AppStoreBench"),
+    .testTarget(name: "DigestTests", dependencies: ["Digest"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
     .testTarget(
       name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
-    .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
+    .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Digest", "StorekeeperLogging"]),
     .testTarget(
       name: "AppStoreTests",
       dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "JOSE", "StorekeeperLogging"]),
     .testTarget(
       name: "StorekeeperTests",
       dependencies: [
-        "Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth",
+        "Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth", "Digest",
         "StorekeeperLogging",
       ]),
   ],

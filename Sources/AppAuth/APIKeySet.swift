@@ -1,3 +1,5 @@
+import Digest
+
 /// Server-to-server keys (`APP_API_KEYS`), kept only as SHA-256 digests: a presented key is
 /// hashed and compared with every digest, in constant time, so neither timing nor a leaked
 /// configuration gives a key away.
@@ -17,13 +19,13 @@ public struct APIKeySet: Sendable {
 
   /// The name of the key presented, or nil.
   public func match(_ presented: String) -> String? {
-    let digest = HMACSHA256.sha256(Array(presented.utf8))
+    let digest = SHA256Digest.hash(presented)
     var match: String?
-    for entry in entries where HMACSHA256.constantTimeEquals(digest, entry.digest) {
+    for entry in entries where ConstantTime.equals(digest, entry.digest) {
       match = entry.name
     }
     return match
   }
 
-  public static func digest(of key: String) -> [UInt8] { HMACSHA256.sha256(Array(key.utf8)) }
+  public static func digest(of key: String) -> [UInt8] { SHA256Digest.hash(key) }
 }

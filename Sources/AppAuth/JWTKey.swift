@@ -1,3 +1,4 @@
+import Digest
 import JOSE
 
 /// A key that verifies tokens of exactly one algorithm.
@@ -20,8 +21,7 @@ public struct JWTKey: Sendable {
   func verifies(signature: [UInt8], message: UnsafeRawBufferPointer) -> Bool {
     switch (algorithm, material) {
     case (.hs256, .secret(let secret)):
-      return HMACSHA256.constantTimeEquals(
-        HMACSHA256.mac(key: secret, message: message), signature)
+      return ConstantTime.equals(HMACSHA256.mac(key: secret, message: message), signature)
     case (.rs256, .publicKey(let key)):
       return key.verify(signature: signature, message: message)
     case (.es256, .publicKey(let key)):

@@ -1,5 +1,5 @@
 import AppStore
-import COpenSSL
+import Digest
 import Foundation
 import JOSE
 
@@ -59,7 +59,7 @@ public final class FakeCertificateAuthority: Sendable {
     switch algorithm {
     case "ES256": signature = try leafKey.signES256(Array(signingInput.utf8))
     case "none": signature = []
-    default: signature = try Self.hmacSHA256(key: leaf.der, message: Array(signingInput.utf8))
+    default: signature = HMACSHA256.mac(key: leaf.der, message: signingInput.utf8)
     }
     return signingInput + "." + Base64URL.encode(signature)
   }
@@ -67,16 +67,5 @@ public final class FakeCertificateAuthority: Sendable {
   /// Signs any encodable payload (e.g. a `JWSTransactionDecodedPayload`) with ES256.
   public func sign<Payload: Encodable>(_ payload: Payload) throws -> String {
     try signJWS(payload: Array(JSONEncoder().encode(payload)))
-  }
-
-  private static func hmacSHA256(key: [UInt8], message: [UInt8]) throws -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &out, &length) != nil
-    else {
-      ERR_clear_error()
-      throw FakeCryptoError("HMAC")
-    }
-    return Array(out.prefix(Int(length)))
   }
 }

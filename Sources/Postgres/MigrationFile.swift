@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// One `Migrations/NNNN_name.sql` file, read and checksummed.
@@ -28,7 +29,7 @@ struct MigrationFile: Sendable, Equatable {
         let sql = String(data: data, encoding: .utf8)
       else { throw MigrationError.unreadable(file: name) }
       files.append(
-        MigrationFile(version: version, name: name, sql: sql, checksum: SHA256.hex(Array(data))))
+        MigrationFile(version: version, name: name, sql: sql, checksum: SHA256Digest.hex(data)))
     }
     return files.sorted { $0.version < $1.version }
   }

@@ -14,10 +14,4 @@ import Testing
     #expect(keys.match(String(plain.dropLast())) == nil)
     #expect(keys.match("") == nil)
   }
-
-  @Test func comparesWithoutShortcuts() {
-    #expect(HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2, 3]))
-    #expect(!HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2, 4]))
-    #expect(!HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2, 3, 0]))
-  }
 }

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ final class MigrationDirectory {
       #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1, 2, 10])
       #expect(
         try rows.first?.decode("checksum", as: String.self)
-          == SHA256.hex(Array(Self.files["0001_create_items.sql", default: ""].utf8)))
+          == SHA256Digest.hex(Self.files["0001_create_items.sql", default: ""]))
       let label = try await pool.query("SELECT label FROM items WHERE id = 2")
       #expect(try label.first?.decode("label", as: String.self) == "x")
     }

@@ -101,12 +101,12 @@ import Testing
         cause: .report)
       purchase.revocationDate = h.clock.clock.milliseconds
       let refund = try DomainHarness.notification("REFUND", transaction: purchase)
-      #expect(try await h.apply(refund) == .processed("refunded"))
-      #expect(try await h.apply(refund) == .processed("already_closed"))
+      #expect(try await h.apply(refund) == .processed(.refunded))
+      #expect(try await h.apply(refund) == .processed(.alreadyClosed))
       purchase.revocationDate = nil
       #expect(
         try await h.apply(DomainHarness.notification("REFUND_REVERSED", transaction: purchase))
-          == .processed("refund_reversed"))
+          == .processed(.refundReversed))
       let events = try await h.writtenEvents("alice")
       #expect(
         events.map(\.type) == [
@@ -212,20 +212,20 @@ import Testing
       renewal.expiresDate = now + 60 * 86_400_000
       #expect(
         try await h.apply(DomainHarness.notification("DID_RENEW", transaction: renewal))
-          == .processed("renewal_recorded"))
+          == .processed(.renewalRecorded))
       #expect(
         try await h.apply(
           DomainHarness.notification(
             "DID_FAIL_TO_RENEW", originalTransactionId: first.originalTransactionId))
-          == .processed("billing_retry"))
+          == .processed(.billingRetry))
       #expect(
         try await h.apply(
           DomainHarness.notification(
             "EXPIRED", subtype: "BILLING_RETRY", originalTransactionId: first.originalTransactionId)
-        ) == .processed("expired"))
+        ) == .processed(.expired))
       #expect(
         try await h.apply(DomainHarness.notification("CONSUMPTION_REQUEST", transaction: first))
-          == .processed("listed_for_admins"))
+          == .processed(.listedForAdmins))
       let events = try await h.writtenEvents("alice")
       #expect(
         events.map(\.type) == [

@@ -50,16 +50,16 @@ import Testing
       #expect(try await h.gold("alice") == 100)
 
       let refund = try Self.stored("REFUND", transaction: purchase)
-      #expect(try await Self.apply(h, refund) == .processed("refunded"))
+      #expect(try await Self.apply(h, refund) == .processed(.refunded))
       #expect(try await h.gold("alice") == 0)
-      #expect(try await Self.apply(h, refund) == .processed("already_closed"))
+      #expect(try await Self.apply(h, refund) == .processed(.alreadyClosed))
       #expect(try await h.gold("alice") == 0)
       let closed = try await h.orders.find(order.tradeNo)
       #expect(closed?.tradeStatus == .tradeClosed && closed?.closeReason == .refunded)
 
       #expect(
         try await Self.apply(h, Self.stored("REFUND_REVERSED", transaction: purchase))
-          == .processed("refund_reversed"))
+          == .processed(.refundReversed))
       #expect(try await h.gold("alice") == 100)
       #expect(
         try await h.events(order.tradeNo) == ["created", "paid", "refunded", "refund_reversed"])
@@ -71,7 +71,7 @@ import Testing
       try await h.addConsumable()
       let order = try await h.newOrder()
       let refund = try Self.stored("REFUND", transaction: h.transaction(for: order))
-      #expect(try await Self.apply(h, refund) == .deferred("transaction_unknown"))
+      #expect(try await Self.apply(h, refund) == .deferred(.transactionUnknown))
     }
   }
 
@@ -79,7 +79,7 @@ import Testing
     try await DomainHarness.with { h in
       let outcome = try await Self.apply(h, Self.stored("SOMETHING_APPLE_ADDS_LATER"))
       #expect(outcome.state == .unhandled)
-      #expect(try await Self.apply(h, Self.stored("PRICE_INCREASE")) == .processed("no_effect"))
+      #expect(try await Self.apply(h, Self.stored("PRICE_INCREASE")) == .processed(.noEffect))
     }
   }
 
@@ -121,7 +121,7 @@ import Testing
       try await Self.keepUnowned(h, renewal)
 
       let didRenew = try DomainHarness.notification("DID_RENEW", transaction: renewal)
-      #expect(try await h.apply(didRenew) == .processed("renewal_recorded"))
+      #expect(try await h.apply(didRenew) == .processed(.renewalRecorded))
       let owner = try await Self.owner(h, renewal.transactionId)
       #expect(owner.userId == "hal")
       let tradeNo = try #require(owner.tradeNo)
@@ -131,7 +131,7 @@ import Testing
       #expect(try await club() == EventTime.rfc3339(ms: now + 3_600_000))
       #expect(try await h.entitlements.view(userId: "ida").entitlements.isEmpty)
       // Delivered again: the period is hal's once, on the same order.
-      #expect(try await h.apply(didRenew) == .processed("dates_updated"))
+      #expect(try await h.apply(didRenew) == .processed(.datesUpdated))
       #expect(try await Self.owner(h, renewal.transactionId).tradeNo == paid.tradeNo)
 
       // Whichever notification comes first: an extension of such a renewal gives it too.
@@ -142,7 +142,7 @@ import Testing
       try await Self.keepUnowned(h, later)
       #expect(
         try await h.apply(DomainHarness.notification("RENEWAL_EXTENDED", transaction: later))
-          == .processed("renewal_recorded"))
+          == .processed(.renewalRecorded))
       #expect(try await Self.owner(h, later.transactionId).userId == "hal")
       #expect(try await club() == EventTime.rfc3339(ms: now + 7_200_000))
 
@@ -157,7 +157,7 @@ import Testing
       _ = try await h.receipts.apply([lone, loneRenewal], userId: nil, productId: nil)
       #expect(
         try await h.apply(DomainHarness.notification("DID_RENEW", transaction: loneRenewal))
-          == .deferred("original_transaction_unknown"))
+          == .deferred(.originalTransactionUnknown))
       #expect(try await Self.owner(h, loneRenewal.transactionId).userId == nil)
     }
   }

@@ -64,7 +64,7 @@ import Testing
 
       // The late notification confirms the dates and credits nothing again.
       let didRenew = try DomainHarness.notification("DID_RENEW", transaction: renewal)
-      #expect(try await h.apply(didRenew) == .processed("dates_updated"))
+      #expect(try await h.apply(didRenew) == .processed(.datesUpdated))
       #expect(try await Self.orders(h, "hal") == 2)
       #expect(try await NotificationEffectsTests.owner(h, renewal.transactionId).userId == "hal")
       #expect(try await h.entitlements.view(userId: "ida").entitlements.isEmpty)
@@ -94,7 +94,7 @@ import Testing
         _ = try await h.processor.process(report, actingUser: "ida", logger: DomainHarness.logger)
       }
       let didRenew = try DomainHarness.notification("DID_RENEW", transaction: renewal)
-      #expect(try await h.apply(didRenew) == .processed("dates_updated"))
+      #expect(try await h.apply(didRenew) == .processed(.datesUpdated))
       #expect(try await Self.orders(h, "hal") == 2)
       #expect(try await h.orders.find(mine.tradeNo)?.tradeStatus == .waitBuyerPay)
     }

@@ -6,23 +6,15 @@ import Testing
 /// The pieces of a delivery that need no database: secrets, signatures, the URL and event-type
 /// rules, and how much of a receiver's answer is kept.
 @Suite struct WebhookSignatureTests {
-  @Test func hmacMatchesRFC4231() {
-    // RFC 4231, test case 2.
-    let mac = WebhookSecret.hmacSHA256(
-      key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
-    #expect(
-      WebhookSecret.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
-  }
-
   @Test func theHeaderSignsTimestampDotBodyOncePerSecret() {
     let body = Array(#"{"id":"e"}"#.utf8)
     let header = WebhookSecret.signatureHeader(
       secrets: ["whsec_new", "whsec_old"], timestamp: 1_800_000_000, body: body)
-    let expected = ["whsec_new", "whsec_old"].map {
-      "v1="
-        + WebhookSecret.hex(
-          WebhookSecret.hmacSHA256(key: Array($0.utf8), message: Array("1800000000.".utf8) + body))
-    }
+    // Python's `hmac.new(secret, b"1800000000." + body, hashlib.sha256).hexdigest()`.
+    let expected = [
+      "v1=5ce32af1a069a6a3038570ba965fa7c0227e418d14aa04e4d0c82b8193370e5d",
+      "v1=9431967eb9c14108ee3822e379d462948ea158b0d658a754667d71c94941076b",
+    ]
     #expect(header == "t=1800000000," + expected.joined(separator: ","))
     #expect(
       WebhookSecret.signatureHeader(secrets: ["whsec_new"], timestamp: 1_800_000_000, body: body)

@@ -1,4 +1,5 @@
 import COpenSSL
+import Digest
 import JOSE
 
 /// An OpenSSL public key. Read-only after creation, so threads may verify with it at once

@@ -1,3 +1,4 @@
+import Digest
 import HTTP
 import StorekeeperLogging
 
@@ -108,28 +109,17 @@ struct AdminAuthenticator: Sendable {
   func match(_ presented: [UInt8]) -> AdminToken? { match(presented, among: tokens) }
 
   private func match(_ presented: [UInt8], among candidates: [AdminToken]) -> AdminToken? {
-    let digest = TokenDigest.sha256(presented)
+    let digest = SHA256Digest.hash(presented)
     var found: AdminToken?
     for token in candidates {
       let equal =
         switch token.credential {
-        case .plain(let secret): Self.constantTimeEquals(presented, secret)
-        case .sha256(let stored): Self.constantTimeEquals(digest, stored)
+        case .plain(let secret): ConstantTime.equals(presented, secret)
+        case .sha256(let stored): ConstantTime.equals(digest, stored)
         }
       if equal { found = token }
     }
     return found
-  }
-
-  static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    var difference = UInt64(a.count ^ b.count)
-    let length = max(a.count, b.count)
-    for index in 0..<length {
-      let x = index < a.count ? a[index] : 0
-      let y = index < b.count ? b[index] : 0
-      difference |= UInt64(x ^ y)
-    }
-    return difference == 0
   }
 
   private func fail(_ request: Request, _ context: Context, _ address: String, reason: String) {

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import StorekeeperLogging
 
@@ -33,12 +34,9 @@ struct ConsoleAssets: Sendable {
       }
       guard files.count < maxFiles else { break }
       let body = [UInt8](data)
-      let digest = TokenDigest.sha256(body).prefix(16).map { byte in
-        let hex = String(byte, radix: 16)
-        return byte < 16 ? "0" + hex : hex
-      }
+      let digest = Hex.encode(SHA256Digest.hash(body).prefix(16))
       files.append(
-        ConsoleFile(name: name, contentType: type, body: body, etag: "\"\(digest.joined())\""))
+        ConsoleFile(name: name, contentType: type, body: body, etag: "\"\(digest)\""))
     }
     guard files.contains(where: { $0.name == "index.html" }) else {
       logger.warning(

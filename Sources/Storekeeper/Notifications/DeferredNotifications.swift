@@ -20,7 +20,7 @@ enum DeferredNotifications {
   static let wakeReady: PostgresQuery = """
     UPDATE apple_notifications n SET state = \(NotificationState.pending)
     WHERE n.state = \(NotificationState.deferred) AND CASE n.result
-      WHEN \(NotificationOutcome.Waiting.originalTransactionUnknown) THEN EXISTS (
+      WHEN \(NotificationResult.originalTransactionUnknown) THEN EXISTS (
         SELECT 1 FROM apple_transactions t
         WHERE t.original_transaction_id = n.original_transaction_id AND t.user_id IS NOT NULL)
       ELSE EXISTS (

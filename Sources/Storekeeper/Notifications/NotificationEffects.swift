@@ -22,28 +22,28 @@ struct NotificationEffects {
 
   func apply(_ stored: StoredNotification) async throws -> NotificationOutcome {
     guard let type = stored.notification.notificationTypeValue else {
-      return NotificationOutcome(state: .unhandled, result: "unknown_type")
+      return NotificationOutcome(state: .unhandled, result: .unknownType)
     }
     let transaction = stored.transaction?.verifiedTransaction
     let original = transaction?.originalTransactionId ?? stored.renewalInfo?.originalTransactionId
     let notice = Self.notice(stored, uuid: uuid, transaction: transaction, original: original)
     switch type {
     case .refund, .revoke:
-      guard let transaction else { return .processed("no_transaction") }
+      guard let transaction else { return .processed(.noTransaction) }
       return try await revoke(
         transaction, reason: type == .refund ? .refunded : .revoked, notice: notice)
     case .refundReversed:
-      guard let transaction else { return .processed("no_transaction") }
+      guard let transaction else { return .processed(.noTransaction) }
       return try await reinstate(transaction, notice: notice)
     case .subscribed, .didRenew, .offerRedeemed:
-      guard let transaction else { return .processed("no_transaction") }
+      guard let transaction else { return .processed(.noTransaction) }
       return try await renew(
         transaction, events: type == .didRenew ? [EventDraft(.subscriptionRenewed, notice)] : [],
         notice: notice)
     case .renewalExtended:
-      guard let transaction else { return .processed("no_transaction") }
+      guard let transaction else { return .processed(.noTransaction) }
       let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
-      guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
+      guard known else { return .deferred(.transactionUnknown) }
       // A renewal kept without an owner is still its subscriber's period, whichever
       // notification about it comes first.
       if owned == nil, transaction.transactionId != transaction.originalTransactionId {
@@ -52,7 +52,7 @@ struct NotificationEffects {
       try await TransactionRecord.updateExpiry(transaction, on: tx)
       try await outbox.append(
         [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
-      return .processed("dates_updated")
+      return .processed(.datesUpdated)
     case .expired, .gracePeriodExpired:
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       if let original {
@@ -60,9 +60,9 @@ struct NotificationEffects {
         try await outbox.append(
           [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
       }
-      return .processed("expired")
+      return .processed(.expired)
     case .didFailToRenew:
-      guard let original else { return .processed("no_transaction") }
+      guard let original else { return .processed(.noTransaction) }
       // The period that just ended is Apple's; a grace period extends access beyond it.
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       var problem = notice
@@ -74,13 +74,13 @@ struct NotificationEffects {
         problem["grace_expires_at"] = EventTime.value(ms: grace)
         try await outbox.append(
           [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
-        return .processed("grace_period")
+        return .processed(.gracePeriod)
       }
       try await subscriptionState(original, .billingRetry, graceMs: nil)
       problem["status"] = .string(SubscriptionStatus.billingRetry.rawValue)
       try await outbox.append(
         [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
-      return .processed("billing_retry")
+      return .processed(.billingRetry)
     case .consumptionRequest:
       if let original {
         var request = notice
@@ -89,14 +89,14 @@ struct NotificationEffects {
           [EventDraft(.consumptionRequested, request.filter { $0.value != .null })],
           forSubscription: original, on: tx)
       }
-      return .processed("listed_for_admins")
+      return .processed(.listedForAdmins)
     case .test:
-      return .processed("test")
+      return .processed(.test)
     case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease, .refundDeclined,
       .renewalExtension, .externalPurchaseToken, .oneTimeCharge, .metadataUpdate, .migration,
       .priceChange:
       // Known, and nothing a user owns changes with them.
-      return .processed("no_effect")
+      return .processed(.noEffect)
     }
   }
 
@@ -111,17 +111,17 @@ struct NotificationEffects {
     _ transaction: VerifiedTransaction, reason: OrderEventReason, notice: [String: JSONValue]
   ) async throws -> NotificationOutcome {
     let (known, order) = try await lockedOrder(transaction.transactionId)
-    guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
+    guard known else { return .deferred(.transactionUnknown) }
     try await TransactionRecord.setRevocation(
       transaction.transactionId, atMs: transaction.revocationDate ?? clock.milliseconds,
       reason: transaction.revocationReason, on: tx)
     // Known but not yet anyone's (a legacy receipt posted without a user): wait, like an
     // unknown transaction, until settlement gives it an order; then the refund applies.
-    guard let order else { return .deferred(NotificationOutcome.Waiting.transactionHasNoOrder) }
+    guard let order else { return .deferred(.transactionHasNoOrder) }
     guard
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: reason)
-    else { return .processed("already_closed") }
+    else { return .processed(.alreadyClosed) }
     var refunded = notice
     refunded["trade_no"] = .string(order.tradeNo)
     refunded["revocation_date"] = EventTime.value(
@@ -130,27 +130,27 @@ struct NotificationEffects {
     try await change(
       order, transition, ledger: .refund, transactionId: transaction.transactionId,
       events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })])
-    return .processed(reason.rawValue)
+    return .processed(reason == .revoked ? .revoked : .refunded)
   }
 
   func reinstate(_ transaction: VerifiedTransaction, notice: [String: JSONValue])
     async throws -> NotificationOutcome
   {
     let (known, order) = try await lockedOrder(transaction.transactionId)
-    guard known else { return .deferred(NotificationOutcome.Waiting.transactionUnknown) }
+    guard known else { return .deferred(.transactionUnknown) }
     try await TransactionRecord.setRevocation(
       transaction.transactionId, atMs: nil, reason: nil, on: tx)
-    guard let order else { return .deferred(NotificationOutcome.Waiting.transactionHasNoOrder) }
+    guard let order else { return .deferred(.transactionHasNoOrder) }
     guard
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: .refundReversed)
-    else { return .processed("not_refunded") }
+    else { return .processed(.notRefunded) }
     var reversed = notice
     reversed["trade_no"] = .string(order.tradeNo)
     try await change(
       order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
       events: [EventDraft(.purchaseRefundReversed, reversed)])
-    return .processed("refund_reversed")
+    return .processed(.refundReversed)
   }
 
   private func change(
@@ -177,17 +177,17 @@ struct NotificationEffects {
       try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
       try await outbox.append(
         events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
-      return .processed("dates_updated")
+      return .processed(.datesUpdated)
     }
     guard
       let userId = try await TransactionRecord.subscriber(
         originalTransactionId: transaction.originalTransactionId, on: tx)
-    else { return .deferred(NotificationOutcome.Waiting.originalTransactionUnknown) }
+    else { return .deferred(.originalTransactionUnknown) }
     guard let product = try await catalog.product(transaction.productId, on: tx),
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
         reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
-    else { return .processed("unknown_product") }
+    else { return .processed(.unknownProduct) }
     // The row's lock is held since `lock` above, so a post of the same renewal waits and then
     // finds it owned: it is handed over once. `claim` would refuse an unowned row that carries
     // no token of this new order.
@@ -197,7 +197,7 @@ struct NotificationEffects {
     _ = try await settlement.settleLocked(
       order, product: product, transaction: transaction, source: source,
       cause: cause, record: nil, events: events, on: tx)
-    return .processed("renewal_recorded")
+    return .processed(.renewalRecorded)
   }
 
   func subscriptionState(_ original: String, _ status: SubscriptionStatus, graceMs: Int64?)

@@ -1,19 +1,12 @@
 /// What applying one notification did: its new state and a short result for admins.
 struct NotificationOutcome: Equatable, Sendable {
   var state: NotificationState
-  var result: String
+  var result: NotificationResult
 
-  static func processed(_ result: String) -> NotificationOutcome {
+  static func processed(_ result: NotificationResult) -> NotificationOutcome {
     .init(state: .processed, result: result)
   }
-  static func deferred(_ result: String) -> NotificationOutcome {
+  static func deferred(_ result: NotificationResult) -> NotificationOutcome {
     .init(state: .deferred, result: result)
-  }
-
-  /// Why a deferred notification waits, as its `result` records it.
-  enum Waiting {
-    static let transactionUnknown = "transaction_unknown"
-    static let transactionHasNoOrder = "transaction_has_no_order"
-    static let originalTransactionUnknown = "original_transaction_unknown"
   }
 }

@@ -43,7 +43,7 @@ struct NotificationService: Sendable {
     query.append(
       """
       , \(verified.transaction?.transactionId), \(verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId),
-        \(stored)::jsonb, \(state), \(state == .unhandled ? "unknown_type" : nil))
+        \(stored)::jsonb, \(state), \(state == .unhandled ? NotificationResult.unknownType : nil))
       ON CONFLICT (notification_uuid) DO NOTHING RETURNING 1 AS inserted
       """)
     let inserted = try await !database.query(query).isEmpty
@@ -128,7 +128,7 @@ struct NotificationService: Sendable {
       "notification applied",
       [
         "notification_uuid": .string(uuid), "state": .string(outcome.state.rawValue),
-        "result": .string(outcome.result),
+        "result": .string(outcome.result.rawValue),
       ])
     return true
   }

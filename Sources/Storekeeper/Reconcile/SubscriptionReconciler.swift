@@ -222,7 +222,7 @@ struct SubscriptionReconciler: Sendable {
       for repair in repairs {
         let outcome = try await apply(repair, original: original, effects: effects)
         guard outcome.state == .processed else {
-          throw Unusable(description: "\(repair.kind) could not apply: \(outcome.result)")
+          throw Unusable(description: "\(repair.kind) could not apply: \(outcome.result.rawValue)")
         }
         try await tx.execute(
           """
@@ -260,12 +260,12 @@ struct SubscriptionReconciler: Sendable {
       try await TransactionRecord.updateExpiry(transaction, on: effects.tx)
       try await effects.settlement.orders.outbox.append(
         [], forSubscription: original, cause: notice, on: effects.tx)
-      return .processed("dates_updated")
+      return .processed(.datesUpdated)
     case .stateChanged(_, _, let status, let grace):
       try await effects.subscriptionState(original, status, graceMs: grace)
       try await effects.settlement.orders.outbox.append(
         [], forSubscription: original, cause: notice, on: effects.tx)
-      return .processed(status.rawValue)
+      return .processed(NotificationResult(status))
     }
   }
 

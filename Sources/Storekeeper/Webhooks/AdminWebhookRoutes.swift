@@ -248,10 +248,11 @@ struct AdminWebhookRoutes: Sendable {
       }
     }
     if let state = query["state"] {
-      if WebhookDeliveryLog.states.contains(state) {
+      if let state = WebhookDeliveryState(rawValue: state) {
         filter.state = state
       } else {
-        problems.append(FieldError(field: "state", message: "must be pending, delivered or failed"))
+        problems.append(
+          FieldError(field: "state", message: "must be \(WebhookDeliveryState.names)"))
       }
     }
     try PageRequest.check(problems)

@@ -4,7 +4,7 @@ import Postgres
 struct WebhookAttempt: Encodable, Sendable {
   var attemptedAt: String
   var durationMs: Int
-  var outcome: String
+  var outcome: WebhookQueue.Outcome
   var statusCode: Int?
   var responseExcerpt: String?
   var error: String?

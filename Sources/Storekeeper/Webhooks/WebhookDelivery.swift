@@ -8,9 +8,8 @@ struct WebhookDelivery: Encodable, Sendable {
   var eventType: String
   var userId: String
   var sequence: Int64
-  var kind: String
-  /// `pending`, `delivered` or `failed`.
-  var state: String
+  var kind: WebhookDeliveryKind
+  var state: WebhookDeliveryState
   var nextAttemptAt: String?
   var deliveredAt: String?
   var lastError: String?
@@ -32,7 +31,8 @@ struct WebhookDelivery: Encodable, Sendable {
   static let columns = """
     d.id, d.endpoint_id::text AS endpoint_id, e.id::text AS event_id, e.type AS event_type,
     d.user_id, d.sequence, d.kind, d.state,
-    CASE WHEN d.state = 'pending' THEN \(SQLTime.text("d.next_attempt_at")) END AS next_attempt_at,
+    CASE WHEN d.state = \(WebhookDeliveryState.pending.sqlLiteral)
+      THEN \(SQLTime.text("d.next_attempt_at")) END AS next_attempt_at,
     \(SQLTime.rfc3339("d.delivered_at", as: "delivered_at")), d.last_error,
     \(SQLTime.rfc3339("d.created_at", as: "created_at"))
     """

@@ -7,14 +7,12 @@ struct WebhookDeliveryLog: Sendable {
 
   struct Filter: Sendable {
     var endpointId: UUID?
-    var state: String?
+    var state: WebhookDeliveryState?
     var eventId: UUID?
     var limit = 50
     /// The last id of the previous page.
     var before: Int64?
   }
-
-  static let states = ["pending", "delivered", "failed"]
 
   func list(_ filter: Filter) async throws -> (deliveries: [WebhookDelivery], next: String?) {
     var query: PostgresQuery = """

@@ -23,7 +23,7 @@ struct WebhookMetrics: Sendable {
       SELECT w.id::text AS endpoint_id, count(d.id)::bigint AS backlog,
              coalesce(extract(epoch FROM now() - min(e.created_at)), 0)::bigint AS oldest
       FROM webhook_endpoints w
-      LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id AND d.state = 'pending'
+      LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id AND d.state = \(literal: .pending)
       LEFT JOIN events e ON e.position = d.event_position
       GROUP BY w.id ORDER BY w.id
       """)

@@ -25,7 +25,7 @@ struct WebhookQueue: Sendable {
   }
 
   /// What an attempt came to.
-  enum Outcome: String, Sendable {
+  enum Outcome: String, Codable, Sendable, PostgresEnum {
     case delivered
     case httpError = "http_error"
     case timeout
@@ -47,7 +47,7 @@ struct WebhookQueue: Sendable {
       SELECT w.id FROM webhook_endpoints w
       WHERE w.enabled AND EXISTS (
         SELECT 1 FROM webhook_deliveries d
-        WHERE d.endpoint_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= now())
+        WHERE d.endpoint_id = w.id AND d.state = \(literal: .pending) AND d.next_attempt_at <= now())
       """
     ).map { try $0.decode("id") }
   }
@@ -61,15 +61,15 @@ struct WebhookQueue: Sendable {
       """
       WITH due AS (
         SELECT d.id FROM webhook_deliveries d
-        WHERE d.endpoint_id = \(endpoint) AND d.state = 'pending' AND d.next_attempt_at <= now()
+        WHERE d.endpoint_id = \(endpoint) AND d.state = \(literal: .pending) AND d.next_attempt_at <= now()
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-              AND p.state = 'pending' AND (p.sequence, p.id) < (d.sequence, d.id))
+              AND p.state = \(literal: .pending) AND (p.sequence, p.id) < (d.sequence, d.id))
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries q
             WHERE q.endpoint_id = d.endpoint_id AND q.user_id = d.user_id
-              AND q.state = 'pending' AND q.id <> d.id AND q.attempts > 0
+              AND q.state = \(literal: .pending) AND q.id <> d.id AND q.attempts > 0
               AND q.next_attempt_at > now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT \(limit)
@@ -121,13 +121,13 @@ struct WebhookQueue: Sendable {
     let delivered = result.outcome == .delivered
     let decision = settings.retryPolicy.decision(
       afterAttempt: claim.attempt, firstAttemptMs: claim.firstAttemptMs, nowMs: nowMs)
-    let (state, nextMs): (String, Int64) =
+    let (state, nextMs): (WebhookDeliveryState, Int64) =
       delivered
-      ? ("delivered", nowMs)
+      ? (.delivered, nowMs)
       : {
         switch decision {
-        case .retry(let atMs): ("pending", atMs)
-        case .giveUp: ("failed", nowMs)
+        case .retry(let atMs): (.pending, atMs)
+        case .giveUp: (.failed, nowMs)
         }
       }()
     let error = delivered ? nil : Self.describe(result)
@@ -136,14 +136,14 @@ struct WebhookQueue: Sendable {
       WITH attempt AS (
         INSERT INTO webhook_attempts (delivery_id, duration_ms, outcome, status_code,
                                       response_excerpt, error)
-        VALUES (\(claim.id), \(result.durationMs), \(result.outcome.rawValue), \(result.statusCode),
+        VALUES (\(claim.id), \(result.durationMs), \(result.outcome), \(result.statusCode),
                 \(result.excerpt), \(result.error))),
       moved AS (
         UPDATE webhook_deliveries
         SET state = \(state), last_error = \(error),
             next_attempt_at = to_timestamp(\(nextMs)::double precision / 1000),
             delivered_at = CASE WHEN \(delivered) THEN now() END
-        WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = 'pending'
+        WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = \(literal: .pending)
         RETURNING id)
       UPDATE webhook_endpoints w
       SET failing_since = CASE WHEN \(delivered) THEN NULL ELSE coalesce(failing_since, now()) END,
@@ -174,7 +174,7 @@ struct WebhookQueue: Sendable {
       """
       DELETE FROM webhook_deliveries WHERE id IN (
         SELECT id FROM webhook_deliveries
-        WHERE state <> 'pending'
+        WHERE state <> \(literal: .pending)
           AND created_at < now() - \(settings.retentionMs) * interval '1 millisecond'
         ORDER BY created_at LIMIT \(limit))
       """)

@@ -166,7 +166,7 @@ struct WebhookStore: Sendable {
       let queued = try await tx.execute(
         """
         INSERT INTO webhook_deliveries (endpoint_id, event_position, user_id, sequence, kind)
-        SELECT \(id), e.position, e.user_id, e.sequence, 'replay' FROM events e WHERE \(match)
+        SELECT \(id), e.position, e.user_id, e.sequence, \(WebhookDeliveryKind.replay) FROM events e WHERE \(match)
         ORDER BY e.position
         """)
       struct Replayed: Encodable {
@@ -213,7 +213,7 @@ struct WebhookStore: Sendable {
                  \(userState)::jsonb
           FROM seq RETURNING position, sequence)
         INSERT INTO webhook_deliveries (endpoint_id, event_position, user_id, sequence, kind)
-        SELECT \(id), position, \(user), sequence, 'test' FROM event
+        SELECT \(id), position, \(user), sequence, \(WebhookDeliveryKind.test) FROM event
         RETURNING id
         """)
       guard let deliveryId: Int64 = try row?.decode("id") else {
