@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// One `Migrations/repeatable/name.sql` file: a definition (PL/pgSQL function, trigger, view)
@@ -33,7 +34,7 @@ struct RepeatableFile: Sendable, Equatable {
       guard let data = FileManager.default.contents(atPath: path + "/" + name),
         let sql = String(data: data, encoding: .utf8)
       else { throw MigrationError.unreadable(file: name) }
-      files.append(RepeatableFile(name: name, sql: sql, checksum: SHA256.hex(Array(data))))
+      files.append(RepeatableFile(name: name, sql: sql, checksum: SHA256Digest.hex(data)))
     }
     return files
   }
