@@ -128,7 +128,7 @@ def signatures(header: str) -> tuple[int, list[str]]:
 
 
 def verifies(request: dict, secret: str, tolerance: int = 300) -> bool:
-    """What the README tells a receiver to do, with Python's own HMAC."""
+    """What docs/EVENTS_AND_WEBHOOKS.md tells a receiver to do, with Python's own HMAC."""
     t, candidates = signatures(request["headers"]["Storekeeper-Signature"])
     if abs(time.time() - t) > tolerance:
         return False

@@ -1,5 +1,5 @@
 """A webhook receiver run as its own process (issue 12's "real receiver process"): it checks each
-delivery's Storekeeper-Signature as the README tells receivers to, answers, and appends one JSON
+delivery's Storekeeper-Signature as docs/EVENTS_AND_WEBHOOKS.md tells receivers to, answers, and appends one JSON
 line per request it got to a record file, so a test can read what arrived across restarts.
 
 Usage: webhook_receiver.py --secret S --record FILE [--port N] [--fail-every-other]
