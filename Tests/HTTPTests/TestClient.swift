@@ -23,7 +23,7 @@ final class TestClient: @unchecked Sendable {
     var text: String { String(decoding: body, as: UTF8.self) }
   }
 
-  let fd: Int32
+  private(set) var fd: Int32
   private var buffer: [UInt8] = []
 
   /// Connects to 127.0.0.1:port; throws if refused.
@@ -43,12 +43,19 @@ final class TestClient: @unchecked Sendable {
     }
     guard result == 0 else {
       let code = errno
-      close(fd)
+      Glibc.close(fd)
       throw ClientError(description: "connect failed: errno \(code)")
     }
   }
 
-  deinit { close(fd) }
+  deinit { if fd >= 0 { Glibc.close(fd) } }
+
+  /// Closes the socket, both directions, as a client that gives up does.
+  func close() {
+    guard fd >= 0 else { return }
+    Glibc.close(fd)
+    fd = -1
+  }
 
   func send(_ text: String) throws { try send(Array(text.utf8)) }
 

@@ -25,6 +25,9 @@ final class Connection {
     var started: UInt64
     var keepAlive: Bool
     var http10: Bool
+    /// The task running an async handler: cancelled when the client goes away first, so work
+    /// whose answer nobody will read (a report waiting for a verification slot) stops.
+    var handler: Task<Void, Never>? = nil
   }
 
   let fd: Int32

@@ -46,6 +46,13 @@ extension EventLoop {
         return
       case .done(0):
         connection.inputClosed = true
+        // The client closed (or half-closed) with no request of its own waiting behind this
+        // one: as Go's net/http does, the handler's task is cancelled. Every handler is safe to
+        // stop at any point (a kill -9 is worse), and a client that asks again is answered
+        // from what was committed.
+        if connection.phase == .inFlight && connection.parser.bufferedByteCount == 0 {
+          connection.current?.handler?.cancel()
+        }
         return
       case .done(let n):
         if connection.phase == .lingering { continue }
@@ -165,6 +172,7 @@ extension EventLoop {
   /// `releasingSlot: false` keeps the connection's place under the cap for a new one.
   func closeConnection(_ connection: Connection, releasingSlot: Bool = true) {
     guard connections[Int(connection.fd)] === connection else { return }
+    connection.current?.handler?.cancel()
     leaveIdle(connection)
     connections[Int(connection.fd)] = nil
     close(connection.fd)

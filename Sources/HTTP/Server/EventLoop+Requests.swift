@@ -107,8 +107,9 @@ extension EventLoop {
           self.deliver(fd: fd, generation: generation, response)
         }
         switch placement {
-        case .taskPool: Task(operation: operation)
-        case .eventLoop: Task(executorPreference: self, operation: operation)
+        case .taskPool: connection.current?.handler = Task(operation: operation)
+        case .eventLoop:
+          connection.current?.handler = Task(executorPreference: self, operation: operation)
         }
       }
     }
