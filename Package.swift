@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .executable(name: "storekeeper", targets: ["storekeeper"]),
     .executable(name: "storekeeper-fake-appstore", targets: ["storekeeper-fake-appstore"]),
+    .executable(name: "storekeeper-fake-googleplay", targets: ["storekeeper-fake-googleplay"]),
   ],
   targets: [
     .target(name: "CSystem"),
@@ -25,6 +26,11 @@ let package = Package(
     .target(
       name: "AppStore",
       dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+    // Google Play's Developer API, its notifications and their push tokens: a peer of AppStore
+    // (it knows neither HTTP, Postgres nor AppAuth).
+    .target(
+      name: "GooglePlay",
+      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
     .target(
       name: "AppAuth",
@@ -35,9 +41,14 @@ let package = Package(
     .target(
       name: "FakeAppStore",
       dependencies: ["AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "StorekeeperLogging"]),
+    .target(
+      name: "FakeGooglePlay",
+      dependencies: ["GooglePlay", "HTTP", "COpenSSL", "JOSE", "StorekeeperLogging"]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
     .executableTarget(name: "storekeeper-fake-appstore", dependencies: ["FakeAppStore"]),
+    // Google's stand-in, likewise apart from the shipped binary.
+    .executableTarget(name: "storekeeper-fake-googleplay", dependencies: ["FakeGooglePlay"]),
     // A tiny server for bench/http (not shipped): the HTTP layer alone, against nginx.
     .executableTarget(
       name: "http-bench", dependencies: ["HTTP", "StorekeeperLogging"], path: "Sources/HTTPBench"),
@@ -52,6 +63,12 @@ let package = Package(
     .testTarget(
       name: "AppStoreTests",
       dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "JOSE", "StorekeeperLogging"]),
+    .testTarget(
+      name: "GooglePlayTests",
+      dependencies: [
+        "GooglePlay", "FakeGooglePlay", "HTTP", "COpenSSL", "JOSE", "OutboundHTTP",
+        "StorekeeperLogging",
+      ]),
     .testTarget(
       name: "StorekeeperTests",
       dependencies: [

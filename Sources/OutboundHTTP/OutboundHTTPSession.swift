@@ -25,8 +25,16 @@ public final class OutboundHTTPSession: Sendable {
   public func send(_ request: URLRequest, timeout: Duration) async throws -> (
     status: Int, body: [UInt8]
   ) {
+    let answer = try await exchange(request, timeout: timeout)
+    return (answer.status, answer.body)
+  }
+
+  /// The whole answer to `request`, its header fields included (a `Retry-After` to keep).
+  /// Throws an `OutboundHTTPError` when no HTTP answer came within `timeout`.
+  public func exchange(_ request: URLRequest, timeout: Duration) async throws -> OutboundHTTPAnswer
+  {
     // Whichever finishes first wins, the other is cancelled.
-    try await withThrowingTaskGroup(of: (status: Int, body: [UInt8]).self) { group in
+    try await withThrowingTaskGroup(of: OutboundHTTPAnswer.self) { group in
       group.addTask { try await self.perform(request) }
       group.addTask {
         try await Task.sleep(for: timeout)
@@ -38,7 +46,7 @@ public final class OutboundHTTPSession: Sendable {
     }
   }
 
-  private func perform(_ request: URLRequest) async throws -> (status: Int, body: [UInt8]) {
+  private func perform(_ request: URLRequest) async throws -> OutboundHTTPAnswer {
     let running = RunningDataTask()
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -46,7 +54,10 @@ public final class OutboundHTTPSession: Sendable {
           if let error {
             continuation.resume(throwing: OutboundHTTPError.failed(error))
           } else if let response = response as? HTTPURLResponse {
-            continuation.resume(returning: (response.statusCode, data.map { [UInt8]($0) } ?? []))
+            continuation.resume(
+              returning: OutboundHTTPAnswer(
+                status: response.statusCode, headers: Self.headers(of: response),
+                body: data.map { [UInt8]($0) } ?? []))
           } else {
             continuation.resume(throwing: OutboundHTTPError.notHTTP)
           }
@@ -56,5 +67,15 @@ public final class OutboundHTTPSession: Sendable {
     } onCancel: {
       running.cancel()
     }
+  }
+
+  /// Field names lowercased, so lookups need not guess the peer's spelling.
+  private static func headers(of response: HTTPURLResponse) -> [String: String] {
+    var headers: [String: String] = [:]
+    for (name, value) in response.allHeaderFields {
+      guard let name = name as? String, let value = value as? String else { continue }
+      headers[name.lowercased()] = value
+    }
+    return headers
   }
 }

@@ -1,0 +1,152 @@
+import Foundation
+import JOSE
+import StorekeeperLogging
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Pushes developer notifications as a Pub/Sub push subscription does: POSTs the message
+/// envelope with an OIDC token to the push endpoint, and until it answers 2xx (102 too, as
+/// Pub/Sub counts it) retries with exponential backoff between `minBackoff` and `maxBackoff`,
+/// giving up once `retention` has passed since the message was published (Pub/Sub: 7 days).
+final class FakePushOutbox: Sendable {
+  struct Settings: Sendable {
+    var url: URL?
+    var audience: String?
+    var email: String
+    var subscription: String
+    var minBackoff: Duration
+    var maxBackoff: Duration
+    var retention: Duration
+  }
+
+  struct Record: Sendable {
+    var messageId: String
+    var data: [UInt8]
+    var publishTime: String
+    var attempts: [Int?] = []
+    var delivered = false
+    var gaveUp = false
+  }
+
+  private struct State {
+    var records: [String: Record] = [:]
+    var order: [String] = []
+    var tasks: [String: Task<Void, Never>] = [:]
+    var counter = 0
+    var closed = false
+  }
+
+  let settings: Settings
+  private let signer: FakeOIDCSigner
+  private let logger: Logger
+  private let session: URLSession
+  private let state = Mutex(State())
+
+  init(settings: Settings, signer: FakeOIDCSigner, logger: Logger) {
+    self.settings = settings
+    self.signer = signer
+    self.logger = logger
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = 10
+    session = URLSession(configuration: configuration)
+  }
+
+  deinit { session.finishTasksAndInvalidate() }
+
+  /// Publishes `notification` (the developer notification's JSON) and starts delivering it;
+  /// returns the message id. With no push URL configured it is only recorded.
+  @discardableResult
+  func publish(_ notification: [String: Any]) -> String {
+    let data =
+      (try? JSONSerialization.data(withJSONObject: notification, options: [.sortedKeys]))
+      .map { [UInt8]($0) } ?? []
+    let (messageId, closed) = state.withLock { state -> (String, Bool) in
+      state.counter += 1
+      let id = String(17_000_000_000_000 + state.counter)
+      state.records[id] = Record(
+        messageId: id, data: data,
+        publishTime: FakeSubscription.time(FakePlayState.realMillis()))
+      state.order.append(id)
+      return (id, state.closed)
+    }
+    guard !closed, let url = settings.url else { return messageId }
+    let task = Task { [weak self] in
+      guard let self else { return }
+      await self.deliver(messageId, to: url)
+    }
+    state.withLock { $0.tasks[messageId] = task }
+    return messageId
+  }
+
+  var records: [Record] {
+    state.withLock { state in state.order.compactMap { state.records[$0] } }
+  }
+
+  func close() {
+    let tasks = state.withLock { state in
+      state.closed = true
+      defer { state.tasks = [:] }
+      return Array(state.tasks.values)
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  private func deliver(_ messageId: String, to url: URL) async {
+    let clock = ContinuousClock()
+    let giveUpAt = clock.now + settings.retention
+    var backoff = settings.minBackoff
+    while !Task.isCancelled {
+      let status = await attempt(messageId, to: url)
+      let delivered = status.map { (200...299).contains($0) || $0 == 102 } ?? false
+      let done = state.withLock { state -> Bool in
+        state.records[messageId]?.attempts.append(status)
+        if delivered { state.records[messageId]?.delivered = true }
+        return delivered
+      }
+      logger.info(
+        "push attempt",
+        [
+          "message_id": .string(messageId),
+          "status": status.map { .int($0) } ?? .string("none"),
+        ])
+      if done { break }
+      guard clock.now + backoff < giveUpAt else {
+        state.withLock { $0.records[messageId]?.gaveUp = true }
+        break
+      }
+      try? await Task.sleep(for: backoff)
+      backoff = min(backoff * 2, settings.maxBackoff)
+    }
+    _ = state.withLock { $0.tasks.removeValue(forKey: messageId) }
+  }
+
+  private func attempt(_ messageId: String, to url: URL) async -> Int? {
+    guard let record = state.withLock({ $0.records[messageId] }),
+      let token = try? signer.token(
+        audience: settings.audience ?? url.absoluteString, email: settings.email)
+    else { return nil }
+    let data = Data(record.data).base64EncodedString()
+    let envelope: [String: Any] = [
+      "message": [
+        "attributes": [String: String](), "data": data, "messageId": messageId,
+        "message_id": messageId, "publishTime": record.publishTime,
+        "publish_time": record.publishTime,
+      ] as [String: Any],
+      "subscription": settings.subscription,
+    ]
+    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+    request.timeoutInterval = 10
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+    request.httpBody = try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys])
+    return await withCheckedContinuation { continuation in
+      session.dataTask(with: request) { _, response, _ in
+        continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+      }.resume()
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GooglePlay
+import HTTP
+
+extension FakeGooglePlayEndpoints {
+  /// `POST /fake/v1/subscriptions` `{product_id, base_plan_id?, offer_id?, period_seconds?,
+  /// test?, pending?, obfuscated_account_id?, linked_purchase_token?}`: a new subscription
+  /// (SUBSCRIPTION_PURCHASED). With `linked_purchase_token` it replaces that one (upgrade,
+  /// downgrade, re-signup), which expires with a replacement cancellation.
+  func makeSubscription(_ request: Request) throws -> Response {
+    let body = try FakeControlBody(request)
+    let productId = try body.requiredString("product_id")
+    let period = try body.double("period_seconds") ?? 30 * 86_400
+    guard period > 0 else { throw FakeControlBody.invalid("period_seconds", "must be positive") }
+    let accountId = try body.string("obfuscated_account_id")
+    if let accountId, accountId.count > 64 {
+      throw FakeControlBody.invalid("obfuscated_account_id", "must be at most 64 characters")
+    }
+    let linked = try body.string("linked_purchase_token")
+    let pending = try body.bool("pending") ?? false
+    let now = state.nowMillis()
+    let periodMillis = Int64((period * 1000).rounded())
+    let subscription = FakeSubscription(
+      packageName: try body.string("package_name") ?? configuration.packageName,
+      token: FakePlayState.newToken(), productId: productId,
+      basePlanId: try body.string("base_plan_id") ?? "monthly",
+      offerId: try body.string("offer_id"), state: pending ? .pending : .active,
+      startTimeMillis: now, expiryTimeMillis: now + periodMillis, periodMillis: periodMillis,
+      test: try body.bool("test") ?? false, linkedPurchaseToken: linked,
+      obfuscatedExternalAccountId: accountId, regionCode: try body.string("region_code") ?? "US",
+      orderBase: state.newOrderId())
+    try state.contents.withLock { contents throws(HTTPError) in
+      if let linked {
+        guard var old = contents.subscriptions[linked] else { throw Self.noPurchase(linked) }
+        old.state = .expired
+        old.autoRenewEnabled = false
+        old.cancellation = .replacement
+        old.expiryTimeMillis = min(old.expiryTimeMillis, now)
+        contents.subscriptions[linked] = old
+      }
+      contents.subscriptions[subscription.token] = subscription
+    }
+    if !pending { notifySubscription(subscription, .purchased) }
+    return FakeGoogleError.json(
+      ["purchase_token": subscription.token, "order_id": subscription.latestOrderId], status: 201)
+  }
+
+  /// `POST /fake/v1/subscriptions/{token}/events` `{event, seconds?}`: what happens to a
+  /// subscription over its life, each pushed as Google's notification type. `seconds` is the
+  /// pause length for `pause`.
+  func subscriptionEvent(_ token: String, _ request: Request) throws -> Response {
+    let body = try FakeControlBody(request)
+    let event = try body.requiredString("event")
+    let seconds = try body.double("seconds")
+    let now = state.nowMillis()
+    let (subscription, type) = try state.contents.withLock {
+      contents throws(HTTPError) -> (FakeSubscription, SubscriptionNotificationType) in
+      guard var s = contents.subscriptions[token] else { throw Self.noPurchase(token) }
+      let type: SubscriptionNotificationType
+      switch event {
+      case "renew":
+        // A renewal extends from the old expiry, or from now after a lapse.
+        s.expiryTimeMillis = max(s.expiryTimeMillis, now) + s.periodMillis
+        s.renewals += 1
+        s.state = .active
+        type = .renewed
+      case "grace":
+        s.state = .inGracePeriod
+        type = .inGracePeriod
+      case "hold":
+        s.state = .onHold
+        s.expiryTimeMillis = min(s.expiryTimeMillis, now)
+        type = .onHold
+      case "recover":
+        s.state = .active
+        s.renewals += 1
+        s.expiryTimeMillis = now + s.periodMillis
+        type = .recovered
+      case "pause":
+        s.state = .paused
+        s.expiryTimeMillis = min(s.expiryTimeMillis, now)
+        s.autoResumeMillis = now + Int64(((seconds ?? Double(s.periodMillis) / 1000) * 1000))
+        type = .paused
+      case "resume":
+        s.state = .active
+        s.autoResumeMillis = nil
+        s.renewals += 1
+        s.expiryTimeMillis = now + s.periodMillis
+        type = .renewed
+      case "cancel":
+        s.state = .canceled
+        s.autoRenewEnabled = false
+        s.cancellation = .user
+        s.cancelTimeMillis = now
+        type = .canceled
+      case "restart":
+        guard s.state == .canceled, s.expiryTimeMillis > now else {
+          throw HTTPError(409, code: "not_restartable", detail: "Only a canceled, unexpired one.")
+        }
+        s.state = .active
+        s.autoRenewEnabled = true
+        s.cancellation = nil
+        s.cancelTimeMillis = nil
+        type = .restarted
+      case "expire":
+        s.state = .expired
+        s.autoRenewEnabled = false
+        s.expiryTimeMillis = min(s.expiryTimeMillis, now)
+        type = .expired
+      case "complete":
+        guard s.state == .pending else {
+          throw HTTPError(409, code: "not_pending", detail: "The subscription is not pending.")
+        }
+        s.state = .active
+        s.startTimeMillis = now
+        s.expiryTimeMillis = now + s.periodMillis
+        type = .purchased
+      case "cancel_pending":
+        guard s.state == .pending else {
+          throw HTTPError(409, code: "not_pending", detail: "The subscription is not pending.")
+        }
+        s.state = .pendingPurchaseCanceled
+        type = .pendingPurchaseCanceled
+      default:
+        throw FakeControlBody.invalid(
+          "event",
+          "must be renew, grace, hold, recover, pause, resume, cancel, restart, expire, "
+            + "complete or cancel_pending")
+      }
+      contents.subscriptions[token] = s
+      return (s, type)
+    }
+    notifySubscription(subscription, type)
+    return FakeGoogleError.json(subscription.json)
+  }
+
+  func notifySubscription(_ s: FakeSubscription, _ type: SubscriptionNotificationType) {
+    outbox.publish(
+      notification(
+        [
+          "subscriptionNotification": [
+            "version": "1.0", "notificationType": type.rawValue, "purchaseToken": s.token,
+          ] as [String: Any]
+        ], package: s.packageName))
+  }
+}

@@ -1,0 +1,14 @@
+/// A failure the next API (or token) requests get, set with `POST /fake/v1/faults`.
+struct FakeFault: Sendable {
+  enum Target: String, Sendable {
+    case api, token
+  }
+
+  var target: Target
+  /// The status to answer; 0 answers normally after `delayMillis` (a slow Google).
+  var status: Int
+  /// Requests left to fail; nil until cleared.
+  var remaining: Int?
+  var retryAfterSeconds: Int?
+  var delayMillis: Int
+}

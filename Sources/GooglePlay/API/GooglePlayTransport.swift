@@ -1,0 +1,34 @@
+import Foundation
+import OutboundHTTP
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Sends one request to Google; a seam so tests can answer for Google. Throws an
+/// `OutboundHTTPError` when no HTTP answer came within `timeout`.
+public protocol GooglePlayTransport: Sendable {
+  func send(
+    method: String, url: URL, headers: [String: String], body: [UInt8]?, timeout: Duration
+  ) async throws -> OutboundHTTPAnswer
+}
+
+/// The transport of production: an `OutboundHTTPSession` (URLSession's own threads, never an
+/// event loop's, with the deadline kept).
+public final class URLSessionGooglePlayTransport: GooglePlayTransport {
+  private let session = OutboundHTTPSession()
+
+  public init() {}
+
+  public func send(
+    method: String, url: URL, headers: [String: String], body: [UInt8]?, timeout: Duration
+  ) async throws -> OutboundHTTPAnswer {
+    let seconds = Double(timeout.components.seconds) + 1
+    var request = URLRequest(
+      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, seconds))
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    if let body { request.httpBody = Data(body) }
+    return try await session.exchange(request, timeout: timeout)
+  }
+}
