@@ -10,6 +10,8 @@ public enum RefusalReason: String, Error, Sendable, CaseIterable {
   case certificateExpired = "certificate_expired"
   case invalidSignature = "invalid_signature"
   case malformedPayload = "malformed_payload"
+  /// Verified, but without a field settling needs (`requireSettleable()`).
+  case incompleteTransaction = "incomplete_transaction"
   case bundleIdMismatch = "bundle_id_mismatch"
   case appAppleIdMismatch = "app_apple_id_mismatch"
   case environmentNotAllowed = "environment_not_allowed"

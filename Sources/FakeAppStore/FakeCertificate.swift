@@ -11,6 +11,8 @@ final class FakeCertificate: @unchecked Sendable {
     var commonName: String
     var serial: Int
     var isCA: Bool
+    /// The CA's `pathlen` (Apple's WWDR intermediate says 0; its root says nothing).
+    var pathLength: Int?
     var appleOID: String?
     var notBefore: Date
     var notAfter: Date
@@ -82,16 +84,7 @@ final class FakeCertificate: @unchecked Sendable {
 
     var context = X509V3_CTX()
     X509V3_set_ctx(&context, issuer?.certificate.pointer ?? certificate, certificate, nil, nil, 0)
-    let standard: [(Int32, String)] =
-      profile.isCA
-      ? [
-        (NID_basic_constraints, "critical,CA:TRUE"),
-        (NID_key_usage, "critical,keyCertSign,cRLSign"),
-      ]
-      : [
-        (NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
-      ]
-    for (nid, value) in standard + [(NID_subject_key_identifier, "hash")] {
+    for (nid, value) in extensions(profile, selfSigned: issuer == nil) {
       guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else {
         throw FakeCryptoError("extension \(nid)")
       }
@@ -99,6 +92,22 @@ final class FakeCertificate: @unchecked Sendable {
       guard X509_add_ext(certificate, ext, -1) == 1 else { throw FakeCryptoError("X509_add_ext") }
     }
     if let oid = profile.appleOID { try addMarker(oid, to: certificate) }
+  }
+
+  /// The extensions Apple's certificates carry, in the shape OpenSSL's strict chain check
+  /// (`X509_V_FLAG_X509_STRICT`, which Apple's libraries set) demands: basic constraints and
+  /// key usage critical, a subject key identifier on each, and an authority key identifier
+  /// naming the issuer's on all but the self-signed root, as on Apple Root CA - G3.
+  private static func extensions(_ profile: Profile, selfSigned: Bool) -> [(Int32, String)] {
+    let basic =
+      profile.isCA
+      ? "critical,CA:TRUE" + (profile.pathLength.map { ",pathlen:\($0)" } ?? "")
+      : "critical,CA:FALSE"
+    let usage = profile.isCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature"
+    let identifiers: [(Int32, String)] =
+      [(NID_subject_key_identifier, "hash")]
+      + (selfSigned ? [] : [(NID_authority_key_identifier, "keyid:always")])
+    return [(NID_basic_constraints, basic), (NID_key_usage, usage)] + identifiers
   }
 
   /// Apple's markers are non-critical extensions whose value is DER NULL.

@@ -19,9 +19,11 @@ public final class FakeCertificateAuthority: Sendable {
     let rootKey = try FakeSigningKey()
     let intermediateKey = try FakeSigningKey()
     leafKey = try FakeSigningKey()
-    func profile(_ name: String, _ serial: Int, ca: Bool, oid: String?) -> FakeCertificate.Profile {
+    func profile(
+      _ name: String, _ serial: Int, ca: Bool, pathLength: Int? = nil, oid: String?
+    ) -> FakeCertificate.Profile {
       .init(
-        commonName: name, serial: serial, isCA: ca, appleOID: oid,
+        commonName: name, serial: serial, isCA: ca, pathLength: pathLength, appleOID: oid,
         notBefore: options.notBefore, notAfter: options.notAfter)
     }
     let serial = Int.random(in: 1..<(1 << 40))
@@ -29,7 +31,7 @@ public final class FakeCertificateAuthority: Sendable {
       profile("Fake Apple Root CA - G3", serial, ca: true, oid: nil), key: rootKey, issuer: nil)
     intermediate = try FakeCertificate(
       profile(
-        "Fake Apple Worldwide Developer Relations CA", serial + 1, ca: true,
+        "Fake Apple Worldwide Developer Relations CA", serial + 1, ca: true, pathLength: 0,
         oid: options.intermediateHasAppleOID ? Options.appleIntermediateOID : nil),
       key: intermediateKey, issuer: (root, rootKey))
     leaf = try FakeCertificate(

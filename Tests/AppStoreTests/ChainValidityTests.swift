@@ -25,6 +25,17 @@ import Testing
     #expect(verifier.verifyTransaction(token).value?.signedDate == signedDate)
   }
 
+  /// As Apple's library does: a payload that does not say when it was signed is checked now.
+  @Test func checksAPayloadWithoutSignedDateAtTheVerifiersNow() throws {
+    let token = try lapsed.signJWS(
+      payload: Array(#"{"bundleId":"\#(Fixtures.bundleId)","environment":"Sandbox"}"#.utf8))
+    #expect(verifier.verifyTransaction(token) == .invalid("certificate_expired"))
+    let back = Int64(Date().timeIntervalSince1970) - 20 * 86_400
+    let then = try SignedDataVerifier(
+      configuration: Fixtures.configuration(trusting: lapsed), now: { back })
+    #expect(then.verifyTransaction(token).value?.bundleId == Fixtures.bundleId)
+  }
+
   @Test func rechecksACachedChainForASignedDateOutsideItsWindow() throws {
     let inside = try lapsed.sign(
       Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 20 * Self.day))

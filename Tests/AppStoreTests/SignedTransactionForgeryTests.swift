@@ -125,9 +125,14 @@ import Testing
     }
   }
 
-  @Test func refusesAPayloadWithoutTheRequiredIds() throws {
+  @Test func refusesAPayloadWithoutABundleIdAsAnotherAppsAsApplesLibraryDoes() throws {
     let token = try authority.signJWS(
       payload: Array(#"{"signedDate":\#(Fixtures.nowMilliseconds)}"#.utf8))
+    #expect(verifier.verifyTransaction(token) == .invalid("bundle_id_mismatch"))
+  }
+
+  @Test func refusesAPayloadThatIsNoJSONObject() throws {
+    let token = try authority.signJWS(payload: Array("[1]".utf8))
     #expect(verifier.verifyTransaction(token) == .invalid("malformed_payload"))
   }
 

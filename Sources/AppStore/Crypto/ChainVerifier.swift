@@ -1,6 +1,11 @@
 import COpenSSL
 
-/// Verifies a leaf → intermediate → root chain against the trusted roots at a given time.
+/// Verifies a leaf → intermediate → configured root chain at a given time.
+///
+/// As Apple's `SignedDataVerifier` does, the chain is built from the leaf through the token's
+/// intermediate to whichever configured root signed it; the root the token presents (its last
+/// `x5c` entry) is never read, so a re-issued root with the same key still verifies and a
+/// presented root that is not configured gains nothing.
 struct ChainVerifier: Sendable {
   enum Failure: Error, Equatable {
     case untrustedRoot, invalidCertificate, expired, missingIntermediateOID, missingLeafOID
@@ -15,38 +20,37 @@ struct ChainVerifier: Sendable {
 
   let trust: TrustStore
 
-  func verify(
-    leaf: X509Certificate, intermediate: X509Certificate, root: X509Certificate, at seconds: Int64
-  ) -> Result<Verified, Failure> {
-    guard trust.isTrusted(rootDER: root.der) else { return .failure(.untrustedRoot) }
+  func verify(leaf: X509Certificate, intermediate: X509Certificate, at seconds: Int64)
+    -> Result<Verified, Failure>
+  {
     guard intermediate.hasExtension(.appleIntermediate) else {
       return .failure(.missingIntermediateOID)
     }
     guard leaf.hasExtension(.appleLeaf) else { return .failure(.missingLeafOID) }
-    if let failure = runOpenSSL(leaf: leaf, intermediate: intermediate, root: root, at: seconds) {
-      return .failure(failure)
+    let chain: [X509Certificate]
+    switch runOpenSSL(leaf: leaf, intermediate: intermediate, at: seconds) {
+    case .failure(let failure): return .failure(failure)
+    case .success(let built): chain = built
     }
     guard let key = leaf.p256PublicKey() else { return .failure(.invalidCertificate) }
-    let certificates = [leaf, intermediate, root]
-    let starts = certificates.compactMap(\.notBefore)
-    let ends = certificates.compactMap(\.notAfter)
+    let starts = chain.compactMap(\.notBefore)
+    let ends = chain.compactMap(\.notAfter)
     guard starts.count == 3, ends.count == 3, let from = starts.max(), let until = ends.min() else {
       return .failure(.invalidCertificate)
     }
     return .success(Verified(leafKey: key, validFrom: from, validUntil: until))
   }
 
-  /// The chain OpenSSL builds must be exactly the one the token presented.
-  private func runOpenSSL(
-    leaf: X509Certificate, intermediate: X509Certificate, root: X509Certificate, at seconds: Int64
-  ) -> Failure? {
-    switch trust.verifiedChain(leaf: leaf, untrusted: [intermediate], at: seconds) {
-    case .failure(let failure): return failure
-    case .success(let chain):
-      guard chain.count == 3, chain[1].der == intermediate.der, chain[2].der == root.der else {
-        return .untrustedRoot
+  /// The chain OpenSSL builds: the token's intermediate right above the leaf, then a
+  /// configured root, and nothing else (Apple's PKI has exactly three levels).
+  private func runOpenSSL(leaf: X509Certificate, intermediate: X509Certificate, at seconds: Int64)
+    -> Result<[X509Certificate], Failure>
+  {
+    trust.verifiedChain(leaf: leaf, untrusted: [intermediate], at: seconds).flatMap { chain in
+      guard chain.count == 3, chain[1].der == intermediate.der else {
+        return .failure(.untrustedRoot)
       }
-      return nil
+      return .success(chain)
     }
   }
 

@@ -9,7 +9,8 @@ struct JWSHeader: Decodable {
 }
 
 /// A header that is usable for ES256 verification: the algorithm is right and the x5c holds
-/// three decodable certificates. `fingerprint` is the SHA-256 of their concatenated DER.
+/// three base64 entries (leaf, intermediate, and a root that is never parsed: the chain ends at
+/// a configured one). `fingerprint` is the SHA-256 of their concatenated DER.
 struct ParsedHeader: Sendable {
   var certificates: [[UInt8]]
   var fingerprint: [UInt8]

@@ -1,9 +1,9 @@
 /// A StoreKit 2 signed subscription renewal info, decoded.
 ///
 /// Dates are milliseconds since 1970; Apple's enumerations are kept raw and read typed through
-/// the `…Value` properties. Only `originalTransactionId` is required.
+/// the `…Value` properties. Every field is optional, as in Apple's libraries.
 public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
-  public var originalTransactionId: String
+  public var originalTransactionId: String?
   public var autoRenewProductId: String?
   public var productId: String?
   public var autoRenewStatus: Int32?
@@ -42,7 +42,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
   }
 
   public init(
-    originalTransactionId: String,
+    originalTransactionId: String? = nil,
     autoRenewProductId: String? = nil,
     productId: String? = nil,
     autoRenewStatus: Int32? = nil,
@@ -94,7 +94,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    originalTransactionId = try container.decode(String.self, forKey: .originalTransactionId)
+    originalTransactionId = container.lenient(.originalTransactionId)
     autoRenewProductId = container.lenient(.autoRenewProductId)
     productId = container.lenient(.productId)
     autoRenewStatus = container.lenient(.autoRenewStatus)

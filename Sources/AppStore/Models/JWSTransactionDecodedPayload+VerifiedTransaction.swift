@@ -1,7 +1,16 @@
 extension JWSTransactionDecodedPayload {
-  /// The normalized transaction; nil when the payload lacks a purchase date or environment.
-  public var verifiedTransaction: VerifiedTransaction? {
-    guard let purchaseDate, let environment else { return nil }
+  /// The normalized transaction, which settling a purchase needs; nil when the payload lacks
+  /// any of its identifiers, purchase date or environment.
+  public var verifiedTransaction: VerifiedTransaction? { try? requireSettleable() }
+
+  /// The normalized transaction, or `incompleteTransaction` when a field settling needs is
+  /// absent. The payload decodes without them (Apple's libraries do too), so a verified
+  /// signature alone never lets a transaction without an id, product, bundle, purchase date
+  /// or environment credit anything.
+  public func requireSettleable() throws(RefusalReason) -> VerifiedTransaction {
+    guard let transactionId, let originalTransactionId, let bundleId, let productId,
+      let purchaseDate, let environment
+    else { throw .incompleteTransaction }
     return VerifiedTransaction(
       transactionId: transactionId,
       originalTransactionId: originalTransactionId,

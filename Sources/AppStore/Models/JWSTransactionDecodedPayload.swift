@@ -1,14 +1,15 @@
 /// A StoreKit 2 signed transaction, decoded.
 ///
 /// Dates are milliseconds since 1970. Apple's enumerations are kept raw (so new values still
-/// decode) and read typed through the `…Value` properties. The four identifiers are required;
-/// every other field is optional and a field of an unexpected type decodes as nil.
+/// decode) and read typed through the `…Value` properties. Every field is optional, as in
+/// Apple's libraries, and a field of an unexpected type decodes as nil: what a use needs is
+/// asked for where it is used (`requireSettleable()` for settling).
 public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
-  public var transactionId: String
-  public var originalTransactionId: String
+  public var transactionId: String?
+  public var originalTransactionId: String?
   public var webOrderLineItemId: String?
-  public var bundleId: String
-  public var productId: String
+  public var bundleId: String?
+  public var productId: String?
   public var subscriptionGroupIdentifier: String?
   public var purchaseDate: Int64?
   public var originalPurchaseDate: Int64?
@@ -52,11 +53,11 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
   }
 
   public init(
-    transactionId: String,
-    originalTransactionId: String,
+    transactionId: String? = nil,
+    originalTransactionId: String? = nil,
     webOrderLineItemId: String? = nil,
-    bundleId: String,
-    productId: String,
+    bundleId: String? = nil,
+    productId: String? = nil,
     subscriptionGroupIdentifier: String? = nil,
     purchaseDate: Int64? = nil,
     originalPurchaseDate: Int64? = nil,
@@ -121,11 +122,11 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    transactionId = try container.decode(String.self, forKey: .transactionId)
-    originalTransactionId = try container.decode(String.self, forKey: .originalTransactionId)
+    transactionId = container.lenient(.transactionId)
+    originalTransactionId = container.lenient(.originalTransactionId)
     webOrderLineItemId = container.lenient(.webOrderLineItemId)
-    bundleId = try container.decode(String.self, forKey: .bundleId)
-    productId = try container.decode(String.self, forKey: .productId)
+    bundleId = container.lenient(.bundleId)
+    productId = container.lenient(.productId)
     subscriptionGroupIdentifier = container.lenient(.subscriptionGroupIdentifier)
     purchaseDate = container.lenient(.purchaseDate)
     originalPurchaseDate = container.lenient(.originalPurchaseDate)

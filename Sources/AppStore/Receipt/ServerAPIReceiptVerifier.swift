@@ -152,10 +152,7 @@ public final class ServerAPIReceiptVerifier: Sendable {
   private func verified(_ jws: String) -> VerificationResult<VerifiedTransaction> {
     switch signed.verifyTransaction(jws) {
     case .valid(let payload):
-      guard let transaction = payload.verifiedTransaction else {
-        return .refused(.malformedPayload)
-      }
-      return .valid(transaction)
+      do { return .valid(try payload.requireSettleable()) } catch { return .refused(error) }
     case .invalid(let reason): return .invalid(reason)
     case .retryable(let reason): return .retryable(reason)
     case .misconfigured(let problem): return .misconfigured(problem)

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Verifies StoreKit 2 signed data (JWS) offline: the x5c chain up to a trusted root, Apple's
-/// certificate markers, the chain's validity at the payload's `signedDate`, the ES256
-/// signature, then the app's bundle id and allowed environments.
+/// Verifies StoreKit 2 signed data (JWS) offline, as Apple's `SignedDataVerifier` does with
+/// online checks off: the x5c leaf and intermediate chained to a configured root, Apple's
+/// certificate markers, the chain's validity at the payload's `signedDate` (now when it has
+/// none), the ES256 signature, then the app's bundle id and allowed environments. Payload
+/// fields are all optional, as in Apple's models.
 ///
 /// Safe to call from any thread; meant for Swift's cooperative pool, never an event loop.
 public final class SignedDataVerifier: Sendable {
@@ -10,10 +12,16 @@ public final class SignedDataVerifier: Sendable {
   let chains: ChainVerifier
   let cache: ChainCache
   let headers: HeaderMemo
+  /// Seconds since 1970; only read for a payload that says nothing of when it was signed.
+  let now: @Sendable () -> Int64
 
   /// Throws when an extra root is not a readable PEM certificate.
-  public init(configuration: AppStoreConfiguration) throws {
+  public init(
+    configuration: AppStoreConfiguration,
+    now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+  ) throws {
     self.configuration = configuration
+    self.now = now
     self.chains = ChainVerifier(
       trust: try TrustStore(
         anchorPEM: AppleRootCertificates.appleRootCAG3PEM,
@@ -54,12 +62,13 @@ public final class SignedDataVerifier: Sendable {
     case .success(let parsed): header = parsed
     case .failure(let reason): return .refused(reason)
     }
-    guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload)),
-      let signedDate = payload.signedDate
-    else { return .refused(.malformedPayload) }
+    guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload)) else {
+      return .refused(.malformedPayload)
+    }
+    let seconds = payload.signedDate.map(Self.seconds(fromMilliseconds:)) ?? now()
 
     let key: PublicKey
-    switch leafKey(for: header, at: Self.seconds(fromMilliseconds: signedDate)) {
+    switch leafKey(for: header, at: seconds) {
     case .success(let found): key = found
     case .failure(let failure): return .refused(failure.reason)
     }
@@ -75,11 +84,11 @@ public final class SignedDataVerifier: Sendable {
     let fingerprint = header.fingerprint
     let ders = header.certificates
     if let cached = cache.lookup(fingerprint, at: seconds) { return .success(cached.leafKey) }
+    // The presented root (ders[2]) is not read: the chain ends at a configured one.
     guard let leaf = X509Certificate(der: ders[0]),
-      let intermediate = X509Certificate(der: ders[1]),
-      let root = X509Certificate(der: ders[2])
+      let intermediate = X509Certificate(der: ders[1])
     else { return .failure(.invalidCertificate) }
-    return chains.verify(leaf: leaf, intermediate: intermediate, root: root, at: seconds).map {
+    return chains.verify(leaf: leaf, intermediate: intermediate, at: seconds).map {
       cache.store($0, for: fingerprint)
       return $0.leafKey
     }

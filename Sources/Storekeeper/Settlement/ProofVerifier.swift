@@ -24,10 +24,9 @@ struct ProofVerifier: Sendable {
   func verifySigned(_ jws: String) -> VerificationResult<[VerifiedTransaction]> {
     switch signed.verifyTransaction(jws) {
     case .valid(let payload):
-      guard let transaction = payload.verifiedTransaction else {
-        return .invalid("malformed_payload")
+      do { return .valid([try payload.requireSettleable()]) } catch {
+        return .invalid(error.rawValue)
       }
-      return .valid([transaction])
     case .invalid(let reason): return .invalid(reason)
     case .retryable(let reason): return .retryable(reason)
     case .misconfigured(let problem): return .misconfigured(problem)
