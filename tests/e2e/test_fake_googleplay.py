@@ -5,8 +5,8 @@ its answers are checked field by field against Google's Discovery document
 OIDC tokens PyJWT verifies against the JWKS it serves.
 
 scripts/test installs google-auth and google-api-python-client into a throwaway virtualenv and
-names it in STOREKEEPER_GOOGLE_VENV (and sets STOREKEEPER_REQUIRE_GOOGLE_VENV, so there the
-module never skips). Run by hand without them, it skips and says why.
+names it in STOREKEEPER_GOOGLE_VENV. Like every e2e test, it fails rather than skips without
+them (tests/e2e/README).
 """
 
 from __future__ import annotations
@@ -42,9 +42,7 @@ def _google_libraries():
     except ImportError as error:
         reason = (f"google-auth / google-api-python-client not importable ({error}); run "
                   "scripts/test, or set STOREKEEPER_GOOGLE_VENV to a virtualenv holding them")
-        if os.environ.get("STOREKEEPER_REQUIRE_GOOGLE_VENV"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason, allow_module_level=True)
+        pytest.fail(reason, pytrace=False)
 
 
 _google_libraries()
