@@ -50,7 +50,7 @@ import Testing
 }
 
 @Suite struct MisconfiguredReportTests {
-  static let wrongSecret: [String: Any & Sendable] = ["status": 21004]
+  static let wrongSecret: [String: any Sendable] = ["status": 21004]
 
   @Test func aWrongSharedSecretKeepsTheReportPendingPastTheWindowUntilTheSettingIsFixed()
     async throws

@@ -5,11 +5,11 @@ import Synchronization
 /// verifyReceipt answering whatever JSON the test last set: a wrong-secret 21004 until the
 /// test "fixes the setting" and switches it to a valid answer.
 final class SwitchableAppleTransport: ReceiptTransport {
-  private let answer: Mutex<[String: Any & Sendable]>
+  private let answer: Mutex<[String: any Sendable]>
 
-  init(_ answer: [String: Any & Sendable]) { self.answer = Mutex(answer) }
+  init(_ answer: [String: any Sendable]) { self.answer = Mutex(answer) }
 
-  func set(_ new: [String: Any & Sendable]) { answer.withLock { $0 = new } }
+  func set(_ new: [String: any Sendable]) { answer.withLock { $0 = new } }
 
   func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
