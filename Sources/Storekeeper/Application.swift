@@ -14,7 +14,7 @@ public final class Application: Sendable {
   /// The primary's pool (`database`), the read replica's and the direct session's.
   let pools: DatabasePools
   let migrator: Migrator
-  let catalog: CatalogCache
+  let catalog: ServedCatalog
   let listener: PostgresListener
   let server: HTTPServer
   /// The admin listener (`ADMIN_PORT`), serving the admin API and `/metrics` apart from the
@@ -44,7 +44,7 @@ public final class Application: Sendable {
       directory: config.migrationsDirectory, logger: logger.with("component", "migrations"))
 
     let catalogRepository = CatalogRepository(database: database)
-    let catalog = CatalogCache(
+    let catalog = try ServedCatalog(
       repository: catalogRepository, logger: logger.with("component", "catalog"))
     self.catalog = catalog
     listener = PostgresListener(

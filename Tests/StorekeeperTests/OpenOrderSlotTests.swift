@@ -84,11 +84,11 @@ import Testing
       let refused = await groupCommit(h, maxOpen: 10_000).flush([
         .init(order: .init(userId: "many", productId: "gold.100", quantity: 1))
       ])
-      guard case .failure(let error as HTTPError) = refused[0] else {
+      guard case .failure(let error as OrderRefusal) = refused[0] else {
         Issue.record("expected a refusal, got \(refused[0])")
         return
       }
-      #expect(error.code == "too_many_open_orders")
+      #expect(error == .tooManyOpenOrders(limit: 10_000))
       // A new user at that limit takes a slot at once.
       #expect(isCreated(try await create(h, "fresh", maxOpen: 10_000)))
     }
@@ -133,7 +133,7 @@ import Testing
       try await h.addConsumable()
       for (user, maxOpen) in [("gina", 1_000), ("hank", 40)] {
         let commit = groupCommit(h, maxOpen: maxOpen)
-        let results = await withTaskGroup(of: [Result<Response, any Error>].self) { group in
+        let results = await withTaskGroup(of: [Result<Order, any Error>].self) { group in
           for flush in 0..<4 {
             group.addTask {
               await commit.flush(
@@ -146,10 +146,10 @@ import Testing
           }
           return await group.reduce(into: []) { $0 += $1 }
         }
-        let created = results.filter { (try? $0.get())?.status == 201 }.count
+        let created = results.filter { (try? $0.get()) != nil }.count
         let refused = results.filter {
-          if case .failure(let error as HTTPError) = $0 {
-            error.code == "too_many_open_orders"
+          if case .failure(let error as OrderRefusal) = $0 {
+            error == .tooManyOpenOrders(limit: maxOpen)
           } else {
             false
           }
@@ -200,11 +200,13 @@ import Testing
 
   /// The guard against a loop with no end says "retry", never "limit".
   @Test func aCreationThatKeepsLosingRacesIsAnsweredRetryableNotAsTheLimit() throws {
-    let new = OrderRoutes.NewOrder(userId: "ivy", productId: "gold.100", quantity: 1)
+    let new = NewOrder(userId: "ivy", productId: "gold.100", quantity: 1)
     do {
-      _ = try OrderRoutes.answer(.contended, for: new, maxOpen: 20)
+      _ = try new.created(.contended, maxOpen: 20)
       Issue.record("expected a refusal")
-    } catch let error as HTTPError {
+    } catch {
+      #expect(error == .contended)
+      let error = error.problem
       #expect(error.status == 503)
       #expect(error.code == "overloaded")
       #expect(error.headers["Retry-After"] == "1")

@@ -28,19 +28,19 @@ import Testing
     ).decode("n")
   }
 
-  private func created(_ result: Result<Response, any Error>) throws -> [String: JSONValue] {
-    let response = try result.get()
-    #expect(response.status == 201)
-    guard case .object(let object) = try JSONParser.parse(response.body, maxDepth: 8) else {
+  private func created(_ result: Result<Order, any Error>) throws -> [String: JSONValue] {
+    let order = try result.get()
+    guard case .object(let object) = try JSONParser.parse(order.json, maxDepth: 8) else {
       Issue.record("not an object")
       return [:]
     }
     return object
   }
 
-  private func refusal(_ result: Result<Response, any Error>) -> HTTPError? {
+  /// The refusal as the API answers it.
+  private func refusal(_ result: Result<Order, any Error>) -> HTTPError? {
     guard case .failure(let error) = result else { return nil }
-    return error as? HTTPError
+    return (error as? OrderRefusal)?.problem
   }
 
   @Test func anOrderTheDatabaseRejectsFailsAloneAndItsNeighboursAreCreated() async throws {
@@ -139,7 +139,7 @@ import Testing
       ]
       let commit = groupCommit(h)
       let together = await commit.flush(batch)
-      var alone: [Result<Response, any Error>] = []
+      var alone: [Result<Order, any Error>] = []
       for item in batch {
         do { alone.append(.success(try await commit.commitAlone(item))) } catch {
           alone.append(.failure(error))
@@ -176,14 +176,14 @@ import Testing
         submission("erin", key: "k1"), submission("gus"), submission("frank", key: "k1"),
       ])
       for (index, user) in [(0, "erin"), (2, "frank")] {
-        let response = try results[index].get()
+        let order = try results[index].get()
         let row = try #require(
           try await h.database.query(
             "SELECT state, response_status, response_body FROM idempotency_keys WHERE user_id = \(user)"
           ).first)
         #expect(try row.decode("state", as: String.self) == "done")
         #expect(try row.decode("response_status", as: Int.self) == 201)
-        #expect(try row.decode("response_body", as: [UInt8].self) == response.body)
+        #expect(try row.decode("response_body", as: [UInt8].self) == order.json)
         guard
           case .replay(let status, let body) = try await idempotency.claim(
             userId: user, key: "k1", fingerprint: "f")
@@ -191,7 +191,7 @@ import Testing
           Issue.record("\(user)'s key does not replay")
           return
         }
-        #expect(status == 201 && body == response.body)
+        #expect(status == 201 && body == order.json)
       }
       _ = try created(results[1])
     }
@@ -202,11 +202,11 @@ import Testing
       try await h.addConsumable()
       let commit = groupCommit(h)
       let users = (0..<120).map { "user\($0)" }
-      let answers = try await withThrowingTaskGroup(of: (String, Response).self) { group in
+      let answers = try await withThrowingTaskGroup(of: (String, Order).self) { group in
         for user in users {
           group.addTask { (user, try await commit.commit(submission(user))) }
         }
-        var answers: [String: Response] = [:]
+        var answers: [String: Order] = [:]
         for try await (user, response) in group { answers[user] = response }
         return answers
       }

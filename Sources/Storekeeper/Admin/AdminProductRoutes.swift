@@ -4,7 +4,7 @@ import HTTP
 struct AdminProductRoutes: Sendable {
   let auth: AdminAuthenticator
   let repository: CatalogRepository
-  let cache: CatalogCache
+  let cache: ServedCatalog
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/admin/v1/products") { request, context in

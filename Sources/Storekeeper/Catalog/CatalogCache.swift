@@ -1,11 +1,19 @@
 import StorekeeperLogging
 import Synchronization
 
-/// The in-memory catalog every instance serves. Reloads are coalesced: however many changes
-/// are announced while one reload runs, exactly one more follows it.
-final class CatalogCache: Sendable {
+/// The in-memory catalog every instance serves: the active products, and what the edge makes of
+/// them once per change (`Encoded`: its bodies, so that requests only copy bytes). Reloads are
+/// coalesced: however many changes are announced while one reload runs, exactly one more
+/// follows it.
+final class CatalogCache<Encoded: Sendable>: Sendable {
+  /// The active products by id, and their encoding.
+  struct Snapshot: Sendable {
+    var byId: [String: Product]
+    var encoded: Encoded
+  }
+
   private struct State {
-    var snapshot = CatalogSnapshot.empty
+    var snapshot: Snapshot
     /// The ticket of the reload that produced `snapshot`; tickets are taken before reading.
     var snapshotTicket: UInt64 = 0
     var nextTicket: UInt64 = 0
@@ -13,24 +21,28 @@ final class CatalogCache: Sendable {
     var reloadAgain = false
   }
 
-  private let state = Mutex(State())
+  private let state: Mutex<State>
   private let repository: CatalogRepository
+  private let encode: @Sendable ([Product]) throws -> Encoded
   private let logger: Logger
 
-  init(repository: CatalogRepository, logger: Logger) {
+  /// `encode` makes the edge's form of the active products (of none before the first load).
+  init(
+    repository: CatalogRepository, logger: Logger,
+    encode: @escaping @Sendable ([Product]) throws -> Encoded
+  ) rethrows {
     self.repository = repository
+    self.encode = encode
     self.logger = logger
+    state = Mutex(State(snapshot: Snapshot(byId: [:], encoded: try encode([]))))
   }
 
-  var snapshot: CatalogSnapshot { state.withLock { $0.snapshot } }
+  var snapshot: Snapshot { state.withLock { $0.snapshot } }
 
-  /// What `GET /v1/products` serves. Read in place under the lock: copying the whole snapshot
-  /// per request retained and released its tables, shared by every event-loop thread.
-  var list: CatalogSnapshot.Entry { state.withLock { $0.snapshot.list } }
-
-  /// What `GET /v1/products/{product_id}` serves, read in place as `list` is.
-  func entry(_ productId: String) -> CatalogSnapshot.Entry? {
-    state.withLock { $0.snapshot.products[productId] }
+  /// Reads the encoding in place under the lock: copying the whole snapshot per request
+  /// retained and released its tables, shared by every event-loop thread.
+  func read<T>(_ body: (borrowing Encoded) -> T) -> T {
+    state.withLock { body($0.snapshot.encoded) }
   }
 
   /// Loads the active catalog now; throws if the database cannot be read.
@@ -44,7 +56,9 @@ final class CatalogCache: Sendable {
       return state.nextTicket
     }
     let products = try await repository.activeProducts()
-    let snapshot = try CatalogSnapshot(products: products)
+    let snapshot = Snapshot(
+      byId: Dictionary(products.map { ($0.productId, $0) }, uniquingKeysWith: { $1 }),
+      encoded: try encode(products))
     state.withLock { state in
       guard ticket > state.snapshotTicket else { return }
       state.snapshot = snapshot

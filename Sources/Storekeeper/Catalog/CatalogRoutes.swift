@@ -2,7 +2,7 @@ import HTTP
 
 /// The catalog for apps, served from memory on the event loop (no database, no task hop).
 struct CatalogRoutes: Sendable {
-  let cache: CatalogCache
+  let cache: ServedCatalog
 
   func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in

@@ -1,4 +1,21 @@
 import HTTP
+import StorekeeperLogging
+
+/// The catalog the API serves: `CatalogCache` of the active catalog encoded once per change,
+/// so requests for it only copy bytes.
+typealias ServedCatalog = CatalogCache<CatalogSnapshot>
+
+extension ServedCatalog {
+  convenience init(repository: CatalogRepository, logger: Logger) throws {
+    try self.init(repository: repository, logger: logger, encode: CatalogSnapshot.init(products:))
+  }
+
+  /// What `GET /v1/products` serves.
+  var list: CatalogSnapshot.Entry { read { $0.list } }
+
+  /// What `GET /v1/products/{product_id}` serves.
+  func entry(_ productId: String) -> CatalogSnapshot.Entry? { read { $0.products[productId] } }
+}
 
 /// The active catalog, encoded once per change: requests for it only copy bytes.
 struct CatalogSnapshot: Sendable {
@@ -20,32 +37,21 @@ struct CatalogSnapshot: Sendable {
 
   var list: Entry
   var products: [String: Entry]
-  /// The decoded products, for order creation and delivery without a database read.
-  var byId: [String: Product]
 
-  static let empty = CatalogSnapshot(
-    list: Entry(
-      body: Array(#"{"products":[]}"#.utf8), etag: etag(of: Array(#"{"products":[]}"#.utf8))),
-    products: [:], byId: [:])
-
-  init(list: Entry, products: [String: Entry], byId: [String: Product]) {
+  init(list: Entry, products: [String: Entry]) {
     self.list = list
     self.products = products
-    self.byId = byId
   }
 
   init(products active: [Product]) throws {
     struct List: Encodable { var products: [Product.PublicView] }
     let listBody = try JSONCoding.encode(List(products: active.map(\.publicView)))
     var entries: [String: Entry] = [:]
-    var byId: [String: Product] = [:]
     for product in active {
       let body = try JSONCoding.encode(product.publicView)
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
-      byId[product.productId] = product
     }
-    self.init(
-      list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries, byId: byId)
+    self.init(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries)
   }
 
   /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every

@@ -6,7 +6,7 @@ import HTTP
 /// `APPLE_API_KEY_*`) the route answers 503 `offers_not_configured`.
 struct OfferRoutes: Sendable {
   let signer: PromotionalOfferSigner?
-  let catalog: CatalogCache
+  let catalog: ServedCatalog
   let auth: AppAuthenticator
   let clock: WallClock
 

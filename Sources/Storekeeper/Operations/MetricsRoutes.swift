@@ -12,7 +12,7 @@ struct MetricsRoutes: Sendable {
   let auth: AdminAuthenticator
   let snapshot: MetricsSnapshot
   let stored: StoredStateMetrics
-  let catalog: CatalogCache
+  let catalog: ServedCatalog
   let requests: RequestMetrics
   let appleSettings: AppleConfigurationMonitor
   let pools: DatabasePools

@@ -1,4 +1,3 @@
-import HTTP
 import Postgres
 import StorekeeperLogging
 import Synchronization
@@ -18,7 +17,7 @@ import Synchronization
 final class OrderGroupCommit: Sendable {
   /// One request's order and, when it sent one, its claimed `Idempotency-Key`.
   struct Submission: Sendable {
-    var order: OrderRoutes.NewOrder
+    var order: NewOrder
     var key: String? = nil
   }
 
@@ -41,29 +40,28 @@ final class OrderGroupCommit: Sendable {
 
   /// What a waiting request is woken for: its answer, or to lead the next flush.
   private enum Wakeup: Sendable {
-    case answered(Result<Response, any Error>)
+    case answered(Result<Order, any Error>)
     case lead
   }
 
   /// The answers of a batch written one by one, each stored by the task that wrote it.
   private final class Answers: Sendable {
-    private let results: Mutex<[Result<Response, any Error>]>
+    private let results: Mutex<[Result<Order, any Error>]>
 
     init(count: Int) {
       results = Mutex(
         Array(
-          repeating: .failure(
-            HTTPError(500, code: "internal_error", detail: "an internal error occurred")),
+          repeating: .failure(OrderGroupCommit.Unanswered()),
           count: count))
     }
 
-    func set(_ index: Int, _ result: Result<Response, any Error>) {
+    func set(_ index: Int, _ result: Result<Order, any Error>) {
       results.withLock { results in
         if results.indices.contains(index) { results[index] = result }
       }
     }
 
-    var all: [Result<Response, any Error>] { results.withLock { $0 } }
+    var all: [Result<Order, any Error>] { results.withLock { $0 } }
   }
 
   private struct State: ~Copyable {
@@ -92,13 +90,13 @@ final class OrderGroupCommit: Sendable {
     self.logger = logger
   }
 
-  /// The created order's answer once it is committed; throws the refusal (`HTTPError`) or the
+  /// The created order once it is committed; throws the refusal (`OrderRefusal`) or the
   /// database's error otherwise.
   ///
   /// Leader and followers: a request that finds a flush slot free leads a flush at once; one
   /// that does not waits, and is woken either with its answer (a leader wrote it) or to lead
   /// the next flush itself, when the leader before it is done.
-  func commit(_ submission: Submission) async throws -> Response {
+  func commit(_ submission: Submission) async throws -> Order {
     if maxBatch == 1 { return try await commitAlone(submission) }
     let wakeup = await withCheckedContinuation {
       (continuation: CheckedContinuation<Wakeup, Never>) in
@@ -161,7 +159,7 @@ final class OrderGroupCommit: Sendable {
 
   /// Writes `batch` and returns one answer per submission, in order.
   /// A batch of one takes the same statement: it is also the cheaper one.
-  func flush(_ batch: [Submission]) async -> [Result<Response, any Error>] {
+  func flush(_ batch: [Submission]) async -> [Result<Order, any Error>] {
     do {
       if batch.contains(where: { $0.key != nil }) {
         return try await database.withTransaction { tx in try await write(batch, on: tx) }
@@ -201,20 +199,20 @@ final class OrderGroupCommit: Sendable {
   /// answers of keyed successes stored in one statement. Throws only when the batch statement
   /// (or, in a transaction, anything) fails.
   private func write(_ batch: [Submission], on executor: any PostgresExecutor) async throws
-    -> [Result<Response, any Error>]
+    -> [Result<Order, any Error>]
   {
     let outcomes = try await orders.createBatch(
       batch.map {
         OrderRepository.BatchItem(
           userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity)
       }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
-    var results: [Result<Response, any Error>] = []
+    var results: [Result<Order, any Error>] = []
     results.reserveCapacity(batch.count)
     var keyed: (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]]) = (
       [], [], [], []
     )
     for (submission, outcome) in zip(batch, outcomes) {
-      let result: Result<Response, any Error>
+      let result: Result<Order, any Error>
       do {
         let settled: OrderRepository.CreateOutcome
         if let outcome {
@@ -225,15 +223,15 @@ final class OrderGroupCommit: Sendable {
             quantity: submission.order.quantity, ttlSeconds: ttlSeconds, maxOpen: maxOpen,
             on: executor)
         }
-        result = .success(try OrderRoutes.answer(settled, for: submission.order, maxOpen: maxOpen))
+        result = .success(try submission.order.created(settled, maxOpen: maxOpen))
       } catch {
         result = .failure(error)
       }
-      if case .success(let response) = result, let key = submission.key {
+      if case .success(let order) = result, let key = submission.key {
         keyed.users.append(submission.order.userId)
         keyed.keys.append(key)
-        keyed.statuses.append(Int32(response.status))
-        keyed.bodies.append(response.body)
+        keyed.statuses.append(Int32(Self.createdStatus))
+        keyed.bodies.append(order.json)
       }
       results.append(result)
     }
@@ -247,22 +245,29 @@ final class OrderGroupCommit: Sendable {
 
   /// One order in its own statement (with its key, in its own transaction): the path every
   /// order took before group commit, and the one a rejected batch falls back to.
-  func commitAlone(_ submission: Submission) async throws -> Response {
+  func commitAlone(_ submission: Submission) async throws -> Order {
     let new = submission.order
     guard let key = submission.key else {
-      return try OrderRoutes.answer(
+      return try new.created(
         try await orders.create(
           userId: new.userId, productId: new.productId, quantity: new.quantity,
-          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database), for: new, maxOpen: maxOpen)
+          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database), maxOpen: maxOpen)
     }
     return try await database.withTransaction { tx in
-      let response = try OrderRoutes.answer(
+      let order = try new.created(
         try await orders.create(
           userId: new.userId, productId: new.productId, quantity: new.quantity,
-          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx), for: new, maxOpen: maxOpen)
+          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx), maxOpen: maxOpen)
       try await idempotency.complete(
-        userId: new.userId, key: key, status: response.status, body: response.body, on: tx)
-      return response
+        userId: new.userId, key: key, status: Self.createdStatus, body: order.json, on: tx)
+      return order
     }
   }
+
+  /// The status a keyed creation's answer is stored with for replay: the `201` the route
+  /// answers a created order with, whose body is `Order.json`.
+  static let createdStatus = 201
+
+  /// The placeholder of an answer a task of the one-by-one fallback never stored.
+  struct Unanswered: Error {}
 }

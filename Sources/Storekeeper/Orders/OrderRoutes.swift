@@ -42,12 +42,6 @@ struct OrderRoutes: Sendable {
     return response
   }
 
-  struct NewOrder: Sendable {
-    var userId: String
-    var productId: String
-    var quantity: Int32
-  }
-
   /// The body as sent; `user_id` may be left out when the token names the user.
   static func parse(_ request: Request, userRequired: Bool = true) throws -> NewOrder {
     var fields = try RequestFields(request: request)
@@ -66,7 +60,8 @@ struct OrderRoutes: Sendable {
     var new = try Self.parse(request, userRequired: caller.confinedTo == nil)
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     guard let key = request.headers["Idempotency-Key"] else {
-      return try await groupCommit.commit(.init(order: new))
+      return try Self.created(
+        await orderOrProblem { try await groupCommit.commit(.init(order: new)) })
     }
     guard IdempotencyStore.isValidKey(key) else {
       throw HTTPError(
@@ -92,7 +87,8 @@ struct OrderRoutes: Sendable {
     case .claimed:
       do {
         // The order and its key's answer are committed together (see `OrderGroupCommit`).
-        return try await groupCommit.commit(.init(order: new, key: key))
+        return try Self.created(
+          await orderOrProblem { try await groupCommit.commit(.init(order: new, key: key)) })
       } catch let error as HTTPError where error.status < 500 {
         // A definite answer (unknown product…) is remembered like a success.
         let body = error.response(requestId: "").body
@@ -106,20 +102,19 @@ struct OrderRoutes: Sendable {
     }
   }
 
-  /// The answer to a creation's outcome: the order (201), or the refusal thrown.
-  static func answer(_ outcome: OrderRepository.CreateOutcome, for new: NewOrder, maxOpen: Int)
-    throws -> Response
-  {
-    switch outcome {
-    case .created(let order):
-      return Self.response(
-        order,
-        status: 201, headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
-    case .productNotFound: throw OrderRefusal.productNotFound(new.productId).problem
-    case .productInactive: throw OrderRefusal.productInactive(new.productId).problem
-    case .quantityNotAllowed: throw OrderRefusal.quantityNotAllowed.problem
-    case .tooManyOpenOrders: throw OrderRefusal.tooManyOpenOrders(limit: maxOpen).problem
-    case .contended: throw OrderRefusal.contended.problem
+  /// The answer to a created order: 201 with its `Location`.
+  static func created(_ order: Order) -> Response {
+    Self.response(
+      order, status: OrderGroupCommit.createdStatus,
+      headers: HTTPHeaders([("Location", "/v1/orders/\(order.tradeNo)")]))
+  }
+
+  /// The created order, or the refusal as its problem answer.
+  private func orderOrProblem(_ create: () async throws -> Order) async throws -> Order {
+    do {
+      return try await create()
+    } catch let refusal as OrderRefusal {
+      throw refusal.problem
     }
   }
 }

@@ -85,6 +85,36 @@ extension NotificationRefusal: DomainProblem {
   var problem: HTTPError { HTTPError(400, code: code, detail: detail) }
 }
 
+extension WebhookRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .endpointNotFound(let id):
+      HTTPError(404, code: "webhook_endpoint_not_found", detail: "no webhook endpoint \(id)")
+    case .tooManyEndpoints(let max):
+      HTTPError(
+        409, code: "too_many_webhook_endpoints",
+        detail: "at most \(max) webhook endpoints may exist (WEBHOOK_MAX_ENDPOINTS)")
+    case .eventNotFound(let id):
+      HTTPError(404, code: "event_not_found", detail: "no event \(id)")
+    case .replayTooLarge(let count, let max):
+      HTTPError(
+        422, code: "replay_too_large",
+        detail: "the range holds \(count) events; one replay may queue at most \(max)")
+    }
+  }
+}
+
+extension AdjustmentRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .keyReused:
+      HTTPError(
+        422, code: "idempotency_key_reused",
+        detail: "this Idempotency-Key was used for a different adjustment")
+    }
+  }
+}
+
 extension OrderStateMachine.Refused {
   /// A transition the table refuses is a bug in the caller, not the client's doing.
   var problem: HTTPError {
