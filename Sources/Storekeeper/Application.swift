@@ -150,7 +150,8 @@ public final class Application: Sendable {
     OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: clock)
       .register(&router)
     let notificationRoutes = NotificationRoutes(
-      service: notifications, auth: auth, wake: { notificationBox.wake() }, listings: pools.reads)
+      service: notifications, auth: auth, wake: { notificationBox.wake() },
+      listings: NotificationListing(database: pools.reads))
     notificationRoutes.register(&router)
 
     let console = ConsoleAssets.load(
@@ -179,7 +180,8 @@ public final class Application: Sendable {
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
-      AdminReconcileRoutes(auth: auth, database: pools.reads).register(&router)
+      AdminReconcileRoutes(auth: auth, repairs: ReconcileRepairLog(database: pools.reads)).register(
+        &router)
       EventRoutes(auth: auth, feed: EventFeed(database: pools.reads)).register(&router)
       AdminWebhookRoutes(
         auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
@@ -189,7 +191,8 @@ public final class Application: Sendable {
       AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: entitlements,
-        adjustments: ManualAdjustments(database: database, outbox: orders.outbox)
+        adjustments: ManualAdjustments(database: database, outbox: orders.outbox),
+        history: UserHistory(database: database)
       ).register(&router)
       if let console { ConsoleRoutes(assets: console).register(&router) }
     }

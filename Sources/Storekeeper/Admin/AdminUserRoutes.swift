@@ -1,5 +1,4 @@
 import HTTP
-import Postgres
 import StorekeeperLogging
 
 /// `/admin/v1/users/{user_id}…`: what support needs to answer "I paid but got nothing": what
@@ -8,8 +7,7 @@ struct AdminUserRoutes: Sendable {
   let auth: AdminAuthenticator
   let entitlements: EntitlementRepository
   let adjustments: ManualAdjustments
-
-  private var database: PostgresPool { adjustments.database }
+  let history: UserHistory
 
   func register(_ router: inout APIRouter) {
     router.add(.get, "/admin/v1/users/{user_id}") { request, context in
@@ -21,12 +19,8 @@ struct AdminUserRoutes: Sendable {
       _ = try auth.authenticate(request, context)
       let userId = try Self.userId(context)
       let page = try Self.numericPage(request.query)
-      var query: PostgresQuery =
-        "SELECT \(unescaped: LedgerEntry.columns) FROM ledger WHERE user_id = \(userId)"
-      if let before = page.before { query.append(" AND id < \(before)") }
-      query.append(" ORDER BY id DESC LIMIT \(page.limit + 1)")
-      let rows = try await database.query(query).map(LedgerEntry.init(row:))
-      let split = KeysetPage.split(rows, limit: page.limit) { String($0.id) }
+      let split = try await history.ledger(
+        userId: userId, before: page.before, limit: page.limit)
       return try JSONCoding.response(ListPage("entries", split.items, next: split.next))
     }
     router.add(.get, "/admin/v1/users/{user_id}/transactions") { request, context in
@@ -38,12 +32,8 @@ struct AdminUserRoutes: Sendable {
         cursorRule: "must be a transaction id (1-64 printable characters)",
         isKey: Self.isTransactionId)
       try PageRequest.check(problems)
-      var query: PostgresQuery =
-        "SELECT \(unescaped: UserTransaction.columns) FROM apple_transactions WHERE user_id = \(userId)"
-      if let after = page.after { query.append(" AND transaction_id < \(after)") }
-      query.append(" ORDER BY transaction_id DESC LIMIT \(page.limit + 1)")
-      let rows = try await database.query(query).map(UserTransaction.init(row:))
-      let split = KeysetPage.split(rows, limit: page.limit) { $0.transactionId }
+      let split = try await history.transactions(
+        userId: userId, after: page.after, limit: page.limit)
       return try JSONCoding.response(ListPage("transactions", split.items, next: split.next))
     }
     router.add(.get, "/admin/v1/users/{user_id}/adjustments") { request, context in

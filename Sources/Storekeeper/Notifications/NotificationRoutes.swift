@@ -1,13 +1,12 @@
 import HTTP
-import Postgres
 
 /// Apple's notification endpoint and the admin views of what arrived.
 struct NotificationRoutes: Sendable {
   let service: NotificationService
   let auth: AdminAuthenticator
   let wake: @Sendable () -> Void
-  /// Where the admin listings read: the read replica when there is one.
-  let listings: PostgresPool
+  /// The admin listings, read from the read replica when there is one.
+  let listings: NotificationListing
 
   func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/apple/notifications") { request, _ in
@@ -39,11 +38,10 @@ struct NotificationRoutes: Sendable {
   private func list(_ query: [String: String], onlyType: String?) async throws -> Response {
     var problems: [FieldError] = []
     let known: Set<String> = ["notification_type", "state", "transaction_id", "limit", "cursor"]
-    var sql: PostgresQuery =
-      "SELECT \(unescaped: NotificationView.columns) FROM apple_notifications WHERE true"
+    var filter = NotificationListing.Filter()
     if let type = onlyType ?? query["notification_type"] {
       if type.unicodeScalars.count <= 64, !type.unicodeScalars.contains("\u{0}") {
-        sql.append(" AND notification_type = \(type)")
+        filter.notificationType = type
       } else {
         problems.append(
           FieldError(
@@ -52,7 +50,7 @@ struct NotificationRoutes: Sendable {
     }
     if let text = query["state"] {
       if let state = NotificationState(rawValue: text) {
-        sql.append(" AND state = \(state)")
+        filter.state = state
       } else {
         let names = NotificationState.allCases.map(\.rawValue).joined(separator: ", ")
         problems.append(FieldError(field: "state", message: "must be one of \(names)"))
@@ -60,7 +58,7 @@ struct NotificationRoutes: Sendable {
     }
     if let id = query["transaction_id"] {
       if id.unicodeScalars.count <= 64, !id.unicodeScalars.contains("\u{0}") {
-        sql.append(" AND transaction_id = \(id)")
+        filter.transactionId = id
       } else {
         problems.append(
           FieldError(field: "transaction_id", message: "must be at most 64 characters, without NUL")
@@ -68,17 +66,10 @@ struct NotificationRoutes: Sendable {
       }
     }
     let page = PageRequest(numeric: query, known: known, problems: &problems)
-    if let seq = page.before { sql.append(" AND seq < \(seq)") }
+    filter.before = page.before
+    filter.limit = page.limit
     try PageRequest.check(problems)
-    let limit = page.limit
-    sql.append(" ORDER BY seq DESC LIMIT \(limit + 1)")
-    let rows = try await listings.query(sql)
-    let items = try rows.prefix(limit).map(NotificationView.init(row:))
-    var next: String?
-    if rows.count > limit, let last = rows.prefix(limit).last {
-      let seq: Int64 = try last.decode("seq")
-      next = String(seq)
-    }
+    let (items, next) = try await listings.list(filter)
     return try JSONCoding.response(ListPage("notifications", items, next: next))
   }
 }
