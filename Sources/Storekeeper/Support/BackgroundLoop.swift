@@ -1,57 +1,45 @@
 import StorekeeperLogging
-import Synchronization
 
-/// Runs `body` every `intervalMs`, or at once when woken; wake-ups while it runs coalesce into
-/// one more run. Used by the sweeper and the retry and notification workers.
-final class BackgroundLoop: Sendable {
-  private let name: String
+/// Runs `body` every `intervalMs`, or at once when its signal is woken; wake-ups while it runs
+/// coalesce into one more run. Used by the sweeper and the retry and notification workers.
+///
+/// Cancelling `run()` stops the ticking and lets a run in progress finish: the body runs in a
+/// task of its own, so the cancellation does not cancel its statements halfway.
+struct BackgroundLoop: Service {
+  let name: String
   private let intervalMs: Int64
+  private let signal: WorkSignal
   private let logger: Logger
   private let body: @Sendable () async -> Void
-  private let stream: AsyncStream<Void>
-  private let continuation: AsyncStream<Void>.Continuation
-  private let tasks = Mutex<[Task<Void, Never>]>([])
 
-  init(name: String, intervalMs: Int64, logger: Logger, body: @escaping @Sendable () async -> Void)
-  {
+  init(
+    name: String, intervalMs: Int64, signal: WorkSignal = WorkSignal(), logger: Logger,
+    body: @escaping @Sendable () async -> Void
+  ) {
     self.name = name
     self.intervalMs = intervalMs
+    self.signal = signal
     self.logger = logger
     self.body = body
-    (stream, continuation) = AsyncStream.makeStream(
-      of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
-  func start() {
-    let stream = self.stream
-    let body = self.body
-    let runner = Task {
-      for await _ in stream { await body() }
-    }
-    let continuation = self.continuation
-    let interval = intervalMs
+  func run() async {
+    let (signal, interval, body) = (signal, intervalMs, body)
     let ticker = Task {
-      continuation.yield()
+      signal.wake()
       while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(interval))
-        continuation.yield()
+        signal.wake()
       }
     }
-    tasks.withLock { $0 = [runner, ticker] }
     logger.debug(
       "background loop started", ["loop": .string(name), "interval_ms": .int(Int(interval))])
-  }
-
-  func wake() { continuation.yield() }
-
-  /// Stops ticking, lets a run in progress finish, then returns.
-  func stop() async {
-    let running = tasks.withLock { tasks in
-      defer { tasks = [] }
-      return tasks
+    await withTaskCancellationHandler {
+      for await _ in signal.wakes { await Task { await body() }.value }
+    } onCancel: {
+      ticker.cancel()
+      signal.finish()
     }
-    continuation.finish()
-    running.last?.cancel()
-    for task in running { await task.value }
+    ticker.cancel()
   }
 }
