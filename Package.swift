@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers (DESIGN §2): C bridges at the bottom, then HTTP / Postgres / AppStore, which know
-// nothing of each other, then the domain, then an executable that only wires.
+// nothing of each other, then the domain (StorekeeperCore), the API and the workers over it,
+// the app that composes them, and an executable that only dispatches.
 let package = Package(
   name: "Storekeeper",
   products: [
@@ -25,10 +26,29 @@ let package = Package(
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
     .target(
       name: "AppAuth", dependencies: ["COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
-    // COpenSSL for one digest: admin tokens may be configured as their SHA-256.
+    // The domain: catalog, orders, settlement, ledger, entitlements, notifications' effects,
+    // events, the webhook queue, reconciliation. No HTTP, no AppAuth, no C module.
+    .target(name: "StorekeeperCore", dependencies: ["Postgres", "AppStore", "StorekeeperLogging"]),
+    // The HTTP API over the domain: routes, request decoding, problem mapping, authentication and
+    // rate limits, the catalog's encoded bodies, metrics and readiness. COpenSSL for one digest:
+    // admin tokens may be configured as their SHA-256.
+    .target(
+      name: "StorekeeperAPI",
+      dependencies: [
+        "StorekeeperCore", "HTTP", "AppAuth", "Postgres", "AppStore", "COpenSSL",
+        "StorekeeperLogging",
+      ]),
+    // The background loops over the domain, each a `Service` started and stopped as a list.
+    .target(
+      name: "StorekeeperWorkers",
+      dependencies: ["StorekeeperCore", "Postgres", "AppStore", "StorekeeperLogging"]),
+    // The app: configuration, and composition of the domain, the API and the workers.
     .target(
       name: "Storekeeper",
-      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "COpenSSL", "StorekeeperLogging"]),
+      dependencies: [
+        "StorekeeperCore", "StorekeeperAPI", "StorekeeperWorkers", "HTTP", "Postgres", "AppStore",
+        "AppAuth", "StorekeeperLogging",
+      ]),
     .target(
       name: "FakeAppStore",
       dependencies: ["AppStore", "HTTP", "COpenSSL", "JOSE", "StorekeeperLogging"]),
@@ -45,14 +65,52 @@ let package = Package(
     .testTarget(
       name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "StorekeeperLogging"]),
+    // Apple's stand-in on a loopback socket, for the fake's own tests and the AppStore clients'.
+    .target(
+      name: "FakeAppStoreTestSupport",
+      dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"],
+      path: "Tests/FakeAppStoreTestSupport"),
     .testTarget(
       name: "AppStoreTests",
-      dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "JOSE", "StorekeeperLogging"]),
+      dependencies: [
+        "AppStore", "COpenSSL", "FakeAppStore", "FakeAppStoreTestSupport", "HTTP", "JOSE",
+        "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "FakeAppStoreTests",
+      dependencies: [
+        "AppStore", "FakeAppStore", "FakeAppStoreTestSupport", "HTTP", "JOSE", "StorekeeperLogging",
+      ]),
+    // The domain wired as `Application` wires it, on a migrated database of its own.
+    .target(
+      name: "StorekeeperTestSupport",
+      dependencies: [
+        "StorekeeperCore", "FakeAppStore", "Postgres", "AppStore", "StorekeeperLogging",
+      ],
+      path: "Tests/StorekeeperTestSupport"),
+    .testTarget(
+      name: "StorekeeperCoreTests",
+      dependencies: [
+        "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "Postgres", "AppStore",
+        "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "StorekeeperAPITests",
+      dependencies: [
+        "StorekeeperAPI", "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "HTTP",
+        "Postgres", "AppStore", "AppAuth", "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "StorekeeperWorkersTests",
+      dependencies: [
+        "StorekeeperWorkers", "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore",
+        "Postgres", "AppStore", "StorekeeperLogging",
+      ]),
     .testTarget(
       name: "StorekeeperTests",
       dependencies: [
-        "Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth",
-        "StorekeeperLogging",
+        "Storekeeper", "StorekeeperAPI", "StorekeeperCore", "HTTP", "Postgres", "AppStore",
+        "AppAuth", "StorekeeperLogging",
       ]),
   ],
   swiftLanguageModes: [.v6]

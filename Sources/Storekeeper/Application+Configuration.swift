@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import StorekeeperCore
 import StorekeeperLogging
 
 /// What the configuration makes of Apple's settings and files, for the builders of the domain,

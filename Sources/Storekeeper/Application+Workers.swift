@@ -1,4 +1,5 @@
 import StorekeeperLogging
+import StorekeeperWorkers
 
 extension Application {
   /// The background workers (StorekeeperWorkers), built last from the domain and the API:

@@ -1,6 +1,8 @@
 import HTTP
 import Postgres
+import StorekeeperCore
 import StorekeeperLogging
+import StorekeeperWorkers
 
 /// Storekeeper assembled: the domain first, then the API and the workers from it; started and
 /// stopped in order (migrations, the catalog and its LISTEN connection, the listeners, the

@@ -1,5 +1,6 @@
 import AppStore
 import Postgres
+import StorekeeperCore
 import StorekeeperLogging
 
 /// The domain (StorekeeperCore) as the configuration makes it, built first: the database pools,

@@ -1,5 +1,7 @@
 import HTTP
 import Postgres
+import StorekeeperAPI
+import StorekeeperCore
 import StorekeeperLogging
 
 /// The API (StorekeeperAPI) over the domain: the served catalog, the routes on the public

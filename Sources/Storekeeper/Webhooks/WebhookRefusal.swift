@@ -1,7 +1,0 @@
-/// Why a webhook admin request was refused.
-enum WebhookRefusal: Error, Equatable {
-  case endpointNotFound(String)
-  case tooManyEndpoints(Int)
-  case eventNotFound(String)
-  case replayTooLarge(count: Int64, max: Int)
-}
