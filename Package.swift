@@ -109,8 +109,8 @@ let package = Package(
     .testTarget(
       name: "StorekeeperTests",
       dependencies: [
-        "Storekeeper", "StorekeeperAPI", "StorekeeperCore", "HTTP", "Postgres", "AppStore",
-        "AppAuth", "StorekeeperLogging",
+        "Storekeeper", "StorekeeperAPI", "StorekeeperCore", "StorekeeperTestSupport", "HTTP",
+        "Postgres", "AppStore", "AppAuth", "StorekeeperLogging",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -17,6 +17,8 @@ package final class ServiceGroup: Sendable {
   package func start() {
     let started = services.map { service in Task { await service.run() } }
     tasks.withLock { $0 = started }
+    logger.debug(
+      "services started", ["services": .string(services.map(\.name).joined(separator: ","))])
   }
 
   /// Cancels every service and waits for them; false when they did not all return within
