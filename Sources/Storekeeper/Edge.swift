@@ -54,7 +54,6 @@ struct Edge: Sendable {
     OrderRoutes(
       database: database, orders: domain.orders, idempotency: domain.idempotency,
       ttlSeconds: config.orderTTLSeconds, auth: appAuth,
-      maxOpenOrders: config.maxOpenOrdersPerUser,
       groupCommit: OrderGroupCommit(
         database: database, orders: domain.orders, idempotency: domain.idempotency,
         ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,

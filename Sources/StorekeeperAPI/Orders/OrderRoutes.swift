@@ -10,21 +10,18 @@ package struct OrderRoutes: Sendable {
   let idempotency: IdempotencyStore
   let ttlSeconds: Int
   let auth: AppAuthenticator
-  /// Unpaid orders one user may hold (`MAX_OPEN_ORDERS_PER_USER`).
-  var maxOpenOrders = 20
   /// Writes the orders of concurrent requests together (see `OrderGroupCommit`).
   let groupCommit: OrderGroupCommit
 
   package init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore, ttlSeconds: Int,
-    auth: AppAuthenticator, maxOpenOrders: Int = 20, groupCommit: OrderGroupCommit
+    auth: AppAuthenticator, groupCommit: OrderGroupCommit
   ) {
     self.database = database
     self.orders = orders
     self.idempotency = idempotency
     self.ttlSeconds = ttlSeconds
     self.auth = auth
-    self.maxOpenOrders = maxOpenOrders
     self.groupCommit = groupCommit
   }
 

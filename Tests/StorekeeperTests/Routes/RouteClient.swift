@@ -54,6 +54,7 @@ struct RouteClient: Sendable {
     var config = AppConfig(databaseURL: database.url, bundleId: "com.example.routes")
     config.port = 0
     config.eventLoops = 1
+    config.databasePoolSize = 4
     config.adminTokens = [AdminToken(name: "ops", token: adminToken)]
     let app: Application
     do {
