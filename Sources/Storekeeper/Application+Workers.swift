@@ -13,9 +13,13 @@ extension Application {
     let retryWorker = ReportRetryWorker(
       reports: domain.reports, orders: domain.orders, processor: domain.processor,
       receipts: domain.receipts, logger: logger.with("component", "report-retry"))
-    let (notifications, dispatcher, snapshot) = (
-      domain.notifications, domain.webhookDispatcher, edge.metricsSnapshot
-    )
+    let webhooksPending = domain.webhooksPending
+    // Sends webhooks; drained on shutdown so attempts in flight are recorded.
+    let dispatcher = WebhookDispatcher(
+      queue: domain.webhookQueue, transport: URLSessionWebhookTransport(), clock: domain.clock,
+      attempts: domain.webhookAttempts, logger: logger.with("component", "webhooks"),
+      wake: { webhooksPending.wake() })
+    let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
     var services: [any Service] = [
       BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
         await sweeper.runOnce()

@@ -21,8 +21,9 @@ struct Domain: Sendable {
   let processor: ReportProcessor
   let receipts: ReceiptService
   let notifications: NotificationService
-  /// Sends webhooks; drained on shutdown so attempts in flight are recorded.
-  let webhookDispatcher: WebhookDispatcher
+  /// The deliveries due to the webhook endpoints, and the attempts made at them.
+  let webhookQueue: WebhookQueue
+  let webhookAttempts = WebhookAttemptCounts()
   /// Wake the notification worker (a notification was stored) and the webhook worker (a
   /// delivery was queued or finished).
   let notificationsPending = WorkSignal()
@@ -60,11 +61,7 @@ struct Domain: Sendable {
     settlement.sandboxCredits = config.sandboxCredits
     self.settlement = settlement
     entitlements = EntitlementRepository(database: database, clock: clock)
-    let webhooksPending = webhooksPending
-    webhookDispatcher = WebhookDispatcher(
-      queue: WebhookQueue(database: database, settings: config.webhooks, clock: clock),
-      transport: URLSessionWebhookTransport(), clock: clock,
-      logger: logger.with("component", "webhooks"), wake: { webhooksPending.wake() })
+    webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)
     gate = VerificationGate(
       cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
       queueLength: config.verifyQueueLength,

@@ -82,7 +82,7 @@ struct Edge: Sendable {
 
     let console = ConsoleAssets.load(
       directory: config.consoleDirectory, logger: logger.with("component", "console"))
-    let webhookMetrics = WebhookMetrics(database: database, dispatcher: domain.webhookDispatcher)
+    let webhookMetrics = WebhookMetrics(database: database, attempts: domain.webhookAttempts)
     let metricsSnapshot = MetricsSnapshot(
       source: OrderCountMetrics(database: database), logger: logger.with("component", "metrics"))
     self.metricsSnapshot = metricsSnapshot

@@ -9,33 +9,16 @@ import Testing
 /// The delivery queue on a real database: the fan-out trigger, the order rule per user and
 /// endpoint, leases, give-up and automatic disabling.
 @Suite(.database) struct WebhookQueueTests {
-  static let ops = AdminActor(name: "ops", requestId: "req-1", clientAddress: "192.0.2.7")
+  static let ops = WebhookFixtures.ops
 
-  /// An event as the domain's writers insert it: the user's next gap-free sequence.
   @discardableResult
   static func insertEvent(_ database: PostgresPool, user: String, type: String = "balance.changed")
     async throws -> Int64
-  {
-    let row = try await database.queryFirst(
-      """
-      WITH seq AS (
-        INSERT INTO user_event_sequences (user_id, last_sequence) VALUES (\(user), 1)
-        ON CONFLICT (user_id) DO UPDATE SET last_sequence = user_event_sequences.last_sequence + 1
-        RETURNING last_sequence)
-      INSERT INTO events (id, type, user_id, sequence, data, user_state)
-      SELECT gen_random_uuid(), \(type), \(user), last_sequence, '{}'::jsonb, '{}'::jsonb FROM seq
-      RETURNING sequence
-      """)
-    return try #require(try row?.decode("sequence", as: Int64.self))
-  }
+  { try await WebhookFixtures.insertEvent(database, user: user, type: type) }
 
   static func endpoint(_ store: WebhookStore, types: [String] = ["*"], enabled: Bool = true)
     async throws -> UUID
-  {
-    let created = try await store.create(
-      url: "https://example.com/h", eventTypes: types, enabled: enabled, by: ops)
-    return try #require(UUID(uuidString: created.endpoint.id))
-  }
+  { try await WebhookFixtures.endpoint(store, types: types, enabled: enabled) }
 
   /// A top-level field of a delivery's body.
   static func value(_ body: [UInt8], _ key: String) throws -> JSONValue? {
@@ -202,55 +185,6 @@ extension WebhookQueueTests {
         "SELECT count(*)::bigint AS n FROM webhook_deliveries WHERE state = 'pending'")?.decode("n")
       #expect(left == 1)
       #expect(try await queue.purge() == 0)
-    }
-  }
-}
-
-extension WebhookQueueTests {
-  /// Never called: these tests leave nothing to send.
-  struct UnusedTransport: WebhookTransport {
-    func post(url: URL, body: [UInt8], headers: [(String, String)], timeout: Duration) async
-      -> WebhookTransportAnswer
-    { .connectionFailed("unused") }
-  }
-
-  @Test func purgingKeepsUpWhileBatchesComeBackFull() async throws {
-    try await DomainHarness.with { h in
-      var settings = WebhookSettings()
-      settings.retentionMs = 3_600_000
-      let store = WebhookStore(database: h.database, settings: settings)
-      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
-      _ = try await Self.endpoint(store)
-      let finished = 2 * WebhookQueue.purgeBatch + 100
-      try await h.database.execute(
-        """
-        WITH seq AS (
-          INSERT INTO user_event_sequences (user_id, last_sequence)
-          SELECT 'user-' || g, 1 FROM generate_series(1, \(finished)) g
-          RETURNING user_id, last_sequence)
-        INSERT INTO events (id, type, user_id, sequence, data, user_state)
-        SELECT gen_random_uuid(), 'balance.changed', user_id, last_sequence, '{}', '{}' FROM seq
-        """)
-      try await h.database.execute(
-        "UPDATE webhook_deliveries SET state = 'delivered', created_at = now() - interval '2 hours'"
-      )
-      let dispatcher = WebhookDispatcher(
-        queue: queue, transport: UnusedTransport(), clock: .system,
-        logger: Logger(label: "test", level: .critical), wake: {})
-      // Three passes within a minute: a full batch makes the next pass purge again.
-      for _ in 0..<3 { await dispatcher.runOnce() }
-      let left: Int64? = try await h.database.queryFirst(
-        "SELECT count(*)::bigint AS n FROM webhook_deliveries")?.decode("n")
-      #expect(left == 0)
-      // Once a batch was short, the next minute's purge waits.
-      try await Self.insertEvent(h.database, user: "ann")
-      try await h.database.execute(
-        "UPDATE webhook_deliveries SET state = 'delivered', created_at = now() - interval '2 hours'"
-      )
-      await dispatcher.runOnce()
-      let kept: Int64? = try await h.database.queryFirst(
-        "SELECT count(*)::bigint AS n FROM webhook_deliveries")?.decode("n")
-      #expect(kept == 1)
     }
   }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import StorekeeperCore
 
 /// The pieces of a delivery that need no database: secrets, signatures, the URL and event-type
-/// rules, and how much of a receiver's answer is kept.
+/// rules.
 @Suite struct WebhookSignatureTests {
   @Test func hmacMatchesRFC4231() {
     // RFC 4231, test case 2.
@@ -72,14 +72,5 @@ import Testing
     }
     #expect(WebhookEndpoint.storedTypes(["*"]) == nil)
     #expect(WebhookEndpoint.storedTypes(["a.b", "c.d"]) == "{a.b,c.d}")
-  }
-
-  @Test func anAnswerIsKeptBoundedAndWithoutNUL() throws {
-    let body = Array("no\u{0}pe".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 5000)
-    let excerpt = try #require(WebhookDispatcher.excerpt(body))
-    #expect(excerpt.hasPrefix("nope") && excerpt.unicodeScalars.count == 1024)
-    #expect(WebhookDispatcher.excerpt([]) == nil)
-    // Bytes that are not UTF-8 become replacement characters, not an error.
-    #expect(WebhookDispatcher.excerpt([0xFF, 0xFE, 0x41]) == "\u{FFFD}\u{FFFD}A")
   }
 }

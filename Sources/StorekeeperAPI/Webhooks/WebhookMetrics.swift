@@ -6,11 +6,11 @@ import StorekeeperCore
 /// outcome (from memory).
 package struct WebhookMetrics: Sendable {
   let database: PostgresPool
-  let dispatcher: WebhookDispatcher
+  let attempts: WebhookAttemptCounts
 
-  package init(database: PostgresPool, dispatcher: WebhookDispatcher) {
+  package init(database: PostgresPool, attempts: WebhookAttemptCounts) {
     self.database = database
-    self.dispatcher = dispatcher
+    self.attempts = attempts
   }
 
   /// The backlog, from PostgreSQL: read by `MetricsSnapshot`'s refresh, not by each scrape.
@@ -51,7 +51,7 @@ package struct WebhookMetrics: Sendable {
         + "by outcome.",
       "# TYPE storekeeper_webhook_attempts_total counter",
     ]
-    let counts = dispatcher.attemptCounts
+    let counts = attempts.all
     for outcome in [
       WebhookQueue.Outcome.delivered, .httpError, .timeout, .connectionFailed,
     ] {

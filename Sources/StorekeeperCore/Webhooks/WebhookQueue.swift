@@ -8,7 +8,7 @@ import Postgres
 /// ever due, so one user's events reach an endpoint in sequence order while other users' flow.
 package struct WebhookQueue: Sendable {
   let database: PostgresPool
-  let settings: WebhookSettings
+  package let settings: WebhookSettings
   let clock: WallClock
 
   package init(database: PostgresPool, settings: WebhookSettings, clock: WallClock) {
@@ -18,15 +18,15 @@ package struct WebhookQueue: Sendable {
   }
 
   /// A claimed delivery: what to send, where, signed with which secrets.
-  struct Claim: Sendable {
-    var id: Int64
-    var endpointId: UUID
-    var url: String
-    var secrets: [String]
-    var eventId: String
-    var body: [UInt8]
+  package struct Claim: Sendable {
+    package var id: Int64
+    package var endpointId: UUID
+    package var url: String
+    package var secrets: [String]
+    package var eventId: String
+    package var body: [UInt8]
     /// This claim's attempt number: the lease token a result is recorded against.
-    var attempt: Int
+    package var attempt: Int
     var firstAttemptMs: Int64
   }
 
@@ -38,16 +38,27 @@ package struct WebhookQueue: Sendable {
     case connectionFailed = "connection_failed"
   }
 
-  struct Result: Sendable {
-    var outcome: Outcome
+  package struct Result: Sendable {
+    package var outcome: Outcome
     var statusCode: Int?
     var excerpt: String?
     var error: String?
-    var durationMs: Int
+    package var durationMs: Int
+
+    package init(
+      outcome: Outcome, statusCode: Int? = nil, excerpt: String? = nil, error: String? = nil,
+      durationMs: Int
+    ) {
+      self.outcome = outcome
+      self.statusCode = statusCode
+      self.excerpt = excerpt
+      self.error = error
+      self.durationMs = durationMs
+    }
   }
 
   /// Enabled endpoints that have a due delivery, with how many are due (a hint only).
-  func dueEndpoints() async throws -> [UUID] {
+  package func dueEndpoints() async throws -> [UUID] {
     try await database.query(
       """
       SELECT w.id FROM webhook_endpoints w
@@ -62,7 +73,7 @@ package struct WebhookQueue: Sendable {
   /// its user there, and none while another of that user's is in flight or waiting between its
   /// attempts. The second rule matters for replays only: a replayed event sorts before the
   /// later events already sent, and would otherwise go out beside one of them in flight.
-  func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
+  package func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
     let rows = try await database.query(
       """
       WITH due AS (
@@ -122,7 +133,7 @@ package struct WebhookQueue: Sendable {
   /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
   /// after a success, or disable an endpoint that is delivering).
   @discardableResult
-  func record(_ claim: Claim, _ result: Result) async throws -> String? {
+  package func record(_ claim: Claim, _ result: Result) async throws -> String? {
     let nowMs = clock.milliseconds
     let delivered = result.outcome == .delivered
     let decision = settings.retryPolicy.decision(
@@ -171,11 +182,11 @@ package struct WebhookQueue: Sendable {
   }
 
   /// How many finished deliveries one purge deletes at most: one short statement.
-  static let purgeBatch = 1000
+  package static let purgeBatch = 1000
 
   /// Deletes up to `limit` finished deliveries (and their attempts) past the retention;
   /// returns how many. Pending ones are never purged.
-  func purge(limit: Int = purgeBatch) async throws -> Int {
+  package func purge(limit: Int = purgeBatch) async throws -> Int {
     try await database.execute(
       """
       DELETE FROM webhook_deliveries WHERE id IN (
@@ -186,7 +197,7 @@ package struct WebhookQueue: Sendable {
       """)
   }
 
-  static func describe(_ result: Result) -> String {
+  package static func describe(_ result: Result) -> String {
     switch result.outcome {
     case .delivered: "delivered"
     case .httpError: "HTTP \(result.statusCode ?? 0)"

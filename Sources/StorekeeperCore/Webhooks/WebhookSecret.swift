@@ -2,7 +2,7 @@ import AppStore
 
 /// A signing secret: `whsec_` and 32 random bytes from the system CSPRNG (getrandom(2)) in
 /// hex. The whole string, as UTF-8, is the HMAC key a receiver uses.
-enum WebhookSecret {
+package enum WebhookSecret {
   static func generate() -> String {
     var generator = SystemRandomNumberGenerator()
     var bytes: [UInt8] = []
@@ -15,7 +15,8 @@ enum WebhookSecret {
 
   /// `Storekeeper-Signature`: `t=<unix>,v1=<hex HMAC-SHA256(secret, "t.body")>` with one `v1`
   /// per secret (two while a rotated-out secret still signs).
-  static func signatureHeader(secrets: [String], timestamp: Int64, body: [UInt8]) -> String {
+  package static func signatureHeader(secrets: [String], timestamp: Int64, body: [UInt8]) -> String
+  {
     let message = Array("\(timestamp).".utf8) + body
     let signatures = secrets.map { "v1=" + hex(hmacSHA256(key: Array($0.utf8), message: message)) }
     return (["t=\(timestamp)"] + signatures).joined(separator: ",")

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperCore
 import StorekeeperLogging
 import Synchronization
 
@@ -16,7 +17,7 @@ package final class WebhookDispatcher: Sendable {
   private let wake: @Sendable () -> Void
   private let state = Mutex(InFlight())
   /// Attempts by outcome since start (this instance's, for `/metrics`).
-  private let outcomes = Mutex<[WebhookQueue.Outcome: Int64]>([:])
+  private let attempts: WebhookAttemptCounts
   /// When finished deliveries were last purged (epoch ms); at most once a minute.
   private let lastPurgeMs = Mutex<Int64>(0)
 
@@ -27,9 +28,11 @@ package final class WebhookDispatcher: Sendable {
   }
 
   package init(
-    queue: WebhookQueue, transport: any WebhookTransport, clock: WallClock, logger: Logger,
+    queue: WebhookQueue, transport: any WebhookTransport, clock: WallClock,
+    attempts: WebhookAttemptCounts = WebhookAttemptCounts(), logger: Logger,
     wake: @escaping @Sendable () -> Void
   ) {
+    self.attempts = attempts
     self.queue = queue
     self.transport = transport
     self.settings = queue.settings
@@ -37,8 +40,6 @@ package final class WebhookDispatcher: Sendable {
     self.logger = logger
     self.wake = wake
   }
-
-  package var attemptCounts: [WebhookQueue.Outcome: Int64] { outcomes.withLock { $0 } }
 
   package func runOnce() async {
     do {
@@ -100,7 +101,7 @@ package final class WebhookDispatcher: Sendable {
   private func deliver(_ claim: WebhookQueue.Claim) async {
     defer { finish(claim) }
     let result = await send(claim)
-    outcomes.withLock { $0[result.outcome, default: 0] += 1 }
+    attempts.record(result.outcome)
     let metadata: [String: LogValue] = [
       "endpoint_id": .string(claim.endpointId.uuidString.lowercased()),
       "delivery_id": .int(Int(claim.id)), "event_id": .string(claim.eventId),
