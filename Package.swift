@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers (DESIGN §2): C bridges at the bottom, then HTTP / Postgres / AppStore, which know
-// nothing of each other, then the domain, then an executable that only wires.
+// nothing of each other, then the domain (StorekeeperCore), the API and the workers over it,
+// the app that composes them, and an executable that only dispatches.
 let package = Package(
   name: "Storekeeper",
   products: [
@@ -35,9 +36,30 @@ let package = Package(
     .target(
       name: "AppAuth",
       dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+    // The domain: catalog, orders, settlement, ledger, entitlements, notifications' effects,
+    // events, the webhook queue, reconciliation. No HTTP, no AppAuth, no C module.
+    .target(
+      name: "StorekeeperCore",
+      dependencies: ["Postgres", "AppStore", "Digest", "StorekeeperLogging"]),
+    // The HTTP API over the domain: routes, request decoding, problem mapping, authentication and
+    // rate limits, the catalog's encoded bodies, metrics and readiness.
+    .target(
+      name: "StorekeeperAPI",
+      dependencies: [
+        "StorekeeperCore", "HTTP", "AppAuth", "Postgres", "AppStore", "Digest",
+        "StorekeeperLogging",
+      ]),
+    // The background loops over the domain, each a `Service` started and stopped as a list.
+    .target(
+      name: "StorekeeperWorkers",
+      dependencies: ["StorekeeperCore", "Postgres", "AppStore", "StorekeeperLogging"]),
+    // The app: configuration, and composition of the domain, the API and the workers.
     .target(
       name: "Storekeeper",
-      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "Digest", "StorekeeperLogging"]),
+      dependencies: [
+        "StorekeeperCore", "StorekeeperAPI", "StorekeeperWorkers", "HTTP", "Postgres", "AppStore",
+        "AppAuth", "StorekeeperLogging",
+      ]),
     .target(
       name: "FakeAppStore",
       dependencies: ["AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "StorekeeperLogging"]),
@@ -60,9 +82,47 @@ let package = Package(
     .testTarget(
       name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Digest", "StorekeeperLogging"]),
+    // Apple's stand-in on a loopback socket, for the fake's own tests and the AppStore clients'.
+    .target(
+      name: "FakeAppStoreTestSupport",
+      dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"],
+      path: "Tests/FakeAppStoreTestSupport"),
     .testTarget(
       name: "AppStoreTests",
-      dependencies: ["AppStore", "COpenSSL", "FakeAppStore", "HTTP", "JOSE", "StorekeeperLogging"]),
+      dependencies: [
+        "AppStore", "COpenSSL", "FakeAppStore", "FakeAppStoreTestSupport", "HTTP", "JOSE",
+        "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "FakeAppStoreTests",
+      dependencies: [
+        "AppStore", "FakeAppStore", "FakeAppStoreTestSupport", "HTTP", "JOSE", "StorekeeperLogging",
+      ]),
+    // The domain wired as `Application` wires it, on a migrated database of its own.
+    .target(
+      name: "StorekeeperTestSupport",
+      dependencies: [
+        "StorekeeperCore", "FakeAppStore", "Postgres", "AppStore", "StorekeeperLogging",
+      ],
+      path: "Tests/StorekeeperTestSupport"),
+    .testTarget(
+      name: "StorekeeperCoreTests",
+      dependencies: [
+        "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "Postgres", "AppStore",
+        "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "StorekeeperAPITests",
+      dependencies: [
+        "StorekeeperAPI", "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "HTTP",
+        "Postgres", "AppStore", "AppAuth", "StorekeeperLogging",
+      ]),
+    .testTarget(
+      name: "StorekeeperWorkersTests",
+      dependencies: [
+        "StorekeeperWorkers", "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore",
+        "Postgres", "AppStore", "StorekeeperLogging",
+      ]),
     .testTarget(
       name: "GooglePlayTests",
       dependencies: [
@@ -72,9 +132,14 @@ let package = Package(
     .testTarget(
       name: "StorekeeperTests",
       dependencies: [
-        "Storekeeper", "FakeAppStore", "HTTP", "Postgres", "AppStore", "AppAuth", "Digest",
-        "StorekeeperLogging",
+        "Storekeeper", "StorekeeperAPI", "StorekeeperCore", "StorekeeperTestSupport", "HTTP",
+        "Postgres", "AppStore", "AppAuth", "Digest", "StorekeeperLogging",
       ]),
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Every Swift target spells its existentials `any P` (the upcoming Swift 7 rule).
+for target in package.targets where target.type != .system {
+  target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
+}

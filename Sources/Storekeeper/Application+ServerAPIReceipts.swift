@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import StorekeeperCore
 import StorekeeperLogging
 
 extension Application {

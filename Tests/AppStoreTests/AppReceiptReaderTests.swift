@@ -1,3 +1,4 @@
+import FakeAppStoreTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import AppStore
 import FakeAppStore
+import FakeAppStoreTestSupport
 import Foundation
 import Testing
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Postgres
 
 /// Every bindable type goes to the server and comes back unchanged.
-@Suite struct BindRoundTripTests {
+@Suite(.database) struct BindRoundTripTests {
   func roundTrip<T: PostgresEncodable & PostgresDecodable>(
     _ value: T, cast: String, on pool: PostgresPool
   ) async throws -> T? {

@@ -9,7 +9,7 @@ import Testing
 /// (`STOREKEEPER_TEST_PGDATA`, which scripts/test sets and later removes), instead of stopping
 /// the shared test server: every other live test in this process, of any module, would fail
 /// during the outage.
-@Suite(.serialized) struct DatabaseRestartTests {
+@Suite(.serialized, .database) struct DatabaseRestartTests {
   struct Server {
     let dataDirectory: String
     let port: String

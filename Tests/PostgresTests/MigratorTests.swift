@@ -23,7 +23,7 @@ final class MigrationDirectory {
   }
 }
 
-@Suite struct MigratorTests {
+@Suite(.database) struct MigratorTests {
   static let files = [
     "0001_create_items.sql":
       "CREATE TABLE items (id int PRIMARY KEY);\nCREATE TABLE runs (name text);",

@@ -5,7 +5,7 @@ import Testing
 
 /// Arrays go to the server as one parameter and come back element for element, whatever the
 /// elements hold.
-@Suite struct PostgresArrayTests {
+@Suite(.database) struct PostgresArrayTests {
   @Test func textElementsSurviveQuotesBackslashesCommasBracesAndNull() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()

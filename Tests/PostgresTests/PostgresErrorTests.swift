@@ -3,7 +3,7 @@ import Testing
 
 @testable import Postgres
 
-@Suite struct PostgresErrorTests {
+@Suite(.database) struct PostgresErrorTests {
   @Test func uniqueViolationKeepsSQLStateConstraintAndTable() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()

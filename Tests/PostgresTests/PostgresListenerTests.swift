@@ -2,7 +2,7 @@ import Testing
 
 @testable import Postgres
 
-@Suite struct PostgresListenerTests {
+@Suite(.database) struct PostgresListenerTests {
   @Test func deliversNotificationsOnTheChannelsItListensTo() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Postgres
 
-@Suite struct PostgresPoolTests {
+@Suite(.database) struct PostgresPoolTests {
   /// Takes the pool's only session inside a transaction and keeps it until `release` opens.
   static func holdTheOnlySession(of pool: PostgresPool) async -> (
     release: Gate, holder: Task<Void, any Error>

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Postgres
 
-@Suite struct PostgresStatementCacheTests {
+@Suite(.database) struct PostgresStatementCacheTests {
   @Test func namesNewStatementsAndEvictsTheLeastRecentlyUsed() {
     var cache = PostgresStatementCache(capacity: 2)
     let a = cache.lookup("SELECT 'a'")

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Postgres
 
-@Suite struct QueryCancellationTests {
+@Suite(.database) struct QueryCancellationTests {
   /// Cancelling the task that waits on a statement cancels the statement on the server, and
   /// the pool replaces the session instead of lending it again.
   @Test func cancellingTheTaskCancelsItsStatement() async throws {

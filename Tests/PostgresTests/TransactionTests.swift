@@ -4,7 +4,7 @@ import Testing
 
 private struct Boom: Error {}
 
-@Suite struct TransactionTests {
+@Suite(.database) struct TransactionTests {
   func count(_ pool: PostgresPool) async throws -> Int {
     try #require(try await pool.query("SELECT count(*) AS n FROM items").first).decode("n")
   }

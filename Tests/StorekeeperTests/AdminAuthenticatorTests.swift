@@ -5,6 +5,8 @@ import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// In-process, without a database (it is unreachable: a request that passes authentication
 /// ends in 503): which tokens get in, with which scope, and when an address is refused.

@@ -2,6 +2,8 @@ import HTTP
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// `ADMIN_TOKENS`: plain and hashed tokens, scopes, and entries that must stop start-up.
 @Suite struct AdminTokenTests {

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 @Suite struct AppAuthConfigTests {
   let base = [

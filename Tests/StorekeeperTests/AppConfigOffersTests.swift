@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// The promotional offer key: a dedicated pair, else the App Store Server API key, else none.
 @Suite struct AppConfigOffersTests {

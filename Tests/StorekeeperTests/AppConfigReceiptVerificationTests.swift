@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// `APPLE_RECEIPT_VERIFICATION`: which of Apple's paths judges a StoreKit 1 receipt, checked at
 /// start-up.

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// `RECONCILE_*`: off unless asked for, and only with the App Store Server API key.
 @Suite struct AppConfigReconcileTests {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 @Suite struct AppConfigTests {
   let base = [

@@ -4,6 +4,8 @@ import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// The router and `openapi.yaml` must describe the same routes, both ways.
 @Suite struct OpenAPIContractTests {

@@ -3,6 +3,8 @@ import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// In-process, without a database: which routes are limited and what a limited answer says.
 @Suite struct RateLimitRouterTests {

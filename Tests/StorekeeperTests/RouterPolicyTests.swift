@@ -4,6 +4,8 @@ import StorekeeperLogging
 import Testing
 
 @testable import Storekeeper
+@testable import StorekeeperAPI
+@testable import StorekeeperCore
 
 /// In-process, without sockets or a database: what the API answers before any data is read.
 @Suite struct RouterPolicyTests {

@@ -1,5 +1,7 @@
 import AppAuth
 import Foundation
+import StorekeeperAPI
+import StorekeeperCore
 
 extension AppConfig {
   /// `APP_AUTH` and what its mode needs. Every mistake names its variable.

@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// Where the database connections go when PostgreSQL sits behind a pooler and has a replica.
 ///
 /// `DATABASE_URL` feeds the pool of request and worker statements (a pooler in a large

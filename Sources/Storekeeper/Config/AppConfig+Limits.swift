@@ -1,3 +1,6 @@
+import StorekeeperAPI
+import StorekeeperCore
+
 /// The abuse limits' settings: rates, trusted proxies, verification and open-order caps.
 extension AppConfig {
   static func readLimits(_ env: [String: String], into config: inout AppConfig) throws {

@@ -1,3 +1,6 @@
+import StorekeeperAPI
+import StorekeeperCore
+
 extension AppConfig {
   /// `METRICS_TOKEN` and `METRICS_REFRESH_INTERVAL`.
   static func readMetrics(_ env: [String: String], into config: inout AppConfig) throws {

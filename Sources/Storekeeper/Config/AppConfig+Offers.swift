@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// The key that signs promotional offers: a dedicated pair, or else the App Store Server API
 /// key. Apple issues one kind of in-app purchase key for both uses; a separate pair lets an
 /// operator sign offers without turning on notification recovery, or rotate one apart.

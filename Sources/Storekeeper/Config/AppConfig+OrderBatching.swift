@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// Group commit of `POST /v1/orders` (see `OrderGroupCommit`).
 extension AppConfig {
   static func readOrderBatching(_ env: [String: String], into config: inout AppConfig) throws {

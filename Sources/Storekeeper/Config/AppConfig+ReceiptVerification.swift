@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// `APPLE_RECEIPT_VERIFICATION`, `RECEIPT_APPLE_CALL_LIMIT` and the App Store Server API's sandbox URL, checked at start-up.
 extension AppConfig {
   static func readReceiptVerification(_ env: [String: String], into config: inout AppConfig)

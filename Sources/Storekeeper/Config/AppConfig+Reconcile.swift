@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 extension AppConfig {
   static func readReconcile(_ env: [String: String], into config: inout AppConfig) throws {
     let reader = ConfigReader(env: env)

@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// The webhook delivery settings (`WEBHOOK_*`).
 extension AppConfig {
   static func readWebhooks(_ env: [String: String], into config: inout AppConfig) throws {

@@ -1,5 +1,7 @@
 import AppStore
 import Foundation
+import StorekeeperAPI
+import StorekeeperCore
 import StorekeeperLogging
 
 /// Everything Storekeeper reads from its environment (DESIGN §7), checked once at start-up.

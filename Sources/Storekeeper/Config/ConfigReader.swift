@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// Reads settings from the environment; every refusal names its variable, and an empty value
 /// counts as unset.
 struct ConfigReader {

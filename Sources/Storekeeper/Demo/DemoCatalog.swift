@@ -1,4 +1,5 @@
 import Postgres
+import StorekeeperCore
 
 /// A demo catalog shaped like seed 002: five consumable gold packs and three VIP products.
 public enum DemoCatalog {

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Postgres
+import StorekeeperCore
 import StorekeeperLogging
 
 extension Application {

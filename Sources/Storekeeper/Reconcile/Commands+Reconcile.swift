@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Postgres
+import StorekeeperCore
 
 extension Commands {
   static let reconcileUsage =

@@ -1,0 +1,65 @@
+import AppStore
+import Foundation
+import StorekeeperCore
+import StorekeeperLogging
+
+/// What the configuration makes of Apple's settings and files, for the builders of the domain,
+/// the API and the workers.
+extension Application {
+  /// The App Store Server API client when a key is configured; nil leaves recovery off.
+  static func notificationHistoryClient(_ config: AppConfig) throws -> NotificationHistoryClient? {
+    guard let key = try serverAPIKey(config) else { return nil }
+    guard let url = URL(string: config.apiURL) else {
+      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+    }
+    return NotificationHistoryClient(
+      baseURL: url, key: key, bundleId: config.bundleId,
+      timeout: .milliseconds(config.appleTimeoutMs))
+  }
+
+  /// The promotional offer signer when a key is configured; nil leaves offers off.
+  static func offerSigner(_ config: AppConfig) throws -> PromotionalOfferSigner? {
+    guard let (path, keyId, variable) = config.offerKey else { return nil }
+    guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+      throw ConfigError(variable: variable, problem: "cannot read \(path)")
+    }
+    guard let key = P256PrivateKey(pem: pem) else {
+      throw ConfigError(
+        variable: variable, problem: "\(path) holds no P-256 private key (a .p8 file)")
+    }
+    return PromotionalOfferSigner(key: key, keyId: keyId, bundleId: config.bundleId)
+  }
+
+  static func appStoreConfiguration(_ config: AppConfig, logger: Logger) throws
+    -> AppStoreConfiguration
+  {
+    var appStore = AppStoreConfiguration(bundleId: config.bundleId)
+    appStore.appAppleId = config.appAppleId
+    appStore.allowedEnvironments = config.environments
+    appStore.sharedSecret = config.sharedSecret
+    appStore.receiptTimeout = .milliseconds(config.appleTimeoutMs)
+    if let url = URL(string: config.verifyReceiptURL) { appStore.verifyReceiptURL = url }
+    if let url = URL(string: config.verifyReceiptSandboxURL) {
+      appStore.verifyReceiptSandboxURL = url
+    }
+    for path in config.rootCertificatePaths {
+      guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw ConfigError(variable: "APPLE_ROOT_CERTS", problem: "cannot read \(path)")
+      }
+      appStore.extraRootCertificatesPEM.append(pem)
+      logger.warning(
+        "trusting an extra root certificate besides Apple's: use this only for tests and demos",
+        ["path": .string(path)])
+    }
+    return appStore
+  }
+
+  /// The contract is served as it is in the repository; without it start-up stops.
+  static func openAPI(_ config: AppConfig) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: config.openAPIPath), !data.isEmpty else {
+      throw ConfigError(
+        variable: "OPENAPI_PATH", problem: "names no readable file: \(config.openAPIPath)")
+    }
+    return Array(data)
+  }
+}

@@ -1,0 +1,78 @@
+import AppStore
+import Postgres
+import StorekeeperCore
+import StorekeeperLogging
+
+/// The domain (StorekeeperCore) as the configuration makes it, built first: the database pools,
+/// the repositories and services, and the signals by which it wakes the workers built after it.
+struct Domain: Sendable {
+  let pools: DatabasePools
+  var database: PostgresPool { pools.primary }
+  let clock: WallClock
+  let catalog: CatalogRepository
+  let orders: OrderRepository
+  let idempotency: IdempotencyStore
+  let reports: ReportStore
+  let settlement: SettlementService
+  let entitlements: EntitlementRepository
+  let verifier: ProofVerifier
+  let appleSettings: AppleConfigurationMonitor
+  let gate: VerificationGate
+  let processor: ReportProcessor
+  let receipts: ReceiptService
+  let notifications: NotificationService
+  /// The deliveries due to the webhook endpoints, and the attempts made at them.
+  let webhookQueue: WebhookQueue
+  let webhookAttempts = WebhookAttemptCounts()
+  /// Wake the notification worker (a notification was stored) and the webhook worker (a
+  /// delivery was queued or finished).
+  let notificationsPending = WorkSignal()
+  let webhooksPending = WorkSignal()
+
+  init(config: AppConfig, logger: Logger) throws {
+    pools = DatabasePools(config: config, logger: logger)
+    let database = pools.primary
+    clock = WallClock.system
+    catalog = CatalogRepository(database: database)
+
+    let appStore = try Application.appStoreConfiguration(config, logger: logger)
+    appleSettings = AppleConfigurationMonitor(logger: logger.with("component", "verify-receipt"))
+    var verifier = ProofVerifier(
+      signed: try SignedDataVerifier(configuration: appStore),
+      appReceipts: try AppReceiptSignatureVerifier(configuration: appStore),
+      receipts: ReceiptVerifier(
+        configuration: appStore, logger: logger.with("component", "verify-receipt")),
+      appleSettings: appleSettings)
+    verifier.serverAPI = try Application.serverAPIReceiptVerifier(
+      config, signed: verifier.signed, logger: logger)
+    verifier.serverAPIOnly = config.receiptVerification == .serverAPI
+    self.verifier = verifier
+
+    orders = OrderRepository(database: database, outbox: EventOutbox(clock: clock))
+    idempotency = IdempotencyStore(database: database)
+    reports = ReportStore(
+      database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
+      policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs), clock: clock,
+      retentionMs: config.proofRetentionMs)
+    let notificationsPending = notificationsPending
+    var settlement = SettlementService(database: database, orders: orders, reports: reports) {
+      notificationsPending.wake()
+    }
+    settlement.sandboxCredits = config.sandboxCredits
+    self.settlement = settlement
+    entitlements = EntitlementRepository(database: database, clock: clock)
+    webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)
+    gate = VerificationGate(
+      cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
+      queueLength: config.verifyQueueLength,
+      queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
+    processor = ReportProcessor(
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
+    receipts = ReceiptService(
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement,
+      catalog: catalog, entitlements: entitlements, gate: gate)
+    notifications = NotificationService(
+      database: database, verifier: verifier.signed, settlement: settlement,
+      catalog: catalog, clock: clock, logger: logger.with("component", "notifications"))
+  }
+}

@@ -1,0 +1,155 @@
+import HTTP
+import Postgres
+import StorekeeperAPI
+import StorekeeperCore
+import StorekeeperLogging
+
+/// The API (StorekeeperAPI) over the domain: the served catalog, the routes on the public
+/// listener and, with `ADMIN_PORT`, the admin surface on one of its own.
+struct Edge: Sendable {
+  let catalog: ServedCatalog
+  /// Refreshed by a worker, read by each scrape of `/metrics`.
+  let metricsSnapshot: MetricsSnapshot
+  /// The routes with their handlers: served by `server`, and callable in-process by tests.
+  let router: Router
+  /// The admin listener's routes, when it has its own.
+  let adminRouter: Router?
+  let server: HTTPServer
+  /// The admin listener (`ADMIN_PORT`), serving the admin API and `/metrics` apart from the
+  /// public port; nil when both are served on the public port.
+  let adminServer: HTTPServer?
+
+  init(config: AppConfig, domain: Domain, migrator: Migrator, logger: Logger) throws {
+    let (database, pools) = (domain.database, domain.pools)
+    let catalog = try ServedCatalog(
+      repository: domain.catalog, logger: logger.with("component", "catalog"))
+    self.catalog = catalog
+    let appAuth = try AppAuthenticator(config.appAuth, logger: logger.with("component", "auth"))
+    if config.allowInsecureURLs {
+      logger.warning(
+        "ALLOW_INSECURE_URLS=1: Apple's and the JWKS URLs may be plain http; use this only for tests and demos"
+      )
+    }
+    // Who a request comes from, one rule for the rate limits and the admin failure limit.
+    let clientAddress = ClientAddress(trustedProxies: config.trustedProxies)
+    let auth = AdminAuthenticator(
+      tokens: config.adminTokens, metricsToken: config.metricsToken,
+      limiter: AdminFailureLimiter(
+        limit: config.adminAuthFailureLimit, windowMs: config.adminAuthFailureWindowMs),
+      addresses: clientAddress)
+    let limiter = RateLimiter(
+      perAddress: config.rateLimitPerAddress, perUser: config.rateLimitPerUser,
+      proofBytesPerUser: config.proofBytesPerUser, maxKeys: config.rateLimitMaxKeys,
+      clientAddress: clientAddress)
+    var router = APIRouter(
+      logger: logger.with("component", "http"), limiter: limiter,
+      identify: { request, context in try await appAuth.caller(request, context) })
+    OperationsRoutes(
+      database: database, migrator: migrator, openAPI: try Application.openAPI(config),
+      appleSettings: domain.appleSettings,
+      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
+    ).register(&router)
+    CatalogRoutes(cache: catalog).register(&router)
+    let requestMetrics = RequestMetrics()
+    OrderRoutes(
+      database: database, orders: domain.orders, idempotency: domain.idempotency,
+      ttlSeconds: config.orderTTLSeconds, auth: appAuth,
+      groupCommit: OrderGroupCommit(
+        database: database, orders: domain.orders, idempotency: domain.idempotency,
+        ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
+        maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
+        logger: logger.with("component", "orders"))
+    ).register(&router)
+    SettlementRoutes(processor: domain.processor, receipts: domain.receipts, auth: appAuth)
+      .register(&router)
+    EntitlementRoutes(repository: domain.entitlements, auth: appAuth).register(&router)
+    let offerSigner = try Application.offerSigner(config)
+    if let offerSigner {
+      logger.notice("promotional offers are signed", ["key_id": .string(offerSigner.keyId)])
+    } else {
+      logger.notice(
+        "promotional offers are off: set APPLE_OFFER_KEY_FILE and APPLE_OFFER_KEY_ID (or the APPLE_API_KEY_* settings) to sign them"
+      )
+    }
+    OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: domain.clock)
+      .register(&router)
+    let notificationsPending = domain.notificationsPending
+    let webhooksPending = domain.webhooksPending
+    let notificationRoutes = NotificationRoutes(
+      service: domain.notifications, auth: auth, wake: { notificationsPending.wake() },
+      listings: NotificationListing(database: pools.reads))
+    notificationRoutes.register(&router)
+
+    let console = ConsoleAssets.load(
+      directory: config.consoleDirectory, logger: logger.with("component", "console"))
+    let webhookMetrics = WebhookMetrics(database: database, attempts: domain.webhookAttempts)
+    let metricsSnapshot = MetricsSnapshot(
+      source: OrderCountMetrics(database: database), logger: logger.with("component", "metrics"))
+    self.metricsSnapshot = metricsSnapshot
+    // The admin surface: the admin API and /metrics, on the public listener or on its own.
+    func registerAdmin(_ router: inout APIRouter) {
+      MetricsRoutes(
+        auth: auth, snapshot: metricsSnapshot,
+        stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
+        catalog: catalog, requests: requestMetrics,
+        appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
+        receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate
+      )
+      .register(&router)
+      AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)
+        .register(&router)
+      AdminOrderRoutes(
+        auth: auth, orders: domain.orders, database: database,
+        listings: OrderRepository(database: pools.reads)
+      ).register(&router)
+      AdminTransactionRoutes(
+        auth: auth,
+        transfers: TransferService(settlement: domain.settlement, catalog: domain.catalog)
+      ).register(&router)
+      notificationRoutes.registerAdmin(&router)
+      AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)
+      AdminReconcileRoutes(auth: auth, repairs: ReconcileRepairLog(database: pools.reads))
+        .register(&router)
+      EventRoutes(auth: auth, feed: EventFeed(database: pools.reads)).register(&router)
+      AdminWebhookRoutes(
+        auth: auth, store: WebhookStore(database: database, settings: config.webhooks),
+        log: WebhookDeliveryLog(database: database), entitlements: domain.entitlements,
+        allowInsecureURLs: config.allowInsecureURLs, wake: { webhooksPending.wake() }
+      ).register(&router)
+      AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
+      AdminUserRoutes(
+        auth: auth, entitlements: domain.entitlements,
+        adjustments: ManualAdjustments(database: database, outbox: domain.orders.outbox),
+        history: UserHistory(database: database)
+      ).register(&router)
+      if let console { ConsoleRoutes(assets: console).register(&router) }
+    }
+    var serverConfig = ServerConfiguration()
+    serverConfig.host = config.host
+    serverConfig.port = config.port
+    serverConfig.eventLoopCount = config.eventLoops
+    serverConfig.maxConnections = config.maxConnections
+    if let adminPort = config.adminPort {
+      var admin = APIRouter(logger: logger.with("component", "http-admin"))
+      OperationsRoutes.registerLiveness(&admin)
+      registerAdmin(&admin)
+      var adminConfig = serverConfig
+      adminConfig.host = config.adminHost ?? config.host
+      adminConfig.port = adminPort
+      // Admin traffic is light: one loop keeps the listener from costing a thread per core.
+      adminConfig.eventLoopCount = 1
+      adminRouter = admin.router
+      adminServer = HTTPServer(
+        configuration: adminConfig, router: admin.router,
+        logger: logger.with("component", "http-admin"), observer: requestMetrics)
+    } else {
+      registerAdmin(&router)
+      adminRouter = nil
+      adminServer = nil
+    }
+    self.router = router.router
+    server = HTTPServer(
+      configuration: serverConfig, router: router.router, logger: logger.with("component", "http"),
+      observer: requestMetrics)
+  }
+}

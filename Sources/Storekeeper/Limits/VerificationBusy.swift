@@ -1,6 +1,0 @@
-/// No verification slot came free in time (or the queue was full); nothing was stored, so the
-/// client may simply ask again after `retryAfterSeconds`.
-struct VerificationBusy: Error, Equatable, Sendable {
-  var lane: VerificationGate.Lane
-  var retryAfterSeconds = 1
-}

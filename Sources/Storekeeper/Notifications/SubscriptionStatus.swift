@@ -1,9 +1,0 @@
-import Postgres
-
-/// What Apple last said about a subscription's renewal (`subscription_states.status`).
-enum SubscriptionStatus: String, Sendable, PostgresEnum {
-  case active
-  case expired
-  case gracePeriod = "grace_period"
-  case billingRetry = "billing_retry"
-}

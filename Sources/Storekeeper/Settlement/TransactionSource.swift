@@ -1,8 +1,0 @@
-import Postgres
-
-/// How an Apple transaction reached Storekeeper (`apple_transactions.source`).
-enum TransactionSource: String, Sendable, PostgresEnum {
-  case signedTransaction = "signed_transaction"
-  case receipt
-  case notification
-}

@@ -1,0 +1,83 @@
+import AppAuth
+import HTTP
+import StorekeeperCore
+
+/// The edge's one source of identity for app routes: turns a request's credentials into a
+/// `Caller` (401 when they do not prove one), and decides which user a request acts for
+/// (403 when a signed-in user names someone else). Route files call it; no handler repeats
+/// the rules.
+package struct AppAuthenticator: Sendable {
+  enum Mode: Sendable {
+    case jwt(JWTVerifier)
+    case apiKeys(APIKeySet)
+    case none
+  }
+
+  let mode: Mode
+
+  /// The caller this request's rate limit already authenticated (set around its handler only),
+  /// so a token is verified once per request.
+  @TaskLocal static var authenticated: Caller?
+
+  package func caller(_ request: Request, _ context: Context) async throws -> Caller {
+    if let known = Self.authenticated { return known }
+    switch mode {
+    case .none:
+      return .anyone
+    case .apiKeys(let keys):
+      guard let name = keys.match(try Self.bearer(request)) else {
+        context.logger.notice("app request refused", ["reason": .string("unknown API key")])
+        throw Self.invalid("the API key is not valid")
+      }
+      return .backend(name)
+    case .jwt(let verifier):
+      let token = try Self.bearer(request)
+      do {
+        // Public-key arithmetic and fetches leave the event loop; an HMAC is cheaper than
+        // the hop.
+        let claims =
+          verifier.isExpensive
+          ? try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try await verifier.verify(token)
+          }
+          : try await verifier.verify(token)
+        guard let sub = claims.sub, UserId.isValid(sub) else { throw JWTError.missingClaim("sub") }
+        return .user(sub)
+      } catch let error as JWTError {
+        context.logger.notice("app token refused", ["reason": .string("\(error)")])
+        throw Self.invalid(error.publicReason)
+      }
+    }
+  }
+
+  /// The user a request acts for, given the one it names in its body or path (nil: none
+  /// named). A signed-in user acts only for themselves and may leave the name out; a trusted
+  /// caller acts for whoever it names.
+  func user(_ caller: Caller, named claimed: String?) throws -> String? {
+    guard let own = caller.confinedTo else { return claimed }
+    if let claimed, !UserId.same(claimed, own) {
+      throw HTTPError(
+        403, code: "user_mismatch", detail: "the request names a user other than the token's")
+    }
+    return own
+  }
+
+  private static func bearer(_ request: Request) throws -> String {
+    guard let header = request.headers["Authorization"], header.count > 7,
+      header.prefix(7).lowercased() == "bearer "
+    else {
+      throw HTTPError(
+        401, code: "unauthorized", detail: "send Authorization: Bearer <token>",
+        headers: HTTPHeaders([("WWW-Authenticate", "Bearer realm=\"storekeeper\"")]))
+    }
+    return String(header.dropFirst(7))
+  }
+
+  private static func invalid(_ detail: String) -> HTTPError {
+    HTTPError(
+      401, code: "invalid_token", detail: detail,
+      headers: HTTPHeaders([
+        ("WWW-Authenticate", "Bearer realm=\"storekeeper\", error=\"invalid_token\"")
+      ]))
+  }
+}

@@ -1,0 +1,27 @@
+import HTTP
+import StorekeeperCore
+
+/// Which routes are limited, and how: decided here, once, for every route the router knows.
+/// App and admin routes count per client address (catalog reads too — one generous bucket per
+/// address, sized for many users behind one NAT); creating orders and posting receipts also
+/// count per user. Posts that carry a proof (reports, receipts) also spend the user's proof
+/// budget, in bytes, which bounds what one user can make the database store (issue 22).
+/// Signing a promotional offer (one ECDSA signature, no database) counts per address only,
+/// like reads. Health, readiness, metrics and the contract are for operators and probes;
+/// Apple's notifications come in bursts from Apple's own addresses and are checked by
+/// signature, so neither is limited. Proofs cost more than a token: their verification has its
+/// own concurrency cap (`VerificationGate`).
+enum RateLimitRules {
+  static let operatorPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+
+  static func scope(_ method: HTTPMethod, _ pattern: String) -> RateLimitScope {
+    if operatorPaths.contains(pattern) || pattern.hasPrefix("/v1/apple/") { return .none }
+    guard method == .post else { return .address }
+    switch pattern {
+    case "/v1/orders": return .addressAndUser
+    case "/v1/receipts": return .addressUserAndProofs
+    case "/v1/trade-reports": return .addressAndProofs
+    default: return .address
+    }
+  }
+}

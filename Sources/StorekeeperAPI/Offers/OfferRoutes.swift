@@ -1,0 +1,62 @@
+import AppStore
+import HTTP
+import StorekeeperCore
+
+/// `POST /v1/offers/signature`: signs a subscription's promotional offer for the signed-in
+/// user, so the app can pass it to StoreKit. Without a key (`APPLE_OFFER_KEY_*` or
+/// `APPLE_API_KEY_*`) the route answers 503 `offers_not_configured`.
+package struct OfferRoutes: Sendable {
+  let signer: PromotionalOfferSigner?
+  let catalog: ServedCatalog
+  let auth: AppAuthenticator
+  let clock: WallClock
+
+  package init(
+    signer: PromotionalOfferSigner?, catalog: ServedCatalog, auth: AppAuthenticator,
+    clock: WallClock
+  ) {
+    self.signer = signer
+    self.catalog = catalog
+    self.auth = auth
+    self.clock = clock
+  }
+
+  package func register(_ router: inout APIRouter) {
+    // One ECDSA signature (tens of microseconds) and a read of the in-memory catalog: cheaper
+    // than a hop off the event loop.
+    router.add(.post, "/v1/offers/signature", placement: .eventLoop) { request, context in
+      let caller = try await auth.caller(request, context)
+      return try sign(request, caller: caller)
+    }
+  }
+
+  func sign(_ request: Request, caller: Caller) throws -> Response {
+    let offer = try OfferRequest.parse(request, userRequired: caller.confinedTo == nil)
+    // Whom the offer is for is checked like any app route, though the signature does not
+    // name the user: a token's user may not ask on another's behalf.
+    _ = try auth.user(caller, named: offer.userId.isEmpty ? nil : offer.userId)
+    guard let signer else {
+      throw HTTPError(
+        503, code: "offers_not_configured",
+        detail: "promotional offers are off: no in-app purchase key is configured")
+    }
+    guard let product = catalog.snapshot.byId[offer.productId] else {
+      throw HTTPError(
+        404, code: "product_not_found", detail: "no product \(offer.productId) is for sale")
+    }
+    guard product.type == .autoRenewable else {
+      throw HTTPError(
+        422, code: "product_not_subscription",
+        detail: "promotional offers are for auto-renewable subscriptions only")
+    }
+    guard
+      let signature = signer.sign(
+        productId: product.productId, offerId: offer.offerId,
+        appAccountToken: offer.appAccountToken, nonce: AccountToken.make(),
+        timestamp: clock.milliseconds)
+    else {
+      throw HTTPError(500, code: "internal_error", detail: "the offer could not be signed")
+    }
+    return try JSONCoding.response(OfferSignatureView(signature))
+  }
+}

@@ -1,0 +1,92 @@
+import AppStore
+import HTTP
+import StorekeeperCore
+
+/// `GET /metrics` in Prometheus text format: this instance's requests, its pools and Apple
+/// settings (from memory), and the state of orders and work queues read from PostgreSQL
+/// (`StoredStateMetrics`; orders by status from `MetricsSnapshot`, recomputed in the
+/// background, never by a scrape). It needs a credential
+/// on every listener: an admin token (read scope suffices) or `METRICS_TOKEN`, under the admin
+/// failure limit; order counts and backlogs are not for anyone on the internet, and the
+/// separate admin listener may be reachable from more of the network than meant.
+package struct MetricsRoutes: Sendable {
+  let auth: AdminAuthenticator
+  let snapshot: MetricsSnapshot
+  let stored: StoredStateMetrics
+  let catalog: ServedCatalog
+  let requests: RequestMetrics
+  let appleSettings: AppleConfigurationMonitor
+  let pools: DatabasePools
+  /// This instance's webhook attempts, when delivery runs in this process.
+  var webhooks: WebhookMetrics? = nil
+  /// Apple calls for receipts, when they are judged through the App Store Server API.
+  var receiptCalls: ServerAPIReceiptMetrics? = nil
+  /// This instance's verification lanes and queue.
+  var verification: VerificationGate? = nil
+
+  package init(
+    auth: AdminAuthenticator, snapshot: MetricsSnapshot, stored: StoredStateMetrics,
+    catalog: ServedCatalog, requests: RequestMetrics, appleSettings: AppleConfigurationMonitor,
+    pools: DatabasePools, webhooks: WebhookMetrics? = nil,
+    receiptCalls: ServerAPIReceiptMetrics? = nil, verification: VerificationGate? = nil
+  ) {
+    self.auth = auth
+    self.snapshot = snapshot
+    self.stored = stored
+    self.catalog = catalog
+    self.requests = requests
+    self.appleSettings = appleSettings
+    self.pools = pools
+    self.webhooks = webhooks
+    self.receiptCalls = receiptCalls
+    self.verification = verification
+  }
+
+  package func register(_ router: inout APIRouter) {
+    router.add(.get, "/metrics") { request, context in
+      try auth.authenticateMetrics(request, context)
+      var lines = requests.render()
+      lines += [
+        "# HELP storekeeper_catalog_products Active products served from memory.",
+        "# TYPE storekeeper_catalog_products gauge",
+        "storekeeper_catalog_products \(catalog.snapshot.byId.count)",
+      ]
+      lines += try await snapshot.lines()
+      lines += try await stored.lines()
+      lines += appleSettingsLines()
+      lines += webhooks?.attemptLines() ?? []
+      lines += receiptCalls?.lines ?? []
+      lines += verification?.lines ?? []
+      lines += await DatabaseMetrics(pools: pools).lines()
+      return Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
+        body: Array((lines.joined(separator: "\n") + "\n").utf8))
+    }
+  }
+
+  /// This instance's own Apple settings as verifyReceipt judged them: a gauge that is 1 while
+  /// a problem stands (an alert's series) and a counter of such answers since start.
+  private func appleSettingsLines() -> [String] {
+    func labels(_ wrong: Misconfiguration) -> String {
+      "{setting=\"\(wrong.setting.variable)\",status=\"\(wrong.status)\","
+        + "environment=\"\(wrong.environment)\"}"
+    }
+    var lines = [
+      "# HELP storekeeper_apple_configuration_errors 1 while verifyReceipt blames this instance's "
+        + "setting (receipts wait as pending until it is fixed).",
+      "# TYPE storekeeper_apple_configuration_errors gauge",
+    ]
+    lines += appleSettings.current.map {
+      "storekeeper_apple_configuration_errors\(labels($0.misconfiguration)) 1"
+    }
+    lines += [
+      "# HELP storekeeper_apple_configuration_errors_total verifyReceipt answers since start that "
+        + "blamed this instance's settings.",
+      "# TYPE storekeeper_apple_configuration_errors_total counter",
+    ]
+    lines += appleSettings.totals.map {
+      "storekeeper_apple_configuration_errors_total\(labels($0.misconfiguration)) \($0.count)"
+    }
+    return lines
+  }
+}

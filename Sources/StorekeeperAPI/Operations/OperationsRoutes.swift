@@ -1,0 +1,69 @@
+import HTTP
+import Postgres
+import StorekeeperCore
+
+/// Liveness, readiness and the API contract.
+package struct OperationsRoutes: Sendable {
+  let database: PostgresPool
+  let migrator: Migrator
+  let openAPI: [UInt8]
+  let appleSettings: AppleConfigurationMonitor
+  /// The read replica's lag, reported (not judged: a lagging replica only delays listings).
+  let replica: ReplicaMonitor?
+
+  package init(
+    database: PostgresPool, migrator: Migrator, openAPI: [UInt8],
+    appleSettings: AppleConfigurationMonitor, replica: ReplicaMonitor?
+  ) {
+    self.database = database
+    self.migrator = migrator
+    self.openAPI = openAPI
+    self.appleSettings = appleSettings
+    self.replica = replica
+  }
+
+  package func register(_ router: inout APIRouter) {
+    Self.registerLiveness(&router)
+    router.add(.get, "/readyz", placement: .eventLoop) { _, context in
+      // The check's own timeout cancels `SELECT 1`, but a cancel needs a server that answers:
+      // against a hung one the probe would wait as long as the hang, and say nothing.
+      let healthy = await BoundedWait.value(
+        within: database.configuration.healthCheckTimeout + .milliseconds(500), else: false
+      ) { await database.isHealthy() }
+      guard healthy else {
+        throw HTTPError(
+          503, code: "database_unavailable", detail: "the database cannot be reached",
+          headers: HTTPHeaders([("Retry-After", "2")]))
+      }
+      let pending: [String]
+      do { pending = try await migrator.pending(database) } catch {
+        context.logger.error("migration check failed", ["error": .string("\(error)")])
+        throw HTTPError(
+          503, code: "migrations_invalid", detail: "the migrations could not be checked")
+      }
+      guard pending.isEmpty else {
+        throw HTTPError(
+          503, code: "migrations_pending",
+          detail: "pending migrations: \(pending.joined(separator: ", "))")
+      }
+      // Still ready: a wrong Apple setting keeps receipts pending but breaks nothing else, and
+      // taking the instance out of rotation would not fix it. It is said here for the operator.
+      var readiness = Readiness(appleSettings.current)
+      readiness.replica = await replica?.measure()
+      return try JSONCoding.response(readiness)
+    }
+    router.addImmediate(.get, "/openapi.yaml") { _, _ in
+      Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/yaml")]), body: openAPI)
+    }
+  }
+
+  /// `/healthz`: also on the admin listener when there is one, so each port can be probed.
+  package static func registerLiveness(_ router: inout APIRouter) {
+    router.addImmediate(.get, "/healthz") { _, _ in
+      Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
+        body: Array(#"{"status":"ok"}"#.utf8))
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import StorekeeperCore
+
+/// `GET /readyz`'s answer: ready, and what an operator must fix that does not make the
+/// instance unready (`problems` is left out when there is none).
+struct Readiness: Encodable, Sendable {
+  struct Problem: Encodable, Sendable {
+    var code = "apple_configuration"
+    /// The environment variable to fix.
+    var setting: String
+    var appleStatus: Int
+    /// The verifyReceipt endpoint that said so: "Production" or "Sandbox".
+    var environment: String
+    var detail: String
+    var since: String
+    var count: Int64
+
+    private enum CodingKeys: String, CodingKey {
+      case code, setting, environment, detail, since, count
+      case appleStatus = "apple_status"
+    }
+  }
+
+  var status = "ready"
+  var problems: [Problem]?
+  /// The read replica's state and lag, when `DATABASE_READ_URL` is set.
+  var replica: ReplicaLag?
+
+  init(_ apple: [AppleConfigurationMonitor.Problem]) {
+    let formatter = ISO8601DateFormatter()
+    problems =
+      apple.isEmpty
+      ? nil
+      : apple.map { problem in
+        let wrong = problem.misconfiguration
+        return Problem(
+          setting: wrong.setting.variable, appleStatus: wrong.status,
+          environment: wrong.environment,
+          detail: "\(wrong.setting.service) answered \(wrong.status): check "
+            + "\(wrong.setting.variable); what needs it waits until it is fixed",
+          since: formatter.string(
+            from: Date(timeIntervalSince1970: Double(problem.firstSeenMs) / 1000)),
+          count: problem.count)
+      }
+  }
+}

@@ -1,0 +1,69 @@
+import AppStore
+import Postgres
+import StorekeeperCore
+
+/// The `/metrics` gauges read from PostgreSQL on each scrape (so every instance reports the
+/// same truth, fresh): pending reports, notifications by state, the notification history's
+/// progress, reconciliation and the webhook backlog. Orders by status are not here: counting
+/// them scans the largest table, so `OrderCountMetrics` does it in the background.
+package struct StoredStateMetrics: Sendable {
+  let database: PostgresPool
+  var webhooks: WebhookMetrics? = nil
+
+  package init(database: PostgresPool, webhooks: WebhookMetrics? = nil) {
+    self.database = database
+    self.webhooks = webhooks
+  }
+
+  func lines() async throws -> [String] {
+    var lines: [String] = []
+    func gauge(_ name: String, _ help: String, _ samples: [(labels: String, value: Int64)]) {
+      lines.append("# HELP storekeeper_\(name) \(help)")
+      lines.append("# TYPE storekeeper_\(name) gauge")
+      for sample in samples {
+        lines.append("storekeeper_\(name)\(sample.labels) \(sample.value)")
+      }
+    }
+    let reports = try await database.query(
+      "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = \(ReportOutcome.pending)")
+    gauge(
+      "reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
+    let notifications = try await counts(
+      "SELECT state AS key, count(*)::bigint AS n FROM apple_notifications GROUP BY state",
+      NotificationState.self)
+    // Every state is a sample, zero included, so an alert on `unhandled` has a series to watch.
+    gauge(
+      "notifications", "App Store notifications by state.",
+      NotificationState.allCases.map {
+        ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
+      })
+    let recovery = try await database.query(
+      """
+      SELECT coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,
+             (last_error IS NOT NULL)::int::bigint AS failing
+      FROM notification_recovery WHERE id = 1
+      """
+    ).first
+    gauge(
+      "notification_recovery_checked_until_seconds",
+      "How far the App Store notification history has been read (0: never).",
+      [("", try recovery?.decode("checked_until") ?? 0)])
+    gauge(
+      "notification_recovery_failing", "1 when the last notification history pass failed.",
+      [("", try recovery?.decode("failing") ?? 0)])
+    lines += try await ReconcileMetrics.lines(database)
+    lines += try await webhooks?.storedLines() ?? []
+    return lines
+  }
+
+  /// `key, n` rows as a dictionary keyed by the state enum.
+  private func counts<Key: PostgresDecodable & Hashable>(_ query: PostgresQuery, _: Key.Type)
+    async throws -> [Key: Int64]
+  {
+    var result: [Key: Int64] = [:]
+    for row in try await database.query(query) {
+      result[try row.decode("key", as: Key.self)] = try row.decode("n")
+    }
+    return result
+  }
+}

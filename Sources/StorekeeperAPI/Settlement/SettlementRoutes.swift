@@ -1,0 +1,102 @@
+import HTTP
+import StorekeeperCore
+
+/// After the purchase: reports about orders, and receipts without one. This is the edge:
+/// requests are read and checked here, the domain decides, and its answers become responses.
+package struct SettlementRoutes: Sendable {
+  let processor: ReportProcessor
+  let receipts: ReceiptService
+  let auth: AppAuthenticator
+
+  package init(processor: ReportProcessor, receipts: ReceiptService, auth: AppAuthenticator) {
+    self.processor = processor
+    self.receipts = receipts
+    self.auth = auth
+  }
+
+  package func register(_ router: inout APIRouter) {
+    router.add(.post, "/v1/trade-reports") { request, context in
+      let caller = try await auth.caller(request, context)
+      let report = try Self.tradeReport(request)
+      switch try await processor.process(
+        report, actingUser: caller.confinedTo, logger: context.logger)
+      {
+      case .settled(let settled): return try JSONCoding.response(settled)
+      case .pending(let pending): return try JSONCoding.response(pending, status: 202)
+      case .closed(let order):
+        struct Closed: Encodable { var order: Order }
+        return try JSONCoding.response(Closed(order: order))
+      }
+    }
+    router.add(.post, "/v1/receipts") { request, context in
+      let caller = try await auth.caller(request, context)
+      var submission = try Self.receipt(request)
+      submission.userId = try auth.user(caller, named: submission.userId)
+      switch try await receipts.submit(submission, logger: context.logger) {
+      case .applied(let outcome): return try JSONCoding.response(outcome)
+      case .pending(let reportId):
+        struct Pending: Encodable {
+          var verification = "pending"
+          var reportId: Int64
+          enum CodingKeys: String, CodingKey {
+            case verification
+            case reportId = "report_id"
+          }
+        }
+        return try JSONCoding.response(Pending(reportId: reportId), status: 202)
+      }
+    }
+  }
+
+  static let tradeReportFields: Set<String> = [
+    "trade_no", "trade_status", "receipt", "signed_transaction", "reason",
+  ]
+
+  static func tradeReport(_ request: Request) throws -> TradeReport {
+    var fields = try RequestFields(request: request, allowForm: true)
+    fields.rejectUnknown(allowed: tradeReportFields)
+    let tradeNo = fields.string("trade_no", required: true, maxLength: 64)
+    if let tradeNo, !TradeNumber.isWellFormed(tradeNo) {
+      fields.fail("trade_no", "is not a trade number")
+    }
+    let statusText = fields.string("trade_status", required: true, maxLength: 32)
+    let status = statusText.flatMap(TradeStatus.init(rawValue:))
+    if statusText != nil, status != .tradeSuccess, status != .tradeClosed {
+      fields.fail("trade_status", "must be TRADE_SUCCESS or TRADE_CLOSED")
+    }
+    let proof = Proof.read(&fields, required: status == .tradeSuccess)
+    let reasonText = fields.string("reason", maxLength: 32)
+    let reason = reasonText.flatMap(CloseReason.init(rawValue:))
+    if status == .tradeClosed, reasonText != nil,
+      !TradeReport.deviceCloseReasons.contains(where: { $0 == reason })
+    {
+      fields.fail("reason", "must be cancelled or failed")
+    }
+    try fields.validate()
+    switch (tradeNo, status, proof) {
+    case (let tradeNo?, .tradeSuccess, let proof?): return .paid(tradeNo: tradeNo, proof: proof)
+    case (let tradeNo?, .tradeClosed, _):
+      return .closed(tradeNo: tradeNo, reason: reason ?? .cancelled)
+    default: throw HTTPError(400, code: "validation_failed")
+    }
+  }
+
+  static func receipt(_ request: Request) throws -> ReceiptService.Submission {
+    var fields = try RequestFields(request: request, allowForm: true)
+    fields.rejectUnknown(allowed: ["user_id", "receipt", "signed_transaction", "product_id", "id"])
+    let userId = fields.string("user_id", maxLength: 128)
+    if let userId, !UserId.isValid(userId) {
+      fields.fail("user_id", "must be 1-128 printable characters")
+    }
+    // Seed 000 names the product `id`.
+    let productId =
+      fields.string("product_id", maxLength: 100) ?? fields.string("id", maxLength: 100)
+    if let productId, !ProductDraft.isValidProductId(productId) {
+      fields.fail(fields.has("product_id") ? "product_id" : "id", "is not a valid product id")
+    }
+    let proof = Proof.read(&fields, required: true)
+    try fields.validate()
+    guard let proof else { throw HTTPError(400, code: "validation_failed") }
+    return .init(userId: userId, productId: productId, proof: proof)
+  }
+}

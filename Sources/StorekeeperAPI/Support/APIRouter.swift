@@ -1,0 +1,68 @@
+import HTTP
+import Postgres
+import StorekeeperCore
+import StorekeeperLogging
+
+/// The HTTP router with Storekeeper's error policy applied to every handler in one place:
+/// the domain's refusals become their problem answers (`DomainProblems`); a database that
+/// cannot be reached becomes 503 with `Retry-After`, quickly; other database errors are logged
+/// with their SQLSTATE and become a 500 that says nothing of internals.
+package struct APIRouter {
+  package private(set) var router = Router()
+  /// Rate limits applied to every route as `RateLimitRules` says; nil: none (in-process tests).
+  let limiter: RateLimiter?
+  /// Who sent a request (`AppAuthenticator.caller`), for the per-user bucket: a signed-in
+  /// user's own bucket (so nobody can spend another user's by naming them), or the bucket of
+  /// the user a trusted caller names. Nil: no app authentication (in-process tests).
+  let identify: (@Sendable (Request, Context) async throws -> Caller)?
+
+  package init(
+    logger: Logger, limiter: RateLimiter? = nil,
+    identify: (@Sendable (Request, Context) async throws -> Caller)? = nil
+  ) {
+    router.logger = logger
+    self.limiter = limiter
+    self.identify = identify
+  }
+
+  mutating func add(
+    _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
+    _ handler: @escaping Handler
+  ) {
+    let mapped: Handler = { request, context in
+      do {
+        return try await handler(request, context)
+      } catch let refusal as any DomainProblem {
+        throw refusal.problem
+      } catch let refused as OrderStateMachine.Refused {
+        context.logger.error("illegal order transition", ["error": .string(refused.description)])
+        throw refused.problem
+      } catch let error as PostgresError {
+        throw Self.map(error, context)
+      }
+    }
+    router.add(method, pattern, placement: placement, limited(method, pattern, mapped))
+  }
+
+  mutating func addImmediate(
+    _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
+  ) {
+    router.addImmediate(method, pattern, limited(method, pattern, handler))
+  }
+
+  static func map(_ error: PostgresError, _ context: Context) -> HTTPError {
+    if error.isUnavailable {
+      context.logger.warning("database unavailable", ["error": .string(error.message)])
+      return HTTPError(
+        503, code: "database_unavailable", detail: "the database cannot be reached; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "2")]))
+    }
+    context.logger.error(
+      "database error",
+      [
+        "sqlstate": .string(error.sqlState ?? ""), "error": .string(error.message),
+        "constraint": .string(error.constraint ?? ""),
+      ])
+    return HTTPError(500, code: "internal_error", detail: "an internal error occurred")
+  }
+}

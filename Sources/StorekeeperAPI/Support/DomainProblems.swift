@@ -1,0 +1,135 @@
+import HTTP
+import StorekeeperCore
+
+// The one place where the domain's refusals become HTTP answers: a status and a problem `code`
+// per case. The domain decides what happened; only the edge knows how to say it over HTTP.
+
+/// A domain error the edge knows how to answer: its status and problem `code`.
+protocol DomainProblem: Error {
+  var problem: HTTPError { get }
+}
+
+extension SettlementRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .orderNotFound:
+      HTTPError(404, code: code, detail: detail)
+    case .orderAlreadyPaid, .orderRefunded, .orderTransferred, .transactionAlreadyUsed,
+      .purchaseNotYours:
+      HTTPError(409, code: code, detail: detail)
+    case .invalidProof(let reason, let field):
+      HTTPError(
+        422, code: code, detail: detail, fields: [FieldError(field: field, message: reason)])
+    case .transactionRevoked, .productMismatch, .accountTokenMismatch, .quantityMismatch:
+      HTTPError(422, code: code, detail: detail)
+    }
+  }
+}
+
+extension OrderRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .productNotFound(let productId):
+      HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
+    case .productInactive(let productId):
+      HTTPError(422, code: "product_inactive", detail: "product \(productId) is not for sale")
+    case .quantityNotAllowed:
+      HTTPError(
+        422, code: "quantity_not_allowed",
+        detail: "only consumables can be bought more than once per order",
+        fields: [FieldError(field: "quantity", message: "must be 1 for this product")])
+    case .tooManyOpenOrders(let limit):
+      HTTPError(
+        409, code: "too_many_open_orders",
+        detail:
+          "this user already has \(limit) unpaid orders; pay, cancel or let one expire first")
+    case .contended:
+      HTTPError(
+        503, code: "overloaded",
+        detail: "too many orders for this user are being created at once; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "1")]))
+    }
+  }
+}
+
+extension TransferRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .transactionNotFound: HTTPError(404, code: code, detail: detail)
+    case .alreadyOwned, .notTransferable: HTTPError(409, code: code, detail: detail)
+    }
+  }
+}
+
+extension CatalogRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .productNotFound(let productId):
+      HTTPError(404, code: "product_not_found", detail: "no product \(productId)")
+    case .preconditionFailed:
+      HTTPError(
+        412, code: "precondition_failed",
+        detail: "the product changed since it was read; fetch it again")
+    case .productHasOrders(let productId):
+      HTTPError(
+        409, code: "product_has_orders",
+        detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
+    case .productTypeLocked(let productId, let type):
+      HTTPError(
+        409, code: "product_type_locked",
+        detail: "orders refer to \(productId); its type stays \(type.rawValue)")
+    }
+  }
+}
+
+extension NotificationRefusal: DomainProblem {
+  var problem: HTTPError { HTTPError(400, code: code, detail: detail) }
+}
+
+extension WebhookRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .endpointNotFound(let id):
+      HTTPError(404, code: "webhook_endpoint_not_found", detail: "no webhook endpoint \(id)")
+    case .tooManyEndpoints(let max):
+      HTTPError(
+        409, code: "too_many_webhook_endpoints",
+        detail: "at most \(max) webhook endpoints may exist (WEBHOOK_MAX_ENDPOINTS)")
+    case .eventNotFound(let id):
+      HTTPError(404, code: "event_not_found", detail: "no event \(id)")
+    case .replayTooLarge(let count, let max):
+      HTTPError(
+        422, code: "replay_too_large",
+        detail: "the range holds \(count) events; one replay may queue at most \(max)")
+    }
+  }
+}
+
+extension AdjustmentRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .keyReused:
+      HTTPError(
+        422, code: "idempotency_key_reused",
+        detail: "this Idempotency-Key was used for a different adjustment")
+    }
+  }
+}
+
+extension OrderStateMachine.Refused {
+  /// A transition the table refuses is a bug in the caller, not the client's doing.
+  var problem: HTTPError {
+    HTTPError(500, code: "internal_error", detail: "an internal error occurred")
+  }
+}
+
+extension VerificationBusy: DomainProblem {
+  /// Retryable: the request waited its turn in vain (or found the queue full) and stored
+  /// nothing.
+  var problem: HTTPError {
+    HTTPError(
+      503, code: "verification_busy",
+      detail: "too many proofs are being verified right now; retry shortly",
+      headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))]))
+  }
+}

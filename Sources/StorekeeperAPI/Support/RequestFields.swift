@@ -1,0 +1,135 @@
+import Foundation
+import HTTP
+import StorekeeperCore
+
+/// The top-level fields of a request body, from JSON or from a form post (seed 000 posts
+/// `receipt=…&id=…` without percent-encoding), read with field-level validation errors.
+/// A field is absent or of its type: `null` is refused like any other wrong type, as the
+/// schemas in openapi.yaml say (none of them is nullable).
+package struct RequestFields {
+  private(set) var values: [String: JSONValue]
+  private(set) var errors: [FieldError] = []
+
+  static let maxDepth = 16
+
+  init(values: [String: JSONValue]) { self.values = values }
+
+  init(request: Request, allowForm: Bool = false) throws {
+    let contentType = (request.headers["Content-Type"] ?? "").lowercased()
+    if allowForm && contentType.hasPrefix("application/x-www-form-urlencoded") {
+      self.init(values: FormDecoding.decode(request.body).mapValues { .string($0) })
+      return
+    }
+    guard contentType.isEmpty || contentType.hasPrefix("application/json") else {
+      throw HTTPError(
+        415, code: "unsupported_media_type",
+        detail: allowForm
+          ? "send application/json or application/x-www-form-urlencoded"
+          : "send application/json")
+    }
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(request.body, maxDepth: Self.maxDepth)
+    } catch .tooDeep {
+      throw HTTPError(400, code: "malformed_json", detail: "the body is nested too deeply")
+    } catch {
+      throw HTTPError(400, code: "malformed_json", detail: "the body is not valid JSON")
+    }
+    guard case .object(let object) = value else {
+      throw HTTPError(400, code: "malformed_json", detail: "the body must be a JSON object")
+    }
+    self.init(values: object)
+  }
+
+  func has(_ name: String) -> Bool { values[name] != nil }
+
+  mutating func fail(_ field: String, _ message: String) {
+    errors.append(FieldError(field: field, message: message))
+  }
+
+  /// Throws 422 with every field error found so far.
+  func validate() throws {
+    guard errors.isEmpty else {
+      throw HTTPError(
+        422, code: "validation_failed", detail: "one or more fields are invalid", fields: errors)
+    }
+  }
+
+  mutating func string(_ name: String, required: Bool = false, maxLength: Int = 1000) -> String? {
+    switch values[name] {
+    case nil:
+      if required { fail(name, "is required") }
+      return nil
+    case .string(let text)?:
+      // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+      if text.unicodeScalars.contains("\u{0}") {
+        fail(name, "must not contain NUL characters")
+        return nil
+      }
+      if text.unicodeScalars.count > maxLength {
+        fail(name, "must be at most \(maxLength) characters")
+        return nil
+      }
+      return text
+    default:
+      fail(name, "must be a string")
+      return nil
+    }
+  }
+
+  /// An integer: a JSON number whose value is whole (`4.0` too, as JSON Schema counts integers);
+  /// `"4"` is a string, not an integer.
+  mutating func integer(_ name: String, required: Bool = false, range: ClosedRange<Int64>) -> Int64?
+  {
+    let parsed: JSONInteger
+    switch values[name] {
+    case nil:
+      if required { fail(name, "is required") }
+      return nil
+    case .number(let number)?: parsed = JSONInteger(number)
+    default:
+      fail(name, "must be an integer")
+      return nil
+    }
+    guard case .value(let value) = parsed, range.contains(value) else {
+      fail(
+        name,
+        parsed == .notAnInteger
+          ? "must be an integer" : "must be between \(range.lowerBound) and \(range.upperBound)")
+      return nil
+    }
+    return value
+  }
+
+  mutating func bool(_ name: String) -> Bool? {
+    switch values[name] {
+    case nil: return nil
+    case .bool(let value)?: return value
+    default:
+      fail(name, "must be true or false")
+      return nil
+    }
+  }
+
+  mutating func object(_ name: String) -> JSONValue? {
+    switch values[name] {
+    case nil: return nil
+    case .object?:
+      if values[name]?.containsNUL == true {
+        fail(name, "must not contain NUL characters")
+        return nil
+      }
+      return values[name]
+    default:
+      fail(name, "must be a JSON object")
+      return nil
+    }
+  }
+
+  /// Rejects fields the endpoint does not know, so a typo is an error rather than ignored.
+  mutating func rejectUnknown(allowed: Set<String>) {
+    for name in values.keys.sorted() where !allowed.contains(name) {
+      fail(name, "is not a known field")
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import Postgres
+
+/// One Apple transaction owned by a user, as the admin API shows it.
+package struct UserTransaction: Encodable, Sendable {
+  var transactionId: String
+  var originalTransactionId: String
+  var productId: String
+  var environment: String
+  var quantity: Int32
+  var tradeNo: String?
+  var source: String
+  var purchaseDate: String
+  var expiresDate: String?
+  var revocationDate: String?
+
+  enum CodingKeys: String, CodingKey {
+    case transactionId = "transaction_id"
+    case originalTransactionId = "original_transaction_id"
+    case productId = "product_id"
+    case environment, quantity
+    case tradeNo = "trade_no"
+    case source
+    case purchaseDate = "purchase_date"
+    case expiresDate = "expires_date"
+    case revocationDate = "revocation_date"
+  }
+
+  static let columns = """
+    transaction_id, original_transaction_id, product_id, environment, quantity, trade_no, source,
+    \(SQLTime.rfc3339("purchase_date")), \(SQLTime.rfc3339("expires_date")),
+    \(SQLTime.rfc3339("revocation_date"))
+    """
+
+  init(row: PostgresRow) throws {
+    transactionId = try row.decode("transaction_id")
+    originalTransactionId = try row.decode("original_transaction_id")
+    productId = try row.decode("product_id")
+    environment = try row.decode("environment")
+    quantity = try row.decode("quantity")
+    tradeNo = try row.decodeIfPresent("trade_no")
+    source = try row.decode("source")
+    purchaseDate = try row.decode("purchase_date")
+    expiresDate = try row.decodeIfPresent("expires_date")
+    revocationDate = try row.decodeIfPresent("revocation_date")
+  }
+}

@@ -1,0 +1,11 @@
+/// Why an admin's catalog change is refused; the edge maps each case to its problem answer.
+package enum CatalogRefusal: Error, Equatable, Sendable {
+  case productNotFound(String)
+  /// `If-Match` names a revision that is no longer current.
+  case preconditionFailed
+  /// Orders refer to it: it can be archived (`active: false`), not removed.
+  case productHasOrders(String)
+  /// Orders refer to it: its type decides what they granted and what a refund takes back, and
+  /// the App Store never changes a product's type either.
+  case productTypeLocked(String, ProductType)
+}

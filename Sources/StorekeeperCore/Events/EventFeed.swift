@@ -1,0 +1,89 @@
+import Postgres
+
+/// `events` read as a feed, in the order rows become final: (xid, position), and only rows
+/// whose inserting transaction is older than every transaction still running
+/// (`xid < pg_snapshot_xmin(pg_current_snapshot())`). `position` alone is insertion order, not
+/// commit order: a reader past position 10 would never see a row 9 that commits later. Any
+/// transaction that can still commit has an xid at or above the snapshot's xmin, so it sorts
+/// after every row already read, and a cursor never skips a late commit. The price: one long
+/// open transaction holds the feed back until it ends.
+///
+/// One user's events are read in their `sequence` instead, as the API promises. Their
+/// transactions' xids need not follow it: one that took its xid first may append after another
+/// that committed meanwhile. Every writer appends under the user's sequence row lock, held to
+/// its commit, and the sequence is gap-free, so for one user sequence order is commit order:
+/// once event n is visible, every earlier one is, and a cursor past n can skip nothing. Such a
+/// read is not held back by other transactions either.
+package struct EventFeed: Sendable {
+  let database: PostgresPool
+
+  package init(database: PostgresPool) {
+    self.database = database
+  }
+
+  package struct Filter: Sendable {
+    package var userId: String?
+    package var type: EventType?
+    package var after: EventFeedCursor?
+    package var limit = 50
+
+    package init(
+      userId: String? = nil, type: EventType? = nil, after: EventFeedCursor? = nil, limit: Int = 50
+    ) {
+      self.userId = userId
+      self.type = type
+      self.after = after
+      self.limit = limit
+    }
+  }
+
+  package struct Page: Sendable {
+    package var events: [Event]
+    /// Where to read on from; the given cursor when nothing new was final yet.
+    package var next: EventFeedCursor?
+    package var hasMore: Bool
+  }
+
+  package func read(_ filter: Filter) async throws -> Page {
+    if let user = filter.userId { return try await read(user: user, filter) }
+    var query: PostgresQuery = """
+      SELECT \(unescaped: Event.columns) FROM events
+      WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+      """
+    if let type = filter.type { query.append(" AND type = \(type)") }
+    if let after = filter.after {
+      query.append(
+        " AND (xid, position) > (\(String(after.xid))::xid8, \(after.position)::bigint)")
+    }
+    query.append(" ORDER BY xid, position LIMIT \(filter.limit + 1)")
+    return try await page(query, filter)
+  }
+
+  /// One user's events in sequence order, after the event the cursor names. A cursor that
+  /// names no event of this user (one from the whole feed) reads the user's events after it in
+  /// the whole feed's order, then goes on by sequence from the last one read.
+  private func read(user: String, _ filter: Filter) async throws -> Page {
+    var query: PostgresQuery =
+      "SELECT \(unescaped: Event.columns) FROM events WHERE user_id = \(user)"
+    if let type = filter.type { query.append(" AND type = \(type)") }
+    if let after = filter.after {
+      let xid = String(after.xid)
+      query.append(
+        """
+         AND coalesce(
+          sequence > (SELECT c.sequence FROM events c WHERE c.user_id = \(user)
+                      AND c.xid = \(xid)::xid8 AND c.position = \(after.position)::bigint),
+          (xid, position) > (\(xid)::xid8, \(after.position)::bigint))
+        """)
+    }
+    query.append(" ORDER BY sequence LIMIT \(filter.limit + 1)")
+    return try await page(query, filter)
+  }
+
+  private func page(_ query: PostgresQuery, _ filter: Filter) async throws -> Page {
+    let rows = try await database.query(query).map(Event.init(row:))
+    let events = Array(rows.prefix(filter.limit))
+    return Page(
+      events: events, next: events.last?.cursor ?? filter.after, hasMore: rows.count > filter.limit)
+  }
+}

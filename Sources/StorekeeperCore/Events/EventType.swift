@@ -1,0 +1,44 @@
+import Postgres
+
+/// What an event says happened, as `events.type` spells it. Types a writer appends name the
+/// change itself; `balance.changed` and `entitlement.*` are derived by
+/// `storekeeper_append_events` from the user's state before and after (Migrations/0019).
+package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
+  /// An unpaid order (or one closed unpaid: cancelled, failed, expired) was paid.
+  case orderPaid = "order.paid"
+  /// An order closed: cancelled, failed, expired, refunded, revoked or transferred.
+  case orderClosed = "order.closed"
+  /// A refunded or revoked order is paid again because Apple reversed the refund.
+  case orderReopened = "order.reopened"
+  case balanceChanged = "balance.changed"
+  case entitlementGranted = "entitlement.granted"
+  /// The same entitlement lasts longer (a renewal, another non-renewing purchase).
+  case entitlementExtended = "entitlement.extended"
+  /// The same entitlement lasts less long, or rests on another product or source.
+  case entitlementChanged = "entitlement.changed"
+  case entitlementRevoked = "entitlement.revoked"
+  /// Its time ran out (written by the change or sweep that first sees it).
+  case entitlementExpired = "entitlement.expired"
+  case purchaseRefunded = "purchase.refunded"
+  case purchaseRefundReversed = "purchase.refund_reversed"
+  case subscriptionRenewed = "subscription.renewed"
+  case subscriptionBillingProblem = "subscription.billing_problem"
+  case subscriptionExpired = "subscription.expired"
+  case consumptionRequested = "consumption.requested"
+  case adminTransfer = "admin.transfer"
+  case adminAdjustment = "admin.adjustment"
+  /// A test an admin sent to one webhook endpoint, for the pseudo-user
+  /// `webhook-test:<endpoint id>` (`WebhookStore.sendTest`); never fanned out to other endpoints.
+  case webhookTest = "webhook.test"
+
+  /// The order event of a transition; nil when the order's state does not change
+  /// (`verification_gave_up`) or it is only being created.
+  static func of(_ transition: OrderTransition) -> EventType? {
+    guard transition.from != transition.to else { return nil }
+    switch transition.to {
+    case .tradeClosed: return .orderClosed
+    case .tradeSuccess: return transition.reason == .refundReversed ? .orderReopened : .orderPaid
+    case .waitBuyerPay: return nil
+    }
+  }
+}

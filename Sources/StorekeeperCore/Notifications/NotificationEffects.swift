@@ -1,0 +1,257 @@
+import AppStore
+import Postgres
+
+/// What one notification does to orders, the ledger and subscriptions, inside the caller's
+/// database transaction. Order changes go through `OrderRepository.transition` like every
+/// other path; a type Storekeeper does not know is left `unhandled`, never silently processed.
+package struct NotificationEffects {
+  let settlement: SettlementService
+  let catalog: CatalogRepository
+  let clock: WallClock
+  let tx: PostgresTransaction
+  let uuid: String
+  /// Who applies these effects, as order events record it: a notification, or the reconcile
+  /// pass repairing what a lost notification would have done (through these same methods).
+  var cause: OrderEventCause = .notification
+  var eventDetail: JSONValue? = nil
+  var source: TransactionSource = .notification
+
+  package init(
+    settlement: SettlementService, catalog: CatalogRepository, clock: WallClock,
+    tx: PostgresTransaction, uuid: String, cause: OrderEventCause = .notification,
+    eventDetail: JSONValue? = nil, source: TransactionSource = .notification
+  ) {
+    self.settlement = settlement
+    self.catalog = catalog
+    self.clock = clock
+    self.tx = tx
+    self.uuid = uuid
+    self.cause = cause
+    self.eventDetail = eventDetail
+    self.source = source
+  }
+
+  private var orders: OrderRepository { settlement.orders }
+  private var outbox: EventOutbox { settlement.orders.outbox }
+  private var detail: JSONValue { eventDetail ?? .object(["notification_uuid": .string(uuid)]) }
+
+  package func apply(_ stored: StoredNotification) async throws -> NotificationOutcome {
+    guard let type = stored.notification.notificationTypeValue else {
+      return NotificationOutcome(state: .unhandled, result: .unknownType)
+    }
+    let transaction = stored.transaction?.verifiedTransaction
+    let original = transaction?.originalTransactionId ?? stored.renewalInfo?.originalTransactionId
+    let notice = Self.notice(stored, uuid: uuid, transaction: transaction, original: original)
+    switch type {
+    case .refund, .revoke:
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await revoke(
+        transaction, reason: type == .refund ? .refunded : .revoked, notice: notice)
+    case .refundReversed:
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await reinstate(transaction, notice: notice)
+    case .subscribed, .didRenew, .offerRedeemed:
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await renew(
+        transaction, events: type == .didRenew ? [EventDraft(.subscriptionRenewed, notice)] : [],
+        notice: notice)
+    case .renewalExtended:
+      guard let transaction else { return .processed(.noTransaction) }
+      let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
+      guard known else { return .deferred(.transactionUnknown) }
+      // A renewal kept without an owner is still its subscriber's period, whichever
+      // notification about it comes first.
+      if owned == nil, transaction.transactionId != transaction.originalTransactionId {
+        return try await renew(transaction, events: [], notice: notice)
+      }
+      try await TransactionRecord.updateExpiry(transaction, on: tx)
+      try await outbox.append(
+        [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
+      return .processed(.datesUpdated)
+    case .expired, .gracePeriodExpired:
+      if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+      if let original {
+        try await subscriptionState(original, .expired, graceMs: nil)
+        try await outbox.append(
+          [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
+      }
+      return .processed(.expired)
+    case .didFailToRenew:
+      guard let original else { return .processed(.noTransaction) }
+      // The period that just ended is Apple's; a grace period extends access beyond it.
+      if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+      var problem = notice
+      if stored.notification.subtype == "GRACE_PERIOD",
+        let grace = stored.renewalInfo?.gracePeriodExpiresDate
+      {
+        try await subscriptionState(original, .gracePeriod, graceMs: grace)
+        problem["status"] = .string(SubscriptionStatus.gracePeriod.rawValue)
+        problem["grace_expires_at"] = EventTime.value(ms: grace)
+        try await outbox.append(
+          [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
+        return .processed(.gracePeriod)
+      }
+      try await subscriptionState(original, .billingRetry, graceMs: nil)
+      problem["status"] = .string(SubscriptionStatus.billingRetry.rawValue)
+      try await outbox.append(
+        [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
+      return .processed(.billingRetry)
+    case .consumptionRequest:
+      if let original {
+        var request = notice
+        request["reason"] = stored.notification.data?.consumptionRequestReason.map(JSONValue.string)
+        try await outbox.append(
+          [EventDraft(.consumptionRequested, request.filter { $0.value != .null })],
+          forSubscription: original, on: tx)
+      }
+      return .processed(.listedForAdmins)
+    case .test:
+      return .processed(.test)
+    case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease, .refundDeclined,
+      .renewalExtension, .externalPurchaseToken, .oneTimeCharge, .metadataUpdate, .migration,
+      .priceChange:
+      // Known, and nothing a user owns changes with them.
+      return .processed(.noEffect)
+    }
+  }
+
+  /// The order a known transaction paid, locked; `known` is false for a transaction never seen.
+  private func lockedOrder(_ transactionId: String) async throws -> (known: Bool, order: Order?) {
+    let (known, tradeNo) = try await TransactionRecord.lock(transactionId, on: tx)
+    guard let tradeNo else { return (known, nil) }
+    return (true, try await orders.find(tradeNo, lock: true, on: tx))
+  }
+
+  func revoke(
+    _ transaction: VerifiedTransaction, reason: OrderEventReason, notice: [String: JSONValue]
+  ) async throws -> NotificationOutcome {
+    let (known, order) = try await lockedOrder(transaction.transactionId)
+    guard known else { return .deferred(.transactionUnknown) }
+    try await TransactionRecord.setRevocation(
+      transaction.transactionId, atMs: transaction.revocationDate ?? clock.milliseconds,
+      reason: transaction.revocationReason, on: tx)
+    // Known but not yet anyone's (a legacy receipt posted without a user): wait, like an
+    // unknown transaction, until settlement gives it an order; then the refund applies.
+    guard let order else { return .deferred(.transactionHasNoOrder) }
+    guard
+      let transition = try? OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason, on: reason)
+    else { return .processed(.alreadyClosed) }
+    var refunded = notice
+    refunded["trade_no"] = .string(order.tradeNo)
+    refunded["revocation_date"] = EventTime.value(
+      ms: transaction.revocationDate ?? clock.milliseconds)
+    refunded["revocation_reason"] = transaction.revocationReason.map { .number(String($0)) }
+    try await change(
+      order, transition, ledger: .refund, transactionId: transaction.transactionId,
+      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })])
+    return .processed(reason == .revoked ? .revoked : .refunded)
+  }
+
+  func reinstate(_ transaction: VerifiedTransaction, notice: [String: JSONValue])
+    async throws -> NotificationOutcome
+  {
+    let (known, order) = try await lockedOrder(transaction.transactionId)
+    guard known else { return .deferred(.transactionUnknown) }
+    try await TransactionRecord.setRevocation(
+      transaction.transactionId, atMs: nil, reason: nil, on: tx)
+    guard let order else { return .deferred(.transactionHasNoOrder) }
+    guard
+      let transition = try? OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason, on: .refundReversed)
+    else { return .processed(.notRefunded) }
+    var reversed = notice
+    reversed["trade_no"] = .string(order.tradeNo)
+    try await change(
+      order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
+      events: [EventDraft(.purchaseRefundReversed, reversed)])
+    return .processed(.refundReversed)
+  }
+
+  private func change(
+    _ order: Order, _ transition: OrderTransition, ledger kind: LedgerKind, transactionId: String,
+    events: [EventDraft]
+  ) async throws {
+    try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause, detail: detail,
+      effects: [Ledger.reverse(kind, transactionId: transactionId)], events: events, on: tx)
+  }
+
+  /// A renewal nobody reported still counts: it is recorded, and settles an order of its own
+  /// for the user who owns the original transaction. So does one recorded without an owner
+  /// (another user posted it first and was told `not_yours`): its row says nothing about the
+  /// subscriber, so only this notification can credit the period to them.
+  func renew(
+    _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue]
+  ) async throws -> NotificationOutcome {
+    let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
+    if known { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+    // Someone's already, or a first purchase kept without an owner (only its order's token or
+    // an admin transfer may claim that): this notification only confirms its dates.
+    if known, owned != nil || transaction.transactionId == transaction.originalTransactionId {
+      try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      try await outbox.append(
+        events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
+      return .processed(.datesUpdated)
+    }
+    guard
+      let userId = try await TransactionRecord.subscriber(
+        originalTransactionId: transaction.originalTransactionId, on: tx)
+    else { return .deferred(.originalTransactionUnknown) }
+    guard let product = try await catalog.product(transaction.productId, on: tx),
+      let order = try await orders.createForPurchase(
+        userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
+        reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
+    else { return .processed(.unknownProduct) }
+    // The row's lock is held since `lock` above, so a post of the same renewal waits and then
+    // finds it owned: it is handed over once. `claim` would refuse an unowned row that carries
+    // no token of this new order.
+    if known { try await TransactionRecord.assign(transaction.transactionId, to: order, on: tx) }
+    // Active before settling, so the state the settlement's events record is the final one.
+    try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+    _ = try await settlement.settleLocked(
+      order, product: product, transaction: transaction, source: source,
+      cause: cause, record: nil, events: events, on: tx)
+    return .processed(.renewalRecorded)
+  }
+
+  func subscriptionState(_ original: String, _ status: SubscriptionStatus, graceMs: Int64?)
+    async throws
+  {
+    var query: PostgresQuery = """
+      INSERT INTO subscription_states (original_transaction_id, status, grace_expires_at)
+      VALUES (\(original), \(status),
+      """
+    query.append(TransactionRecord.time(graceMs))
+    query.append(
+      """
+      ) ON CONFLICT (original_transaction_id) DO UPDATE
+        SET status = EXCLUDED.status, grace_expires_at = EXCLUDED.grace_expires_at, updated_at = now()
+      """)
+    try await tx.execute(query)
+  }
+
+  /// What every event of a notification says about it: which notification, and the purchase
+  /// it is about.
+  static func notice(
+    _ stored: StoredNotification, uuid: String, transaction: VerifiedTransaction?,
+    original: String?
+  ) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [
+      "notification_uuid": .string(uuid),
+      "notification_type": .string(stored.notification.notificationType),
+    ]
+    if let subtype = stored.notification.subtype { fields["subtype"] = .string(subtype) }
+    if let original { fields["original_transaction_id"] = .string(original) }
+    if let transaction {
+      fields["transaction_id"] = .string(transaction.transactionId)
+      fields["product_id"] = .string(transaction.productId)
+      if let expires = transaction.expiresDate {
+        fields["expires_at"] = EventTime.value(ms: expires)
+      }
+    } else if let product = stored.renewalInfo?.productId {
+      fields["product_id"] = .string(product)
+    }
+    return fields
+  }
+}

@@ -1,0 +1,47 @@
+import Postgres
+
+/// What applying a notification came to, as `apple_notifications.result` records it for admins
+/// (beside `state`). A `failed` notification's result is its error's text instead, so the
+/// column is read back as text; these are the values Storekeeper writes.
+package enum NotificationResult: String, Sendable, CaseIterable, PostgresEnum {
+  // `unhandled`: a type Storekeeper does not know.
+  case unknownType = "unknown_type"
+
+  // `deferred`: why it waits.
+  /// The transaction it is about has not been seen yet.
+  case transactionUnknown = "transaction_unknown"
+  /// The transaction is known but pays no order yet (a legacy receipt posted without a user).
+  case transactionHasNoOrder = "transaction_has_no_order"
+  /// A renewal whose original transaction has not been seen yet.
+  case originalTransactionUnknown = "original_transaction_unknown"
+
+  // `processed`: what it did.
+  case noTransaction = "no_transaction"
+  case datesUpdated = "dates_updated"
+  case expired
+  case gracePeriod = "grace_period"
+  case billingRetry = "billing_retry"
+  case listedForAdmins = "listed_for_admins"
+  case test
+  case noEffect = "no_effect"
+  case alreadyClosed = "already_closed"
+  case refunded
+  case revoked
+  case notRefunded = "not_refunded"
+  case refundReversed = "refund_reversed"
+  case unknownProduct = "unknown_product"
+  case renewalRecorded = "renewal_recorded"
+  /// A reconcile repair made the subscription active again (repairs are recorded in
+  /// `reconcile_repairs`, so this one is never stored).
+  case active
+
+  /// What setting a subscription's status did, spelled as the status.
+  package init(_ status: SubscriptionStatus) {
+    switch status {
+    case .active: self = .active
+    case .expired: self = .expired
+    case .gracePeriod: self = .gracePeriod
+    case .billingRetry: self = .billingRetry
+    }
+  }
+}

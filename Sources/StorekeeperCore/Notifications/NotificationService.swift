@@ -1,0 +1,147 @@
+import AppStore
+import Postgres
+import StorekeeperLogging
+
+/// App Store Server Notifications V2: stored durably first (deduplicated on
+/// `notificationUUID`), answered at once, applied afterwards by `processPending`, each in one
+/// database transaction. A notification about a transaction not yet known waits ('deferred')
+/// until settlement records it; one of a type Storekeeper does not know waits as 'unhandled'.
+package struct NotificationService: Sendable {
+  let database: PostgresPool
+  let verifier: SignedDataVerifier
+  let settlement: SettlementService
+  let catalog: CatalogRepository
+  let clock: WallClock
+  let logger: Logger
+
+  package init(
+    database: PostgresPool, verifier: SignedDataVerifier, settlement: SettlementService,
+    catalog: CatalogRepository, clock: WallClock, logger: Logger
+  ) {
+    self.database = database
+    self.verifier = verifier
+    self.settlement = settlement
+    self.catalog = catalog
+    self.clock = clock
+    self.logger = logger
+  }
+
+  /// Verifies and stores; returns false for a duplicate. Throws `NotificationRefusal` for a
+  /// notification that does not verify, and stores nothing.
+  package func receive(signedPayload: String) async throws -> Bool {
+    let verified: VerifiedNotification
+    let verification = verifier.verifyNotification(signedPayload)
+    switch verification {
+    case .valid(let value): verified = value
+    case .invalid, .retryable, .misconfigured:
+      let reason = verification.reason ?? "not verified"
+      logger.warning("notification refused", ["reason": .string(reason)])
+      throw NotificationRefusal(reason: reason)
+    }
+    let body = verified.payload
+    let uuid = body.notificationUUID
+    let type = body.notificationType
+    guard !uuid.isEmpty, uuid.count <= 64, !type.isEmpty, type.count <= 64 else {
+      throw NotificationRefusal(reason: "notificationUUID and notificationType are required")
+    }
+    let state: NotificationState = body.notificationTypeValue == nil ? .unhandled : .pending
+    let stored = try JSONCoding.text(StoredNotification(verified))
+    var query: PostgresQuery = """
+      INSERT INTO apple_notifications (notification_uuid, notification_type, subtype, environment,
+        signed_date, transaction_id, original_transaction_id, payload, state, result)
+      VALUES (\(uuid), \(type), \(body.subtype), \(body.data?.environment),
+      """
+    query.append(TransactionRecord.time(body.signedDate))
+    query.append(
+      """
+      , \(verified.transaction?.transactionId), \(verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId),
+        \(stored)::jsonb, \(state), \(state == .unhandled ? NotificationResult.unknownType : nil))
+      ON CONFLICT (notification_uuid) DO NOTHING RETURNING 1 AS inserted
+      """)
+    let inserted = try await !database.query(query).isEmpty
+    let fields: [String: LogValue] = [
+      "notification_uuid": .string(uuid), "type": .string(type),
+      "subtype": .string(body.subtype ?? ""),
+    ]
+    if !inserted {
+      logger.info("duplicate notification ignored", fields)
+    } else if state == .unhandled {
+      logger.warning("notification of an unknown type stored as unhandled", fields)
+    } else {
+      logger.info("notification stored", fields)
+    }
+    return inserted
+  }
+
+  /// Applies every pending notification, and every deferred one whose transaction has an
+  /// owner by now; safe with many instances (SKIP LOCKED).
+  package func processPending() async {
+    do {
+      try await database.execute(DeferredNotifications.wakeReady)
+      while try await processOne() {}
+    } catch {
+      logger.warning("notification processing failed", ["error": .string("\(error)")])
+    }
+  }
+
+  private struct Failure: Error {
+    var uuid: String
+    var underlying: any Error
+  }
+
+  private func processOne() async throws -> Bool {
+    let processed: (String, NotificationOutcome)?
+    do {
+      processed = try await database.withTransaction { tx in
+        guard
+          let row = try await tx.query(
+            """
+            SELECT notification_uuid, payload::text AS payload FROM apple_notifications
+            WHERE state = \(NotificationState.pending) ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+            """
+          ).first
+        else { return nil }
+        let uuid: String = try row.decode("notification_uuid")
+        do {
+          let stored = try JSONCoding.decode(
+            StoredNotification.self, fromText: try row.decode("payload"))
+          let effects = NotificationEffects(
+            settlement: settlement, catalog: catalog, clock: clock, tx: tx, uuid: uuid)
+          let outcome = try await effects.apply(stored)
+          try await tx.execute(
+            """
+            UPDATE apple_notifications SET state = \(outcome.state), result = \(outcome.result),
+              attempts = attempts + 1,
+              processed_at = CASE WHEN \(outcome.state == .processed)::boolean THEN now() END
+            WHERE notification_uuid = \(uuid)
+            """)
+          return (uuid, outcome)
+        } catch let error as PostgresError where error.isUnavailable {
+          throw error
+        } catch {
+          throw Failure(uuid: uuid, underlying: error)
+        }
+      }
+    } catch let failure as Failure {
+      // Kept for admins instead of retried forever; the transaction above rolled back.
+      try await database.execute(
+        """
+        UPDATE apple_notifications SET state = \(NotificationState.failed), attempts = attempts + 1,
+          result = \("error: \(failure.underlying)")
+        WHERE notification_uuid = \(failure.uuid)
+        """)
+      logger.error(
+        "notification could not be applied",
+        ["notification_uuid": .string(failure.uuid), "error": .string("\(failure.underlying)")])
+      return true
+    }
+    guard let (uuid, outcome) = processed else { return false }
+    logger.notice(
+      "notification applied",
+      [
+        "notification_uuid": .string(uuid), "state": .string(outcome.state.rawValue),
+        "result": .string(outcome.result.rawValue),
+      ])
+    return true
+  }
+}

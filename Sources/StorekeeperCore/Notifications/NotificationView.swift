@@ -1,0 +1,52 @@
+import Postgres
+
+/// A stored notification as admins see it.
+package struct NotificationView: Encodable, Sendable {
+  var notificationUuid: String
+  var notificationType: String
+  var subtype: String?
+  var environment: String?
+  var signedDate: String?
+  var transactionId: String?
+  var originalTransactionId: String?
+  var state: String
+  var result: String?
+  var receivedAt: String
+  var processedAt: String?
+  var payload: JSONValue
+
+  enum CodingKeys: String, CodingKey {
+    case notificationUuid = "notification_uuid"
+    case notificationType = "notification_type"
+    case subtype
+    case environment
+    case signedDate = "signed_date"
+    case transactionId = "transaction_id"
+    case originalTransactionId = "original_transaction_id"
+    case state, result
+    case receivedAt = "received_at"
+    case processedAt = "processed_at"
+    case payload
+  }
+
+  static let columns = """
+    seq, notification_uuid, notification_type, subtype, environment,
+    \(SQLTime.rfc3339("signed_date")), transaction_id, original_transaction_id, state, result,
+    \(SQLTime.rfc3339("received_at")), \(SQLTime.rfc3339("processed_at")), payload::text AS payload
+    """
+
+  init(row: PostgresRow) throws {
+    notificationUuid = try row.decode("notification_uuid")
+    notificationType = try row.decode("notification_type")
+    subtype = try row.decodeIfPresent("subtype")
+    environment = try row.decodeIfPresent("environment")
+    signedDate = try row.decodeIfPresent("signed_date")
+    transactionId = try row.decodeIfPresent("transaction_id")
+    originalTransactionId = try row.decodeIfPresent("original_transaction_id")
+    state = try row.decode("state")
+    result = try row.decodeIfPresent("result")
+    receivedAt = try row.decode("received_at")
+    processedAt = try row.decodeIfPresent("processed_at")
+    payload = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("payload"))
+  }
+}

@@ -1,0 +1,26 @@
+/// An order as a client asks for it, before it exists.
+package struct NewOrder: Sendable {
+  package var userId: String
+  package var productId: String
+  package var quantity: Int32
+
+  package init(userId: String, productId: String, quantity: Int32) {
+    self.userId = userId
+    self.productId = productId
+    self.quantity = quantity
+  }
+
+  /// The order a creation's outcome made, or the refusal it stands for.
+  func created(_ outcome: OrderRepository.CreateOutcome, maxOpen: Int) throws(OrderRefusal)
+    -> Order
+  {
+    switch outcome {
+    case .created(let order): order
+    case .productNotFound: throw .productNotFound(productId)
+    case .productInactive: throw .productInactive(productId)
+    case .quantityNotAllowed: throw .quantityNotAllowed
+    case .tooManyOpenOrders: throw .tooManyOpenOrders(limit: maxOpen)
+    case .contended: throw .contended
+    }
+  }
+}

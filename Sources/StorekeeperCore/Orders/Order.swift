@@ -1,0 +1,84 @@
+import Postgres
+
+/// An order as stored and as the API shows it.
+package struct Order: Codable, Sendable, Equatable {
+  package var tradeNo: String
+  package var userId: String
+  package var productId: String
+  package var quantity: Int32
+  var price: String
+  var currency: String
+  var amount: String
+  package var appAccountToken: String
+  var tradeStatus: TradeStatus
+  var closeReason: CloseReason?
+  var origin: OrderOrigin
+  var transactionId: String?
+  var environment: String?
+  var verification: VerificationState?
+  var createdAt: String
+  var expiresAt: String
+  var paidAt: String?
+  var closedAt: String?
+
+  enum CodingKeys: String, CodingKey {
+    case tradeNo = "trade_no"
+    case userId = "user_id"
+    case productId = "product_id"
+    case quantity, price
+    case currency, amount
+    case appAccountToken = "app_account_token"
+    case tradeStatus = "trade_status"
+    case closeReason = "close_reason"
+    case origin
+    case transactionId = "transaction_id"
+    case environment
+    case verification
+    case createdAt = "created_at"
+    case expiresAt = "expires_at"
+    case paidAt = "paid_at"
+    case closedAt = "closed_at"
+  }
+
+  /// The select list that `init(row:)` reads, built once (it is on every order query).
+  static let columns = columns(qualifiedBy: "")
+  /// The same, with columns qualified by `o.`.
+  static let columnsOfO = columns(qualifiedBy: "o.")
+
+  private static func columns(qualifiedBy prefix: String) -> String {
+    """
+    \(prefix)trade_no, \(prefix)user_id, \(prefix)product_id, \(prefix)quantity,
+    \(prefix)unit_price::text AS price, \(prefix)currency, \(prefix)amount::text AS amount,
+    \(prefix)app_account_token::text AS app_account_token, \(prefix)trade_status,
+    \(prefix)close_reason, \(prefix)origin, \(prefix)transaction_id, \(prefix)environment,
+    \(prefix)verification, \(SQLTime.rfc3339("\(prefix)created_at", as: "created_at")),
+    \(SQLTime.rfc3339("\(prefix)expires_at", as: "expires_at")),
+    \(SQLTime.rfc3339("\(prefix)paid_at", as: "paid_at")),
+    \(SQLTime.rfc3339("\(prefix)closed_at", as: "closed_at"))
+    """
+  }
+}
+
+extension Order {
+  // Declared here so that the memberwise initializer stays available.
+  init(row: PostgresRow) throws {
+    tradeNo = try row.decode("trade_no")
+    userId = try row.decode("user_id")
+    productId = try row.decode("product_id")
+    quantity = try row.decode("quantity")
+    price = try row.decode("price")
+    currency = try row.decode("currency")
+    amount = try row.decode("amount")
+    appAccountToken = try row.decode("app_account_token")
+    tradeStatus = try row.decode("trade_status")
+    closeReason = try row.decodeIfPresent("close_reason")
+    origin = try row.decode("origin")
+    transactionId = try row.decodeIfPresent("transaction_id")
+    environment = try row.decodeIfPresent("environment")
+    verification = try row.decodeIfPresent("verification")
+    createdAt = try row.decode("created_at")
+    expiresAt = try row.decode("expires_at")
+    paidAt = try row.decodeIfPresent("paid_at")
+    closedAt = try row.decodeIfPresent("closed_at")
+  }
+}

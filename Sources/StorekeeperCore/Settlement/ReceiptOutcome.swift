@@ -1,0 +1,44 @@
+/// What `POST /v1/receipts` did with each transaction in the proof.
+package struct ReceiptOutcome: Encodable, Sendable {
+  struct Item: Encodable, Sendable {
+    var transactionId: String
+    var originalTransactionId: String
+    var productId: String
+    var status: Status
+    /// The order it paid, when that order is the caller's.
+    var tradeNo: String?
+    /// Why it was refused, for `refused`.
+    var code: String?
+
+    enum CodingKeys: String, CodingKey {
+      case transactionId = "transaction_id"
+      case originalTransactionId = "original_transaction_id"
+      case productId = "product_id"
+      case status, code
+      case tradeNo = "trade_no"
+    }
+  }
+
+  /// What happened to one transaction.
+  enum Status: String, Encodable, Sendable, Hashable {
+    /// Credited now.
+    case settled
+    /// Already this user's.
+    case restored
+    /// Kept without an owner (no user was named).
+    case recorded
+    /// Another user's purchase (or one only an admin may give an owner); who owns it is not said.
+    case notYours = "not_yours"
+    /// Genuine, but it cannot pay the order it names (`code` says why).
+    case refused
+    case revoked
+    case unknownProduct = "unknown_product"
+
+    /// The purchase is the caller's to use: its content is delivered.
+    var delivers: Bool { self == .settled || self == .restored || self == .recorded }
+  }
+
+  var transactions: [Item]
+  var entitlements: Entitlements?
+  var delivery: [Delivery]
+}

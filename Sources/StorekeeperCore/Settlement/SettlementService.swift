@@ -1,0 +1,137 @@
+import AppStore
+import Postgres
+
+/// Settles an order with a verified Apple transaction, exactly once. One database
+/// transaction locks the order and reads which of the proof's transactions other orders own;
+/// one statement then claims the Apple transaction, moves the order, writes its event, credits
+/// the ledger, settles the order's reports and wakes notifications that waited for it.
+package struct SettlementService: Sendable {
+  let database: PostgresPool
+  let orders: OrderRepository
+  let reports: ReportStore
+  /// `SANDBOX_POLICY=credit`: sandbox purchases (App Review, TestFlight) credit balances like
+  /// real ones; otherwise they settle and are recorded, and credit nothing.
+  package var sandboxCredits = true
+  /// Called after a commit that recorded a transaction, so deferred notifications apply.
+  let transactionRecorded: @Sendable () -> Void
+
+  package init(
+    database: PostgresPool, orders: OrderRepository, reports: ReportStore,
+    sandboxCredits: Bool = true, transactionRecorded: @escaping @Sendable () -> Void
+  ) {
+    self.database = database
+    self.orders = orders
+    self.reports = reports
+    self.sandboxCredits = sandboxCredits
+    self.transactionRecorded = transactionRecorded
+  }
+
+  /// Settles order `tradeNo` with whichever of `transactions` pays it, or throws a
+  /// `SettlementRefusal` saying why none does.
+  func settle(
+    _ tradeNo: String, product: Product, transactions: [VerifiedTransaction],
+    record: ReportStore.Record?, cause: OrderEventCause
+  ) async throws -> SettledOrder {
+    // Another subscriber's renewal is credited to them first, and then cannot pay this order.
+    var others: Set<String> = []
+    if transactions.contains(where: { Self.isRenewal($0, of: product) }),
+      let poster = try await orders.find(tradeNo)?.userId
+    {
+      others = try await creditOthersRenewals(
+        transactions, product: product, poster: poster, cause: cause)
+    }
+    let candidates = transactions.filter { !others.contains($0.transactionId) }
+    let settled = try await database.withTransaction { tx in
+      guard
+        let (order, used) = try await orders.lockForSettlement(
+          tradeNo, transactionIds: candidates.map(\.transactionId), on: tx)
+      else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
+      let transaction: VerifiedTransaction
+      do {
+        transaction = try TransactionMatcher.match(order, in: candidates, usedElsewhere: used)
+      } catch  where !others.isEmpty {
+        throw SettlementRefusal.purchaseNotYours
+      }
+      return try await settleLocked(
+        order, product: product, transaction: transaction, source: Self.source(of: transaction),
+        cause: cause, record: record, on: tx)
+    }
+    transactionRecorded()
+    return settled
+  }
+
+  /// Settles an order that `tx` has locked (or just created). `events` go before the
+  /// order's own (`order.paid`) in the same statement.
+  func settleLocked(
+    _ order: Order, product: Product, transaction: VerifiedTransaction,
+    source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
+    events: [EventDraft] = [], on tx: PostgresTransaction
+  ) async throws -> SettledOrder {
+    let delivery = { (order: Order, newlyGranted: Bool) in
+      SettledOrder(
+        order: order,
+        delivery: Delivery(
+          product: product, quantity: order.quantity, transactionId: order.transactionId,
+          newlyGranted: newlyGranted))
+    }
+    if order.tradeStatus == .tradeSuccess {
+      guard order.transactionId == transaction.transactionId else {
+        throw SettlementRefusal.orderAlreadyPaid(tradeNo: order.tradeNo, byAnotherTransaction: true)
+      }
+      // The same payment reported again: nothing changes but the report's outcome.
+      switch record {
+      case .new(let proof):
+        try await reports.insertFinal(
+          tradeNo: order.tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: .settled,
+          code: nil, on: tx)
+      case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+      case nil: break
+      }
+      return delivery(order, false)
+    }
+    let transition: OrderTransition
+    do {
+      transition = try OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason,
+        on: OrderStateMachine.paymentReason(for: order.tradeStatus))
+    } catch {
+      // Only a payment taken back leaves an order that no payment reopens; which way it was
+      // taken back is what the client needs to hear.
+      throw order.closeReason == .transferred
+        ? SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
+        : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
+    }
+    var effects = reports.settledEffects(record)
+    if transaction.environment != "Sandbox" || sandboxCredits,
+      let credit = try Ledger.grant(
+        product, transactionId: transaction.transactionId, environment: transaction.environment)
+    {
+      effects.append(credit)
+    }
+    effects.append(
+      DeferredNotifications.wakeEffect(
+        transactionId: transaction.transactionId,
+        originalTransactionId: transaction.originalTransactionId))
+    let changed = try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause,
+      detail: .object([
+        "transaction_id": .string(transaction.transactionId),
+        "environment": .string(transaction.environment),
+        "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
+      ]),
+      payment: .init(
+        transactionId: transaction.transactionId, environment: transaction.environment),
+      requires: TransactionRecord.claim(transaction, for: order, source: source),
+      effects: effects, events: events, on: tx)
+    guard let settled = changed.first else {
+      throw SettlementRefusal.transactionAlreadyUsed(
+        transactionId: transaction.transactionId, productId: order.productId)
+    }
+    return delivery(settled, true)
+  }
+
+  /// Apple's receipts carry no transaction type; signed transactions always do.
+  static func source(of transaction: VerifiedTransaction) -> TransactionSource {
+    transaction.type == nil ? .receipt : .signedTransaction
+  }
+}

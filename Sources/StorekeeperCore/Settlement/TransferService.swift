@@ -1,0 +1,112 @@
+import Postgres
+
+/// Moves a purchase to another user: the one explicit way a purchase changes hands. In one
+/// database transaction the old order closes as `transferred` (what it credited taken back),
+/// and a new order of origin `transfer` is paid for the new owner with the same Apple
+/// transaction, through the same settlement as any purchase. Renewals follow, since they go to
+/// the owner of the subscription's latest transaction. Each user gets an `admin.transfer` event
+/// before their order's; the transaction changes hands before either order changes, so the state
+/// both events carry is the one the transfer commits.
+package struct TransferService: Sendable {
+  let settlement: SettlementService
+  let catalog: CatalogRepository
+
+  package init(settlement: SettlementService, catalog: CatalogRepository) {
+    self.settlement = settlement
+    self.catalog = catalog
+  }
+
+  private var orders: OrderRepository { settlement.orders }
+
+  package struct Result: Encodable, Sendable {
+    var transactionId: String
+    var fromTradeNo: String?
+    package var order: Order
+
+    enum CodingKeys: String, CodingKey {
+      case transactionId = "transaction_id"
+      case fromTradeNo = "from_trade_no"
+      case order
+    }
+  }
+
+  /// With `audit`, the transfer's `admin_audit` row (owner and order before and after) is
+  /// written in the same transaction, so it commits exactly when the transfer does.
+  package func transfer(
+    _ transactionId: String, to userId: String, by admin: String, reason: String?,
+    audit: AdminActor? = nil
+  ) async throws -> Result {
+    try await orders.database.withTransaction { tx in
+      guard let known = try await TransactionRecord.find(transactionId, on: tx),
+        let transaction = try await TransactionRecord.load(transactionId, on: tx)
+      else { throw TransferRefusal.transactionNotFound(transactionId) }
+      guard !UserId.same(known.userId, userId) else { throw TransferRefusal.alreadyOwned }
+      guard transaction.revocationDate == nil else {
+        throw TransferRefusal.notTransferable("Apple refunded or revoked it")
+      }
+      var detail: [String: JSONValue] = [
+        "transaction_id": .string(transactionId), "admin": .string(admin),
+        "to_user_id": .string(userId),
+      ]
+      if let reason { detail["reason"] = .string(reason) }
+      var old: (order: Order, transition: OrderTransition)?
+      if let tradeNo = known.tradeNo {
+        guard let order = try await orders.find(tradeNo, lock: true, on: tx),
+          let transition = try? OrderStateMachine.transition(
+            from: order.tradeStatus, closeReason: order.closeReason, on: .transferred)
+        else { throw TransferRefusal.notTransferable("its order is not paid") }
+        old = (order, transition)
+      }
+      // Both users' sequences, in one order, so two transfers between them cannot deadlock.
+      try await orders.outbox.lock(
+        [known.userId, old?.order.userId, userId].compactMap { $0 }, on: tx)
+      let oldDetail = detail
+      if let tradeNo = known.tradeNo { detail["from_trade_no"] = .string(tradeNo) }
+      guard let product = try await catalog.product(transaction.productId, on: tx),
+        let order = try await orders.createForPurchase(
+          userId: userId, productId: product.productId,
+          quantity: Int32(clamping: max(1, min(10, transaction.quantity))), origin: .transfer,
+          reason: .createdForTransfer, cause: .admin, detail: .object(detail), on: tx)
+      else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
+      try await TransactionRecord.assign(transactionId, to: order, on: tx)
+      var moved: [String: JSONValue] = [
+        "transaction_id": .string(transactionId), "admin": .string(admin),
+        "to_user_id": .string(userId), "to_trade_no": .string(order.tradeNo),
+        "product_id": .string(product.productId),
+      ]
+      if let reason { moved["reason"] = .string(reason) }
+      if let from = known.userId ?? old?.order.userId { moved["from_user_id"] = .string(from) }
+      if let tradeNo = known.tradeNo { moved["from_trade_no"] = .string(tradeNo) }
+      if let (oldOrder, transition) = old {
+        try await orders.transition(
+          .order(oldOrder.tradeNo), transition, cause: .admin, detail: .object(oldDetail),
+          effects: [Ledger.reverse(.transferred, transactionId: transactionId)],
+          events: [EventDraft(.adminTransfer, moved)], on: tx)
+        try await orders.detachTransaction(oldOrder.tradeNo, on: tx)
+      }
+      let settled = try await settlement.settleLocked(
+        order, product: product, transaction: transaction,
+        source: SettlementService.source(of: transaction), cause: .admin, record: nil,
+        events: [EventDraft(.adminTransfer, moved)], on: tx)
+      if let audit {
+        var after: [String: JSONValue] = [
+          "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),
+        ]
+        if let reason { after["reason"] = .string(reason) }
+        try await AuditLog.record(
+          .purchaseTransferred, by: audit, targetId: transactionId,
+          before: Self.owner(known.userId, known.tradeNo), after: JSONValue.object(after), on: tx)
+      }
+      return Result(transactionId: transactionId, fromTradeNo: known.tradeNo, order: settled.order)
+    }
+  }
+
+  /// Who held the transaction before: absent fields are left out (a legacy receipt may have
+  /// had neither owner nor order).
+  private static func owner(_ userId: String?, _ tradeNo: String?) -> JSONValue {
+    var fields: [String: JSONValue] = [:]
+    if let userId { fields["user_id"] = .string(userId) }
+    if let tradeNo { fields["trade_no"] = .string(tradeNo) }
+    return .object(fields)
+  }
+}

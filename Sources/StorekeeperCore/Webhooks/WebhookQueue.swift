@@ -1,0 +1,208 @@
+import Foundation
+import Postgres
+
+/// The delivery queue on PostgreSQL, shared by every instance. A sender claims due deliveries
+/// with `FOR UPDATE SKIP LOCKED` and leases them by moving `next_attempt_at` past the longest
+/// attempt: a sender killed mid-attempt leaves a lease that runs out, and the delivery is sent
+/// again (at least once). Only the earliest undelivered delivery of a user for an endpoint is
+/// ever due, so one user's events reach an endpoint in sequence order while other users' flow.
+package struct WebhookQueue: Sendable {
+  let database: PostgresPool
+  package let settings: WebhookSettings
+  let clock: WallClock
+
+  package init(database: PostgresPool, settings: WebhookSettings, clock: WallClock) {
+    self.database = database
+    self.settings = settings
+    self.clock = clock
+  }
+
+  /// A claimed delivery: what to send, where, signed with which secrets.
+  package struct Claim: Sendable {
+    package var id: Int64
+    package var endpointId: UUID
+    package var url: String
+    package var secrets: [String]
+    package var eventId: String
+    package var body: [UInt8]
+    /// This claim's attempt number: the lease token a result is recorded against.
+    package var attempt: Int
+    var firstAttemptMs: Int64
+  }
+
+  /// What an attempt came to.
+  package enum Outcome: String, Codable, Sendable, PostgresEnum {
+    case delivered
+    case httpError = "http_error"
+    case timeout
+    case connectionFailed = "connection_failed"
+  }
+
+  package struct Result: Sendable {
+    package var outcome: Outcome
+    var statusCode: Int?
+    var excerpt: String?
+    var error: String?
+    package var durationMs: Int
+
+    package init(
+      outcome: Outcome, statusCode: Int? = nil, excerpt: String? = nil, error: String? = nil,
+      durationMs: Int
+    ) {
+      self.outcome = outcome
+      self.statusCode = statusCode
+      self.excerpt = excerpt
+      self.error = error
+      self.durationMs = durationMs
+    }
+  }
+
+  /// Enabled endpoints that have a due delivery, with how many are due (a hint only).
+  package func dueEndpoints() async throws -> [UUID] {
+    try await database.query(
+      """
+      SELECT w.id FROM webhook_endpoints w
+      WHERE w.enabled AND EXISTS (
+        SELECT 1 FROM webhook_deliveries d
+        WHERE d.endpoint_id = w.id AND d.state = \(literal: .pending) AND d.next_attempt_at <= now())
+      """
+    ).map { try $0.decode("id") }
+  }
+
+  /// Claims up to `limit` due deliveries of one endpoint, each the earliest undelivered one of
+  /// its user there, and none while another of that user's is in flight or waiting between its
+  /// attempts. The second rule matters for replays only: a replayed event sorts before the
+  /// later events already sent, and would otherwise go out beside one of them in flight.
+  package func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
+    let rows = try await database.query(
+      """
+      WITH due AS (
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.endpoint_id = \(endpoint) AND d.state = \(literal: .pending) AND d.next_attempt_at <= now()
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries p
+            WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
+              AND p.state = \(literal: .pending) AND (p.sequence, p.id) < (d.sequence, d.id))
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries q
+            WHERE q.endpoint_id = d.endpoint_id AND q.user_id = d.user_id
+              AND q.state = \(literal: .pending) AND q.id <> d.id AND q.attempts > 0
+              AND q.next_attempt_at > now())
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT \(limit)
+        FOR UPDATE OF d SKIP LOCKED),
+      claimed AS (
+        UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, now()),
+            next_attempt_at = now() + \(settings.leaseMs) * interval '1 millisecond'
+        FROM due WHERE d.id = due.id
+        RETURNING d.id, d.endpoint_id, d.event_position, d.attempts, d.first_attempt_at)
+      SELECT c.id, c.attempts,
+             (extract(epoch FROM c.first_attempt_at) * 1000)::bigint AS first_attempt_ms,
+             w.id AS endpoint_id, w.url, w.secret,
+             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END
+               AS previous_secret,
+             e.id::text AS event_id,
+             json_build_object(
+               'id', e.id, 'type', e.type, 'created_at', \(unescaped: SQLTime.text("e.created_at")),
+               'user_id', e.user_id, 'sequence', e.sequence, 'data', e.data,
+               'user_state', e.user_state)::text AS body
+      FROM claimed c
+      JOIN webhook_endpoints w ON w.id = c.endpoint_id
+      JOIN events e ON e.position = c.event_position
+      ORDER BY c.id
+      """)
+    return try rows.map { row in
+      var secrets: [String] = [try row.decode("secret")]
+      if let previous: String = try row.decodeIfPresent("previous_secret") {
+        secrets.append(previous)
+      }
+      return Claim(
+        id: try row.decode("id"), endpointId: try row.decode("endpoint_id"),
+        url: try row.decode("url"), secrets: secrets, eventId: try row.decode("event_id"),
+        body: Array(try row.decode("body", as: String.self).utf8),
+        attempt: try row.decode("attempts"), firstAttemptMs: try row.decode("first_attempt_ms"))
+    }
+  }
+
+  /// Records an attempt and what follows from it: delivered; retried later; given up (failed)
+  /// once the retry window is spent; and the endpoint disabled once it has failed for
+  /// `disableAfterMs` without a success. Returns the reason when this attempt disabled it.
+  /// A sender whose lease ran out (another has claimed the delivery since) records its attempt
+  /// but changes nothing else: neither the delivery nor the endpoint's health, which belongs to
+  /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
+  /// after a success, or disable an endpoint that is delivering).
+  @discardableResult
+  package func record(_ claim: Claim, _ result: Result) async throws -> String? {
+    let nowMs = clock.milliseconds
+    let delivered = result.outcome == .delivered
+    let decision = settings.retryPolicy.decision(
+      afterAttempt: claim.attempt, firstAttemptMs: claim.firstAttemptMs, nowMs: nowMs)
+    let (state, nextMs): (WebhookDeliveryState, Int64) =
+      delivered
+      ? (.delivered, nowMs)
+      : {
+        switch decision {
+        case .retry(let atMs): (.pending, atMs)
+        case .giveUp: (.failed, nowMs)
+        }
+      }()
+    let error = delivered ? nil : Self.describe(result)
+    let row = try await database.queryFirst(
+      """
+      WITH attempt AS (
+        INSERT INTO webhook_attempts (delivery_id, duration_ms, outcome, status_code,
+                                      response_excerpt, error)
+        VALUES (\(claim.id), \(result.durationMs), \(result.outcome), \(result.statusCode),
+                \(result.excerpt), \(result.error))),
+      moved AS (
+        UPDATE webhook_deliveries
+        SET state = \(state), last_error = \(error),
+            next_attempt_at = to_timestamp(\(nextMs)::double precision / 1000),
+            delivered_at = CASE WHEN \(delivered) THEN now() END
+        WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = \(literal: .pending)
+        RETURNING id)
+      UPDATE webhook_endpoints w
+      SET failing_since = CASE WHEN \(delivered) THEN NULL ELSE coalesce(failing_since, now()) END,
+          last_success_at = CASE WHEN \(delivered) THEN now() ELSE last_success_at END,
+          enabled = enabled AND (\(delivered) OR coalesce(failing_since, now())
+                    > now() - \(settings.disableAfterMs) * interval '1 millisecond'),
+          disabled_reason = CASE
+            WHEN enabled AND NOT \(delivered) AND coalesce(failing_since, now())
+                 <= now() - \(settings.disableAfterMs) * interval '1 millisecond'
+            THEN 'every attempt failed since ' || \(unescaped: SQLTime.text("failing_since"))
+                 || ' (WEBHOOK_DISABLE_AFTER); last: ' || \(error ?? "")
+            ELSE disabled_reason END
+      WHERE w.id = \(claim.endpointId) AND EXISTS (SELECT 1 FROM moved)
+      RETURNING (NOT enabled AND disabled_reason IS NOT NULL AND NOT \(delivered)) AS disabled,
+                disabled_reason
+      """)
+    guard let row, try row.decode("disabled", as: Bool.self) else { return nil }
+    return try row.decodeIfPresent("disabled_reason")
+  }
+
+  /// How many finished deliveries one purge deletes at most: one short statement.
+  package static let purgeBatch = 1000
+
+  /// Deletes up to `limit` finished deliveries (and their attempts) past the retention;
+  /// returns how many. Pending ones are never purged.
+  package func purge(limit: Int = purgeBatch) async throws -> Int {
+    try await database.execute(
+      """
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE state <> \(literal: .pending)
+          AND created_at < now() - \(settings.retentionMs) * interval '1 millisecond'
+        ORDER BY created_at LIMIT \(limit))
+      """)
+  }
+
+  package static func describe(_ result: Result) -> String {
+    switch result.outcome {
+    case .delivered: "delivered"
+    case .httpError: "HTTP \(result.statusCode ?? 0)"
+    case .timeout: "no answer within the timeout"
+    case .connectionFailed: "connection failed: \(result.error ?? "")"
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Postgres
+import StorekeeperTestSupport
+import Testing
+
+@testable import StorekeeperCore
+
+/// The feed's cursor never skips an event whose transaction commits after a read that came
+/// past its position.
+@Suite(.database) struct EventFeedTests {
+  /// Reads until `done` holds for the page (other tests' transactions on the same server hold
+  /// the snapshot's xmin back for a moment), at most 15 s.
+  private static func read(
+    _ feed: EventFeed, after: EventFeedCursor?, until done: (EventFeed.Page) -> Bool
+  ) async throws -> EventFeed.Page {
+    let deadline = Date().addingTimeInterval(15)
+    while true {
+      let page = try await feed.read(.init(after: after, limit: 50))
+      if done(page) || Date() > deadline { return page }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+  }
+
+  /// Whether the other task signalled before its stream finished (it finishes the stream
+  /// whatever fails, so this never waits forever); when not, awaiting the task shows why.
+  private static func signalled(_ stream: AsyncStream<Void>) async -> Bool {
+    for await _ in stream { return true }
+    return false
+  }
+
+  @Test func aLateCommitIsReadAfterTheCursorNotSkipped() async throws {
+    try await DomainHarness.with { h in
+      let outbox = h.orders.outbox
+      let feed = EventFeed(database: h.database)
+      func adjust(_ user: String, on executor: any PostgresExecutor) async throws {
+        try await outbox.append(
+          [EventDraft(.adminAdjustment, ["note": .string(user)])], for: user, on: executor)
+      }
+      try await adjust("first", on: h.database)
+
+      let (inserted, insertedSignal) = AsyncStream<Void>.makeStream()
+      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+      let late = Task {
+        // Whatever fails, the test never waits for a signal that cannot come.
+        defer { insertedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          try await adjust("late", on: tx)
+          insertedSignal.yield()
+          for await _ in release { break }
+        }
+      }
+      defer { releaseSignal.finish() }
+      guard await Self.signalled(inserted) else {
+        try await late.value
+        return
+      }
+      // Inserted after "late" (a larger position) and committed before it.
+      try await adjust("early", on: h.database)
+
+      let before = try await Self.read(feed, after: nil) { page in
+        page.events.contains { $0.userId == "first" }
+      }
+      // "early" has committed, yet it is held back while "late", begun before it, may still
+      // commit: a reader that saw "early" now would page past "late".
+      #expect(before.events.map(\.userId) == ["first"])
+
+      releaseSignal.finish()
+      try await late.value
+      let byPosition = try await h.database.query(
+        "SELECT user_id FROM events ORDER BY position"
+      ).map { try $0.decode("user_id", as: String.self) }
+      #expect(byPosition == ["first", "late", "early"])
+      let after = try await Self.read(feed, after: before.next) { page in
+        page.events.count >= 2
+      }
+      #expect(after.events.map(\.userId) == ["late", "early"])
+      #expect(after.events.map(\.sequence) == [1, 1])
+      let rest = try await feed.read(.init(after: after.next, limit: 50))
+      #expect(rest.events.isEmpty && rest.next == after.next && !rest.hasMore)
+    }
+  }
+
+  @Test func pagesFollowEachOtherAndFiltersNarrowThem() async throws {
+    try await DomainHarness.with { h in
+      let outbox = h.orders.outbox
+      for index in 0..<5 {
+        try await outbox.append(
+          [EventDraft(.adminAdjustment, ["n": .number(String(index))])],
+          for: index % 2 == 0 ? "even" : "odd", on: h.database)
+      }
+      let feed = EventFeed(database: h.database)
+      _ = try await Self.read(feed, after: nil) { $0.events.count == 5 }
+      var cursor: EventFeedCursor?
+      var seen: [String] = []
+      var more: [Bool] = []
+      for _ in 0..<3 {
+        let page = try await feed.read(.init(after: cursor, limit: 2))
+        seen += page.events.map(\.userId)
+        more.append(page.hasMore)
+        cursor = page.next
+      }
+      #expect(seen == ["even", "odd", "even", "odd", "even"])
+      #expect(more == [true, true, false])
+      let odd = try await feed.read(.init(userId: "odd", limit: 50))
+      #expect(odd.events.map(\.sequence) == [1, 2])
+      let typed = try await feed.read(.init(type: .balanceChanged, limit: 50))
+      #expect(typed.events.isEmpty)
+      #expect(EventFeedCursor(text: cursor?.text ?? "") == cursor)
+      #expect(EventFeedCursor(text: "not a cursor") == nil)
+      #expect(EventFeedCursor(text: "djE6MTox") == EventFeedCursor(xid: 1, position: 1))
+    }
+  }
+
+  /// A transaction that took its xid first may append a user's event after another committed
+  /// one: read by user, the events still come in sequence order, page after page, and a cursor
+  /// from the whole feed goes on from there.
+  @Test func aUsersEventsComeInSequenceOrderWhateverTheirTransactionsXids() async throws {
+    try await DomainHarness.with { h in
+      let outbox = h.orders.outbox
+      let feed = EventFeed(database: h.database)
+      let user = "sequence-\(UUID().uuidString)"
+      func adjust(_ note: String, on executor: any PostgresExecutor) async throws {
+        try await outbox.append(
+          [EventDraft(.adminAdjustment, ["note": .string(note)])], for: user, on: executor)
+      }
+      let (started, startedSignal) = AsyncStream<Void>.makeStream()
+      let (proceed, proceedSignal) = AsyncStream<Void>.makeStream()
+      let older = Task {
+        defer { startedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          // Its xid now, before the other transaction exists; its event after that one's.
+          _ = try await tx.query("SELECT pg_current_xact_id()::text AS xid")
+          startedSignal.yield()
+          for await _ in proceed { break }
+          try await adjust("second", on: tx)
+        }
+      }
+      defer { proceedSignal.finish() }
+      guard await Self.signalled(started) else {
+        try await older.value
+        return
+      }
+      try await adjust("first", on: h.database)
+      proceedSignal.yield()
+      try await older.value
+
+      let whole = try await Self.read(feed, after: nil) { page in
+        page.events.filter { $0.userId == user }.count == 2
+      }
+      let mine = whole.events.filter { $0.userId == user }
+      // The whole feed reads in the order transactions began: the precondition of this test.
+      #expect(mine.map(\.sequence) == [2, 1])
+
+      let all = try await feed.read(.init(userId: user, limit: 50))
+      #expect(all.events.map(\.sequence) == [1, 2])
+      #expect(
+        all.events.map { $0.data } == [
+          .object(["note": .string("first")]), .object(["note": .string("second")]),
+        ])
+      let first = try await feed.read(.init(userId: user, limit: 1))
+      #expect(first.events.map(\.sequence) == [1] && first.hasMore)
+      let second = try await feed.read(.init(userId: user, after: first.next, limit: 1))
+      #expect(second.events.map(\.sequence) == [2] && !second.hasMore)
+      let after = try await feed.read(.init(userId: user, after: second.next, limit: 1))
+      #expect(after.events.isEmpty && after.next == second.next)
+      // A cursor of the whole feed, at this user's sequence 2 there: nothing of theirs after it.
+      let fromWhole = try await feed.read(.init(userId: user, after: mine[0].cursor, limit: 50))
+      #expect(fromWhole.events.map(\.sequence) == [])
+      // One from before both: both, in sequence order.
+      let before = try await feed.read(
+        .init(userId: user, after: .init(xid: 1, position: 0), limit: 50))
+      #expect(before.events.map(\.sequence) == [1, 2])
+    }
+  }
+}

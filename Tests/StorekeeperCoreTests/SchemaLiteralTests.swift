@@ -1,0 +1,94 @@
+import AppStore
+import Foundation
+import Testing
+
+@testable import StorekeeperCore
+
+/// The states the repeatable SQL definitions (`Migrations/repeatable`) compare with or write
+/// are values of the Swift enums for them: renaming a case without the SQL, or the SQL
+/// without the case, fails here instead of silently matching nothing.
+@Suite struct SchemaLiteralTests {
+  /// A literal in a place that names what it is, and the values allowed there.
+  struct Rule {
+    var name: String
+    var pattern: String
+    var allowed: Set<String>
+  }
+
+  static let productTypes = Set(ProductType.allCases.map(\.rawValue))
+
+  static let rules = [
+    Rule(
+      name: "trade status", pattern: #"trade_status\s*(?:=|<>)\s*'([^']*)'"#,
+      allowed: Set(TradeStatus.allCases.map(\.rawValue))),
+    Rule(
+      name: "product type", pattern: #"\bp\.type\s*(?:=|<>)\s*'([^']*)'"#, allowed: productTypes),
+    Rule(
+      name: "entitlement source", pattern: #"(?<!->)'source',\s*'([^']*)'"#, allowed: productTypes),
+    Rule(
+      name: "environment", pattern: #"environment\s*(?:=|<>)\s*'([^']*)'"#,
+      allowed: Set(AppStoreEnvironment.allCases.map(\.rawValue))),
+    Rule(
+      name: "notification state", pattern: #"\bstate\s*(?:=|<>)\s*'([^']*)'"#,
+      allowed: Set(NotificationState.allCases.map(\.rawValue))),
+    // Every dotted name (`balance.changed`) is an event type wherever it appears.
+    Rule(
+      name: "event type", pattern: #"'([a-z_]+\.[a-z_]+)'"#,
+      allowed: Set(EventType.allCases.map(\.rawValue))),
+  ]
+
+  static func repeatableFiles() throws -> [(name: String, sql: String)] {
+    let directory = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Migrations/repeatable")
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+      .filter { $0.hasSuffix(".sql") }.sorted()
+    return try names.map { name in
+      (name, try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
+    }
+  }
+
+  /// The SQL without its `--` comments, whose prose may quote anything.
+  static func code(_ sql: String) -> String {
+    sql.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      line.range(of: "--").map { String(line[..<$0.lowerBound]) } ?? String(line)
+    }.joined(separator: "\n")
+  }
+
+  static func literals(_ rule: Rule, in sql: String) throws -> [String] {
+    let regex = try NSRegularExpression(pattern: rule.pattern)
+    let range = NSRange(sql.startIndex..., in: sql)
+    return regex.matches(in: sql, range: range).compactMap { match in
+      Range(match.range(at: 1), in: sql).map { String(sql[$0]) }
+    }
+  }
+
+  @Test func everyStateTheDefinitionsCompareWithIsAnEnumValue() throws {
+    let files = try Self.repeatableFiles()
+    #expect(files.count >= 4)
+    var seen: [String: Int] = [:]
+    for file in files {
+      let sql = Self.code(file.sql)
+      for rule in Self.rules {
+        for literal in try Self.literals(rule, in: sql) {
+          seen[rule.name, default: 0] += 1
+          #expect(
+            rule.allowed.contains(literal),
+            "\(file.name): '\(literal)' is not a \(rule.name) (\(rule.allowed.sorted()))")
+        }
+      }
+    }
+    // The rules still find what they are for: a pattern that matches nothing checks nothing.
+    for name in ["trade status", "product type", "entitlement source", "environment", "event type"]
+    {
+      #expect(seen[name, default: 0] > 0, "no \(name) found in Migrations/repeatable")
+    }
+  }
+
+  @Test func aLiteralOutsideItsEnumIsFound() throws {
+    let sql = "WHERE o.trade_status = 'TRADE_SUCCES' AND p.type = 'consumable'"
+    #expect(try Self.literals(Self.rules[0], in: sql) == ["TRADE_SUCCES"])
+    #expect(!Self.rules[0].allowed.contains("TRADE_SUCCES"))
+    #expect(try Self.literals(Self.rules[1], in: sql) == ["consumable"])
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Postgres
+import StorekeeperTestSupport
+import Testing
+
+@testable import StorekeeperCore
+@testable import StorekeeperWorkers
+
+@Suite(.database) struct ReportRetryWorkerTests {
+  static func state(_ h: DomainHarness, _ id: Int64) async throws -> (String, Int) {
+    let row = try #require(
+      try await h.database.query(
+        "SELECT outcome, attempts FROM trade_reports WHERE id = \(id)"
+      ).first)
+    return (try row.decode("outcome"), try row.decode("attempts"))
+  }
+
+  @Test func retriesOnThePolicysScheduleAndGivesUpWhenItSays() async throws {
+    // Attempts at 0, 1, 3 and 7 s; the next would come at 15 s, past the 10 s window.
+    try await DomainHarness.with(policy: RetryPolicy(baseMs: 1_000, windowMs: 10_000)) { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      let result = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let pending) = result else {
+        Issue.record("expected pending, got \(result)")
+        return
+      }
+      #expect(pending.order.verification == .pending)
+      let worker = ReportRetryWorker(
+        reports: h.reports, orders: h.orders, processor: h.processor, receipts: h.receipts,
+        logger: DomainHarness.logger)
+
+      h.clock.advance(by: 0.9)
+      await worker.runOnce()
+      #expect(try await Self.state(h, pending.reportId) == ("pending", 1))
+      h.clock.advance(by: 0.1)  // 1 s after the first attempt
+      await worker.runOnce()
+      #expect(try await Self.state(h, pending.reportId) == ("pending", 2))
+      h.clock.advance(by: 2)  // 3 s
+      await worker.runOnce()
+      #expect(try await Self.state(h, pending.reportId) == ("pending", 3))
+      h.clock.advance(by: 4)  // 7 s
+      await worker.runOnce()
+      #expect(try await Self.state(h, pending.reportId) == ("gave_up", 4))
+      let after = try #require(try await h.orders.find(order.tradeNo))
+      #expect(after.verification == .failed && after.tradeStatus == .waitBuyerPay)
+      #expect(try await h.events(order.tradeNo) == ["created", "verification_gave_up"])
+    }
+  }
+}
+
+@Suite(.database) struct MisconfiguredReportTests {
+  static let wrongSecret: [String: any Sendable] = ["status": 21004]
+
+  @Test func aWrongSharedSecretKeepsTheReportPendingPastTheWindowUntilTheSettingIsFixed()
+    async throws
+  {
+    let apple = SwitchableAppleTransport(Self.wrongSecret)
+    try await DomainHarness.with(
+      policy: RetryPolicy(baseMs: 1_000, windowMs: 2_000), apple: apple
+    ) { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      let result = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let pending) = result else {
+        Issue.record("expected pending, not a refusal: got \(result)")
+        return
+      }
+      #expect(h.appleSettings.current.map(\.misconfiguration.setting) == [.sharedSecret])
+      let worker = ReportRetryWorker(
+        reports: h.reports, orders: h.orders, processor: h.processor, receipts: h.receipts,
+        logger: DomainHarness.logger)
+      // Far past the window: a retryable report would have been given up by now.
+      for _ in 0..<3 {
+        h.clock.advance(by: 3_601)
+        await worker.runOnce()
+      }
+      let (outcome, attempts) = try await ReportRetryWorkerTests.state(h, pending.reportId)
+      #expect(outcome == "pending" && attempts == 4)
+
+      apple.set([
+        "status": 0,
+        "receipt": [
+          "bid": DomainHarness.bundleId, "bvrs": "1.0", "item_id": "1",
+          "product_id": "gold.100", "quantity": "1", "transaction_id": "9000000000000001",
+          "original_transaction_id": "9000000000000001", "purchase_date_ms": "1700000000000",
+        ],
+      ])
+      h.clock.advance(by: 3_601)
+      await worker.runOnce()
+      #expect(try await ReportRetryWorkerTests.state(h, pending.reportId).0 == "settled")
+      #expect(try await h.orders.find(order.tradeNo)?.tradeStatus == .tradeSuccess)
+      #expect(h.appleSettings.current.isEmpty)
+    }
+  }
+}
