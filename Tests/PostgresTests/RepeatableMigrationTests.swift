@@ -5,7 +5,7 @@ import Testing
 
 /// `Migrations/repeatable/*.sql`: applied after the versioned files, again whenever their bytes
 /// change, and never by a release older than the database.
-@Suite struct RepeatableMigrationTests {
+@Suite(.database) struct RepeatableMigrationTests {
   static let versioned = [
     "0001_items.sql": "CREATE TABLE items (id int PRIMARY KEY);",
     "0002_more.sql": "INSERT INTO items VALUES (1), (2);",
