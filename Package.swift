@@ -12,6 +12,8 @@ let package = Package(
   ],
   targets: [
     .target(name: "CSystem"),
+    // The version and commit `scripts/release` stamps into a release ("unknown" otherwise).
+    .target(name: "CBuildInfo"),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .target(name: "StorekeeperLogging"),
@@ -37,7 +39,9 @@ let package = Package(
       dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
     .target(
       name: "Storekeeper",
-      dependencies: ["HTTP", "Postgres", "AppStore", "AppAuth", "Digest", "StorekeeperLogging"]),
+      dependencies: [
+        "HTTP", "Postgres", "AppStore", "AppAuth", "Digest", "StorekeeperLogging", "CBuildInfo",
+      ]),
     .target(
       name: "FakeAppStore",
       dependencies: ["AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "StorekeeperLogging"]),

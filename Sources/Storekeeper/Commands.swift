@@ -15,6 +15,7 @@ public enum Commands {
                              compare subscribers with Apple's subscription statuses, repair
       verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-
                              verify and print a signed transaction, renewal info or notification
+      --version              print the release and the commit this binary was built from
     """
 
   static func logger(_ level: LogLevel) -> Logger { Logger(label: "storekeeper", level: level) }
