@@ -13,6 +13,8 @@ let package = Package(
   ],
   targets: [
     .target(name: "CSystem"),
+    // The version and commit `scripts/release` stamps into a release ("unknown" otherwise).
+    .target(name: "CBuildInfo"),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .target(name: "StorekeeperLogging"),
@@ -47,7 +49,7 @@ let package = Package(
       name: "StorekeeperAPI",
       dependencies: [
         "StorekeeperCore", "HTTP", "AppAuth", "Postgres", "AppStore", "Digest",
-        "StorekeeperLogging",
+        "StorekeeperLogging", "CBuildInfo",
       ]),
     // The background loops over the domain, each a `Service` started and stopped as a list.
     .target(

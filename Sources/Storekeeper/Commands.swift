@@ -2,10 +2,14 @@ import AppStore
 import Foundation
 import HTTP
 import Postgres
+import StorekeeperAPI
 import StorekeeperLogging
 
 /// The subcommands of the `storekeeper` executable, which only dispatches to these.
 public enum Commands {
+  /// `storekeeper --version`'s line: the release and the commit it was built from.
+  public static var version: String { BuildInfo.summary }
+
   public static let usage = """
     usage: storekeeper <command>
       serve [--no-migrate]   migrate, then serve the API (configuration from the environment)
@@ -15,6 +19,7 @@ public enum Commands {
                              compare subscribers with Apple's subscription statuses, repair
       verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-
                              verify and print a signed transaction, renewal info or notification
+      --version              print the release and the commit this binary was built from
     """
 
   static func logger(_ level: LogLevel) -> Logger { Logger(label: "storekeeper", level: level) }

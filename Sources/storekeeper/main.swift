@@ -11,6 +11,9 @@ case "migrate": status = await Commands.migrate()
 case "seed-demo": status = await Commands.seedDemo()
 case "reconcile": status = await Commands.reconcile(Array(arguments.dropFirst()))
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
+case "--version", "version":
+  print(Commands.version)
+  status = 0
 case "help", "--help", "-h":
   print(Commands.usage)
   status = 0

@@ -39,7 +39,9 @@ import Testing
 
   @Test func readinessNamesTheVariableAndIsOmittedWhenAllIsWell() throws {
     let monitor = AppleConfigurationMonitor(logger: Logger(label: "test", level: .critical))
-    #expect(try JSONCoding.text(Readiness(monitor.current)) == #"{"status":"ready"}"#)
+    #expect(
+      try JSONCoding.text(Readiness(monitor.current))
+        == #"{"status":"ready","version":"\#(BuildInfo.version)"}"#)
     monitor.record(Self.secret)
     let text = try JSONCoding.text(Readiness(monitor.current))
     #expect(text.contains(#""setting":"APPLE_SHARED_SECRET""#))

@@ -241,9 +241,12 @@ public struct AppConfig: Sendable {
       }
       config.logLevel = parsed
     }
-    if let dir = env["MIGRATIONS_DIR"], !dir.isEmpty { config.migrationsDirectory = dir }
-    if let path = env["OPENAPI_PATH"], !path.isEmpty { config.openAPIPath = path }
-    if let dir = env["CONSOLE_DIR"], !dir.isEmpty { config.consoleDirectory = dir }
+    // Unset, each is looked for beside the executable, then in /usr/share/storekeeper, then
+    // in the working directory (ResourceLocator).
+    let resources = ResourceLocator()
+    config.migrationsDirectory = reader.value("MIGRATIONS_DIR") ?? resources.locate("Migrations")
+    config.openAPIPath = reader.value("OPENAPI_PATH") ?? resources.locate("openapi.yaml")
+    config.consoleDirectory = reader.value("CONSOLE_DIR") ?? resources.locate("Console")
     return config
   }
 }

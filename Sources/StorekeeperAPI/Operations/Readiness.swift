@@ -22,6 +22,8 @@ struct Readiness: Encodable, Sendable {
   }
 
   var status = "ready"
+  /// The release this instance runs, so an operator can see what each one runs.
+  var version = BuildInfo.version
   var problems: [Problem]?
   /// The read replica's state and lag, when `DATABASE_READ_URL` is set.
   var replica: ReplicaLag?
