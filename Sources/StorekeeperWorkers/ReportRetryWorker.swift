@@ -30,7 +30,12 @@ package struct ReportRetryWorker: Sendable {
       while true {
         let due = try await reports.claimDue(limit: 20)
         if due.isEmpty { return }
-        for report in due { await process(report) }
+        // At once: each waits for its own slot of the verification lanes, so a backlog left by
+        // an outage or a burst past Apple's cap drains as fast as those caps allow, not one
+        // Apple call at a time.
+        await withTaskGroup(of: Void.self) { group in
+          for report in due { group.addTask { await process(report) } }
+        }
       }
     } catch {
       logger.warning("report retry pass failed", ["error": .string("\(error)")])
