@@ -5,6 +5,7 @@ new client get 503 too_many_connections."""
 from __future__ import annotations
 
 import socket
+import time
 
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: e2e\r\n\r\n"
 
@@ -33,6 +34,28 @@ def read_response(s: socket.socket) -> tuple[int, bytes]:
     return int(head.split(b" ")[1]), body
 
 
+def server_side(port: int) -> dict[int, int]:
+    """The server's end of each connection to `port` that it has not closed, from the kernel's
+    table: client port -> bytes received but not yet read by the server."""
+    sockets = {}
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            local, remote, state, queues = fields[1], fields[2], fields[3], fields[4]
+            # 01 established, 08 closed by the client only: open on the server's side.
+            if int(local.split(":")[1], 16) == port and state in ("01", "08"):
+                sockets[int(remote.split(":")[1], 16)] = int(queues.split(":")[1], 16)
+    return sockets
+
+
+def settle(check, message: str) -> None:
+    """Waits (bounded) for the kernel to show what the server has done with its sockets."""
+    deadline = time.monotonic() + 20
+    while not check():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.01)
+
+
 def get(s: socket.socket) -> int:
     s.sendall(REQUEST)
     status, _ = read_response(s)
@@ -58,10 +81,16 @@ def test_the_longest_idle_connection_makes_room_for_a_new_client(launcher):
 
 def test_a_new_client_gets_503_only_when_every_connection_is_mid_request(launcher):
     sk = launcher.storekeeper(MAX_CONNECTIONS="2", EVENT_LOOPS="2")
+    # The launcher's readiness probe must be gone first, or it would hold one of the two places.
+    settle(lambda: not server_side(sk.port), "the readiness probe's connection stayed open")
     slow = [connect(sk) for _ in range(2)]
     for s in slow:
         assert get(s) == 200  # surely accepted
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: e2e\r\n")  # a head left unfinished
+        # Only once the server has read the partial head is this connection mid-request; until
+        # then it is an idle keep-alive connection the next client may displace.
+        port = s.getsockname()[1]
+        settle(lambda: server_side(sk.port).get(port) == 0, "the server did not read the head")
     refused = connect(sk)
     status, body = read_response(refused)
     assert status == 503

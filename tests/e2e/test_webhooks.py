@@ -416,11 +416,23 @@ def test_kill_9_mid_delivery_then_restart_delivers_everything(launcher):
 
 
 def test_two_instances_share_delivery_and_send_each_event_once(launcher):
-    first = launcher.storekeeper(**FAST)
+    # One attempt in flight per instance, so two requests in flight at once come from two
+    # instances: the receiver holds the first request until a second one arrives, which proves
+    # both take part without depending on which instance polls first.
+    one_each = {**FAST, "WEBHOOK_CONCURRENCY_PER_ENDPOINT": "1", "WEBHOOK_TIMEOUT": "20s"}
+    first = launcher.storekeeper(**one_each)
     db = launcher.databases[-1]
-    second = launcher.storekeeper(db, share_admin_with=first, **FAST)
-    # A receiver that takes a moment per request, so the work outlasts either instance's poll.
-    receiver = Receiver(lambda event: (time.sleep(0.05), 200)[1])
+    second = launcher.storekeeper(db, share_admin_with=first, **one_each)
+    pair = threading.Barrier(2, timeout=15)
+    arrivals = iter(range(1_000_000))
+
+    def answer(event: dict) -> int:
+        if next(arrivals) < 2:
+            pair.wait()
+        time.sleep(0.01)
+        return 200
+
+    receiver = Receiver(answer)
     try:
         create_endpoint(first.client, receiver.url)
         users = [unique("wh-two") for _ in range(6)]
