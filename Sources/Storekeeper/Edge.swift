@@ -22,7 +22,8 @@ struct Edge: Sendable {
   init(config: AppConfig, domain: Domain, migrator: Migrator, logger: Logger) throws {
     let (database, pools) = (domain.database, domain.pools)
     let catalog = try ServedCatalog(
-      repository: domain.catalog, logger: logger.with("component", "catalog"))
+      repository: domain.catalog, logger: logger.with("component", "catalog"),
+      xmlProductIdPrefix: config.xmlProductIdPrefix)
     self.catalog = catalog
     let appAuth = try AppAuthenticator(config.appAuth, logger: logger.with("component", "auth"))
     if config.allowInsecureURLs {
@@ -60,8 +61,10 @@ struct Edge: Sendable {
         maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
         logger: logger.with("component", "orders"))
     ).register(&router)
-    SettlementRoutes(processor: domain.processor, receipts: domain.receipts, auth: appAuth)
-      .register(&router)
+    SettlementRoutes(
+      processor: domain.processor, receipts: domain.receipts, auth: appAuth,
+      xmlProductIdPrefix: config.xmlProductIdPrefix
+    ).register(&router)
     EntitlementRoutes(repository: domain.entitlements, auth: appAuth).register(&router)
     let offerSigner = try Application.offerSigner(config)
     if let offerSigner {

@@ -91,8 +91,10 @@ private final class AnswerCollector: NSObject, URLSessionDataDelegate, Sendable 
     }
     // Enough of the answer to show: the caller has its answer now, and the rest is dropped
     // as it arrives.
-    if let full, let status = (dataTask.response as? HTTPURLResponse)?.statusCode {
-      if finish(dataTask.taskIdentifier, .answered(status: status, body: full)) {
+    if let full, let response = dataTask.response as? HTTPURLResponse {
+      let answer = WebhookTransportAnswer.answered(
+        status: response.statusCode, body: full, retryAfter: Self.retryAfter(response))
+      if finish(dataTask.taskIdentifier, answer) {
         dataTask.cancel()
       }
     }
@@ -102,10 +104,11 @@ private final class AnswerCollector: NSObject, URLSessionDataDelegate, Sendable 
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
     guard let body = pending.withLock({ $0[task.taskIdentifier]?.body }) else { return }
-    let status = (task.response as? HTTPURLResponse)?.statusCode
+    let response = task.response as? HTTPURLResponse
     let answer: WebhookTransportAnswer
-    if let status, error == nil {
-      answer = .answered(status: status, body: body)
+    if let response, error == nil {
+      answer = .answered(
+        status: response.statusCode, body: body, retryAfter: Self.retryAfter(response))
     } else if let urlError = error as? URLError, urlError.code == .timedOut {
       answer = .timedOut
     } else if let error {
@@ -114,6 +117,11 @@ private final class AnswerCollector: NSObject, URLSessionDataDelegate, Sendable 
       answer = .connectionFailed("no HTTP response")
     }
     _ = finish(task.taskIdentifier, answer)
+  }
+
+  /// The answer's `Retry-After`, bounded: the dispatcher reads it only on a 429 or 503.
+  private static func retryAfter(_ response: HTTPURLResponse) -> String? {
+    response.value(forHTTPHeaderField: "Retry-After").map { String($0.prefix(128)) }
   }
 
   func urlSession(

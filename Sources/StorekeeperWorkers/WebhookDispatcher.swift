@@ -102,12 +102,15 @@ package final class WebhookDispatcher: Sendable {
     defer { finish(claim) }
     let result = await send(claim)
     attempts.record(result.outcome)
-    let metadata: [String: LogValue] = [
+    var metadata: [String: LogValue] = [
       "endpoint_id": .string(claim.endpointId.uuidString.lowercased()),
       "delivery_id": .int(Int(claim.id)), "event_id": .string(claim.eventId),
       "attempt": .int(claim.attempt), "outcome": .string(result.outcome.rawValue),
       "duration_ms": .int(result.durationMs),
     ]
+    if let wait = result.retryAfterMs {
+      metadata["retry_after_ms"] = .int(Int(min(wait, queue.retryAfterCapMs)))
+    }
     do {
       if let reason = try await queue.record(claim, result) {
         logger.warning(
@@ -134,6 +137,9 @@ package final class WebhookDispatcher: Sendable {
         outcome: .connectionFailed, error: "the endpoint's URL cannot be parsed", durationMs: 0)
     }
     let timestamp = clock.milliseconds / 1000
+    // Two signatures of the same secret, so a receiver verifies with the library it has:
+    // Stripe's scheme (Storekeeper-Signature) and Standard Webhooks (webhook-*), whose id is
+    // the event's, the same on every attempt and replay, as the spec's idempotency key.
     let headers = [
       ("Content-Type", "application/json"),
       ("User-Agent", "Storekeeper-Webhooks/1"),
@@ -143,6 +149,13 @@ package final class WebhookDispatcher: Sendable {
         WebhookSecret.signatureHeader(
           secrets: claim.secrets, timestamp: timestamp, body: claim.body)
       ),
+      ("webhook-id", claim.eventId),
+      ("webhook-timestamp", String(timestamp)),
+      (
+        "webhook-signature",
+        WebhookSecret.standardSignatureHeader(
+          secrets: claim.secrets, id: claim.eventId, timestamp: timestamp, body: claim.body)
+      ),
     ]
     let started = ContinuousClock.now
     let answer = await transport.post(
@@ -151,10 +164,15 @@ package final class WebhookDispatcher: Sendable {
     let durationMs = Int(
       elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     switch answer {
-    case .answered(let status, let body):
+    case .answered(let status, let body, let retryAfter):
+      // RFC 9110 gives Retry-After meaning on these two (and redirects, which are failures
+      // here anyway); elsewhere it is ignored.
+      let wait =
+        status == 429 || status == 503
+        ? retryAfter.flatMap { WebhookRetryAfter.delayMs($0, nowMs: clock.milliseconds) } : nil
       return WebhookQueue.Result(
         outcome: (200...299).contains(status) ? .delivered : .httpError, statusCode: status,
-        excerpt: Self.excerpt(body), durationMs: durationMs)
+        excerpt: Self.excerpt(body), durationMs: durationMs, retryAfterMs: wait)
     case .timedOut:
       return WebhookQueue.Result(outcome: .timeout, durationMs: durationMs)
     case .connectionFailed(let reason):

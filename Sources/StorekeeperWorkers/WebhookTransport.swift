@@ -7,9 +7,10 @@ package protocol WebhookTransport: Sendable {
     -> WebhookTransportAnswer
 }
 
-/// A receiver's answer, or the reason there was none.
+/// A receiver's answer (with its `Retry-After`, which schedules the next attempt), or the
+/// reason there was none.
 package enum WebhookTransportAnswer: Sendable, Equatable {
-  case answered(status: Int, body: [UInt8])
+  case answered(status: Int, body: [UInt8], retryAfter: String? = nil)
   case timedOut
   case connectionFailed(String)
 }

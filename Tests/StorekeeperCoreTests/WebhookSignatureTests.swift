@@ -21,6 +21,30 @@ import Testing
         == "t=1800000000," + expected[0])
   }
 
+  @Test func theStandardWebhooksHeaderSignsIdDotTimestampDotBodyWithTheBase64Key() throws {
+    let new = "whsec_" + String(repeating: "0123456789abcdef", count: 4)
+    let old = "whsec_" + String(repeating: "fedcba9876543210", count: 4)
+    let id = "0b7c6f0e-9d1e-4a53-8f0a-3f1c2b4d5e6f"
+    let body = Array(#"{"id":"e"}"#.utf8)
+    // PyPI standardwebhooks 1.1.0: `Webhook(secret).sign(id, datetime(1800000000), body)`.
+    let expected = [
+      "v1,yBT0jlxxmuCh4q0bD8fYWNyqeZSHK8XIOwRyGcEwQU0=",
+      "v1,UfQ+8XLOjcB+JCsY+XD367coCC3yJiuJMdgyxxAYlA4=",
+    ]
+    #expect(
+      WebhookSecret.standardSignatureHeader(
+        secrets: [new, old], id: id, timestamp: 1_800_000_000, body: body)
+        == expected.joined(separator: " "))
+    // The hex tail read as base64: 48 bytes, the key the library derived too.
+    #expect(try #require(WebhookSecret.standardKey(new)).count == 48)
+    #expect(WebhookSecret.standardKey(WebhookSecret.generate())?.count == 48)
+    // A stored secret that is not `whsec_` and base64 signs nothing rather than garbage.
+    #expect(
+      WebhookSecret.standardSignatureHeader(
+        secrets: ["whsec_not base64!", new], id: id, timestamp: 1_800_000_000, body: body)
+        == expected[0])
+  }
+
   @Test func secretsAreLongRandomAndDistinct() {
     let secrets = (0..<100).map { _ in WebhookSecret.generate() }
     #expect(Set(secrets).count == 100)

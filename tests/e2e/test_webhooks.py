@@ -13,6 +13,8 @@ import json
 import socket
 import threading
 import time
+from datetime import datetime
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -31,7 +33,8 @@ FAST = {
 
 class Receiver:
     """A webhook receiver: records every request; `answer(event)` decides what it answers: an
-    int status, or ("hang", seconds) to hold the request without answering."""
+    int status, ("hang", seconds) to hold the request without answering, or
+    ("answer", status, {header: value}) for an empty answer with those headers."""
 
     def __init__(self, answer: Callable[[dict], Any] | None = None):
         self.answer = answer or (lambda event: 200)
@@ -49,11 +52,19 @@ class Receiver:
                 event = json.loads(body)
                 with receiver.lock:
                     receiver.requests.append({"headers": dict(self.headers), "body": body, "event": event,
-                                              "path": self.path, "at": time.monotonic()})
+                                              "path": self.path, "at": time.monotonic(),
+                                              "wall": time.time()})
                 receiver.in_handler.set()
                 outcome = receiver.answer(event)
                 if isinstance(outcome, tuple) and outcome[0] == "hang":
                     time.sleep(outcome[1])
+                    return
+                if isinstance(outcome, tuple) and outcome[0] == "answer":
+                    self.send_response(outcome[1])
+                    for name, value in outcome[2].items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if isinstance(outcome, tuple) and outcome[0] == "redirect":
                     self.send_response(307)
@@ -125,6 +136,11 @@ def signatures(header: str) -> tuple[int, list[str]]:
     t = [int(v) for k, v in parts if k == "t"]
     assert len(t) == 1, header
     return t[0], [v for k, v in parts if k == "v1"]
+
+
+def header(request: dict, name: str) -> str:
+    """A header as received, whatever case the sender wrote its name in."""
+    return next(v for k, v in request["headers"].items() if k.lower() == name.lower())
 
 
 def verifies(request: dict, secret: str, tolerance: int = 300) -> bool:
@@ -217,6 +233,7 @@ def test_rotation_carries_two_signatures_and_the_old_secret_stops_after_the_over
         wait_until(lambda: len(receiver.events()) == 1, 20, "a delivery during the overlap")
         during = receiver.requests[0]
         assert len(signatures(during["headers"]["Storekeeper-Signature"])[1]) == 2
+        assert len(header(during, "webhook-signature").split(" ")) == 2
         assert verifies(during, old) and verifies(during, new)
         wait_until(lambda: "previous_secret_expires_at" not in api.get(
             f"/admin/v1/webhook-endpoints/{endpoint['id']}", admin=True).json(), 10, "the overlap to end")
@@ -224,6 +241,7 @@ def test_rotation_carries_two_signatures_and_the_old_secret_stops_after_the_over
         wait_until(lambda: len(receiver.events()) == 2, 20, "a delivery after the overlap")
         after = receiver.requests[1]
         assert len(signatures(after["headers"]["Storekeeper-Signature"])[1]) == 1
+        assert len(header(after, "webhook-signature").split(" ")) == 1
         assert verifies(after, new) and not verifies(after, old)
     finally:
         receiver.close()
@@ -384,6 +402,88 @@ def test_a_delivery_given_up_is_failed_and_the_users_queue_moves_on_then_the_end
     finally:
         receiver.close()
         always_down.close()
+
+
+def test_a_410_disables_the_endpoint_at_once_and_enabling_it_sends_the_delivery_again(launcher):
+    # WEBHOOK_DISABLE_AFTER stays at its 5 days: only the 410 can disable the endpoint here.
+    sk = launcher.storekeeper(**FAST)
+    api, db = sk.client, launcher.databases[-1]
+    gone = threading.Event()
+    gone.set()
+    receiver = Receiver(lambda e: ("answer", 410, {}) if gone.is_set() else 200)
+    try:
+        endpoint = create_endpoint(api, receiver.url)
+        path = f"/admin/v1/webhook-endpoints/{endpoint['id']}"
+        user = unique("wh-gone")
+        event_id, _ = insert_event(db, user)
+
+        def disabled():
+            state = api.get(path, admin=True).json()
+            return not state["enabled"] and state
+        state = wait_until(disabled, 20, "the endpoint disabled by the 410")
+        assert "410 Gone" in state["disabled_reason"], state
+        log = sk.log()
+        assert "webhook endpoint disabled" in log and "410 Gone" in log
+        [delivery] = deliveries(api, event_id=event_id)
+        assert delivery["state"] == "pending", delivery
+        assert [(a["outcome"], a["status_code"]) for a in delivery["attempts"]] == [("http_error", 410)]
+        # Stopped: nothing more is sent, and events written meanwhile are not queued to it.
+        insert_event(db, user)
+        time.sleep(2)
+        assert len(receiver.requests) == 1
+        gone.clear()
+        r = api.request("PATCH", path, admin=True, json={"enabled": True})
+        assert r.status_code == 200 and "disabled_reason" not in r.json(), r.text
+        wait_until(lambda: deliveries(api, event_id=event_id)[0]["state"] == "delivered", 20,
+                   "the delivery sent again once enabled")
+        assert [q["event"]["id"] for q in receiver.requests] == [event_id, event_id]
+        assert len(deliveries(api, endpoint_id=endpoint["id"])) == 1
+    finally:
+        receiver.close()
+
+
+def test_retry_after_in_seconds_or_as_a_date_holds_the_next_attempt_back(launcher):
+    """The backoff alone would retry after WEBHOOK_RETRY_BASE (1 s here): each retry that waits
+    longer does so because the receiver asked."""
+    sk = launcher.storekeeper(**FAST)
+    api, db = sk.client, launcher.databases[-1]
+    users = {kind: unique(f"wh-retry-after-{kind}") for kind in ("seconds", "date", "huge", "ignored")}
+    asked_at: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def answer(event):
+        kind = next(k for k, u in users.items() if u == event["user_id"])
+        with lock:
+            if kind in asked_at:
+                return 200
+            asked_at[kind] = time.time()
+        if kind == "seconds":
+            return ("answer", 429, {"Retry-After": "4"})
+        if kind == "date":
+            # An HTTP-date has whole seconds: this one is at least 4 s away.
+            return ("answer", 503, {"Retry-After": formatdate(asked_at[kind] + 5, usegmt=True)})
+        if kind == "huge":
+            return ("answer", 503, {"Retry-After": "86400"})
+        return ("answer", 500, {"Retry-After": "60"})  # not a 429 or 503: the backoff decides
+    receiver = Receiver(answer)
+    try:
+        create_endpoint(api, receiver.url)
+        ids = {kind: insert_event(db, user)[0] for kind, user in users.items()}
+        for kind in ("seconds", "date", "ignored"):
+            wait_until(lambda: len(receiver.delivered(users[kind])) == 2, 20, f"the {kind} retry")
+        first, second = [r for r in receiver.requests if r["event"]["user_id"] == users["seconds"]]
+        assert second["at"] - first["at"] >= 4, second["at"] - first["at"]
+        [_, retried] = [r for r in receiver.requests if r["event"]["user_id"] == users["date"]]
+        assert retried["wall"] >= asked_at["date"] + 4, retried["wall"] - asked_at["date"]
+        # A day asked: held for the backoff's longest step (an hour), not for ever and not 1 s.
+        [huge] = deliveries(api, event_id=ids["huge"])
+        assert huge["state"] == "pending" and len(huge["attempts"]) == 1, huge
+        wait_s = datetime.fromisoformat(huge["next_attempt_at"].replace("Z", "+00:00")).timestamp() - time.time()
+        assert 3500 < wait_s <= 3600, wait_s
+        assert len(receiver.delivered(users["huge"])) == 1
+        assert '"retry_after_ms":3600000' in sk.log()
+    finally:
+        receiver.close()
 
 
 def test_kill_9_mid_delivery_then_restart_delivers_everything(launcher):

@@ -60,6 +60,8 @@ public struct AppConfig: Sendable {
   public var receiptVerification = ReceiptVerificationMode.auto
   /// `RECEIPT_APPLE_CALL_LIMIT`: App Store Server API calls one receipt may cost.
   public var receiptAppleCallLimit = ServerAPIReceiptVerifier.defaultCallLimit
+  /// `XML_PRODUCT_ID_PREFIX`: the App Store id of a product in the XML answers is this + `nid`.
+  public var xmlProductIdPrefix = ""
   /// `APPLE_OFFER_KEY_FILE`, `APPLE_OFFER_KEY_ID`: the in-app purchase key that signs
   /// promotional offers, when it is not the App Store Server API key above (which signs them
   /// otherwise). Offers are off with neither.
@@ -218,6 +220,7 @@ public struct AppConfig: Sendable {
       config.apiURL = value
     }
     try readReceiptVerification(env, into: &config)
+    try readXMLProductIdPrefix(env, into: &config)
     config.notificationRecoveryIntervalMs =
       try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
     config.appleTimeoutMs = try reader.duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs

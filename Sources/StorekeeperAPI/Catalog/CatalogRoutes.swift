@@ -1,6 +1,7 @@
 import HTTP
 
-/// The catalog for apps, served from memory on the event loop (no database, no task hop).
+/// The catalog for apps, served from memory on the event loop (no database, no task hop), as
+/// JSON or, for seed 000's client, as XML; both are encoded once per catalog change.
 package struct CatalogRoutes: Sendable {
   let cache: ServedCatalog
 
@@ -10,7 +11,13 @@ package struct CatalogRoutes: Sendable {
 
   package func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
-      Self.serve(cache.list, request)
+      Self.serve(
+        ResponseFormat.preferred(request.headers["Accept"]) == .xml ? cache.xmlList : cache.list,
+        request)
+    }
+    // Seed 000's client fetches its shop from a fixed URL ending in `.xml`.
+    router.addImmediate(.get, "/v1/products.xml") { request, _ in
+      Self.serve(cache.xmlList, request)
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""

@@ -7,12 +7,21 @@ import StorekeeperLogging
 package typealias ServedCatalog = CatalogCache<CatalogSnapshot>
 
 extension ServedCatalog {
-  package convenience init(repository: CatalogRepository, logger: Logger) throws {
-    try self.init(repository: repository, logger: logger, encode: CatalogSnapshot.init(products:))
+  /// `xmlProductIdPrefix` (`XML_PRODUCT_ID_PREFIX`) names the products in the XML list.
+  package convenience init(
+    repository: CatalogRepository, logger: Logger, xmlProductIdPrefix: String = ""
+  ) throws {
+    let ids = StoreKitProductIds(prefix: xmlProductIdPrefix)
+    try self.init(repository: repository, logger: logger) {
+      try CatalogSnapshot(products: $0, ids: ids)
+    }
   }
 
   /// What `GET /v1/products` serves.
   var list: CatalogSnapshot.Entry { read { $0.list } }
+
+  /// What `GET /v1/products.xml` (or with `Accept: application/xml`) serves.
+  var xmlList: CatalogSnapshot.Entry { read { $0.xmlList } }
 
   /// What `GET /v1/products/{product_id}` serves.
   func entry(_ productId: String) -> CatalogSnapshot.Entry? { read { $0.products[productId] } }
@@ -27,24 +36,32 @@ package struct CatalogSnapshot: Sendable {
     var headers: HTTPHeaders
     var notModifiedHeaders: HTTPHeaders
 
-    init(body: [UInt8], etag: String) {
+    /// `varies`: the path answers JSON or XML by `Accept`, so caches must key on it.
+    init(
+      body: [UInt8], etag: String, contentType: String = "application/json", varies: Bool = false
+    ) {
       self.body = body
       self.etag = etag
       notModifiedHeaders = HTTPHeaders([("ETag", etag), ("Cache-Control", "no-cache")])
+      if varies { notModifiedHeaders.add("Vary", "Accept") }
       headers = notModifiedHeaders
-      headers.add("Content-Type", "application/json")
+      headers.add("Content-Type", contentType)
     }
   }
 
   var list: Entry
+  /// The list as XML, its own representation with its own ETag.
+  var xmlList: Entry
   var products: [String: Entry]
 
-  init(list: Entry, products: [String: Entry]) {
+  init(list: Entry, xmlList: Entry, products: [String: Entry]) {
     self.list = list
+    self.xmlList = xmlList
     self.products = products
   }
 
-  init(products active: [Product]) throws {
+  init(products active: [Product], ids: StoreKitProductIds = StoreKitProductIds(prefix: "")) throws
+  {
     struct List: Encodable { var products: [Product.PublicView] }
     let listBody = try JSONCoding.encode(List(products: active.map(\.publicView)))
     var entries: [String: Entry] = [:]
@@ -52,7 +69,13 @@ package struct CatalogSnapshot: Sendable {
       let body = try JSONCoding.encode(product.publicView)
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
     }
-    self.init(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries)
+    let xmlBody = CatalogXML.list(active, ids: ids)
+    self.init(
+      list: Entry(body: listBody, etag: Self.etag(of: listBody), varies: true),
+      xmlList: Entry(
+        body: xmlBody, etag: Self.etag(of: xmlBody), contentType: "application/xml; charset=utf-8",
+        varies: true),
+      products: entries)
   }
 
   /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every

@@ -19,7 +19,7 @@ enum RateLimitRules {
     guard method == .post else { return .address }
     switch pattern {
     case "/v1/orders": return .addressAndUser
-    case "/v1/receipts": return .addressUserAndProofs
+    case "/v1/receipts", "/v1/receipts.xml": return .addressUserAndProofs
     case "/v1/trade-reports": return .addressAndProofs
     default: return .address
     }

@@ -7,11 +7,17 @@ package struct SettlementRoutes: Sendable {
   let processor: ReportProcessor
   let receipts: ReceiptService
   let auth: AppAuthenticator
+  /// How the XML answers name products (`XML_PRODUCT_ID_PREFIX`).
+  let ids: StoreKitProductIds
 
-  package init(processor: ReportProcessor, receipts: ReceiptService, auth: AppAuthenticator) {
+  package init(
+    processor: ReportProcessor, receipts: ReceiptService, auth: AppAuthenticator,
+    xmlProductIdPrefix: String = ""
+  ) {
     self.processor = processor
     self.receipts = receipts
     self.auth = auth
+    self.ids = StoreKitProductIds(prefix: xmlProductIdPrefix)
   }
 
   package func register(_ router: inout APIRouter) {
@@ -29,22 +35,35 @@ package struct SettlementRoutes: Sendable {
       }
     }
     router.add(.post, "/v1/receipts") { request, context in
-      let caller = try await auth.caller(request, context)
-      var submission = try Self.receipt(request)
-      submission.userId = try auth.user(caller, named: submission.userId)
-      switch try await receipts.submit(submission, logger: context.logger) {
-      case .applied(let outcome): return try JSONCoding.response(outcome)
-      case .pending(let reportId):
-        struct Pending: Encodable {
-          var verification = "pending"
-          var reportId: Int64
-          enum CodingKeys: String, CodingKey {
-            case verification
-            case reportId = "report_id"
-          }
+      try await receipt(request, context, ResponseFormat.preferred(request.headers["Accept"]))
+    }
+    // Seed 000's client posts to a fixed URL; this form answers XML whatever `Accept` says.
+    router.add(.post, "/v1/receipts.xml") { request, context in
+      try await receipt(request, context, .xml)
+    }
+  }
+
+  private func receipt(_ request: Request, _ context: Context, _ format: ResponseFormat)
+    async throws -> Response
+  {
+    let caller = try await auth.caller(request, context)
+    var submission = try Self.receipt(request)
+    submission.userId = try auth.user(caller, named: submission.userId)
+    switch try await receipts.submit(submission, logger: context.logger) {
+    case .applied(let outcome):
+      return format == .xml
+        ? try ReceiptXML.response(outcome, ids: ids) : try JSONCoding.response(outcome)
+    case .pending(let reportId):
+      if format == .xml { return ReceiptXML.pending(reportId: reportId) }
+      struct Pending: Encodable {
+        var verification = "pending"
+        var reportId: Int64
+        enum CodingKeys: String, CodingKey {
+          case verification
+          case reportId = "report_id"
         }
-        return try JSONCoding.response(Pending(reportId: reportId), status: 202)
       }
+      return try JSONCoding.response(Pending(reportId: reportId), status: 202)
     }
   }
 

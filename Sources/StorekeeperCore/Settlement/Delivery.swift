@@ -1,15 +1,15 @@
 /// What the app receives after a purchase settles (or is restored): the product's content and
 /// what the purchase granted. Derived from the order and product only, so every repeat of the
 /// same report gets the same answer (`newly_granted` false in all but the first).
-struct Delivery: Encodable, Sendable, Equatable {
-  var productId: String
-  var transactionId: String?
-  var quantity: Int32
-  var content: JSONValue
-  var granted: Grants
+package struct Delivery: Encodable, Sendable, Equatable {
+  package var productId: String
+  package var transactionId: String?
+  package var quantity: Int32
+  package var content: JSONValue
+  package var granted: Grants
   /// Whether this very request granted it. A repeat of a report or a receipt gets the same
   /// content again with `false`, so a client that grants from `delivery` never grants twice.
-  var newlyGranted: Bool
+  package var newlyGranted: Bool
 
   enum CodingKeys: String, CodingKey {
     case productId = "product_id"

@@ -1,14 +1,14 @@
 /// What `POST /v1/receipts` did with each transaction in the proof.
 package struct ReceiptOutcome: Encodable, Sendable {
-  struct Item: Encodable, Sendable {
-    var transactionId: String
-    var originalTransactionId: String
-    var productId: String
-    var status: Status
+  package struct Item: Encodable, Sendable {
+    package var transactionId: String
+    package var originalTransactionId: String
+    package var productId: String
+    package var status: Status
     /// The order it paid, when that order is the caller's.
-    var tradeNo: String?
+    package var tradeNo: String?
     /// Why it was refused, for `refused`.
-    var code: String?
+    package var code: String?
 
     enum CodingKeys: String, CodingKey {
       case transactionId = "transaction_id"
@@ -20,7 +20,7 @@ package struct ReceiptOutcome: Encodable, Sendable {
   }
 
   /// What happened to one transaction.
-  enum Status: String, Encodable, Sendable, Hashable {
+  package enum Status: String, Encodable, Sendable, Hashable {
     /// Credited now.
     case settled
     /// Already this user's.
@@ -38,7 +38,7 @@ package struct ReceiptOutcome: Encodable, Sendable {
     var delivers: Bool { self == .settled || self == .restored || self == .recorded }
   }
 
-  var transactions: [Item]
+  package var transactions: [Item]
   var entitlements: Entitlements?
-  var delivery: [Delivery]
+  package var delivery: [Delivery]
 }

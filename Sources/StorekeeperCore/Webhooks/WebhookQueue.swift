@@ -44,17 +44,40 @@ package struct WebhookQueue: Sendable {
     var excerpt: String?
     var error: String?
     package var durationMs: Int
+    /// The wait a 429 or 503 asked for with `Retry-After`: the next attempt is not sooner.
+    package var retryAfterMs: Int64?
 
     package init(
       outcome: Outcome, statusCode: Int? = nil, excerpt: String? = nil, error: String? = nil,
-      durationMs: Int
+      durationMs: Int, retryAfterMs: Int64? = nil
     ) {
       self.outcome = outcome
       self.statusCode = statusCode
       self.excerpt = excerpt
       self.error = error
       self.durationMs = durationMs
+      self.retryAfterMs = retryAfterMs
     }
+
+    /// `410 Gone`: the receiver wants no more deliveries (Standard Webhooks: disable the
+    /// endpoint and stop sending).
+    var gone: Bool { outcome == .httpError && statusCode == 410 }
+  }
+
+  /// The longest wait a receiver's `Retry-After` may impose: the backoff's own longest step,
+  /// so a receiver cannot park a delivery for longer than a failure would.
+  package var retryAfterCapMs: Int64 { settings.retryPolicy.capMs }
+
+  /// The backoff's decision, pushed back to the receiver's `Retry-After` (capped); a wait that
+  /// ends past the retry window gives the delivery up now, as the backoff would.
+  func decision(after claim: Claim, _ result: Result, nowMs: Int64) -> RetryPolicy.Decision {
+    let policy = settings.retryPolicy
+    let backoff = policy.decision(
+      afterAttempt: claim.attempt, firstAttemptMs: claim.firstAttemptMs, nowMs: nowMs)
+    guard case .retry(let atMs) = backoff, let wait = result.retryAfterMs else { return backoff }
+    let notBefore = nowMs + min(max(wait, 0), retryAfterCapMs)
+    return notBefore > claim.firstAttemptMs + settings.retryWindowMs
+      ? .giveUp : .retry(atMs: max(atMs, notBefore))
   }
 
   /// Enabled endpoints that have a due delivery, with how many are due (a hint only).
@@ -125,9 +148,11 @@ package struct WebhookQueue: Sendable {
     }
   }
 
-  /// Records an attempt and what follows from it: delivered; retried later; given up (failed)
-  /// once the retry window is spent; and the endpoint disabled once it has failed for
-  /// `disableAfterMs` without a success. Returns the reason when this attempt disabled it.
+  /// Records an attempt and what follows from it: delivered; retried later (not before a 429's
+  /// or 503's `Retry-After`); given up (failed) once the retry window is spent; and the
+  /// endpoint disabled at once by a `410 Gone`, or once it has failed for `disableAfterMs`
+  /// without a success. Returns the reason when this attempt disabled it. A delivery answered
+  /// 410 stays pending, so enabling the endpoint again sends it.
   /// A sender whose lease ran out (another has claimed the delivery since) records its attempt
   /// but changes nothing else: neither the delivery nor the endpoint's health, which belongs to
   /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
@@ -136,8 +161,7 @@ package struct WebhookQueue: Sendable {
   package func record(_ claim: Claim, _ result: Result) async throws -> String? {
     let nowMs = clock.milliseconds
     let delivered = result.outcome == .delivered
-    let decision = settings.retryPolicy.decision(
-      afterAttempt: claim.attempt, firstAttemptMs: claim.firstAttemptMs, nowMs: nowMs)
+    let decision = self.decision(after: claim, result, nowMs: nowMs)
     let (state, nextMs): (WebhookDeliveryState, Int64) =
       delivered
       ? (.delivered, nowMs)
@@ -165,9 +189,11 @@ package struct WebhookQueue: Sendable {
       UPDATE webhook_endpoints w
       SET failing_since = CASE WHEN \(delivered) THEN NULL ELSE coalesce(failing_since, now()) END,
           last_success_at = CASE WHEN \(delivered) THEN now() ELSE last_success_at END,
-          enabled = enabled AND (\(delivered) OR coalesce(failing_since, now())
+          enabled = enabled AND NOT \(result.gone) AND (\(delivered) OR coalesce(failing_since, now())
                     > now() - \(settings.disableAfterMs) * interval '1 millisecond'),
           disabled_reason = CASE
+            WHEN enabled AND \(result.gone)
+            THEN 'the receiver answered 410 Gone: it wants no more deliveries'
             WHEN enabled AND NOT \(delivered) AND coalesce(failing_since, now())
                  <= now() - \(settings.disableAfterMs) * interval '1 millisecond'
             THEN 'every attempt failed since ' || \(unescaped: SQLTime.text("failing_since"))
