@@ -32,7 +32,9 @@ final class FakeStore: Sendable {
         ).flatMap { contents.receipts[$0] }
         ?? FakeReceipt(
           id: FakeReceipt.makeId(), appleAccount: new.appleAccount, bundleId: new.bundleId,
-          environment: new.environment, createdAt: new.purchaseDate)
+          environment: new.environment,
+          appTransactionId: contents.identifiers.nextAppTransactionId(),
+          createdAt: new.purchaseDate)
       let id = contents.identifiers.nextTransactionId()
       let subscription = new.type == .autoRenewableSubscription
       let transaction = FakeTransaction(
@@ -45,7 +47,7 @@ final class FakeStore: Sendable {
         originalPurchaseDate: new.purchaseDate, expiresDate: subscription ? new.expiresDate : nil,
         price: new.price, currency: new.currency, transactionReason: "PURCHASE",
         revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
-        receiptStyle: new.receiptStyle)
+        appTransactionId: receipt.appTransactionId, receiptStyle: new.receiptStyle)
       receipt.reissue(adding: id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt
