@@ -137,3 +137,131 @@ def test_the_app_transaction_lookup_is_an_admin_lookup_with_a_required_numeric_i
     assert r.status_code == 200 and r.json()["transactions"] == []
 
 
+# ---------------------------------------------------------------------------------------------
+# Notification types
+
+
+def test_a_refund_reversed_twice_gives_back_what_the_refund_took_exactly_once(api, fake_appstore, stack):
+    user = unique("reversed")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    assert fake_appstore.refund(purchase["transaction_id"])["delivered_status"] == 200
+    wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
+    assert api.balance(user) == 0
+    note = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED")
+    assert note["delivered_status"] == 200
+    wait_state(api, note["notification_uuid"])
+    # Delivered again (Apple retries): nothing more.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    again = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED")
+    wait_state(api, again["notification_uuid"])
+    assert stored(api, again["notification_uuid"])["result"] == "not_refunded"
+    assert wait_for_order(api, order["trade_no"], "TRADE_SUCCESS")
+    assert api.balance(user) == 100
+    assert stack.db.rows(f"SELECT kind, amount FROM ledger WHERE transaction_id = '{purchase['transaction_id']}' "
+                         "ORDER BY id") == [["grant", "100"], ["refund", "-100"], ["refund_reversed", "100"]]
+    reversed_events = feed(api, user, "purchase.refund_reversed")
+    assert len(reversed_events) == 1
+    assert reversed_events[0]["data"]["notification_uuid"] == note["notification_uuid"]
+
+
+def test_one_time_charge_settles_the_order_whose_token_it_carries_once(api, fake_appstore, stack):
+    user = unique("charged")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    # No report: the notification alone says it was paid.
+    note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_state(api, note["notification_uuid"])
+    assert stored(api, note["notification_uuid"])["result"] == "settled"
+    paid = wait_for_order(api, order["trade_no"], "TRADE_SUCCESS")
+    assert paid["transaction_id"] == purchase["transaction_id"]
+    assert api.balance(user) == 100
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    # The app's report afterwards is a repeat.
+    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    assert api.balance(user) == 100
+    charged = feed(api, user, "purchase.charged")
+    assert len(charged) == 1 and charged[0]["data"]["trade_no"] == order["trade_no"]
+    assert charged[0]["data"]["transaction_id"] == purchase["transaction_id"]
+    assert [e["type"] for e in feed(api, user, "order.paid")] == ["order.paid"]
+
+
+def test_one_time_charge_after_the_report_only_tells_the_backend(api, fake_appstore):
+    user = unique("reported")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=purchase["transaction_id"])
+    wait_state(api, note["notification_uuid"])
+    assert stored(api, note["notification_uuid"])["result"] == "already_settled"
+    assert api.balance(user) == 100
+    assert len(feed(api, user, "purchase.charged")) == 1
+
+
+def test_one_time_charge_of_a_purchase_naming_no_order_waits_for_its_report(api, fake_appstore):
+    user = unique("waits")
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=purchase["transaction_id"])
+    wait_state(api, note["notification_uuid"], "deferred")
+    assert api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"]).status_code == 200
+    wait_state(api, note["notification_uuid"])
+    assert api.balance(user) == 100
+    assert len(feed(api, user, "purchase.charged")) == 1
+
+
+def test_a_declined_refund_is_recorded_and_changes_nothing(api, fake_appstore):
+    user = unique("declined")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    note = fake_appstore.notification("REFUND_DECLINED", transaction_id=purchase["transaction_id"])
+    wait_state(api, note["notification_uuid"])
+    assert stored(api, note["notification_uuid"])["result"] == "refund_declined"
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
+    declined = feed(api, user, "purchase.refund_declined")
+    assert len(declined) == 1 and declined[0]["data"]["transaction_id"] == purchase["transaction_id"]
+
+
+def test_rescind_consent_is_recorded_for_every_user_of_the_app_download(api, fake_appstore, stack):
+    account = unique("family")
+    first, second = unique("minor"), unique("minor-again")
+    _, purchase, _ = buy(api, fake_appstore, first, GOLD, apple_account=account)
+    # The same Apple Account signed in as another user after re-installing.
+    buy(api, fake_appstore, second, GOLD, apple_account=account)
+    note = fake_appstore.notification("RESCIND_CONSENT", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    body = jws_payload(note["signed_payload"])
+    assert "data" not in body
+    app = jws_payload(body["appData"]["signedAppTransactionInfo"])
+    assert app["appTransactionId"] == purchase["app_transaction_id"]
+    wait_state(api, note["notification_uuid"])
+    listed = stored(api, note["notification_uuid"])
+    assert (listed["result"], listed["environment"]) == ("consent_rescinded", "Production")
+    assert stack.db.rows(
+        "SELECT app_transaction_id, array_to_string(user_ids, ',') FROM consent_rescissions "
+        f"WHERE notification_uuid = '{note['notification_uuid']}'") == \
+        [[purchase["app_transaction_id"], ",".join(sorted([first, second]))]]
+    for user in (first, second):
+        events = feed(api, user, "consent.rescinded")
+        assert len(events) == 1
+        assert events[0]["data"]["app_transaction_id"] == purchase["app_transaction_id"]
+        assert api.balance(user) == 100
+    # Delivered again: recorded once.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    assert stack.db.scalar("SELECT count(*) FROM consent_rescissions "
+                           f"WHERE app_transaction_id = '{purchase['app_transaction_id']}'") == "1"
+
+
+def test_apples_library_accepts_rescind_consent_and_its_app_transaction(fake_appstore):
+    purchase = fake_appstore.purchase(GOLD, "consumable", environment="Sandbox")
+    note = fake_appstore.notification("RESCIND_CONSENT", transaction_id=purchase["transaction_id"],
+                                      deliver=False)
+    signed_app = jws_payload(note["signed_payload"])["appData"]["signedAppTransactionInfo"]
+    notification, app = (accepted(a) for a in apple_verify(fake_appstore.root_pem, "Sandbox", [
+        ("notification", note["signed_payload"]), ("app_transaction", signed_app)]))
+    assert notification["notificationType"] == "RESCIND_CONSENT"
+    assert notification["appData"]["bundleId"] == BUNDLE_ID
+    assert (app["appTransactionId"], app["bundleId"], app["receiptType"]) == \
+        (purchase["app_transaction_id"], BUNDLE_ID, "Sandbox")
+    transaction = accepted(apple_verify(fake_appstore.root_pem, "Sandbox",
+                                        [("transaction", purchase["signed_transaction"])])[0])
+    assert transaction["appTransactionId"] == purchase["app_transaction_id"]
+
+
