@@ -138,6 +138,142 @@ def test_the_app_transaction_lookup_is_an_admin_lookup_with_a_required_numeric_i
 
 
 # ---------------------------------------------------------------------------------------------
+# Set App Account Token
+
+
+def order_of(api, trade_no):
+    return api.admin_order(trade_no)["order"]
+
+
+def test_a_purchase_made_outside_the_app_is_bound_at_apple_to_the_user_it_is_assigned_to(api, fake_appstore):
+    user = unique("offercode")
+    before = fake_appstore.calls()["set_app_account_token"]
+    # An offer code redeemed in the App Store: a subscription without any app account token.
+    purchase = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=3600)
+    assert purchase.get("app_account_token") is None
+    r = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    item = r.json()["transactions"][0]
+    assert item["status"] == "settled", item
+    token = order_of(api, item["trade_no"])["app_account_token"]
+
+    bound = wait_until(lambda: (lambda t: t if t.get("app_account_token") else None)(
+        fake_transaction(fake_appstore, purchase["transaction_id"])), 20, "Apple never got the token")
+    assert bound["app_account_token"] == token.lower()
+    assert fake_appstore.calls()["set_app_account_token"] == before + 1
+    # What Apple signs for the purchase from now on carries the token: the renewal and its
+    # notification, so the next period is the user's whichever way it arrives.
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=7200)
+    assert jws_payload(renewal["signed_transaction"])["appAccountToken"] == token.lower()
+    assert renewal["delivered_status"] == 200
+    wait_state(api, renewal["notification_uuid"])
+    assert api.entitlements(user)["entitlements"][0]["entitlement"] == "club"
+    # Sent once: the job is done, a repeat of the receipt changes nothing.
+    again = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+    assert again.json()["transactions"][0]["status"] == "restored"
+    assert fake_appstore.calls()["set_app_account_token"] == before + 1
+
+
+def test_a_purchase_made_in_the_app_is_not_sent_again(api, fake_appstore, stack):
+    before = fake_appstore.calls()["set_app_account_token"]
+    order, purchase, _ = buy(api, fake_appstore, unique("inapp"), GOLD)
+    assert stack.db.scalar(
+        f"SELECT count(*) FROM app_account_token_jobs WHERE original_transaction_id = '{purchase['transaction_id']}'"
+    ) == "0"
+    assert fake_appstore.calls()["set_app_account_token"] == before
+
+
+def test_a_transfer_binds_the_purchase_to_its_new_owner(api, fake_appstore):
+    alice, bob = unique("from"), unique("to")
+    order, purchase, _ = buy(api, fake_appstore, alice, SWORD, type="non_consumable")
+    r = api.request("POST", f"/admin/v1/transactions/{purchase['transaction_id']}/transfer", admin=True,
+                    json={"to_user_id": bob, "reason": "changed accounts"})
+    assert r.status_code == 200, r.text
+    token = r.json()["order"]["app_account_token"]
+    assert token != order["app_account_token"]
+    wait_until(lambda: fake_transaction(fake_appstore, purchase["transaction_id"]).get("app_account_token")
+               == token.lower(), 20, "Apple never got the new owner's token")
+
+
+def test_a_429_makes_the_sender_wait_for_apples_instant_and_no_request_comes_early(api, fake_appstore, stack):
+    calls = fake_appstore.calls()
+    # Longer than one request may wait (5 s): the job is put back, not before Apple's instant.
+    rate_limit(fake_appstore, 1, 7000)
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    user = unique("limited")
+    assert api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"]).status_code == 200
+    wait_until(lambda: fake_transaction(fake_appstore, purchase["transaction_id"]).get("app_account_token"),
+               40, "the token was never sent after the 429")
+    after = fake_appstore.calls()
+    assert after["rate_limited"] == calls["rate_limited"] + 1
+    assert after["rate_limited_early"] == calls["rate_limited_early"]
+    row = stack.db.rows(
+        "SELECT state, attempts FROM app_account_token_jobs "
+        f"WHERE original_transaction_id = '{purchase['transaction_id']}'")
+    assert row == [["sent", "2"]]
+
+
+def test_jobs_are_shared_by_two_instances_and_each_is_sent_once(module_launcher, stack, api, fake_appstore):
+    second = module_launcher.storekeeper(stack.db, fake=fake_appstore, share_admin_with=stack.sk,
+                                         **fake_appstore.api_env())
+    before = fake_appstore.calls()["set_app_account_token"]
+    purchases = [fake_appstore.purchase(GOLD, "consumable") for _ in range(8)]
+    for index, purchase in enumerate(purchases):
+        client = api if index % 2 else second.client
+        r = client.receipts(user_id=unique("shared"), signed_transaction=purchase["signed_transaction"])
+        assert r.status_code == 200, r.text
+    wait_until(lambda: all(fake_transaction(fake_appstore, p["transaction_id"]).get("app_account_token")
+                           for p in purchases), 30, "not every token was sent")
+    wait_until(lambda: stack.db.scalar(
+        "SELECT count(*) FROM app_account_token_jobs WHERE state = 'sent' AND original_transaction_id IN ("
+        + ",".join(f"'{p['transaction_id']}'" for p in purchases) + ")") == "8", 10, "jobs not all sent")
+    assert fake_appstore.calls()["set_app_account_token"] == before + 8
+    second.terminate()
+
+
+def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstore):
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    renewal_base = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=3600)
+    renewal = fake_appstore.renewal(renewal_base["transaction_id"], deliver=False)
+    sandbox = fake_appstore.purchase(GOLD, "consumable", environment="Sandbox")
+    token = str(uuid.uuid4())
+
+    def call(calls, environment="Production", base=fake_appstore.url):
+        request = {"base_url": base, "key_pem": fake_appstore.api_key.read_text(),
+                   "key_id": fake_appstore.api_key_id, "issuer_id": fake_appstore.api_issuer_id,
+                   "bundle_id": BUNDLE_ID, "environment": environment, "calls": calls}
+        done = subprocess.run([apple_python(), str(HERE / "apple_library_client.py")], input=json.dumps(request),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    answers = call([
+        {"original_transaction_id": purchase["transaction_id"], "app_account_token": token},
+        {"original_transaction_id": "2999999999999999", "app_account_token": token},
+        {"original_transaction_id": purchase["transaction_id"], "app_account_token": "not-a-uuid"},
+        {"original_transaction_id": renewal["transaction_id"], "app_account_token": token},
+        # A sandbox purchase is unknown to production.
+        {"original_transaction_id": sandbox["transaction_id"], "app_account_token": token},
+    ])
+    assert answers == [
+        {"status": 200},
+        {"status": 404, "error_code": 4040010},
+        {"status": 400, "error_code": 4000183},
+        {"status": 400, "error_code": 4000187},
+        {"status": 404, "error_code": 4040010},
+    ]
+    assert fake_transaction(fake_appstore, purchase["transaction_id"])["app_account_token"] == token
+    assert jws_payload(fake_transaction(fake_appstore, purchase["transaction_id"])["signed_transaction"])[
+        "appAccountToken"] == token
+    assert call([{"original_transaction_id": sandbox["transaction_id"], "app_account_token": token}],
+                environment="Sandbox", base=fake_appstore.url + "/sandbox") == [{"status": 200}]
+    # Without Apple's bearer token, nothing.
+    r = requests.put(f"{fake_appstore.url}/inApps/v1/transactions/{purchase['transaction_id']}/appAccountToken",
+                     json={"appAccountToken": token}, timeout=30)
+    assert r.status_code == 401
+
+
+# ---------------------------------------------------------------------------------------------
 # Notification types
 
 
@@ -265,3 +401,20 @@ def test_apples_library_accepts_rescind_consent_and_its_app_transaction(fake_app
     assert transaction["appTransactionId"] == purchase["app_transaction_id"]
 
 
+# ---------------------------------------------------------------------------------------------
+# 429 on the other Server API clients
+
+
+def test_a_receipt_judged_through_the_server_api_waits_out_apples_429(api, fake_appstore):
+    user = unique("receipt429")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    calls = fake_appstore.calls()
+    # Two 429s a second apart: within what one request waits, so the report settles at once.
+    rate_limit(fake_appstore, 2, 1000)
+    r = api.report(order["trade_no"], receipt=purchase["app_receipt"])
+    assert r.status_code in (200, 202), r.text
+    wait_for_order(api, order["trade_no"], "TRADE_SUCCESS", timeout=30)
+    after = fake_appstore.calls()
+    assert after["rate_limited"] == calls["rate_limited"] + 2
+    assert after["rate_limited_early"] == calls["rate_limited_early"]

@@ -88,6 +88,26 @@ final class FakeStore: Sendable {
     }
   }
 
+  /// Set App Account Token: every transaction of the purchase `originalTransactionId` (and
+  /// so every renewal made after, which copies the latest) carries `token` from now on.
+  func setAppAccountToken(_ token: String, originalTransactionId: String) throws(FakeStoreError)
+    -> [FakeTransaction]
+  {
+    try contents.withLock { contents throws(FakeStoreError) in
+      guard contents.transactions[originalTransactionId] != nil else {
+        throw .unknownTransaction(originalTransactionId)
+      }
+      var changed: [FakeTransaction] = []
+      for (id, var transaction) in contents.transactions
+      where transaction.originalTransactionId == originalTransactionId {
+        transaction.appAccountToken = token
+        contents.transactions[id] = transaction
+        changed.append(transaction)
+      }
+      return changed
+    }
+  }
+
   /// Sets (refund, revoke) or clears (refund reversed) a transaction's revocation.
   func setRevocation(of id: String, date: Int64?, reason: Int32?) throws(FakeStoreError)
     -> FakeTransaction
