@@ -165,6 +165,9 @@ def test_a_purchase_made_outside_the_app_is_bound_at_apple_to_the_user_it_is_ass
     # notification, so the next period is the user's whichever way it arrives.
     renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=7200)
     assert jws_payload(renewal["signed_transaction"])["appAccountToken"] == token.lower()
+    renewal_info = jws_payload(jws_payload(renewal["signed_payload"])["data"]["signedRenewalInfo"])
+    assert renewal_info["appAccountToken"] == token.lower()
+    assert renewal_info["appTransactionId"] == purchase["app_transaction_id"]
     assert renewal["delivered_status"] == 200
     wait_state(api, renewal["notification_uuid"])
     assert api.entitlements(user)["entitlements"][0]["entitlement"] == "club"
