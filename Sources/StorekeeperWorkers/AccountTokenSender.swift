@@ -69,7 +69,8 @@ package struct AccountTokenSender: Sendable {
       fields["retry_at_ms"] = .int(Int(ms))
       logger.warning("app account token rate limited by Apple; will retry", fields)
     case .failure(.unauthorized):
-      // The key's settings, not the purchase: kept and retried until they are fixed.
+      // The key's settings, not the purchase: retried (within the retry window) so the call
+      // goes once they are fixed.
       result = .retry(
         "unauthorized: check APPLE_API_KEY_ID and APPLE_API_ISSUER_ID", notBeforeMs: nil)
       logger.error("Apple refused the App Store Server API key for an app account token", fields)
