@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import StorekeeperCore
 import StorekeeperLogging
+import StorekeeperWorkers
 
 /// What the configuration makes of Apple's settings and files, for the builders of the domain,
 /// the API and the workers.
@@ -15,6 +16,28 @@ extension Application {
     return NotificationHistoryClient(
       baseURL: url, key: key, bundleId: config.bundleId,
       timeout: .milliseconds(config.appleTimeoutMs))
+  }
+
+  /// The Set App Account Token sender when a key is configured (the settlement queues its
+  /// calls only then).
+  static func accountTokenSender(_ config: AppConfig, domain: Domain, logger: Logger) throws
+    -> AccountTokenSender?
+  {
+    guard let key = try serverAPIKey(config) else { return nil }
+    guard let production = URL(string: config.apiURL) else {
+      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+    }
+    guard let sandbox = URL(string: config.apiSandboxURL) else {
+      throw ConfigError(variable: "APPLE_API_SANDBOX_URL", problem: "must be an http(s) URL")
+    }
+    return AccountTokenSender(
+      jobs: AccountTokenJobs(
+        database: domain.database,
+        policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs)),
+      client: AppAccountTokenClient(
+        key: key, bundleId: config.bundleId, timeout: .milliseconds(config.appleTimeoutMs)),
+      productionURL: production, sandboxURL: sandbox,
+      logger: logger.with("component", "app-account-tokens"))
   }
 
   /// The promotional offer signer when a key is configured; nil leaves offers off.

@@ -52,6 +52,12 @@ extension Application {
           logger: logger
         ) { await recovery.runOnce() })
     }
+    if let sender = try accountTokenSender(config, domain: domain, logger: logger) {
+      services.append(
+        BackgroundLoop(
+          name: "app-account-tokens", intervalMs: min(config.retryBaseMs, 5000), logger: logger
+        ) { await sender.runOnce() })
+    }
     if let intervalMs = config.reconcile.intervalMs,
       let reconciler = try reconciler(
         config, database: domain.database, verifier: domain.verifier.signed,

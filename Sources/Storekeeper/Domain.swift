@@ -59,6 +59,9 @@ struct Domain: Sendable {
       notificationsPending.wake()
     }
     settlement.sandboxCredits = config.sandboxCredits
+    // With the App Store Server API key, purchases made outside the app are bound at Apple to
+    // the user they are assigned to (Set App Account Token, sent by a worker).
+    settlement.bindsAccountTokens = config.apiKeyPath != nil
     self.settlement = settlement
     entitlements = EntitlementRepository(database: database, clock: clock)
     webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)

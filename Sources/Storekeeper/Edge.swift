@@ -107,7 +107,8 @@ struct Edge: Sendable {
       ).register(&router)
       AdminTransactionRoutes(
         auth: auth,
-        transfers: TransferService(settlement: domain.settlement, catalog: domain.catalog)
+        transfers: TransferService(settlement: domain.settlement, catalog: domain.catalog),
+        history: UserHistory(database: pools.reads)
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)

@@ -80,7 +80,8 @@ import Testing
        "expirationIntent": 2, "gracePeriodExpiresDate": 1741900000000, "isInBillingRetryPeriod": true,
        "offerType": 4, "offerIdentifier": "winback.1", "priceIncreaseStatus": 1,
        "eligibleWinBackOfferIds": ["winback.1", "winback.2"], "appTransactionId": "704289572311406918",
-       "offerPeriod": "P1M", "offerDiscountType": "PAY_AS_YOU_GO"}
+       "offerPeriod": "P1M", "offerDiscountType": "PAY_AS_YOU_GO",
+       "appAccountToken": "7e3fb20b-4cdb-47cc-936d-99d65f608138"}
       """
     let info = try JSONDecoder().decode(JWSRenewalInfoDecodedPayload.self, from: Data(json.utf8))
     #expect(info.autoRenewStatusValue == .off)
@@ -96,6 +97,8 @@ import Testing
     #expect(info.eligibleWinBackOfferIds == ["winback.1", "winback.2"])
     #expect(info.offerPeriod == "P1M")
     #expect(info.offerDiscountTypeValue == .payAsYouGo)
+    #expect(info.appTransactionId == "704289572311406918")
+    #expect(info.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
   }
 
   @Test func decodesANotificationEnvelope() throws {

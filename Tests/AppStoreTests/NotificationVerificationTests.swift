@@ -107,4 +107,52 @@ import Testing
       try verifier(environments: ["Production"]).verifyRenewalInfo(token)
         == .invalid("environment_not_allowed"))
   }
+
+  /// RESCIND_CONSENT: `appData` instead of `data`, its app transaction verified like any
+  /// signed data.
+  func rescindConsent(app: String?, bundleId: String = Fixtures.bundleId)
+    -> ResponseBodyV2DecodedPayload
+  {
+    ResponseBodyV2DecodedPayload(
+      notificationType: "RESCIND_CONSENT", notificationUUID: UUID().uuidString.lowercased(),
+      version: "2.0", signedDate: Fixtures.nowMilliseconds,
+      appData: AppData(
+        appAppleId: 1_234_567_890, bundleId: bundleId, environment: "Production",
+        signedAppTransactionInfo: app))
+  }
+
+  func appTransaction(bundleId: String = Fixtures.bundleId, receiptType: String = "Production")
+    -> AppTransaction
+  {
+    AppTransaction(
+      receiptType: receiptType, appAppleId: 1_234_567_890, bundleId: bundleId,
+      receiptCreationDate: Fixtures.nowMilliseconds, appTransactionId: "704289572311406918")
+  }
+
+  @Test func verifiesRescindConsentAndTheAppTransactionItCarries() throws {
+    let token = try authority.sign(rescindConsent(app: try authority.sign(appTransaction())))
+    guard case .valid(let verified) = try verifier().verifyNotification(token) else {
+      Issue.record("expected RESCIND_CONSENT to verify")
+      return
+    }
+    #expect(verified.payload.notificationTypeValue == .rescindConsent)
+    #expect(verified.appTransaction?.appTransactionId == "704289572311406918")
+    #expect(verified.transaction == nil)
+  }
+
+  @Test func refusesRescindConsentWhoseAppTransactionIsForgedOrAnotherAppsOrEnvironments() throws {
+    let stranger = try FakeCertificateAuthority()
+    let forged = try authority.sign(rescindConsent(app: try stranger.sign(appTransaction())))
+    #expect(try verifier().verifyNotification(forged) == .invalid("untrusted_root"))
+    let other = try authority.sign(
+      rescindConsent(app: try authority.sign(appTransaction(bundleId: "com.example.other"))))
+    #expect(try verifier().verifyNotification(other) == .invalid("bundle_id_mismatch"))
+    let xcode = try authority.sign(
+      rescindConsent(app: try authority.sign(appTransaction(receiptType: "Xcode"))))
+    #expect(try verifier().verifyNotification(xcode) == .invalid("environment_not_allowed"))
+    // The envelope's own app is checked from `appData`.
+    let elsewhere = try authority.sign(
+      rescindConsent(app: nil, bundleId: "com.example.other"))
+    #expect(try verifier().verifyNotification(elsewhere) == .invalid("bundle_id_mismatch"))
+  }
 }

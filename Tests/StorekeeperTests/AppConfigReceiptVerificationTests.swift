@@ -21,7 +21,7 @@ import Testing
     #expect(bare.receiptVerification == .auto && !bare.receiptsUseServerAPI)
     let keyed = try AppConfig.fromEnvironment(base.merging(api) { $1 })
     #expect(keyed.receiptVerification == .auto && keyed.receiptsUseServerAPI)
-    #expect(keyed.apiSandboxURL == "https://api.storekit-sandbox.itunes.apple.com")
+    #expect(keyed.apiSandboxURL == "https://api.storekit-sandbox.apple.com")
   }
 
   @Test func eachModeIsRead() throws {

@@ -72,6 +72,10 @@ import Testing
 
   @Test func theAppStoreServerAPISettingsComeTogether() throws {
     #expect(try AppConfig.fromEnvironment(base).apiKeyPath == nil)
+    // Apple's recommended hosts, unless the variables say otherwise.
+    #expect(try AppConfig.fromEnvironment(base).apiURL == "https://api.storekit.apple.com")
+    #expect(
+      try AppConfig.fromEnvironment(base).apiSandboxURL == "https://api.storekit-sandbox.apple.com")
     #expect(error(base.merging(["APPLE_API_KEY_ID": "K"]) { $1 })?.variable == "APPLE_API_KEY_FILE")
     #expect(
       error(base.merging(["APPLE_API_KEY_FILE": "/k.p8", "APPLE_API_KEY_ID": "K"]) { $1 })?
@@ -81,12 +85,14 @@ import Testing
     env["APPLE_API_KEY_ID"] = "K"
     env["APPLE_API_ISSUER_ID"] = "I"
     env["APPLE_API_URL"] = "http://127.0.0.1:9"
+    env["APPLE_API_SANDBOX_URL"] = "https://sandbox.example.com"
     env["NOTIFICATION_RECOVERY_INTERVAL"] = "15m"
     #expect(error(env)?.variable == "APPLE_API_URL")
     env["ALLOW_INSECURE_URLS"] = "1"
     let config = try AppConfig.fromEnvironment(env)
     #expect(config.apiKeyPath == "/k.p8" && config.apiKeyId == "K" && config.apiIssuerId == "I")
     #expect(config.apiURL == "http://127.0.0.1:9")
+    #expect(config.apiSandboxURL == "https://sandbox.example.com")
     #expect(config.notificationRecoveryIntervalMs == 900_000)
     #expect(error(env.merging(["APPLE_API_URL": "ftp://x"]) { $1 })?.variable == "APPLE_API_URL")
   }

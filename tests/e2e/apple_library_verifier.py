@@ -4,7 +4,7 @@ tests/e2e/test_apple_library_accepts_fake.py. It runs under the interpreter that
 `cryptography` shadows the other's.
 
 stdin: {"root_der_base64", "environment", "bundle_id", "app_apple_id", "items": [{"kind", "jws"}]}
-where kind is transaction, renewal_info or notification. stdout: one answer per item, in order:
+where kind is transaction, renewal_info, notification or app_transaction. stdout: one answer per item, in order:
 {"status": "OK" or the library's VerificationStatus name, "payload": the decoded payload or null}.
 """
 
@@ -44,6 +44,7 @@ def main() -> None:
         "transaction": verifier.verify_and_decode_signed_transaction,
         "renewal_info": verifier.verify_and_decode_renewal_info,
         "notification": verifier.verify_and_decode_notification,
+        "app_transaction": verifier.verify_and_decode_app_transaction,
     }
     answers = []
     for item in request["items"]:

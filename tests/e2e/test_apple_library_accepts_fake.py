@@ -109,6 +109,9 @@ def test_apple_library_accepts_the_fake_s_notifications_and_the_renewal_info_the
     assert transaction["originalTransactionId"] == purchase["transaction_id"]
     assert renewal_info["originalTransactionId"] == purchase["transaction_id"]
     assert renewal_info["environment"] == environment
+    # Apple's 2025 fields, as Apple's models read them.
+    assert renewal_info["appTransactionId"] == purchase["app_transaction_id"]
+    assert transaction["appTransactionId"] == purchase["app_transaction_id"]
     assert refunded["notificationType"] == "REFUND"
     assert tested["notificationType"] == "TEST"
 

@@ -23,6 +23,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
   public var appTransactionId: String?
   public var offerPeriod: String?
   public var offerDiscountType: String?
+  /// The subscription's app account token (Apple added it to renewal info in 2025).
+  public var appAccountToken: String?
 
   public var autoRenewStatusValue: AutoRenewStatus? {
     autoRenewStatus.flatMap(AutoRenewStatus.init(rawValue:))
@@ -61,7 +63,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
     eligibleWinBackOfferIds: [String]? = nil,
     appTransactionId: String? = nil,
     offerPeriod: String? = nil,
-    offerDiscountType: String? = nil
+    offerDiscountType: String? = nil,
+    appAccountToken: String? = nil
   ) {
     self.originalTransactionId = originalTransactionId
     self.autoRenewProductId = autoRenewProductId
@@ -83,13 +86,16 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
     self.appTransactionId = appTransactionId
     self.offerPeriod = offerPeriod
     self.offerDiscountType = offerDiscountType
+    self.appAccountToken = appAccountToken
   }
 
   private enum CodingKeys: String, CodingKey {
     case originalTransactionId, autoRenewProductId, productId, autoRenewStatus, renewalPrice,
       currency, signedDate, environment, recentSubscriptionStartDate, renewalDate, expirationIntent,
       gracePeriodExpiresDate, isInBillingRetryPeriod, offerType, offerIdentifier,
-      priceIncreaseStatus, eligibleWinBackOfferIds, appTransactionId, offerPeriod, offerDiscountType
+      priceIncreaseStatus, eligibleWinBackOfferIds, appTransactionId, offerPeriod,
+      offerDiscountType,
+      appAccountToken
   }
 
   public init(from decoder: any Decoder) throws {
@@ -114,6 +120,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Equatable {
     appTransactionId = container.lenient(.appTransactionId)
     offerPeriod = container.lenient(.offerPeriod)
     offerDiscountType = container.lenient(.offerDiscountType)
+    appAccountToken = container.lenient(.appAccountToken)
   }
 }
 

@@ -24,7 +24,8 @@ extension JWSTransactionDecodedPayload {
       appAccountToken: appAccountToken?.lowercased(),
       environment: environment,
       type: type,
-      webOrderLineItemId: webOrderLineItemId
+      webOrderLineItemId: webOrderLineItemId,
+      appTransactionId: appTransactionId
     )
   }
 }

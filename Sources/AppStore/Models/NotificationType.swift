@@ -25,4 +25,7 @@ public enum NotificationType: String, Sendable, Codable, CaseIterable {
   case metadataUpdate = "METADATA_UPDATE"
   case migration = "MIGRATION"
   case priceChange = "PRICE_CHANGE"
+  /// A parent or guardian withdrew consent for a minor to use the app (age assurance); the
+  /// notification carries `appData`, not `data`.
+  case rescindConsent = "RESCIND_CONSENT"
 }

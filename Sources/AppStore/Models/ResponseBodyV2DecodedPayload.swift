@@ -1,6 +1,6 @@
 /// An App Store Server Notification V2 (`signedPayload`), decoded.
 ///
-/// Exactly one of `data`, `summary` and `externalPurchaseToken` is normally present.
+/// Exactly one of `data`, `summary`, `externalPurchaseToken` and `appData` is normally present.
 public struct ResponseBodyV2DecodedPayload: Codable, Sendable, Equatable {
   public var notificationType: String
   public var subtype: String?
@@ -10,6 +10,7 @@ public struct ResponseBodyV2DecodedPayload: Codable, Sendable, Equatable {
   public var data: NotificationData?
   public var summary: NotificationSummary?
   public var externalPurchaseToken: ExternalPurchaseToken?
+  public var appData: AppData?
 
   public var notificationTypeValue: NotificationType? {
     NotificationType(rawValue: notificationType)
@@ -26,7 +27,8 @@ public struct ResponseBodyV2DecodedPayload: Codable, Sendable, Equatable {
     signedDate: Int64? = nil,
     data: NotificationData? = nil,
     summary: NotificationSummary? = nil,
-    externalPurchaseToken: ExternalPurchaseToken? = nil
+    externalPurchaseToken: ExternalPurchaseToken? = nil,
+    appData: AppData? = nil
   ) {
     self.notificationType = notificationType
     self.subtype = subtype
@@ -36,11 +38,12 @@ public struct ResponseBodyV2DecodedPayload: Codable, Sendable, Equatable {
     self.data = data
     self.summary = summary
     self.externalPurchaseToken = externalPurchaseToken
+    self.appData = appData
   }
 
   private enum CodingKeys: String, CodingKey {
     case notificationType, subtype, notificationUUID, version, signedDate, data, summary,
-      externalPurchaseToken
+      externalPurchaseToken, appData
   }
 
   public init(from decoder: any Decoder) throws {
@@ -53,6 +56,7 @@ public struct ResponseBodyV2DecodedPayload: Codable, Sendable, Equatable {
     data = container.lenient(.data)
     summary = container.lenient(.summary)
     externalPurchaseToken = container.lenient(.externalPurchaseToken)
+    appData = container.lenient(.appData)
   }
 }
 

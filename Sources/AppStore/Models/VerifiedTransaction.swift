@@ -18,12 +18,15 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
   /// "Non-Renewing Subscription"); nil for receipts, which do not say.
   public var type: String?
   public var webOrderLineItemId: String?
+  /// The customer's download of the app (`appTransactionId`), when Apple says: the same for
+  /// every purchase of one Apple Account in this app, across re-installs and devices.
+  public var appTransactionId: String?
 
   public init(
     transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
     quantity: Int, purchaseDate: Int64, expiresDate: Int64? = nil, revocationDate: Int64? = nil,
     revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
-    type: String? = nil, webOrderLineItemId: String? = nil
+    type: String? = nil, webOrderLineItemId: String? = nil, appTransactionId: String? = nil
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -38,5 +41,6 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     self.environment = environment
     self.type = type
     self.webOrderLineItemId = webOrderLineItemId
+    self.appTransactionId = appTransactionId
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why an App Store Server API request brought no usable 200, told apart as every endpoint
 /// needs; what each case means to a caller (retry, misconfiguration, refusal) is the
 /// endpoint's client's to say, since the endpoints' callers differ.
@@ -10,6 +12,9 @@ enum AppStoreServerAPIFailure: Error {
   case unreachable(any Error)
   /// A status other than 200, with Apple's error body when it sent one.
   case answered(status: Int, AppStoreAPIError?)
+  /// 429 until Apple's `Retry-After` instant (or its default rest), after the tries that
+  /// waited for it: nothing more is sent to the endpoint before `retryAt`.
+  case rateLimited(retryAt: Date, AppStoreAPIError?)
   /// A 200 whose body is not the endpoint's JSON.
   case unreadable
 

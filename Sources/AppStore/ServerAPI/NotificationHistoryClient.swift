@@ -43,6 +43,8 @@ public struct NotificationHistoryClient: Sendable {
     case .unbuildable: return .refused("could not build the request")
     case .unreachable(let error): return .retryable("notification history unreachable: \(error)")
     case .unreadable: return .retryable("notification history answer is not readable")
+    case .rateLimited(let retryAt, _):
+      return .retryable("notification history answered 429 (not before \(retryAt))")
     case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
       return .retryable("notification history answered \(status)")
     case .answered(let status, let error):

@@ -52,7 +52,7 @@ public struct SubscriptionStatusClient: Sendable {
     case .unreachable(let error): return .unreachable("subscription statuses unreachable: \(error)")
     case .unreadable: return .unreachable("subscription statuses answer is not readable")
     case .answered(status: 401, _): return .unauthorized
-    case .answered(status: 429, _): return .rateLimited
+    case .rateLimited, .answered(status: 429, _): return .rateLimited
     case .answered(let status, _) where (500...599).contains(status):
       return .unreachable("subscription statuses answered \(status)")
     case .answered(let status, let error) where status == 400 || status == 404:

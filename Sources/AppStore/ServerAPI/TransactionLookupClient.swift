@@ -60,6 +60,7 @@ public struct TransactionLookupClient: Sendable {
     case .unreachable(ReceiptTransportError.timedOut): return .retryable("server_api_timeout")
     case .unreachable: return .retryable("server_api_unreachable")
     case .unreadable: return .retryable("server_api_bad_response")
+    case .rateLimited: return .retryable("server_api_http_429")
     case .answered(status: 404, _): return .notFound
     case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
       return .retryable("server_api_http_\(status)")

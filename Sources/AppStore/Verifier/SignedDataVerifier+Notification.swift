@@ -27,11 +27,33 @@ extension SignedDataVerifier {
       case .misconfigured(let problem): return .misconfigured(problem)
       }
     }
+    if let signed = payload.appData?.signedAppTransactionInfo {
+      switch verifyAppTransaction(signed) {
+      case .valid(let app): notification.appTransaction = app
+      case .invalid(let reason): return .invalid(reason)
+      case .retryable(let reason): return .retryable(reason)
+      case .misconfigured(let problem): return .misconfigured(problem)
+      }
+    }
     return .valid(notification)
   }
 
+  /// Verifies a signed app transaction (`JWSAppTransaction`) as Apple's library does: the
+  /// chain at the receipt's creation date, this app's bundle id, an allowed environment
+  /// (`receiptType`).
+  public func verifyAppTransaction(_ jws: String) -> VerificationResult<AppTransaction> {
+    let result = verifySignedPayload(jws, as: AppTransaction.self)
+    guard case .valid(let app) = result else { return result }
+    guard app.bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
+    guard configuration.allows(environment: app.receiptType) else {
+      return .refused(.environmentNotAllowed)
+    }
+    return .valid(app)
+  }
+
   /// Which app and environment the notification is about: from `data`, else `summary`, else the
-  /// external purchase token (whose id starts with "SANDBOX" outside Production).
+  /// external purchase token (whose id starts with "SANDBOX" outside Production), else
+  /// `appData`.
   private func appMismatch(in payload: ResponseBodyV2DecodedPayload) -> RefusalReason? {
     let bundleId: String?
     let environment: String?
@@ -47,6 +69,8 @@ extension SignedDataVerifier {
       bundleId = token.bundleId
       environment = (sandbox ? AppStoreEnvironment.sandbox : .production).rawValue
       appAppleId = token.appAppleId
+    } else if let app = payload.appData {
+      (bundleId, environment, appAppleId) = (app.bundleId, app.environment, app.appAppleId)
     } else {
       return .malformedPayload
     }

@@ -11,6 +11,7 @@ struct FakeTransactionResponse: Encodable, Sendable {
   var environment: String
   var appleAccount: String
   var appAccountToken: String?
+  var appTransactionId: String
   /// JWS (ES256, x5c leaf/intermediate/root) of the transaction as it stands now.
   var signedTransaction: String
   /// What the app posts, by `receipt_style`: `app_receipt` or `transaction_receipt`.
@@ -39,6 +40,7 @@ struct FakeTransactionResponse: Encodable, Sendable {
     environment = transaction.environment
     appleAccount = receipt.appleAccount
     appAccountToken = transaction.appAccountToken
+    appTransactionId = transaction.appTransactionId
     self.signedTransaction = signedTransaction
     self.appReceipt = appReceipt
     transactionReceipt = FakeTransactionReceipt.base64(transactionId: transaction.transactionId)

@@ -24,6 +24,9 @@ struct FakeNotificationSigner: Sendable {
   var appAppleId: Int64
 
   func sign(type: String, subtype: String?, subject: Subject, now: Int64) throws -> Signed {
+    if type == NotificationType.rescindConsent.rawValue {
+      return try signAboutApp(type: type, subtype: subtype, subject: subject, now: now)
+    }
     var data = NotificationData(
       // Apple leaves appAppleId out of sandbox notifications.
       appAppleId: subject.environment == AppStoreEnvironment.production.rawValue
@@ -47,5 +50,30 @@ struct FakeNotificationSigner: Sendable {
     return Signed(
       notificationUUID: uuid, signedPayload: try authority.sign(payload),
       signedTransaction: data.signedTransactionInfo)
+  }
+
+  /// A notification about the app rather than a purchase (RESCIND_CONSENT): `appData` with the
+  /// account's signed app transaction, and no `data`, as Apple sends it.
+  private func signAboutApp(type: String, subtype: String?, subject: Subject, now: Int64) throws
+    -> Signed
+  {
+    let production = subject.environment == AppStoreEnvironment.production.rawValue
+    var app = AppData(
+      appAppleId: production ? appAppleId : nil, bundleId: subject.bundleId,
+      environment: subject.environment)
+    if let transaction = subject.transaction {
+      app.signedAppTransactionInfo = try authority.sign(
+        AppTransaction(
+          receiptType: subject.environment, appAppleId: production ? appAppleId : nil,
+          bundleId: subject.bundleId, applicationVersion: "1", receiptCreationDate: now,
+          originalPurchaseDate: transaction.originalPurchaseDate,
+          originalApplicationVersion: "1", appTransactionId: transaction.appTransactionId,
+          originalPlatform: "iOS"))
+    }
+    let uuid = UUID().uuidString.lowercased()
+    let payload = ResponseBodyV2DecodedPayload(
+      notificationType: type, subtype: subtype, notificationUUID: uuid, version: "2.0",
+      signedDate: now, appData: app)
+    return Signed(notificationUUID: uuid, signedPayload: try authority.sign(payload))
   }
 }

@@ -6,7 +6,9 @@ extension FakeAppStoreEndpoints {
   /// answers it: the app's notifications first sent in [startDate, endDate) (milliseconds),
   /// only the undelivered ones with `onlyFailures`, a page at a time. Apple's JSON is camelCase.
   func notificationHistoryPage(_ request: Request) throws -> Response {
+    serverAPI.count(.notificationHistory)
     let bundleId = try apiKey.authorize(request, nowSeconds: Self.now() / 1000)
+    if let limited = try rateLimited(.notificationHistory) { return limited }
     guard
       let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
       let start = (body["startDate"] as? NSNumber)?.int64Value,

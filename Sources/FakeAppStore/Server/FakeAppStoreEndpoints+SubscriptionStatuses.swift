@@ -11,7 +11,9 @@ extension FakeAppStoreEndpoints {
   func subscriptionStatuses(_ request: Request, transactionId: String, environment: String)
     throws -> Response
   {
+    serverAPI.count(.subscriptionStatuses)
     let bundleId = try apiKey.authorize(request, nowSeconds: Self.now() / 1000)
+    if let limited = try rateLimited(.subscriptionStatuses) { return limited }
     guard !transactionId.isEmpty, transactionId.count <= 64,
       transactionId.allSatisfy({ $0.isASCII && $0.isNumber })
     else { return try Self.serverAPIError(400, code: 4_000_006, "Invalid transaction id.") }

@@ -96,6 +96,9 @@ extension FakeAppStoreEndpoints {
     async throws -> Result<FakeTransaction, FakeAPIAnswer>
   {
     let bundleId = try apiKey.authorize(request, nowSeconds: Self.now() / 1000)
+    let endpoint: FakeServerAPIControls.Endpoint =
+      request.path.contains("/history/") ? .transactionHistory : .transactionInfo
+    if let limited = try rateLimited(endpoint) { return .failure(FakeAPIAnswer(limited)) }
     let fault = try fault(for: request)
     switch fault.mode {
     case .none: break

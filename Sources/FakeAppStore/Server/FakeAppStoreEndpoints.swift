@@ -71,6 +71,7 @@ final class FakeAppStoreEndpoints: Sendable {
       try notificationHistoryPage(request)
     }
     registerServerAPITransactions(&router)
+    registerAppAccountToken(&router)
     for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
       router.add(.get, prefix + "/inApps/v1/subscriptions/{transaction_id}") {
         [self] request, context in

@@ -6,7 +6,7 @@ import JOSE
 /// The in-app purchase key the fake issues, as App Store Connect would: the fake keeps the key,
 /// hands out its `.p8` PEM, and accepts App Store Server API requests only with a bearer JWT
 /// that key signed (ES256, its `kid`, the issuer, audience `appstoreconnect-v1`, at most an
-/// hour long and not expired).
+/// hour long and not expired; `iat` may be left out, as Apple's libraries do).
 final class FakeAPIKey: Sendable {
   let keyId: String
   let issuerId: String
@@ -41,9 +41,11 @@ final class FakeAPIKey: Sendable {
     }
     guard claims["iss"] as? String == issuerId, claims["aud"] as? String == "appstoreconnect-v1",
       let bundleId = claims["bid"] as? String, !bundleId.isEmpty,
-      let issuedAt = (claims["iat"] as? NSNumber)?.int64Value,
       let expires = (claims["exp"] as? NSNumber)?.int64Value
     else { throw Self.unauthorized("missing or wrong claims") }
+    // Apple's own libraries send no `iat`; without one the token may still live at most an
+    // hour from now.
+    let issuedAt = (claims["iat"] as? NSNumber)?.int64Value ?? nowSeconds
     guard issuedAt <= nowSeconds + 60, expires > nowSeconds, expires - issuedAt <= 3600 else {
       throw Self.unauthorized("expired, not yet valid, or longer than an hour")
     }

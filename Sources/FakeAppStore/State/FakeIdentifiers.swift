@@ -29,4 +29,11 @@ struct FakeIdentifiers: Sendable {
     counter += 1
     return String(lineItemBase + counter)
   }
+
+  /// Apple's `appTransactionId`: one per Apple account's download of an app (18 digits here,
+  /// starting with 7, so it is never mistaken for a transaction id).
+  mutating func nextAppTransactionId() -> String {
+    counter += 1
+    return String(700_000_000_000_000_000 + (transactionBase - 2_000_000_000_000_000) + counter)
+  }
 }

@@ -12,6 +12,9 @@ struct FakeReceipt: Sendable {
   var appleAccount: String
   var bundleId: String
   var environment: String
+  /// The account's download of the app (`appTransactionId`), the same for every purchase in
+  /// this receipt, as Apple keeps it across re-installs.
+  var appTransactionId: String
   /// Milliseconds since 1970: when Apple last issued this receipt. A device gets a new
   /// receipt with every transaction, so each one added moves this to the moment it was
   /// added (`reissue`), and the signing chain is judged then, however old the purchases.

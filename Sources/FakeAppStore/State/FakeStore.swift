@@ -32,7 +32,9 @@ final class FakeStore: Sendable {
         ).flatMap { contents.receipts[$0] }
         ?? FakeReceipt(
           id: FakeReceipt.makeId(), appleAccount: new.appleAccount, bundleId: new.bundleId,
-          environment: new.environment, createdAt: new.purchaseDate)
+          environment: new.environment,
+          appTransactionId: contents.identifiers.nextAppTransactionId(),
+          createdAt: new.purchaseDate)
       let id = contents.identifiers.nextTransactionId()
       let subscription = new.type == .autoRenewableSubscription
       let transaction = FakeTransaction(
@@ -45,7 +47,7 @@ final class FakeStore: Sendable {
         originalPurchaseDate: new.purchaseDate, expiresDate: subscription ? new.expiresDate : nil,
         price: new.price, currency: new.currency, transactionReason: "PURCHASE",
         revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
-        receiptStyle: new.receiptStyle)
+        appTransactionId: receipt.appTransactionId, receiptStyle: new.receiptStyle)
       receipt.reissue(adding: id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt
@@ -83,6 +85,26 @@ final class FakeStore: Sendable {
       }
       return ReceiptSnapshot(
         receipt: receipt, transactions: transactions, subscriptions: subscriptions)
+    }
+  }
+
+  /// Set App Account Token: every transaction of the purchase `originalTransactionId` (and
+  /// so every renewal made after, which copies the latest) carries `token` from now on.
+  func setAppAccountToken(_ token: String, originalTransactionId: String) throws(FakeStoreError)
+    -> [FakeTransaction]
+  {
+    try contents.withLock { contents throws(FakeStoreError) in
+      guard contents.transactions[originalTransactionId] != nil else {
+        throw .unknownTransaction(originalTransactionId)
+      }
+      var changed: [FakeTransaction] = []
+      for (id, var transaction) in contents.transactions
+      where transaction.originalTransactionId == originalTransactionId {
+        transaction.appAccountToken = token
+        contents.transactions[id] = transaction
+        changed.append(transaction)
+      }
+      return changed
     }
   }
 

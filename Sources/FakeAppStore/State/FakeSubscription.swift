@@ -41,6 +41,8 @@ struct FakeSubscription: Sendable {
       renewalDate: autoRenewStatus == 1 ? latest.expiresDate : nil,
       expirationIntent: expirationIntent,
       gracePeriodExpiresDate: gracePeriodExpiresDate,
-      isInBillingRetryPeriod: isInBillingRetryPeriod)
+      isInBillingRetryPeriod: isInBillingRetryPeriod,
+      appTransactionId: latest.appTransactionId,
+      appAccountToken: latest.appAccountToken)
   }
 }

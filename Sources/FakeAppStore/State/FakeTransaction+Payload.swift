@@ -25,6 +25,7 @@ extension FakeTransaction {
       storefrontId: "143441",
       transactionReason: transactionReason,
       currency: currency,
-      price: price)
+      price: price,
+      appTransactionId: appTransactionId)
   }
 }

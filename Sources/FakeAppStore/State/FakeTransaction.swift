@@ -27,6 +27,8 @@ struct FakeTransaction: Sendable {
   var revocationReason: Int32?
   /// The app receipt (of one Apple account on one device) this transaction shows up in.
   var receiptId: String
+  /// The receipt's account's download of the app, which Apple puts in every transaction.
+  var appTransactionId: String
   /// Which receipt the app posts for it; renewals keep the original's.
   var receiptStyle: FakeReceiptStyle = .app
 

@@ -53,9 +53,11 @@ public struct AppConfig: Sendable {
   public var apiKeyPath: String?
   public var apiKeyId: String?
   public var apiIssuerId: String?
-  public var apiURL = "https://api.storekit.itunes.apple.com"
+  /// `APPLE_API_URL`: Apple's recommended production host (the older
+  /// `api.storekit.itunes.apple.com` still answers, and the variable may name it).
+  public var apiURL = "https://api.storekit.apple.com"
   /// `APPLE_API_SANDBOX_URL`: asked for transactions and subscriptions production does not know.
-  public var apiSandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
+  public var apiSandboxURL = "https://api.storekit-sandbox.apple.com"
   /// `APPLE_RECEIPT_VERIFICATION`: see `ReceiptVerificationMode`.
   public var receiptVerification = ReceiptVerificationMode.auto
   /// `RECEIPT_APPLE_CALL_LIMIT`: App Store Server API calls one receipt may cost.

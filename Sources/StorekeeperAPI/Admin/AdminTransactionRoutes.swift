@@ -4,16 +4,42 @@ import StorekeeperLogging
 
 /// `/admin/v1/transactions/{transaction_id}/transfer`: an admin moves a purchase to another
 /// user (support cases: a user who changed accounts). Nothing else ever changes who owns one.
+/// `GET /admin/v1/transactions?app_transaction_id=…` finds the purchases, and their users, of
+/// one Apple Account's download of the app.
 package struct AdminTransactionRoutes: Sendable {
   let auth: AdminAuthenticator
   let transfers: TransferService
+  let history: UserHistory
 
-  package init(auth: AdminAuthenticator, transfers: TransferService) {
+  package init(auth: AdminAuthenticator, transfers: TransferService, history: UserHistory) {
     self.auth = auth
     self.transfers = transfers
+    self.history = history
   }
 
   package func register(_ router: inout APIRouter) {
+    router.add(.get, "/admin/v1/transactions") { request, context in
+      _ = try auth.authenticate(request, context)
+      var problems: [FieldError] = []
+      let page = PageRequest(
+        request.query, known: ["app_transaction_id"], problems: &problems,
+        cursorRule: "must be a transaction id (1-64 printable characters)",
+        isKey: AdminUserRoutes.isTransactionId)
+      // Only one filter, and it is required: the listing is a lookup, never a scan of every
+      // purchase.
+      let appTransactionId = request.query["app_transaction_id"]
+      if let appTransactionId {
+        if !Self.isDecimalId(appTransactionId) {
+          problems.append(FieldError(field: "app_transaction_id", message: "must be 1-64 digits"))
+        }
+      } else {
+        problems.append(FieldError(field: "app_transaction_id", message: "is required"))
+      }
+      try PageRequest.check(problems)
+      let split = try await history.transactions(
+        appTransactionId: appTransactionId ?? "", after: page.after, limit: page.limit)
+      return try JSONCoding.response(ListPage("transactions", split.items, next: split.next))
+    }
     router.add(.post, "/admin/v1/transactions/{transaction_id}/transfer") {
       request, context in
       let actor = try auth.authenticate(request, context)
@@ -44,5 +70,10 @@ package struct AdminTransactionRoutes: Sendable {
         ])
       return try JSONCoding.response(result)
     }
+  }
+
+  static func isDecimalId(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 64
+      && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
   }
 }

@@ -37,6 +37,14 @@ package struct StoredStateMetrics: Sendable {
       NotificationState.allCases.map {
         ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
       })
+    let tokens = try await counts(
+      "SELECT state AS key, count(*)::bigint AS n FROM app_account_token_jobs GROUP BY state",
+      AccountTokenJobState.self)
+    gauge(
+      "app_account_tokens", "Set App Account Token calls owed to Apple, by state.",
+      AccountTokenJobState.allCases.map {
+        ("{state=\"\($0.rawValue)\"}", tokens[$0] ?? 0)
+      })
     let recovery = try await database.query(
       """
       SELECT coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,

@@ -32,4 +32,20 @@ package struct UserHistory: Sendable {
     let rows = try await database.query(query).map(UserTransaction.init(row:))
     return KeysetPage.split(rows, limit: limit) { $0.transactionId }
   }
+
+  /// The purchases of one app download (`appTransactionId`: one Apple Account in this app),
+  /// whoever owns them, with ids below `after`: how support finds the user of a customer who
+  /// re-installed and signed in afresh.
+  package func transactions(appTransactionId: String, after: String?, limit: Int) async throws
+    -> (items: [UserTransaction], next: String?)
+  {
+    var query: PostgresQuery = """
+      SELECT \(unescaped: UserTransaction.columns) FROM apple_transactions
+      WHERE app_transaction_id = \(appTransactionId)
+      """
+    if let after { query.append(" AND transaction_id < \(after)") }
+    query.append(" ORDER BY transaction_id DESC LIMIT \(limit + 1)")
+    let rows = try await database.query(query).map(UserTransaction.init(row:))
+    return KeysetPage.split(rows, limit: limit) { $0.transactionId }
+  }
 }

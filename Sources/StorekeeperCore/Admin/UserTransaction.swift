@@ -12,6 +12,9 @@ package struct UserTransaction: Encodable, Sendable {
   var purchaseDate: String
   var expiresDate: String?
   var revocationDate: String?
+  var userId: String?
+  /// Apple's `appTransactionId` (the Apple Account's download of the app), when Apple gave it.
+  var appTransactionId: String?
 
   enum CodingKeys: String, CodingKey {
     case transactionId = "transaction_id"
@@ -23,12 +26,14 @@ package struct UserTransaction: Encodable, Sendable {
     case purchaseDate = "purchase_date"
     case expiresDate = "expires_date"
     case revocationDate = "revocation_date"
+    case userId = "user_id"
+    case appTransactionId = "app_transaction_id"
   }
 
   static let columns = """
     transaction_id, original_transaction_id, product_id, environment, quantity, trade_no, source,
     \(SQLTime.rfc3339("purchase_date")), \(SQLTime.rfc3339("expires_date")),
-    \(SQLTime.rfc3339("revocation_date"))
+    \(SQLTime.rfc3339("revocation_date")), user_id, app_transaction_id
     """
 
   init(row: PostgresRow) throws {
@@ -42,5 +47,7 @@ package struct UserTransaction: Encodable, Sendable {
     purchaseDate = try row.decode("purchase_date")
     expiresDate = try row.decodeIfPresent("expires_date")
     revocationDate = try row.decodeIfPresent("revocation_date")
+    userId = try row.decodeIfPresent("user_id")
+    appTransactionId = try row.decodeIfPresent("app_transaction_id")
   }
 }

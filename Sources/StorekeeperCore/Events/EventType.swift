@@ -21,6 +21,13 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case entitlementExpired = "entitlement.expired"
   case purchaseRefunded = "purchase.refunded"
   case purchaseRefundReversed = "purchase.refund_reversed"
+  /// Apple declined the customer's refund request (`REFUND_DECLINED`): nothing changes.
+  case purchaseRefundDeclined = "purchase.refund_declined"
+  /// Apple charged a consumable, non-consumable or non-renewing purchase (`ONE_TIME_CHARGE`).
+  case purchaseCharged = "purchase.charged"
+  /// A parent or guardian withdrew consent for the app (`RESCIND_CONSENT`), for each user
+  /// whose purchases carry the Apple Account's `appTransactionId`.
+  case consentRescinded = "consent.rescinded"
   case subscriptionRenewed = "subscription.renewed"
   case subscriptionBillingProblem = "subscription.billing_problem"
   case subscriptionExpired = "subscription.expired"

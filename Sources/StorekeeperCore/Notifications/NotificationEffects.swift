@@ -31,8 +31,8 @@ package struct NotificationEffects {
     self.source = source
   }
 
-  private var orders: OrderRepository { settlement.orders }
-  private var outbox: EventOutbox { settlement.orders.outbox }
+  var orders: OrderRepository { settlement.orders }
+  var outbox: EventOutbox { settlement.orders.outbox }
   private var detail: JSONValue { eventDetail ?? .object(["notification_uuid": .string(uuid)]) }
 
   package func apply(_ stored: StoredNotification) async throws -> NotificationOutcome {
@@ -107,8 +107,16 @@ package struct NotificationEffects {
       return .processed(.listedForAdmins)
     case .test:
       return .processed(.test)
-    case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease, .refundDeclined,
-      .renewalExtension, .externalPurchaseToken, .oneTimeCharge, .metadataUpdate, .migration,
+    case .oneTimeCharge:
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await charge(transaction, notice: notice)
+    case .refundDeclined:
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await refundDeclined(transaction, notice: notice)
+    case .rescindConsent:
+      return try await rescindConsent(stored, notice: notice)
+    case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease,
+      .renewalExtension, .externalPurchaseToken, .metadataUpdate, .migration,
       .priceChange:
       // Known, and nothing a user owns changes with them.
       return .processed(.noEffect)

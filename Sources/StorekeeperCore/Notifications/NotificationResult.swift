@@ -31,6 +31,17 @@ package enum NotificationResult: String, Sendable, CaseIterable, PostgresEnum {
   case refundReversed = "refund_reversed"
   case unknownProduct = "unknown_product"
   case renewalRecorded = "renewal_recorded"
+  /// ONE_TIME_CHARGE settled the order whose token the purchase carries.
+  case settled
+  /// ONE_TIME_CHARGE for a purchase already recorded (a report came first).
+  case alreadySettled = "already_settled"
+  /// ONE_TIME_CHARGE for a purchase that pays no order: not what its token's order asked for,
+  /// or that order is paid already. A report of the purchase settles it as usual.
+  case notSettled = "not_settled"
+  /// REFUND_DECLINED: recorded, and told to the purchase's owner.
+  case refundDeclined = "refund_declined"
+  /// RESCIND_CONSENT: recorded in `consent_rescissions`, told to the users it names.
+  case consentRescinded = "consent_rescinded"
   /// A reconcile repair made the subscription active again (repairs are recorded in
   /// `reconcile_repairs`, so this one is never stored).
   case active

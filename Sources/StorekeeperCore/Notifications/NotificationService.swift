@@ -49,7 +49,7 @@ package struct NotificationService: Sendable {
     var query: PostgresQuery = """
       INSERT INTO apple_notifications (notification_uuid, notification_type, subtype, environment,
         signed_date, transaction_id, original_transaction_id, payload, state, result)
-      VALUES (\(uuid), \(type), \(body.subtype), \(body.data?.environment),
+      VALUES (\(uuid), \(type), \(body.subtype), \(body.data?.environment ?? body.appData?.environment),
       """
     query.append(TransactionRecord.time(body.signedDate))
     query.append(

@@ -12,6 +12,10 @@ package struct SettlementService: Sendable {
   /// `SANDBOX_POLICY=credit`: sandbox purchases (App Review, TestFlight) credit balances like
   /// real ones; otherwise they settle and are recorded, and credit nothing.
   package var sandboxCredits = true
+  /// With an App Store Server API key: a purchase that carries no app account token (made
+  /// outside the app) is bound to the order it settles, through a Set App Account Token call
+  /// queued in the settlement's own statement (`AccountTokenJobs`).
+  package var bindsAccountTokens = false
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 
@@ -107,6 +111,12 @@ package struct SettlementService: Sendable {
         product, transactionId: transaction.transactionId, environment: transaction.environment)
     {
       effects.append(credit)
+    }
+    if bindsAccountTokens, TransactionRecord.validToken(transaction.appAccountToken) == nil {
+      effects.append(
+        AccountTokenJobs.enqueueEffect(
+          originalTransactionId: transaction.originalTransactionId,
+          environment: transaction.environment, order: order))
     }
     effects.append(
       DeferredNotifications.wakeEffect(

@@ -17,12 +17,12 @@ enum TransactionRecord {
   ) -> PostgresQuery {
     var query: PostgresQuery = """
       INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
-        environment, quantity, type, app_account_token, trade_no, user_id, source, purchase_date,
-        expires_date, revocation_date, revocation_reason)
+        environment, quantity, type, app_account_token, app_transaction_id, trade_no, user_id, source,
+        purchase_date, expires_date, revocation_date, revocation_reason)
       VALUES (\(transaction.transactionId), \(transaction.originalTransactionId),
         \(transaction.productId), \(transaction.bundleId), \(transaction.environment),
         \(transaction.quantity), \(transaction.type), \(validToken(transaction.appAccountToken))::uuid,
-        \(tradeNo), \(userId), \(source),
+        \(validAppTransactionId(transaction.appTransactionId)), \(tradeNo), \(userId), \(source),
       """
     query.append(time(transaction.purchaseDate))
     query.append(", ")
@@ -47,7 +47,9 @@ enum TransactionRecord {
     query.append(
       """
        ON CONFLICT (transaction_id) DO UPDATE
-        SET trade_no = EXCLUDED.trade_no, user_id = EXCLUDED.user_id
+        SET trade_no = EXCLUDED.trade_no, user_id = EXCLUDED.user_id,
+          app_transaction_id = COALESCE(apple_transactions.app_transaction_id,
+            EXCLUDED.app_transaction_id)
         WHERE apple_transactions.trade_no = EXCLUDED.trade_no
            OR (apple_transactions.trade_no IS NULL
                AND apple_transactions.app_account_token = \(order.appAccountToken)::uuid)
@@ -115,7 +117,8 @@ enum TransactionRecord {
           (extract(epoch FROM purchase_date) * 1000)::bigint AS purchase_ms,
           (extract(epoch FROM expires_date) * 1000)::bigint AS expires_ms,
           (extract(epoch FROM revocation_date) * 1000)::bigint AS revocation_ms,
-          revocation_reason, app_account_token::text AS app_account_token, environment, type
+          revocation_reason, app_account_token::text AS app_account_token, environment, type,
+          app_transaction_id
         FROM apple_transactions WHERE transaction_id = \(transactionId)
         """
       ).first
@@ -129,7 +132,8 @@ enum TransactionRecord {
       revocationDate: try row.decodeIfPresent("revocation_ms"),
       revocationReason: try row.decodeIfPresent("revocation_reason"),
       appAccountToken: try row.decodeIfPresent("app_account_token"),
-      environment: try row.decode("environment"), type: try row.decodeIfPresent("type"))
+      environment: try row.decode("environment"), type: try row.decodeIfPresent("type"),
+      appTransactionId: try row.decodeIfPresent("app_transaction_id"))
   }
 
   /// Locks a known transaction; `known` is false when Storekeeper has never seen it, and
@@ -174,6 +178,27 @@ enum TransactionRecord {
     query.append(time(transaction.expiresDate))
     query.append(" WHERE transaction_id = \(transaction.transactionId)")
     try await tx.execute(query)
+  }
+
+  /// Apple's appTransactionId is a decimal number; anything else is not kept.
+  static func validAppTransactionId(_ id: String?) -> String? {
+    guard let id, !id.isEmpty, id.utf8.count <= 64,
+      id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    else { return nil }
+    return id
+  }
+
+  /// The users whose purchases carry an app download's `appTransactionId` (one Apple Account in
+  /// this app), in user id order.
+  static func users(appTransactionId: String, on executor: any PostgresExecutor) async throws
+    -> [String]
+  {
+    try await executor.query(
+      """
+      SELECT DISTINCT user_id FROM apple_transactions
+      WHERE app_transaction_id = \(appTransactionId) AND user_id IS NOT NULL ORDER BY user_id
+      """
+    ).map { try $0.decode("user_id") }
   }
 
   /// Apple's appAccountToken is a UUID; anything else is kept out of the uuid column.

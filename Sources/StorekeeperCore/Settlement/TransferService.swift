@@ -88,6 +88,13 @@ package struct TransferService: Sendable {
         order, product: product, transaction: transaction,
         source: SettlementService.source(of: transaction), cause: .admin, record: nil,
         events: [EventDraft(.adminTransfer, moved)], on: tx)
+      // The purchase is the new owner's now: Apple's later transactions and notifications for
+      // it are to carry the new order's token.
+      if settlement.bindsAccountTokens {
+        try await AccountTokenJobs.reassign(
+          originalTransactionId: transaction.originalTransactionId,
+          environment: transaction.environment, order: settled.order, on: tx)
+      }
       if let audit {
         var after: [String: JSONValue] = [
           "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),
