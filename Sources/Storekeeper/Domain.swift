@@ -59,6 +59,7 @@ struct Domain: Sendable {
       notificationsPending.wake()
     }
     settlement.sandboxCredits = config.sandboxCredits
+    settlement.refundPolicy = config.refundPolicy
     self.settlement = settlement
     entitlements = EntitlementRepository(database: database, clock: clock)
     webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)

@@ -63,6 +63,9 @@ struct Edge: Sendable {
     SettlementRoutes(processor: domain.processor, receipts: domain.receipts, auth: appAuth)
       .register(&router)
     EntitlementRoutes(repository: domain.entitlements, auth: appAuth).register(&router)
+    WalletRoutes(
+      wallet: WalletService(database: database, outbox: domain.orders.outbox), auth: appAuth
+    ).register(&router)
     let offerSigner = try Application.offerSigner(config)
     if let offerSigner {
       logger.notice("promotional offers are signed", ["key_id": .string(offerSigner.keyId)])

@@ -43,6 +43,8 @@ public struct AppConfig: Sendable {
   /// `SANDBOX_POLICY`: whether sandbox purchases (App Review, TestFlight) credit balances
   /// (`credit`, the default) or are only settled and recorded (`record_only`).
   public var sandboxCredits = true
+  /// `REFUND_POLICY`: what a refund does about what was already spent.
+  package var refundPolicy: RefundPolicy = .debt
   public var rootCertificatePaths: [String] = []
   public var verifyReceiptURL = "https://buy.itunes.apple.com/verifyReceipt"
   public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
@@ -188,6 +190,13 @@ public struct AppConfig: Sendable {
     case let other:
       throw ConfigError(
         variable: "SANDBOX_POLICY", problem: "must be credit or record_only, got \"\(other)\"")
+    }
+    switch env["REFUND_POLICY"] ?? "" {
+    case "", "debt": config.refundPolicy = .debt
+    case "negative": config.refundPolicy = .negative
+    case let other:
+      throw ConfigError(
+        variable: "REFUND_POLICY", problem: "must be debt or negative, got \"\(other)\"")
     }
     if let paths = env["APPLE_ROOT_CERTS"], !paths.isEmpty {
       config.rootCertificatePaths = paths.split(separator: ",").map { String($0) }

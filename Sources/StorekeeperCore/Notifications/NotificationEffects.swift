@@ -142,9 +142,14 @@ package struct NotificationEffects {
     refunded["revocation_date"] = EventTime.value(
       ms: transaction.revocationDate ?? clock.milliseconds)
     refunded["revocation_reason"] = transaction.revocationReason.map { .number(String($0)) }
-    try await change(
-      order, transition, ledger: .refund, transactionId: transaction.transactionId,
-      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })])
+    let policy = settlement.refundPolicy
+    let recovery = try await RefundRecovery.plan(
+      order.tradeNo, userId: order.userId, on: tx, outbox: outbox)
+    if !recovery.isEmpty { refunded["recovery"] = RefundRecovery.json(recovery, policy: policy) }
+    try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause, detail: detail,
+      effects: [Ledger.refund(transactionId: transaction.transactionId, policy: policy)],
+      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })], on: tx)
     return .processed(reason == .revoked ? .revoked : .refunded)
   }
 

@@ -12,6 +12,8 @@ package struct SettlementService: Sendable {
   /// `SANDBOX_POLICY=credit`: sandbox purchases (App Review, TestFlight) credit balances like
   /// real ones; otherwise they settle and are recorded, and credit nothing.
   package var sandboxCredits = true
+  /// `REFUND_POLICY`: what a refund does about what was already spent.
+  package var refundPolicy: RefundPolicy = .debt
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 
