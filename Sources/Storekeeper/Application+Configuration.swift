@@ -17,6 +17,21 @@ extension Application {
       timeout: .milliseconds(config.appleTimeoutMs))
   }
 
+  /// The Send Consumption Information client when a key is configured; nil leaves consumption
+  /// requests listed but unanswered.
+  static func consumptionClient(_ config: AppConfig) throws -> ConsumptionInformationClient? {
+    guard let key = try serverAPIKey(config) else { return nil }
+    guard let production = URL(string: config.apiURL) else {
+      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+    }
+    guard let sandbox = URL(string: config.apiSandboxURL) else {
+      throw ConfigError(variable: "APPLE_API_SANDBOX_URL", problem: "must be an http(s) URL")
+    }
+    return ConsumptionInformationClient(
+      productionURL: production, sandboxURL: sandbox, key: key, bundleId: config.bundleId,
+      timeout: .milliseconds(config.appleTimeoutMs))
+  }
+
   /// The promotional offer signer when a key is configured; nil leaves offers off.
   static func offerSigner(_ config: AppConfig) throws -> PromotionalOfferSigner? {
     guard let (path, keyId, variable) = config.offerKey else { return nil }

@@ -1,3 +1,4 @@
+import StorekeeperCore
 import StorekeeperLogging
 import StorekeeperWorkers
 
@@ -51,6 +52,18 @@ extension Application {
           name: "notification-recovery", intervalMs: config.notificationRecoveryIntervalMs,
           logger: logger
         ) { await recovery.runOnce() })
+    }
+    if let client = try consumptionClient(config) {
+      let answerer = ConsumptionAnswerer(
+        answers: ConsumptionAnswers(database: domain.database, outbox: domain.orders.outbox),
+        client: client, policy: config.consumption,
+        retryBaseSeconds: Int(config.consumptionRetryBaseMs / 1000),
+        logger: logger.with("component", "consumption"))
+      services.append(
+        BackgroundLoop(
+          name: "consumption-answers", intervalMs: min(config.consumptionRetryBaseMs, 5000),
+          logger: logger
+        ) { await answerer.runOnce() })
     }
     if let intervalMs = config.reconcile.intervalMs,
       let reconciler = try reconciler(

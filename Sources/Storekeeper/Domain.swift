@@ -60,6 +60,7 @@ struct Domain: Sendable {
     }
     settlement.sandboxCredits = config.sandboxCredits
     settlement.refundPolicy = config.refundPolicy
+    settlement.answersConsumption = try Application.serverAPIKey(config) != nil
     self.settlement = settlement
     entitlements = EntitlementRepository(database: database, clock: clock)
     webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)

@@ -66,6 +66,9 @@ struct Edge: Sendable {
     WalletRoutes(
       wallet: WalletService(database: database, outbox: domain.orders.outbox), auth: appAuth
     ).register(&router)
+    ConsumptionConsentRoutes(
+      answers: ConsumptionAnswers(database: database, outbox: domain.orders.outbox), auth: appAuth
+    ).register(&router)
     let offerSigner = try Application.offerSigner(config)
     if let offerSigner {
       logger.notice("promotional offers are signed", ["key_id": .string(offerSigner.keyId)])

@@ -11,6 +11,10 @@ public protocol ReceiptTransport: Sendable {
   /// GETs `url` with `headers` (the App Store Server API's lookups); same contract as `post`.
   func get(url: URL, headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
+
+  /// PUTs `body` (JSON) with `headers` (Send Consumption Information); same contract as `post`.
+  func put(url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws
+    -> (status: Int, body: [UInt8])
 }
 
 extension ReceiptTransport {
@@ -19,6 +23,13 @@ extension ReceiptTransport {
     -> (status: Int, body: [UInt8])
   {
     throw ReceiptTransportError.connectionFailed("this transport does not GET")
+  }
+
+  /// Nor PUT.
+  public func put(url: URL, body: [UInt8], headers: [String: String], timeout: Duration)
+    async throws -> (status: Int, body: [UInt8])
+  {
+    throw ReceiptTransportError.connectionFailed("this transport does not PUT")
   }
 
   public func post(url: URL, body: [UInt8], timeout: Duration) async throws -> (

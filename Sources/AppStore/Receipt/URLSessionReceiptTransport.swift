@@ -26,6 +26,20 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     return try await send(request, timeout: timeout)
   }
 
+  public func put(url: URL, body: [UInt8], headers: [String: String], timeout: Duration)
+    async throws -> (status: Int, body: [UInt8])
+  {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    var request = URLRequest(
+      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+    request.httpMethod = "PUT"
+    request.httpBody = Data(body)
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return try await send(request, timeout: timeout)
+  }
+
   public func get(url: URL, headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
   {

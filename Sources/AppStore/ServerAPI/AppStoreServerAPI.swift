@@ -50,4 +50,30 @@ struct AppStoreServerAPI: Sendable {
     }
     return .success(decoded)
   }
+
+  /// A PUT of `json` to `path` whose answer has no body Apple defines (Send Consumption
+  /// Information answers 202 Accepted): any 2xx is success, with its status.
+  func put(_ path: String, json: [String: Any], at baseURL: URL) async -> Result<
+    Int, AppStoreServerAPIFailure
+  > {
+    guard let token = AppStoreAPIToken.make(key: key, bundleId: bundleId) else {
+      return .failure(.unsigned)
+    }
+    guard
+      let data = try? JSONSerialization.data(withJSONObject: json, options: .sortedKeys)
+    else { return .failure(.unbuildable) }
+    let url = baseURL.appendingPathComponent(path)
+    let answer: (status: Int, body: [UInt8])
+    do {
+      answer = try await transport.put(
+        url: url, body: [UInt8](data), headers: ["Authorization": "Bearer " + token],
+        timeout: timeout)
+    } catch {
+      return .failure(.unreachable(error))
+    }
+    guard (200...299).contains(answer.status) else {
+      return .failure(.answered(status: answer.status, AppStoreAPIError(body: answer.body)))
+    }
+    return .success(answer.status)
+  }
 }

@@ -115,6 +115,10 @@ public struct AppConfig: Sendable {
   public var allowInsecureURLs = false
   /// `WEBHOOK_*`: webhook delivery (see `WebhookSettings`).
   var webhooks = WebhookSettings()
+  /// `CONSUMPTION_REFUND_PREFERENCE`, `CONSUMPTION_SAMPLE_CONTENT_PROVIDED`.
+  var consumption = ConsumptionPolicy()
+  /// `CONSUMPTION_RETRY_BASE`: the first wait before a consumption answer is sent again.
+  var consumptionRetryBaseMs: Int64 = 30_000
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -239,6 +243,7 @@ public struct AppConfig: Sendable {
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
+    try readConsumption(env, into: &config)
     try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs

@@ -29,6 +29,8 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case subscriptionBillingProblem = "subscription.billing_problem"
   case subscriptionExpired = "subscription.expired"
   case consumptionRequested = "consumption.requested"
+  /// The answer to a consumption request: sent to Apple, skipped (no consent) or failed.
+  case consumptionAnswered = "consumption.answered"
   case adminTransfer = "admin.transfer"
   case adminAdjustment = "admin.adjustment"
   /// A test an admin sent to one webhook endpoint, for the pseudo-user

@@ -97,6 +97,12 @@ package struct NotificationEffects {
         [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
       return .processed(.billingRetry)
     case .consumptionRequest:
+      if settlement.answersConsumption, let transaction {
+        try await ConsumptionAnswers.enqueue(
+          notificationUuid: uuid, transactionId: transaction.transactionId,
+          environment: transaction.environment, signedDateMs: stored.notification.signedDate,
+          nowMs: clock.milliseconds, on: tx)
+      }
       if let original {
         var request = notice
         request["reason"] = stored.notification.data?.consumptionRequestReason.map(JSONValue.string)

@@ -14,6 +14,9 @@ package struct SettlementService: Sendable {
   package var sandboxCredits = true
   /// `REFUND_POLICY`: what a refund does about what was already spent.
   package var refundPolicy: RefundPolicy = .debt
+  /// Whether consumption requests become jobs a worker answers (an App Store Server API key
+  /// is configured).
+  package var answersConsumption = false
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 
