@@ -263,6 +263,19 @@ def test_a_reversed_refund_gives_back_what_it_took_and_cancels_its_debt(api, fak
     assert [(l["trade_no"], l["amount"]) for l in s["lots"]] == [(order["trade_no"], 30)]
 
 
+def test_a_reversed_refund_that_took_nothing_still_cancels_its_debt(api, fake_appstore):
+    user = unique("reversal-empty")
+    _, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    spend(api, user, 100)
+    refund(api, fake_appstore, purchase["transaction_id"])
+    assert api.balance(user) == 0 and ledger(api, user)["debts"] == {"gold": 100}
+    assert [(e["kind"], e["amount"], e.get("debt")) for e in ledger(api, user)["entries"]][0] == ("refund", 0, 100)
+    refund(api, fake_appstore, purchase["transaction_id"], type="REFUND_REVERSED")
+    assert ledger(api, user)["debts"] == {}
+    buy(api, fake_appstore, user, GOLD)
+    assert api.balance(user) == 100
+
+
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):
     user = unique("refund-full")
     buy(api, fake_appstore, user, GOLD)

@@ -173,6 +173,9 @@ package struct NotificationEffects {
     else { return .processed(.notRefunded) }
     var reversed = notice
     reversed["trade_no"] = .string(order.tradeNo)
+    // What the refund left owed is owed no more, even when the reversal gives nothing back
+    // (the refund found its lot spent): first, so the reversal's credit repays no part of it.
+    try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
     try await change(
       order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
       events: [EventDraft(.purchaseRefundReversed, reversed)])

@@ -53,4 +53,13 @@ extension Ledger {
     FROM changed, storekeeper_refund_plan(changed.trade_no) AS p
     """
   }
+
+  /// Cancels what a refund of `tradeNo` left as debt (`ledger_debts`), when Apple reverses it.
+  static func cancelDebts(tradeNo: String, on executor: any PostgresExecutor) async throws {
+    try await executor.execute(
+      """
+      UPDATE ledger_debts SET outstanding = 0, cancelled = true
+      WHERE trade_no = \(tradeNo) AND outstanding > 0
+      """)
+  }
 }
