@@ -7,7 +7,7 @@ import StorekeeperLogging
 /// the 12 hours Apple gives. A 5xx, 429, timeout or 401 is tried again with backoff (doubling
 /// from `retryBaseSeconds`, at most 30 minutes) while the window lasts; a refusal ends the job
 /// as `failed`; a user without consent gets nothing sent (`skipped`), as Apple refuses answers
-/// without it.
+/// without it. A request about a purchase not yet reported waits for it the same way.
 package struct ConsumptionAnswerer: Sendable {
   let answers: ConsumptionAnswers
   let client: ConsumptionInformationClient
@@ -62,6 +62,17 @@ package struct ConsumptionAnswerer: Sendable {
     }
     let (information, userId, reason) = try await answers.compose(job, policy: policy)
     guard let information else {
+      if reason == "no_user" {
+        // Apple may ask before the app reports the purchase: wait for it, within the window.
+        let delay = retryDelay(job)
+        logger.info(
+          "consumption request waits for its purchase to be reported",
+          fields.merging(["retry_in_s": .int(delay)]) { $1 })
+        try await answers.record(
+          job, state: .pending, information: nil, userId: nil, outcome: nil,
+          error: "the transaction has no owner yet", retryAfterSeconds: delay)
+        return
+      }
       logger.info(
         "consumption request not answered", fields.merging(["reason": .string(reason ?? "")]) { $1 }
       )
@@ -86,8 +97,7 @@ package struct ConsumptionAnswerer: Sendable {
         job, state: .failed, information: information, userId: userId, outcome: "refused",
         error: detail)
     case .failure(let failure):
-      let delay = min(
-        Self.maxRetrySeconds, retryBaseSeconds << min(max(job.attempts - 1, 0), 16))
+      let delay = retryDelay(job)
       fields["error"] = .string("\(failure)")
       fields["retry_in_s"] = .int(delay)
       logger.warning("consumption information not sent; will retry", fields)
@@ -95,5 +105,10 @@ package struct ConsumptionAnswerer: Sendable {
         job, state: .pending, information: information, userId: userId, outcome: nil,
         error: "\(failure)", retryAfterSeconds: delay)
     }
+  }
+
+  /// Doubling from the base with each attempt, at most `maxRetrySeconds`.
+  private func retryDelay(_ job: ConsumptionAnswer) -> Int {
+    min(Self.maxRetrySeconds, retryBaseSeconds << min(max(job.attempts - 1, 0), 16))
   }
 }

@@ -140,6 +140,22 @@ def test_an_answer_not_taken_within_apples_window_fails(answering):
     assert (event["data"]["state"], event["data"]["outcome"]) == ("failed", "window_passed")
 
 
+def test_a_request_about_a_purchase_not_yet_reported_is_answered_once_it_is(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("early")
+    consent(api, user)
+    order = api.create_order(user, GOLD)
+    purchase = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = request_consumption(fake, purchase["transaction_id"])
+    wait_until(lambda: (lambda a: a if a.get("last_error") else None)(answered(api, note, "pending")), 20,
+               "a first attempt")
+    assert fake.consumption_calls(purchase["transaction_id"]) == []
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    answer = answered(api, note, "sent")
+    assert answer["answer"]["consumptionPercentage"] == 0 and answer["answer"]["refundPreference"] == "GRANT_FULL"
+
+
 def test_without_consent_nothing_is_sent(answering):
     api, fake = answering.api, answering.fake
     user = unique("private")
