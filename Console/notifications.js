@@ -32,6 +32,7 @@ export async function renderNotifications(main, { consumption }) {
         { label: 'Type', value: (n) => n.notification_type + (n.subtype ? ` / ${n.subtype}` : '') },
         { label: 'State', value: (n) => n.state },
         { label: 'Transaction', value: (n) => n.transaction_id || '' },
+        ...(consumption ? [{ label: 'Answer', value: answerSummary }] : []),
         { label: 'Detail', value: (n) => h('button', { type: 'button', class: 'show-detail',
           'aria-label': `Show notification ${n.notification_uuid}`, onclick: () => showDetail(detail, n) }, 'Show') },
       ], body.notifications, { id: 'notifications' }),
@@ -57,4 +58,17 @@ function showDetail(detail, n) {
       ['Original transaction', n.original_transaction_id]]),
     h('h3', {}, 'Payload'), json(n.payload)));
   detail.querySelector('h2').focus();
+}
+
+// What Storekeeper answered Apple: the state, then what it sent (delivery, share consumed in
+// percent, refund preference) or why it sent nothing.
+function answerSummary(n) {
+  const c = n.consumption_answer;
+  if (!c) return '';
+  const sent = c.answer;
+  if (c.state === 'sent' && sent) {
+    const share = sent.consumptionPercentage === undefined ? '' : ` ${sent.consumptionPercentage / 1000}% consumed`;
+    return `sent: ${sent.deliveryStatus}${share}${sent.refundPreference ? `, ${sent.refundPreference}` : ''}`;
+  }
+  return c.state + (c.outcome ? ` (${c.outcome})` : '') + (c.last_error ? ` — ${c.last_error}` : '');
 }

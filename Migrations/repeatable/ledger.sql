@@ -1,4 +1,24 @@
--- The ledger's guards: its running balances (user_balances) and its append-only rule.
+-- The ledger's guards: its running balances (user_balances), its lots (ledger_lots: what is
+-- left of each credit, 0035) and its append-only rule.
+
+-- Takes up to p_wanted from lot p_lot for debit row p_ledger_id, recording the use; returns what
+-- it took. Each FOR loop of the trigger reads its rows as they were when it began, so the lot's
+-- remainder is read again here.
+CREATE OR REPLACE FUNCTION storekeeper_ledger_take(p_ledger_id bigint, p_lot bigint, p_wanted bigint)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  v_take bigint;
+BEGIN
+  SELECT least(l.remaining, p_wanted) INTO v_take FROM ledger_lots l WHERE l.id = p_lot FOR UPDATE;
+  IF coalesce(v_take, 0) <= 0 THEN
+    RETURN 0;
+  END IF;
+  UPDATE ledger_lots SET remaining = remaining - v_take WHERE id = p_lot;
+  INSERT INTO ledger_lot_uses AS u (ledger_id, lot_id, amount) VALUES (p_ledger_id, p_lot, v_take)
+  ON CONFLICT (ledger_id, lot_id) DO UPDATE SET amount = u.amount + EXCLUDED.amount;
+  RETURN v_take;
+END
+$$;
 
 -- Each row adds itself as it is inserted: a BEFORE trigger, because a settlement writes its
 -- ledger rows and appends its events in one statement, and AFTER triggers would run only once
@@ -8,14 +28,100 @@
 -- no wait, and two transactions adding to one user's assets in different orders cannot
 -- deadlock on the balance rows.
 CREATE OR REPLACE FUNCTION storekeeper_ledger_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_total bigint;
+  v_left bigint;
+  v_take bigint;
+  v_lot bigint;
+  v_repaid_id bigint;
+  r record;
+  repayments jsonb := '[]';
 BEGIN
   INSERT INTO user_event_sequences AS s (user_id, last_sequence) VALUES (NEW.user_id, 0)
   ON CONFLICT (user_id) DO UPDATE SET last_sequence = s.last_sequence;
+  SELECT b.total INTO v_total FROM user_balances b
+  WHERE b.user_id = NEW.user_id AND b.asset = NEW.asset;
+  v_total := coalesce(v_total, 0);
   INSERT INTO user_balances AS b (user_id, asset, total, sandbox)
   VALUES (NEW.user_id, NEW.asset, NEW.amount,
           CASE WHEN NEW.environment = 'Sandbox' THEN NEW.amount ELSE 0 END)
   ON CONFLICT (user_id, asset) DO UPDATE
     SET total = b.total + EXCLUDED.total, sandbox = b.sandbox + EXCLUDED.sandbox;
+
+  -- The lots (0035), under the same lock: what is left of each credit, first in first out.
+  IF NEW.amount > 0 THEN
+    v_left := NEW.amount;
+    -- A reversed refund cancels what that refund still counted as debt.
+    IF NEW.kind = 'refund_reversed' THEN
+      UPDATE ledger_debts SET outstanding = 0, cancelled = true
+      WHERE trade_no = NEW.trade_no AND asset = NEW.asset AND outstanding > 0;
+    END IF;
+    -- A negative balance is made good first: the lot holds only what is above zero.
+    IF v_total < 0 THEN
+      v_left := v_left - least(v_left, -v_total);
+    END IF;
+    -- Then what refunds could not take back, oldest debt first.
+    FOR r IN
+      SELECT d.id, d.trade_no, d.outstanding FROM ledger_debts d
+      WHERE d.user_id = NEW.user_id AND d.asset = NEW.asset AND d.outstanding > 0
+      ORDER BY d.id FOR UPDATE
+    LOOP
+      EXIT WHEN v_left = 0;
+      v_take := least(v_left, r.outstanding);
+      UPDATE ledger_debts SET outstanding = outstanding - v_take WHERE id = r.id;
+      repayments := repayments || jsonb_build_object('trade_no', r.trade_no, 'amount', v_take);
+      v_left := v_left - v_take;
+    END LOOP;
+    INSERT INTO ledger_lots AS l (user_id, asset, environment, trade_no, ledger_id, credited,
+                                  remaining)
+    VALUES (NEW.user_id, NEW.asset, NEW.environment, NEW.trade_no, NEW.id, NEW.amount, v_left)
+    ON CONFLICT (trade_no, asset, environment) DO UPDATE
+      SET credited = l.credited + EXCLUDED.credited, remaining = l.remaining + EXCLUDED.remaining
+    RETURNING l.id INTO v_lot;
+    -- Each repayment is a debit of its own, tied to the refunded purchase (so a reversal of
+    -- that refund gives it back) and to the lot of the credit that paid it.
+    FOR r IN SELECT e->>'trade_no' AS trade_no, (e->>'amount')::bigint AS amount
+             FROM jsonb_array_elements(repayments) e
+    LOOP
+      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, environment)
+      VALUES (NEW.user_id, NEW.asset, -r.amount, 'debt_repaid', r.trade_no, NEW.environment)
+      RETURNING id INTO v_repaid_id;
+      INSERT INTO ledger_lot_uses (ledger_id, lot_id, amount) VALUES (v_repaid_id, v_lot, r.amount);
+    END LOOP;
+  ELSIF NEW.amount < 0 AND NEW.kind <> 'debt_repaid' THEN
+    v_left := -NEW.amount;
+    -- A purchase taken back (refund, transfer) comes out of its own lot first; then, as every
+    -- other debit, out of the oldest lots of its environment, then of any. What no lot holds
+    -- takes the balance below zero.
+    IF NEW.kind IN ('refund', 'transferred') AND NEW.trade_no IS NOT NULL THEN
+      FOR r IN SELECT l.id FROM ledger_lots l
+               WHERE l.trade_no = NEW.trade_no AND l.asset = NEW.asset AND l.remaining > 0
+               ORDER BY l.id
+      LOOP
+        EXIT WHEN v_left = 0;
+        v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
+      END LOOP;
+    END IF;
+    FOR r IN SELECT l.id FROM ledger_lots l
+             WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0
+               AND l.environment = NEW.environment
+             ORDER BY l.id
+    LOOP
+      EXIT WHEN v_left = 0;
+      v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
+    END LOOP;
+    FOR r IN SELECT l.id FROM ledger_lots l
+             WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0
+             ORDER BY l.id
+    LOOP
+      EXIT WHEN v_left = 0;
+      v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
+    END LOOP;
+  END IF;
+  IF NEW.debt > 0 THEN
+    INSERT INTO ledger_debts (user_id, asset, trade_no, ledger_id, amount, outstanding)
+    VALUES (NEW.user_id, NEW.asset, NEW.trade_no, NEW.id, NEW.debt, NEW.debt);
+  END IF;
   RETURN NEW;
 END
 $$;

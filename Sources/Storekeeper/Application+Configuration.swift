@@ -24,20 +24,37 @@ extension Application {
     -> AccountTokenSender?
   {
     guard let key = try serverAPIKey(config) else { return nil }
-    guard let production = URL(string: config.apiURL) else {
-      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
-    }
-    guard let sandbox = URL(string: config.apiSandboxURL) else {
-      throw ConfigError(variable: "APPLE_API_SANDBOX_URL", problem: "must be an http(s) URL")
-    }
+    let hosts = try serverAPIHosts(config)
     return AccountTokenSender(
       jobs: AccountTokenJobs(
         database: domain.database,
         policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs)),
       client: AppAccountTokenClient(
         key: key, bundleId: config.bundleId, timeout: .milliseconds(config.appleTimeoutMs)),
-      productionURL: production, sandboxURL: sandbox,
+      productionURL: hosts.production, sandboxURL: hosts.sandbox,
       logger: logger.with("component", "app-account-tokens"))
+  }
+
+  /// The Send Consumption Information client when a key is configured; nil leaves consumption
+  /// requests listed but unanswered.
+  static func consumptionClient(_ config: AppConfig) throws -> ConsumptionInformationClient? {
+    guard let key = try serverAPIKey(config) else { return nil }
+    let hosts = try serverAPIHosts(config)
+    return ConsumptionInformationClient(
+      productionURL: hosts.production, sandboxURL: hosts.sandbox, key: key,
+      bundleId: config.bundleId, timeout: .milliseconds(config.appleTimeoutMs))
+  }
+
+  /// The App Store Server API's two hosts, production and the sandbox.
+  private static func serverAPIHosts(_ config: AppConfig) throws -> (production: URL, sandbox: URL)
+  {
+    guard let production = URL(string: config.apiURL) else {
+      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+    }
+    guard let sandbox = URL(string: config.apiSandboxURL) else {
+      throw ConfigError(variable: "APPLE_API_SANDBOX_URL", problem: "must be an http(s) URL")
+    }
+    return (production, sandbox)
   }
 
   /// The promotional offer signer when a key is configured; nil leaves offers off.

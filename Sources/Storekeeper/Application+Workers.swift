@@ -1,3 +1,4 @@
+import StorekeeperCore
 import StorekeeperLogging
 import StorekeeperWorkers
 
@@ -57,6 +58,18 @@ extension Application {
         BackgroundLoop(
           name: "app-account-tokens", intervalMs: min(config.retryBaseMs, 5000), logger: logger
         ) { await sender.runOnce() })
+    }
+    if let client = try consumptionClient(config) {
+      let answerer = ConsumptionAnswerer(
+        answers: ConsumptionAnswers(database: domain.database, outbox: domain.orders.outbox),
+        client: client, policy: config.consumption,
+        retryBaseSeconds: Int(config.consumptionRetryBaseMs / 1000),
+        logger: logger.with("component", "consumption"))
+      services.append(
+        BackgroundLoop(
+          name: "consumption-answers", intervalMs: min(config.consumptionRetryBaseMs, 5000),
+          logger: logger
+        ) { await answerer.runOnce() })
     }
     if let intervalMs = config.reconcile.intervalMs,
       let reconciler = try reconciler(

@@ -59,9 +59,12 @@ struct Domain: Sendable {
       notificationsPending.wake()
     }
     settlement.sandboxCredits = config.sandboxCredits
-    // With the App Store Server API key, purchases made outside the app are bound at Apple to
-    // the user they are assigned to (Set App Account Token, sent by a worker).
-    settlement.bindsAccountTokens = config.apiKeyPath != nil
+    settlement.refundPolicy = config.refundPolicy
+    // With the App Store Server API key, workers bind purchases made outside the app to the
+    // user they are assigned to (Set App Account Token) and answer consumption requests.
+    let serverAPI = try Application.serverAPIKey(config) != nil
+    settlement.bindsAccountTokens = serverAPI
+    settlement.answersConsumption = serverAPI
     self.settlement = settlement
     entitlements = EntitlementRepository(database: database, clock: clock)
     webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)

@@ -66,6 +66,12 @@ struct Edge: Sendable {
       xmlProductIdPrefix: config.xmlProductIdPrefix
     ).register(&router)
     EntitlementRoutes(repository: domain.entitlements, auth: appAuth).register(&router)
+    WalletRoutes(
+      wallet: WalletService(database: database, outbox: domain.orders.outbox), auth: appAuth
+    ).register(&router)
+    ConsumptionConsentRoutes(
+      answers: ConsumptionAnswers(database: database, outbox: domain.orders.outbox), auth: appAuth
+    ).register(&router)
     let offerSigner = try Application.offerSigner(config)
     if let offerSigner {
       logger.notice("promotional offers are signed", ["key_id": .string(offerSigner.keyId)])

@@ -363,6 +363,17 @@ class FakeAppStore(Process):
                 "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url,
                 "APPLE_API_SANDBOX_URL": self.url + "/sandbox"}
 
+    def consumption_calls(self, transaction_id: str) -> list[dict]:
+        """The Send Consumption Information calls the fake received for a transaction, in order:
+        each its `environment`, the `status` answered and the `body` as sent."""
+        r = requests.get(f"{self.url}/fake/v1/consumption/{transaction_id}", timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()["calls"]
+
+    def fail_consumption(self, count: int, status: int = 503) -> dict:
+        """The next `count` Send Consumption Information calls are answered `status`."""
+        return self.call("/fake/v1/consumption/faults", {"fail_next": count, "status": status})
+
     def calls(self) -> dict[str, int]:
         """How often verifyReceipt and the Server API's transaction lookups were called."""
         r = requests.get(f"{self.url}/fake/v1/calls", timeout=30)

@@ -632,3 +632,28 @@ def test_the_keyboard_alone_signs_in_and_moves_between_sections(console, tokens)
     console.find("#order-search")
     # The new section's heading takes the focus, so a screen reader announces it.
     assert console.driver.switch_to.active_element.text == "Orders"
+
+
+def test_a_consumption_request_shows_the_answer_sent_to_apple(browser, module_launcher, tokens, artifacts):
+    """With the App Store Server API key, each consumption request is answered, and the list
+    says what was sent: the delivery, the share consumed, the refund preference."""
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s",
+                                  CONSUMPTION_REFUND_PREFERENCE="by_consumption",
+                                  ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']}")
+    api, fake = stack.api, stack.fake
+    product = "com.example.tests.console.consumption.gold"
+    api.put_product(product, grants={"balance": {"gold": 100}})
+    user = unique("console-consumer")
+    _, purchase, _ = buy(api, fake, user, product)
+    r = api.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": 25, "reason": "potion"},
+                 headers={"Idempotency-Key": "console-1"})
+    assert r.status_code == 201, r.text
+    assert api.request("PUT", f"/v1/users/{user}/consumption-consent", json={"consented": True}).status_code == 200
+    fake.notification("CONSUMPTION_REQUEST", transaction_id=purchase["transaction_id"])
+    wait_until(lambda: [c for c in fake.consumption_calls(purchase["transaction_id"]) if c["status"] == 202],
+               20, "the answer never reached the fake App Store")
+    console = Console(browser, stack.sk.url, artifacts)
+    console.sign_in(tokens["write"])
+    console.go("#/consumption", "#notifications")
+    assert "sent: DELIVERED 25% consumed, GRANT_PRORATED" in console.wait_text("#notifications", "sent:")
+    console.screenshot("consumption-answer")

@@ -21,20 +21,21 @@ struct AppStoreServerAPI: Sendable {
     _ path: String, method: String? = nil, query: [URLQueryItem] = [], json: [String: Any]? = nil,
     at baseURL: URL, as answer: Answer.Type
   ) async -> Result<Answer, AppStoreServerAPIFailure> {
-    let body = await exchange(path, method: method, query: query, json: json, at: baseURL)
-    return body.flatMap { body in
-      guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
+    let answer = await exchange(path, method: method, query: query, json: json, at: baseURL)
+    return answer.flatMap { answer in
+      guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.body)) else {
         return .failure(.unreadable)
       }
       return .success(decoded)
     }
   }
 
-  /// The body of the endpoint's 200, whatever it holds (Set App Account Token answers none).
+  /// The status and body of the endpoint's 2xx, whatever the body holds (Set App Account Token
+  /// answers 200 without one, Send Consumption Information 202 Accepted).
   func exchange(
     _ path: String, method: String? = nil, query: [URLQueryItem] = [], json: [String: Any]? = nil,
     at baseURL: URL
-  ) async -> Result<[UInt8], AppStoreServerAPIFailure> {
+  ) async -> Result<(status: Int, body: [UInt8]), AppStoreServerAPIFailure> {
     let method = method ?? (json == nil ? "GET" : "POST")
     var components = URLComponents(
       url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
@@ -84,10 +85,10 @@ struct AppStoreServerAPI: Sendable {
         }
         continue
       }
-      guard answer.status == 200 else {
+      guard (200...299).contains(answer.status) else {
         return .failure(.answered(status: answer.status, AppStoreAPIError(body: answer.body)))
       }
-      return .success(answer.body)
+      return .success((answer.status, answer.body))
     }
   }
 

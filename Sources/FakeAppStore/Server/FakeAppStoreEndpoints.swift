@@ -15,6 +15,7 @@ final class FakeAppStoreEndpoints: Sendable {
   let apiKey: FakeAPIKey
   let serverAPI: FakeServerAPIControls
   let receiptContainers = FakeReceiptContainerCache()
+  let consumptionLog = FakeConsumptionLog()
 
   init(
     configuration: FakeAppStoreServer.Configuration, authority: FakeCertificateAuthority,
@@ -72,6 +73,7 @@ final class FakeAppStoreEndpoints: Sendable {
     }
     registerServerAPITransactions(&router)
     registerAppAccountToken(&router)
+    registerConsumption(&router)
     for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
       router.add(.get, prefix + "/inApps/v1/subscriptions/{transaction_id}") {
         [self] request, context in

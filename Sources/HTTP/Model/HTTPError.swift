@@ -10,6 +10,9 @@ public struct HTTPError: Error, Sendable {
   public var fields: [FieldError]
   /// Extra response headers, e.g. `Allow` or `Retry-After`.
   public var headers: HTTPHeaders
+  /// Extension members of the problem (RFC 9457 §3.2), each a name and its value as JSON text
+  /// the thrower wrote, e.g. `("balance", "40")`.
+  public var members: [(name: String, json: String)] = []
 
   public init(
     _ status: Int, code: String, detail: String? = nil, fields: [FieldError] = [],
@@ -45,6 +48,11 @@ public struct HTTPError: Error, Sendable {
         body += "}"
       }
       body += "]"
+    }
+    for member in members {
+      body += ","
+      JSONString.append(member.name, to: &body)
+      body += ":" + member.json
     }
     body += ",\"request_id\":"
     JSONString.append(requestId, to: &body)

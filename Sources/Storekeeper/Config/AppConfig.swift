@@ -43,6 +43,8 @@ public struct AppConfig: Sendable {
   /// `SANDBOX_POLICY`: whether sandbox purchases (App Review, TestFlight) credit balances
   /// (`credit`, the default) or are only settled and recorded (`record_only`).
   public var sandboxCredits = true
+  /// `REFUND_POLICY`: what a refund does about what was already spent.
+  package var refundPolicy: RefundPolicy = .debt
   public var rootCertificatePaths: [String] = []
   public var verifyReceiptURL = "https://buy.itunes.apple.com/verifyReceipt"
   public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
@@ -117,6 +119,10 @@ public struct AppConfig: Sendable {
   public var allowInsecureURLs = false
   /// `WEBHOOK_*`: webhook delivery (see `WebhookSettings`).
   var webhooks = WebhookSettings()
+  /// `CONSUMPTION_REFUND_PREFERENCE`, `CONSUMPTION_SAMPLE_CONTENT_PROVIDED`.
+  var consumption = ConsumptionPolicy()
+  /// `CONSUMPTION_RETRY_BASE`: the first wait before a consumption answer is sent again.
+  var consumptionRetryBaseMs: Int64 = 30_000
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -193,6 +199,13 @@ public struct AppConfig: Sendable {
       throw ConfigError(
         variable: "SANDBOX_POLICY", problem: "must be credit or record_only, got \"\(other)\"")
     }
+    switch env["REFUND_POLICY"] ?? "" {
+    case "", "debt": config.refundPolicy = .debt
+    case "negative": config.refundPolicy = .negative
+    case let other:
+      throw ConfigError(
+        variable: "REFUND_POLICY", problem: "must be debt or negative, got \"\(other)\"")
+    }
     if let paths = env["APPLE_ROOT_CERTS"], !paths.isEmpty {
       config.rootCertificatePaths = paths.split(separator: ",").map { String($0) }
     }
@@ -235,6 +248,7 @@ public struct AppConfig: Sendable {
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
+    try readConsumption(env, into: &config)
     try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs

@@ -47,6 +47,7 @@ extension Commands {
       // Deferred notifications a renewal wakes are applied by a serving instance's worker.
       var settlement = SettlementService(database: database, orders: orders, reports: reports) {}
       settlement.sandboxCredits = config.sandboxCredits
+      settlement.refundPolicy = config.refundPolicy
       let appStore = try Application.appStoreConfiguration(config, logger: logger)
       guard
         let made = try Application.reconciler(

@@ -21,6 +21,9 @@ enum RateLimitRules {
     case "/v1/orders": return .addressAndUser
     case "/v1/receipts", "/v1/receipts.xml": return .addressUserAndProofs
     case "/v1/trade-reports": return .addressAndProofs
+    case "/v1/users/{user_id}/balances/{currency}/spend",
+      "/v1/users/{user_id}/balances/{currency}/grant":
+      return .addressAndUser
     default: return .address
     }
   }

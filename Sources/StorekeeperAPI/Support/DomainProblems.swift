@@ -133,3 +133,20 @@ extension VerificationBusy: DomainProblem {
       headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))]))
   }
 }
+
+extension WalletRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .insufficientBalance(let balance):
+      var problem = HTTPError(
+        409, code: "insufficient_balance",
+        detail: "the balance is \(balance), less than the amount asked for")
+      problem.members = [("balance", String(balance))]
+      return problem
+    case .keyReused:
+      return HTTPError(
+        422, code: "idempotency_key_reused",
+        detail: "this Idempotency-Key was used for a different operation of this user")
+    }
+  }
+}

@@ -11,6 +11,10 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   /// A refunded or revoked order is paid again because Apple reversed the refund.
   case orderReopened = "order.reopened"
   case balanceChanged = "balance.changed"
+  /// The app (or its backend) spent an amount of a balance; says which credits it used.
+  case balanceSpent = "balance.spent"
+  /// The app's backend granted an amount (a reward, not a purchase).
+  case balanceGranted = "balance.granted"
   case entitlementGranted = "entitlement.granted"
   /// The same entitlement lasts longer (a renewal, another non-renewing purchase).
   case entitlementExtended = "entitlement.extended"
@@ -32,6 +36,8 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case subscriptionBillingProblem = "subscription.billing_problem"
   case subscriptionExpired = "subscription.expired"
   case consumptionRequested = "consumption.requested"
+  /// The answer to a consumption request: sent to Apple, skipped (no consent) or failed.
+  case consumptionAnswered = "consumption.answered"
   case adminTransfer = "admin.transfer"
   case adminAdjustment = "admin.adjustment"
   /// A test an admin sent to one webhook endpoint, for the pseudo-user

@@ -97,6 +97,12 @@ package struct NotificationEffects {
         [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
       return .processed(.billingRetry)
     case .consumptionRequest:
+      if settlement.answersConsumption, let transaction {
+        try await ConsumptionAnswers.enqueue(
+          notificationUuid: uuid, transactionId: transaction.transactionId,
+          environment: transaction.environment, signedDateMs: stored.notification.signedDate,
+          nowMs: clock.milliseconds, on: tx)
+      }
       if let original {
         var request = notice
         request["reason"] = stored.notification.data?.consumptionRequestReason.map(JSONValue.string)
@@ -150,9 +156,14 @@ package struct NotificationEffects {
     refunded["revocation_date"] = EventTime.value(
       ms: transaction.revocationDate ?? clock.milliseconds)
     refunded["revocation_reason"] = transaction.revocationReason.map { .number(String($0)) }
-    try await change(
-      order, transition, ledger: .refund, transactionId: transaction.transactionId,
-      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })])
+    let policy = settlement.refundPolicy
+    let recovery = try await RefundRecovery.plan(
+      order.tradeNo, userId: order.userId, on: tx, outbox: outbox)
+    if !recovery.isEmpty { refunded["recovery"] = RefundRecovery.json(recovery, policy: policy) }
+    try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause, detail: detail,
+      effects: [Ledger.refund(transactionId: transaction.transactionId, policy: policy)],
+      events: [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })], on: tx)
     return .processed(reason == .revoked ? .revoked : .refunded)
   }
 
@@ -170,6 +181,9 @@ package struct NotificationEffects {
     else { return .processed(.notRefunded) }
     var reversed = notice
     reversed["trade_no"] = .string(order.tradeNo)
+    // What the refund left owed is owed no more, even when the reversal gives nothing back
+    // (the refund found its lot spent): first, so the reversal's credit repays no part of it.
+    try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
     try await change(
       order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
       events: [EventDraft(.purchaseRefundReversed, reversed)])

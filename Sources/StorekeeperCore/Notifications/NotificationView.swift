@@ -14,6 +14,8 @@ package struct NotificationView: Encodable, Sendable {
   var receivedAt: String
   var processedAt: String?
   var payload: JSONValue
+  /// For a consumption request: the answer Storekeeper sent Apple (or why it sent none).
+  var consumptionAnswer: JSONValue?
 
   enum CodingKeys: String, CodingKey {
     case notificationUuid = "notification_uuid"
@@ -27,12 +29,20 @@ package struct NotificationView: Encodable, Sendable {
     case receivedAt = "received_at"
     case processedAt = "processed_at"
     case payload
+    case consumptionAnswer = "consumption_answer"
   }
 
   static let columns = """
     seq, notification_uuid, notification_type, subtype, environment,
     \(SQLTime.rfc3339("signed_date")), transaction_id, original_transaction_id, state, result,
-    \(SQLTime.rfc3339("received_at")), \(SQLTime.rfc3339("processed_at")), payload::text AS payload
+    \(SQLTime.rfc3339("received_at")), \(SQLTime.rfc3339("processed_at")), payload::text AS payload,
+    (SELECT jsonb_strip_nulls(jsonb_build_object(
+              'state', c.state, 'attempts', c.attempts, 'answer', c.answer,
+              'outcome', c.outcome, 'last_error', c.last_error,
+              'deadline', \(SQLTime.text("c.deadline")),
+              'answered_at', \(SQLTime.text("c.answered_at"))))::text
+     FROM consumption_answers c
+     WHERE c.notification_uuid = apple_notifications.notification_uuid) AS consumption_answer
     """
 
   init(row: PostgresRow) throws {
@@ -48,5 +58,7 @@ package struct NotificationView: Encodable, Sendable {
     receivedAt = try row.decode("received_at")
     processedAt = try row.decodeIfPresent("processed_at")
     payload = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("payload"))
+    let answer: String? = try row.decodeIfPresent("consumption_answer")
+    consumptionAnswer = try answer.map { try JSONCoding.decode(JSONValue.self, fromText: $0) }
   }
 }

@@ -37,3 +37,29 @@ enum Ledger {
       """
   }
 }
+
+extension Ledger {
+  /// A refund's rows: per asset and environment, what `storekeeper_refund_plan` says the
+  /// purchase still holds. Under `.debt` only what is left of its lot is taken and the rest is
+  /// recorded as the row's `debt` (the ledger's trigger opens it in `ledger_debts`); under
+  /// `.negative` all of it is taken, whatever the balance becomes.
+  static func refund(transactionId: String, policy: RefundPolicy) -> PostgresQuery {
+    """
+    INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment, debt)
+    SELECT p.user_id, p.asset,
+           -(CASE WHEN \(policy)::text = 'debt' THEN p.recovered ELSE p.owed END),
+           \(LedgerKind.refund), changed.trade_no, \(transactionId), p.environment,
+           CASE WHEN \(policy)::text = 'debt' THEN p.owed - p.recovered ELSE 0 END
+    FROM changed, storekeeper_refund_plan(changed.trade_no) AS p
+    """
+  }
+
+  /// Cancels what a refund of `tradeNo` left as debt (`ledger_debts`), when Apple reverses it.
+  static func cancelDebts(tradeNo: String, on executor: any PostgresExecutor) async throws {
+    try await executor.execute(
+      """
+      UPDATE ledger_debts SET outstanding = 0, cancelled = true
+      WHERE trade_no = \(tradeNo) AND outstanding > 0
+      """)
+  }
+}

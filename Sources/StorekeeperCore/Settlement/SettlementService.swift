@@ -16,6 +16,11 @@ package struct SettlementService: Sendable {
   /// outside the app) is bound to the order it settles, through a Set App Account Token call
   /// queued in the settlement's own statement (`AccountTokenJobs`).
   package var bindsAccountTokens = false
+  /// `REFUND_POLICY`: what a refund does about what was already spent.
+  package var refundPolicy: RefundPolicy = .debt
+  /// Whether consumption requests become jobs a worker answers (an App Store Server API key
+  /// is configured).
+  package var answersConsumption = false
   /// Called after a commit that recorded a transaction, so deferred notifications apply.
   let transactionRecorded: @Sendable () -> Void
 

@@ -1,0 +1,67 @@
+-- The wallet's writers (0035): a spend's ledger rows, and what a refund can take back.
+
+-- Writes the ledger rows of spend p_operation: p_amount of p_asset out of the user's oldest
+-- lots, one row per environment those lots were paid in (so sandbox_balances stays the part of
+-- the balance the sandbox paid for), in the order their first lot comes. The ledger's trigger
+-- then takes each row out of the oldest lots of its environment, which are exactly the lots
+-- counted here. The caller holds the user's lock and has checked the balance.
+CREATE OR REPLACE FUNCTION storekeeper_wallet_debit(
+  p_user_id text, p_asset text, p_amount bigint, p_operation bigint
+) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_left bigint := p_amount;
+  v_take bigint;
+  planned jsonb := '{}';
+  envs text[] := '{}';
+  env text;
+  r record;
+BEGIN
+  FOR r IN
+    SELECT l.environment, l.remaining FROM ledger_lots l
+    WHERE l.user_id = p_user_id AND l.asset = p_asset AND l.remaining > 0
+    ORDER BY l.id
+  LOOP
+    EXIT WHEN v_left = 0;
+    v_take := least(v_left, r.remaining);
+    IF NOT planned ? r.environment THEN
+      envs := envs || r.environment;
+      planned := planned || jsonb_build_object(r.environment, 0);
+    END IF;
+    planned := planned || jsonb_build_object(r.environment,
+                                             (planned->>r.environment)::bigint + v_take);
+    v_left := v_left - v_take;
+  END LOOP;
+  -- The lots hold the balance whenever it is positive; should they ever hold less, the rest is
+  -- still taken (the balance was checked) and stays unattributed rather than refusing a spend
+  -- the balance allows.
+  IF v_left > 0 THEN
+    IF NOT planned ? 'Production' THEN
+      envs := envs || 'Production'::text;
+      planned := planned || jsonb_build_object('Production', 0);
+    END IF;
+    planned := planned || jsonb_build_object('Production',
+                                             (planned->>'Production')::bigint + v_left);
+  END IF;
+  FOREACH env IN ARRAY envs LOOP
+    INSERT INTO ledger (user_id, asset, amount, kind, environment, operation_id)
+    VALUES (p_user_id, p_asset, -(planned->>env)::bigint, 'spend', env, p_operation);
+  END LOOP;
+  RETURN coalesce(array_length(envs, 1), 0);
+END
+$$;
+
+-- What a refund of order p_trade_no can take back, per asset and environment: `owed` is what
+-- the purchase's rows still hold, `recovered` the part of it its lot still has (the rest was
+-- spent). REFUND_POLICY decides what happens to the difference (Ledger.refund).
+CREATE OR REPLACE FUNCTION storekeeper_refund_plan(p_trade_no text)
+RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT g.user_id, g.asset, g.environment, g.owed, least(g.owed, coalesce(l.remaining, 0))
+  FROM (SELECT x.user_id, x.asset, x.environment, sum(x.amount)::bigint AS owed
+        FROM ledger x WHERE x.trade_no = p_trade_no
+        GROUP BY x.user_id, x.asset, x.environment
+        HAVING sum(x.amount) > 0) g
+  LEFT JOIN ledger_lots l
+    ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
+$$;

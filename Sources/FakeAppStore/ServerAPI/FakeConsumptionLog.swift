@@ -1,0 +1,37 @@
+import Synchronization
+
+/// What the fake's Send Consumption Information endpoint received, for tests to read
+/// (`GET /fake/v1/consumption/{transaction_id}`), and the failures they asked it to answer
+/// with first (`POST /fake/v1/consumption/faults`).
+final class FakeConsumptionLog: Sendable {
+  /// One call as received: its body, its environment and the status answered.
+  struct Call: Sendable {
+    var transactionId: String
+    var environment: String
+    var body: String
+    var status: Int
+    var error: String?
+  }
+
+  private struct State {
+    var calls: [Call] = []
+    var failures: [Int] = []
+  }
+
+  private let state = Mutex(State())
+
+  /// The status the next call is to fail with, if a test set one.
+  func takeFailure() -> Int? {
+    state.withLock { $0.failures.isEmpty ? nil : $0.failures.removeFirst() }
+  }
+
+  func fail(next count: Int, status: Int) {
+    state.withLock { $0.failures = Array(repeating: status, count: count) }
+  }
+
+  func record(_ call: Call) { state.withLock { $0.calls.append(call) } }
+
+  func calls(transactionId: String) -> [Call] {
+    state.withLock { $0.calls.filter { $0.transactionId == transactionId } }
+  }
+}

@@ -1,0 +1,43 @@
+import AppStore
+import Testing
+
+@testable import StorekeeperCore
+
+/// The answer to a consumption request keeps to Apple's rules whatever the policy: a prorated
+/// refund of a one-time purchase needs a share above 0, a subscription gets no share, and an
+/// undelivered purchase's share is 0.
+@Suite struct ConsumptionPolicyTests {
+  func facts(
+    delivered: Bool = true, type: ProductType = .consumable, credited: Int64, spent: Int64
+  ) -> ConsumptionFacts {
+    ConsumptionFacts(
+      userId: "u", consented: true, delivered: delivered, productType: type, credited: credited,
+      spent: spent)
+  }
+
+  @Test func theShareIsWhatSpendsUsedOfWhatThePurchaseCredited() {
+    #expect(facts(credited: 100, spent: 30).milliunits == 30_000)
+    #expect(facts(credited: 3, spent: 1).milliunits == 33_333)
+    #expect(facts(credited: 100, spent: 0).milliunits == 0)
+    #expect(facts(credited: 100, spent: 100).milliunits == 100_000)
+    #expect(facts(delivered: false, credited: 100, spent: 0).milliunits == 0)
+    #expect(facts(type: .autoRenewable, credited: 0, spent: 0).milliunits == nil)
+    #expect(facts(type: .nonConsumable, credited: 0, spent: 0).milliunits == nil)
+  }
+
+  @Test func byConsumptionFollowsTheShare() {
+    let policy = ConsumptionPolicy(refundPreference: .byConsumption)
+    #expect(policy.preference(milliunits: 0, subscription: false) == .grantFull)
+    #expect(policy.preference(milliunits: 40_000, subscription: false) == .grantProrated)
+    #expect(policy.preference(milliunits: 100_000, subscription: false) == .decline)
+    #expect(policy.preference(milliunits: nil, subscription: true) == nil)
+  }
+
+  @Test func proratedWithNothingSpentIsAFullRefund() {
+    let policy = ConsumptionPolicy(refundPreference: .grantProrated)
+    #expect(policy.preference(milliunits: 0, subscription: false) == .grantFull)
+    #expect(policy.preference(milliunits: 1, subscription: false) == .grantProrated)
+    #expect(policy.preference(milliunits: nil, subscription: true) == .grantProrated)
+    #expect(ConsumptionPolicy().preference(milliunits: 50_000, subscription: false) == nil)
+  }
+}

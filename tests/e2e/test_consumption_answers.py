@@ -1,0 +1,231 @@
+"""Issue 26: Apple's CONSUMPTION_REQUEST is answered with Send Consumption Information v2, from
+the ledger (the share of the purchase already spent), with the user's consent as the app
+recorded it and the configured refund preference; retried durably after a 5xx; nothing sent
+without consent. The fake App Store checks each call (token, fields, ranges) and shows what it
+received."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from support import buy, problem, unique, user_headers, wait_until
+
+P = "com.example.tests.consumption."
+GOLD = P + "gold"
+CLUB = P + "club.monthly"
+
+
+@pytest.fixture(scope="module")
+def answering(module_launcher):
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s",
+                                  CONSUMPTION_REFUND_PREFERENCE="by_consumption")
+    stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    stack.api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
+    return stack
+
+
+def consent(api, user, consented=True, **kw):
+    return api.request("PUT", f"/v1/users/{user}/consumption-consent", json={"consented": consented}, **kw)
+
+
+def spend(api, user, amount):
+    r = api.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": amount, "reason": "sword"},
+                 headers={"Idempotency-Key": str(uuid.uuid4())})
+    assert r.status_code == 201, r.text
+
+
+def answered(api, note, state):
+    """The stored request once its answer reached `state`."""
+    def check():
+        found = [n for n in api.get("/admin/v1/consumption-requests", admin=True, params={"limit": 200}).json()
+                 ["notifications"] if n["notification_uuid"] == note["notification_uuid"]]
+        if found and found[0].get("consumption_answer", {}).get("state") == state:
+            return found[0]["consumption_answer"]
+        return None
+    return wait_until(check, 20, f"consumption answer {state}")
+
+
+def answer_events(api, user):
+    r = api.get("/admin/v1/events", admin=True, params={"user_id": user, "type": "consumption.answered"})
+    assert r.status_code == 200, r.text
+    return r.json()["events"]
+
+
+def request_consumption(fake, transaction_id):
+    note = fake.notification("CONSUMPTION_REQUEST", transaction_id=transaction_id)
+    assert note["delivered_status"] == 200, note
+    return note
+
+
+def test_the_answer_says_what_share_of_the_purchase_was_spent(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("asker")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 30)
+    assert consent(api, user).status_code == 200
+    note = request_consumption(fake, purchase["transaction_id"])
+    answer = answered(api, note, "sent")
+    sent = {"customerConsented": True, "deliveryStatus": "DELIVERED", "consumptionPercentage": 30000,
+            "refundPreference": "GRANT_PRORATED", "sampleContentProvided": False}
+    assert answer["answer"] == sent and answer["attempts"] == 1
+    [call] = fake.consumption_calls(purchase["transaction_id"])
+    assert (call["status"], call["environment"], call["body"]) == (202, "Production", sent)
+    [event] = answer_events(api, user)
+    assert event["data"]["state"] == "sent" and event["data"]["answer"] == sent
+    assert event["data"]["transaction_id"] == purchase["transaction_id"]
+
+
+def test_nothing_spent_asks_for_a_full_refund_and_everything_spent_declines(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("asker")
+    consent(api, user)
+    _, untouched, _ = buy(api, fake, user, GOLD)
+    answer = answered(api, request_consumption(fake, untouched["transaction_id"]), "sent")
+    assert (answer["answer"]["consumptionPercentage"], answer["answer"]["refundPreference"]) == (0, "GRANT_FULL")
+    spend(api, user, 100)  # the oldest purchase: the one above
+    _, second, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 100)
+    answer = answered(api, request_consumption(fake, second["transaction_id"]), "sent")
+    assert (answer["answer"]["consumptionPercentage"], answer["answer"]["refundPreference"]) == (100000, "DECLINE")
+
+
+def test_a_subscription_is_answered_without_a_share(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("subscriber")
+    consent(api, user)
+    _, purchase, _ = buy(api, fake, user, CLUB, type="auto_renewable")
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")
+    # Apple computes a subscription's share itself and refuses one sent.
+    assert answer["answer"] == {"customerConsented": True, "deliveryStatus": "DELIVERED",
+                                "sampleContentProvided": False}
+    assert [c["status"] for c in fake.consumption_calls(purchase["transaction_id"])] == [202]
+
+
+def test_an_answer_apple_fails_with_a_5xx_is_sent_again(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("asker")
+    consent(api, user)
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 50)
+    fake.fail_consumption(2, 503)
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")
+    assert answer["attempts"] == 3 and answer["answer"]["consumptionPercentage"] == 50000
+    assert [c["status"] for c in fake.consumption_calls(purchase["transaction_id"])] == [503, 503, 202]
+    assert len(answer_events(api, user)) == 1
+
+
+def test_an_answer_not_taken_within_apples_window_fails(answering):
+    api, fake, db = answering.api, answering.fake, answering.db
+    user = unique("late")
+    consent(api, user)
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    fake.fail_consumption(100, 500)
+    try:
+        note = request_consumption(fake, purchase["transaction_id"])
+        wait_until(lambda: len(fake.consumption_calls(purchase["transaction_id"])) >= 1, 20, "a first attempt")
+        assert answered(api, note, "pending")["attempts"] >= 1
+        # Apple's 12 hours, run out: the job is given up, not sent late.
+        db.rows(f"UPDATE consumption_answers SET deadline = now() - interval '1 second', next_attempt_at = now() "
+                f"WHERE notification_uuid = '{note['notification_uuid']}'")
+        answer = answered(api, note, "failed")
+        calls = len(fake.consumption_calls(purchase["transaction_id"]))
+    finally:
+        fake.fail_consumption(0)
+    assert answer["outcome"] == "window_passed" and "500" in answer["last_error"]
+    assert all(c["status"] == 500 for c in fake.consumption_calls(purchase["transaction_id"]))
+    assert len(fake.consumption_calls(purchase["transaction_id"])) == calls
+    [event] = answer_events(api, user)
+    assert (event["data"]["state"], event["data"]["outcome"]) == ("failed", "window_passed")
+
+
+def test_a_request_about_a_purchase_not_yet_reported_is_answered_once_it_is(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("early")
+    consent(api, user)
+    order = api.create_order(user, GOLD)
+    purchase = fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = request_consumption(fake, purchase["transaction_id"])
+    wait_until(lambda: (lambda a: a if a.get("last_error") else None)(answered(api, note, "pending")), 20,
+               "a first attempt")
+    assert fake.consumption_calls(purchase["transaction_id"]) == []
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    answer = answered(api, note, "sent")
+    assert answer["answer"]["consumptionPercentage"] == 0 and answer["answer"]["refundPreference"] == "GRANT_FULL"
+
+
+def test_without_consent_nothing_is_sent(answering):
+    api, fake = answering.api, answering.fake
+    user = unique("private")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    consent(api, user, consented=False)
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "skipped")
+    assert answer["outcome"] == "no_consent" and "answer" not in answer
+    assert fake.consumption_calls(purchase["transaction_id"]) == []
+    [event] = answer_events(api, user)
+    assert (event["data"]["state"], event["data"]["outcome"]) == ("skipped", "no_consent")
+
+
+def test_consent_is_the_users_own_to_record(answering):
+    api = answering.api
+    user = unique("consenting")
+    r = api.get(f"/v1/users/{user}/consumption-consent")
+    assert r.status_code == 200 and r.json()["consented"] is False
+    assert consent(api, user).json()["consented"] is True
+    assert api.get(f"/v1/users/{user}/consumption-consent").json()["consented"] is True
+    problem(consent(api, user, headers=user_headers(unique("other"))), 403, "user_mismatch")
+    r = api.request("PUT", f"/v1/users/{user}/consumption-consent", json={})
+    problem(r, 422, "validation_failed")
+    r = api.request("PUT", f"/v1/users/{user}/consumption-consent", json={"consented": "yes"})
+    problem(r, 422, "validation_failed")
+
+
+def apple_token(fake, bundle_id):
+    """A Server API token as Apple's libraries sign it, with the fake's key (PyJWT, ES256)."""
+    import time
+
+    import jwt
+
+    now = int(time.time())
+    claims = {"iss": fake.api_issuer_id, "iat": now, "exp": now + 600, "aud": "appstoreconnect-v1",
+              "bid": bundle_id}
+    return jwt.encode(claims, fake.api_key.read_text(), algorithm="ES256", headers={"kid": fake.api_key_id})
+
+
+@pytest.mark.parametrize("body, refused", [
+    ({"customerConsented": False, "deliveryStatus": "DELIVERED", "sampleContentProvided": False}, "Consented"),
+    ({"deliveryStatus": "DELIVERED", "sampleContentProvided": False}, "Consented"),
+    ({"customerConsented": True, "deliveryStatus": "LOST", "sampleContentProvided": False}, "DeliveryStatus"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED"}, "SampleContentProvided"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
+      "consumptionPercentage": 100001}, "ConsumptionPercentage"),
+    ({"customerConsented": True, "deliveryStatus": "UNDELIVERED_OTHER", "sampleContentProvided": False,
+      "consumptionPercentage": 500}, "ConsumptionPercentage"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
+      "consumptionPercentage": 0, "refundPreference": "GRANT_PRORATED"}, "ConsumptionPercentage"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
+      "refundPreference": "MAYBE"}, "RefundPreference"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
+      "playTime": 3}, "Unknown field"),
+])
+def test_the_fake_refuses_what_apple_refuses(answering, body, refused):
+    import requests
+
+    from support import BUNDLE_ID
+
+    fake = answering.fake
+    purchase = fake.purchase(GOLD, "consumable")
+    url = f"{fake.url}/inApps/v2/transactions/consumption/{purchase['transaction_id']}"
+    r = requests.put(url, json=body, headers={"Authorization": "Bearer " + apple_token(fake, BUNDLE_ID)}, timeout=30)
+    assert r.status_code == 400 and refused in r.json()["errorMessage"], r.text
+    assert requests.put(url, json=body, timeout=30).status_code == 401
+    good = {"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": True,
+            "consumptionPercentage": 1, "refundPreference": "GRANT_PRORATED"}
+    ok = requests.put(url, json=good, headers={"Authorization": "Bearer " + apple_token(fake, BUNDLE_ID)}, timeout=30)
+    assert ok.status_code == 202, ok.text
+    # Another app's token does not reach this app's transactions.
+    other = requests.put(url, json=good, headers={"Authorization": "Bearer " + apple_token(fake, "com.example.other")},
+                         timeout=30)
+    assert other.status_code == 404
