@@ -50,6 +50,10 @@ struct Edge: Sendable {
       replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
+    OfferingRoutes(
+      cache: catalog, auth: appAuth,
+      facts: UserFactsReader(database: database, clock: domain.clock)
+    ).register(&router)
     let requestMetrics = RequestMetrics()
     OrderRoutes(
       database: database, orders: domain.orders, idempotency: domain.idempotency,
@@ -98,6 +102,11 @@ struct Edge: Sendable {
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)
         .register(&router)
+      AdminStorefrontPriceRoutes(auth: auth, repository: domain.catalog, cache: catalog)
+        .register(&router)
+      AdminOfferingRoutes(
+        auth: auth, repository: OfferingRepository(database: database), cache: catalog
+      ).register(&router)
       AdminOrderRoutes(
         auth: auth, orders: domain.orders, database: database,
         listings: OrderRepository(database: pools.reads)

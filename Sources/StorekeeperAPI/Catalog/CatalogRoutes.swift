@@ -1,6 +1,7 @@
 import HTTP
 
-/// The catalog for apps, served from memory on the event loop (no database, no task hop).
+/// The catalog for apps, served from memory on the event loop (no database, no task hop), in
+/// the storefront the request names (`StorefrontRequest`).
 package struct CatalogRoutes: Sendable {
   let cache: ServedCatalog
 
@@ -10,11 +11,12 @@ package struct CatalogRoutes: Sendable {
 
   package func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
-      Self.serve(cache.list, request)
+      Self.serve(cache.list(storefront: try StorefrontRequest.storefront(request)), request)
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""
-      guard let entry = cache.entry(id) else {
+      guard let entry = cache.entry(id, storefront: try StorefrontRequest.storefront(request))
+      else {
         throw HTTPError(404, code: "product_not_found", detail: "no product \(id) is for sale")
       }
       return Self.serve(entry, request)

@@ -8,17 +8,31 @@ package typealias ServedCatalog = CatalogCache<CatalogSnapshot>
 
 extension ServedCatalog {
   package convenience init(repository: CatalogRepository, logger: Logger) throws {
-    try self.init(repository: repository, logger: logger, encode: CatalogSnapshot.init(products:))
+    try self.init(repository: repository, logger: logger, encode: CatalogSnapshot.init(contents:))
   }
 
-  /// What `GET /v1/products` serves.
-  var list: CatalogSnapshot.Entry { read { $0.list } }
+  /// What `GET /v1/products` serves (in `storefront`, alpha-3, when the request names one).
+  func list(storefront: String? = nil) -> CatalogSnapshot.Entry {
+    read { snapshot in
+      if let storefront, let listing = snapshot.storefronts[storefront] { return listing.list }
+      return snapshot.list
+    }
+  }
 
   /// What `GET /v1/products/{product_id}` serves.
-  func entry(_ productId: String) -> CatalogSnapshot.Entry? { read { $0.products[productId] } }
+  func entry(_ productId: String, storefront: String? = nil) -> CatalogSnapshot.Entry? {
+    read { snapshot in
+      if let storefront, let listing = snapshot.storefronts[storefront] {
+        return listing.products[productId]
+      }
+      return snapshot.products[productId]
+    }
+  }
 }
 
-/// The active catalog, encoded once per change: requests for it only copy bytes.
+/// The active catalog, encoded once per change: requests for it only copy bytes. A storefront
+/// where some product has a price of its own has its own listing; every other storefront is
+/// served the default one, whose bytes (and ETag) are what it would be anyway.
 package struct CatalogSnapshot: Sendable {
   struct Entry: Sendable {
     var body: [UInt8]
@@ -27,32 +41,67 @@ package struct CatalogSnapshot: Sendable {
     var headers: HTTPHeaders
     var notModifiedHeaders: HTTPHeaders
 
-    init(body: [UInt8], etag: String) {
+    /// `vary`: the request headers the answer depends on, which a shared cache must key on.
+    init(body: [UInt8], etag: String, vary: String = StorefrontRequest.header) {
       self.body = body
       self.etag = etag
-      notModifiedHeaders = HTTPHeaders([("ETag", etag), ("Cache-Control", "no-cache")])
+      notModifiedHeaders = HTTPHeaders([
+        ("ETag", etag), ("Cache-Control", "no-cache"), ("Vary", vary),
+      ])
       headers = notModifiedHeaders
       headers.add("Content-Type", "application/json")
     }
   }
 
-  var list: Entry
-  var products: [String: Entry]
-
-  init(list: Entry, products: [String: Entry]) {
-    self.list = list
-    self.products = products
+  /// The list and each product, in one storefront or with default prices.
+  struct Listing: Sendable {
+    var list: Entry
+    var products: [String: Entry]
   }
 
-  init(products active: [Product]) throws {
+  var list: Entry
+  var products: [String: Entry]
+  /// By alpha-3 storefront, only those with a price of their own.
+  var storefronts: [String: Listing]
+  var offerings: ServedOfferings
+
+  init(contents: CatalogContents) throws {
+    let active = contents.products
+    let byStorefront = Self.pricesByStorefront(contents.prices)
+    let plain = try Self.listing(active) { _ in nil }
+    list = plain.list
+    products = plain.products
+    var storefronts: [String: Listing] = [:]
+    for (storefront, prices) in byStorefront {
+      storefronts[storefront] = try Self.listing(active) { prices[$0.productId] }
+    }
+    self.storefronts = storefronts
+    offerings = try ServedOfferings(contents: contents, pricesByStorefront: byStorefront)
+  }
+
+  /// `[storefront: [product id: price]]`.
+  static func pricesByStorefront(_ prices: [String: [StorefrontPrice]])
+    -> [String: [String: StorefrontPrice]]
+  {
+    var table: [String: [String: StorefrontPrice]] = [:]
+    for price in prices.values.joined() {
+      table[price.storefront, default: [:]][price.productId] = price
+    }
+    return table
+  }
+
+  private static func listing(
+    _ active: [Product], price: (Product) -> StorefrontPrice?
+  ) throws -> Listing {
     struct List: Encodable { var products: [Product.PublicView] }
-    let listBody = try JSONCoding.encode(List(products: active.map(\.publicView)))
+    let views = active.map { $0.publicView(at: price($0)) }
+    let listBody = try JSONCoding.encode(List(products: views))
     var entries: [String: Entry] = [:]
-    for product in active {
-      let body = try JSONCoding.encode(product.publicView)
+    for (product, view) in zip(active, views) {
+      let body = try JSONCoding.encode(view)
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
     }
-    self.init(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries)
+    return Listing(list: Entry(body: listBody, etag: Self.etag(of: listBody)), products: entries)
   }
 
   /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every
