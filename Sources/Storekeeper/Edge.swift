@@ -52,7 +52,8 @@ struct Edge: Sendable {
     CatalogRoutes(cache: catalog).register(&router)
     OfferingRoutes(
       cache: catalog, auth: appAuth,
-      facts: UserFactsReader(database: database, clock: domain.clock)
+      facts: UserFactsReader(database: database, clock: domain.clock),
+      exposures: domain.exposures, clock: domain.clock
     ).register(&router)
     let requestMetrics = RequestMetrics()
     OrderRoutes(
@@ -106,6 +107,11 @@ struct Edge: Sendable {
         .register(&router)
       AdminOfferingRoutes(
         auth: auth, repository: OfferingRepository(database: database), cache: catalog
+      ).register(&router)
+      AdminExperimentRoutes(
+        auth: auth,
+        repository: ExperimentRepository(database: database, outbox: domain.orders.outbox),
+        cache: catalog
       ).register(&router)
       AdminOrderRoutes(
         auth: auth, orders: domain.orders, database: database,

@@ -12,12 +12,22 @@ package struct OfferingRoutes: Sendable {
   let cache: ServedCatalog
   let auth: AppAuthenticator
   let facts: UserFactsReader
+  let exposures: ExposureRecorder
+  let clock: WallClock
 
-  package init(cache: ServedCatalog, auth: AppAuthenticator, facts: UserFactsReader) {
+  package init(
+    cache: ServedCatalog, auth: AppAuthenticator, facts: UserFactsReader,
+    exposures: ExposureRecorder, clock: WallClock
+  ) {
     self.cache = cache
     self.auth = auth
     self.facts = facts
+    self.exposures = exposures
+    self.clock = clock
   }
+
+  /// Names the experiment and variant that chose the offering, for the app's own analytics.
+  static let experimentHeader = "Storekeeper-Experiment"
 
   package func register(_ router: inout APIRouter) {
     router.add(.get, "/v1/offerings/{placement}", placement: .eventLoop) { request, context in
@@ -38,7 +48,20 @@ package struct OfferingRoutes: Sendable {
         guard let user else { return nil }
         return try await facts.facts(user)
       }
-      let offeringId = rule?.offeringId ?? placement.offeringId
+      var offeringId = rule?.offeringId ?? placement.offeringId
+      // No rule chose: a running experiment splits the rest of the audience. Anonymous callers
+      // cannot be assigned (nor counted), so they get the placement's own offering.
+      var experimentTag: String?
+      if rule == nil, let experiment = placement.experiment, experiment.status == .running,
+        let user, let variant = experiment.assign(user)
+      {
+        offeringId = variant.offeringId
+        experimentTag = "\(experiment.experimentId); variant=\(variant.variant)"
+        exposures.record(
+          Exposure(
+            experimentId: experiment.experimentId, userId: user, variant: variant.variant,
+            atMs: clock.milliseconds))
+      }
       guard
         let entry = cache.read({
           $0.offerings.offerings[offeringId]?.entry(requestFacts.storefront)
@@ -53,7 +76,9 @@ package struct OfferingRoutes: Sendable {
           503, code: "offering_unavailable", detail: "the offering is being changed; retry",
           headers: HTTPHeaders([("Retry-After", "1")]))
       }
-      return CatalogRoutes.serve(entry, request)
+      var response = CatalogRoutes.serve(entry, request)
+      if let experimentTag { response.headers.add(Self.experimentHeader, experimentTag) }
+      return response
     }
   }
 }

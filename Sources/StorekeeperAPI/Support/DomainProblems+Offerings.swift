@@ -32,6 +32,8 @@ extension OfferingRefusal: DomainProblem {
       HTTPError(
         409, code: "experiment_already_running",
         detail: "experiment \(experiment) already decides placement \(placement)")
+    case .experimentExists(let id):
+      HTTPError(409, code: "experiment_exists", detail: "experiment \(id) exists; choose a new id")
     case .experimentState(let id, let status):
       HTTPError(409, code: "experiment_state", detail: "experiment \(id) is \(status)")
     case .unknownVariant(let variant):

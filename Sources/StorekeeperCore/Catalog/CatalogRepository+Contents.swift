@@ -22,9 +22,15 @@ extension CatalogRepository {
       let placements = try await tx.query(
         "SELECT \(unescaped: Placement.columns) FROM placements ORDER BY placement_id"
       ).map(Placement.init(row:))
+      let experiments = try await tx.query(
+        """
+        SELECT \(unescaped: Experiment.columns) FROM experiments
+        WHERE status <> 'concluded' ORDER BY experiment_id
+        """
+      ).map(Experiment.init(row:))
       return CatalogContents(
         products: products, prices: Dictionary(grouping: prices, by: \.productId),
-        offerings: offerings, placements: placements)
+        offerings: offerings, placements: placements, experiments: experiments)
     }
   }
 }

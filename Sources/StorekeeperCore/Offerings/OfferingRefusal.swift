@@ -15,6 +15,8 @@ package enum OfferingRefusal: Error, Equatable, Sendable {
   case placementInUse(String, by: String)
   /// The placement already has an experiment that is not concluded.
   case experimentAlreadyRunning(placement: String, experiment: String)
+  /// Experiment ids are never reused: results and events name them.
+  case experimentExists(String)
   /// The change needs the experiment in another state (pausing a concluded one).
   case experimentState(String, status: String)
   /// The winner named is not one of the experiment's variants.
