@@ -288,7 +288,7 @@ function storefrontSection(main, product, prices) {
       h('button', { type: 'submit' }, 'Set price'), formStatus);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      const storefront = c.storefront.value.trim();
+      const storefront = c.storefront.value.trim().toUpperCase();
       if (!storefront) return showFieldErrors(form, [{ field: 'storefront', message: 'is required' }]);
       try {
         const { body } = await call('PUT', path('products', product.product_id, 'prices', storefront), {

@@ -173,6 +173,8 @@ def test_pause_resume_and_conclude(setup):
     create(api, exp, weights=(1, 1000), offerings=("x-a", "x-b"))
     user = next(u for u in (unique("p") for _ in range(100)) if expected_variant(exp, u, (1, 1000)) == "v1")
     assert offering_for(api, user)[0] == "x-b"
+    # An offering a running experiment serves cannot be removed.
+    problem(api.request("DELETE", "/admin/v1/offerings/x-b", admin=True), 409, "offering_in_use")
     problem(api.request("POST", "/admin/v1/experiments", admin=True, json={
         "experiment_id": unique("second").lower(), "placement_id": "paywall",
         "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1},

@@ -47,13 +47,13 @@ def test_a_storefront_price_is_served_for_that_storefront_and_the_default_elsewh
     assert r.status_code == 201, r.text
     assert r.json() == {**r.json(), "storefront": "DEU", "price": "5.49", "currency": "EUR"}
     # Google Play's alpha-2 region names the same storefront; the price is normalised.
-    r = set_price(api, gems, "jp", "800", "JPY")
+    r = set_price(api, gems, "JP", "800", "JPY")
     assert r.status_code == 201 and r.json()["storefront"] == "JPN", r.text
     assert set_price(api, gems, "DE", "5.5", "EUR").json()["price"] == "5.50"
 
     plain = api.get("/v1/products")
     deu = api.get("/v1/products?storefront=DEU")
-    header = api.get("/v1/products", headers={"Storekeeper-Storefront": "de"})
+    header = api.get("/v1/products", headers={"Storekeeper-Storefront": "DE"})
     fra = api.get("/v1/products?storefront=FRA")
     assert by_id(plain.json())[gems]["price"] == "4.99" and by_id(plain.json())[gems]["currency"] == "USD"
     assert (by_id(deu.json())[gems]["price"], by_id(deu.json())[gems]["currency"]) == ("5.50", "EUR")
@@ -72,12 +72,16 @@ def test_a_storefront_price_is_served_for_that_storefront_and_the_default_elsewh
     assert again.status_code == 304
 
 
-@pytest.mark.parametrize("value", ["DEUX", "XX", "ZZZ", "1", "", "D"])
+@pytest.mark.parametrize("value", ["DEUX", "XX", "ZZZ", "1", "", "D", "deu", "de"])
 def test_an_unknown_storefront_is_refused_not_served_default_prices(api, value):
     body = problem(api.get("/v1/products", params={"storefront": value}), 400, "invalid_storefront")
     assert error_fields(body) == {"storefront"}
     body = problem(api.get("/v1/products", headers={"Storekeeper-Storefront": value or "?"}), 400,
                    "invalid_storefront")
+    assert error_fields(body) == {"Storekeeper-Storefront"}
+    # A good parameter does not hide a malformed header.
+    body = problem(api.get("/v1/products?storefront=DEU", headers={"Storekeeper-Storefront": value or "?"}),
+                   400, "invalid_storefront")
     assert error_fields(body) == {"Storekeeper-Storefront"}
 
 

@@ -1,16 +1,17 @@
 /// App Store storefronts and Google Play regions are countries, ISO 3166-1: the App Store spells
 /// them alpha-3 (`Storefront.countryCode` "DEU"), Google Play alpha-2 (`regionCode` "DE").
-/// Storekeeper keys prices by alpha-3 and takes either spelling from a request or an admin, so a
+/// Storekeeper keys prices by alpha-3 and takes either spelling (upper case) from a request or an admin, so a
 /// product has one price per country whichever store asks. The table is ISO 3166-1's officially
 /// assigned codes (249), as Debian's iso-codes lists them, and Kosovo (XK, XKS), which both stores
 /// sell in under the user-assigned codes.
 package enum Storefront {
-  /// The alpha-3 code for `text` (alpha-2 or alpha-3, any case); nil for anything else.
+  /// The alpha-3 code for `text` (alpha-2 or alpha-3, upper case as both stores send them);
+  /// nil for anything else.
   package static func canonical(_ text: some StringProtocol) -> String? {
-    let upper = text.uppercased()
-    switch upper.utf8.count {
-    case 2: return alpha3ByAlpha2[upper]
-    case 3: return alpha3.contains(upper) ? upper : nil
+    let code = String(text)
+    switch code.utf8.count {
+    case 2: return alpha3ByAlpha2[code]
+    case 3: return alpha3.contains(code) ? code : nil
     default: return nil
     }
   }

@@ -88,7 +88,8 @@ package struct OfferingRepository: Sendable {
     }
   }
 
-  /// Removes an offering no placement or rule names. The offering `default` may always go:
+  /// Removes an offering no placement, rule or unconcluded experiment names. The offering
+  /// `default` may always go:
   /// what names it is then served the whole catalog again.
   package func removeOffering(_ id: String, by actor: AdminActor) async throws {
     try await database.withTransaction { tx in
@@ -108,6 +109,17 @@ package struct OfferingRepository: Sendable {
       ).map { try $0.decode("placement_id", as: String.self) }
       if let placement = users.first, id != OfferingDraft.catalogOfferingId {
         throw OfferingRefusal.offeringInUse(id, by: "placement \(placement)")
+      }
+      let experiments = try await tx.query(
+        """
+        SELECT experiment_id FROM experiments
+        WHERE status <> 'concluded'
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(variants) v WHERE v->>'offering_id' = \(id))
+        ORDER BY experiment_id FOR UPDATE
+        """
+      ).map { try $0.decode("experiment_id", as: String.self) }
+      if let experiment = experiments.first, id != OfferingDraft.catalogOfferingId {
+        throw OfferingRefusal.offeringInUse(id, by: "experiment \(experiment)")
       }
       try await tx.execute("DELETE FROM offerings WHERE offering_id = \(id)")
       try await AuditLog.record(
