@@ -8,6 +8,8 @@ import { renderUsers } from './users.js';
 import { renderNotifications } from './notifications.js';
 import { renderOverview } from './overview.js';
 import { renderWebhooks } from './webhooks.js';
+import { renderOfferings } from './offerings.js';
+import { renderExperiments } from './experiments.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -17,6 +19,8 @@ const sessionBox = document.getElementById('session');
 const sections = {
   overview: (view, rest) => renderOverview(view),
   catalog: (view, rest) => renderCatalog(view, rest),
+  offerings: (view, rest) => renderOfferings(view),
+  experiments: (view, rest) => renderExperiments(view, rest),
   orders: (view, rest) => (rest.length ? renderOrder(view, rest[0]) : renderOrders(view)),
   users: (view, rest) => renderUsers(view, rest[0]),
   notifications: (view, rest) => renderNotifications(view, { consumption: false }),

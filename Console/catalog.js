@@ -180,12 +180,14 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 async function renderProduct(main, id) {
   const { body: product, etag } = await get(path('products', id));
   const { body: history } = await get(path('products', id, 'price-history'));
+  const { body: prices } = await get(path('products', id, 'prices'));
   const parts = [h('h1', {}, product.title), h('p', {}, h('a', { href: '#/catalog' }, '← Catalog'))];
   parts.push(facts([['Product id', product.product_id], ['Type', product.type],
     ['Price', `${product.price} ${product.currency}`], ['Active', product.active ? 'yes' : 'no'],
     ['Revision', String(product.revision)], ['Updated', product.updated_at]]));
   if (session.canWrite) parts.push(editForm(main, product, etag));
   else parts.push(h('h2', {}, 'Grants and content'), json({ grants: product.grants, content: product.content }));
+  parts.push(storefrontSection(main, product, prices.prices));
   parts.push(historySection(product, history.history));
   replace(main, ...parts);
 }
@@ -247,7 +249,64 @@ async function showConflict(main, form, status, seen, changes) {
   panel.querySelector('#apply-on-top').focus();
 }
 
-function historySection(product, history) {
+/** The product's own price in each storefront that has one; the default applies elsewhere. */
+function storefrontSection(main, product, prices) {
+  const columns = [
+    { label: 'Storefront', value: (p) => p.storefront },
+    { label: 'Price', value: (p) => p.price },
+    { label: 'Currency', value: (p) => p.currency },
+    { label: 'Updated', value: (p) => p.updated_at },
+  ];
+  const status = h('div', { id: 'storefront-status' });
+  if (session.canWrite) {
+    columns.push({ label: 'Actions', value: (p) => h('button', { type: 'button', class: 'remove-price',
+      'aria-label': `Remove the ${p.storefront} price`, onclick: async () => {
+        try {
+          await call('DELETE', path('products', product.product_id, 'prices', p.storefront));
+          await renderProduct(main, product.product_id);
+          main.querySelector('#storefront-status')?.append(notice(`The ${p.storefront} price is removed; the default applies there.`));
+        } catch (error) {
+          replace(status, notice(`Removing failed: ${error.message}`, 'error'));
+        }
+      } }, 'Remove') });
+  }
+  const parts = [h('h2', { id: 'storefronts-title' }, 'Prices per storefront'),
+    h('p', {}, `Storefronts without a price of their own are sold at ${product.price} ${product.currency}.`),
+    status,
+    table(`${prices.length} storefront prices`, columns, prices, { id: 'storefront-prices' })];
+  if (session.canWrite) {
+    const c = {
+      storefront: h('input', { name: 'storefront', required: true, maxlength: 3, size: 4, autocomplete: 'off' }),
+      price: h('input', { name: 'price', required: true, inputmode: 'decimal', autocomplete: 'off' }),
+      currency: h('input', { name: 'currency', required: true, maxlength: 3, size: 4, autocomplete: 'off' }),
+    };
+    const formStatus = h('div', { id: 'storefront-form-status' });
+    const form = h('form', { class: 'card', id: 'storefront-form', novalidate: true },
+      h('h3', {}, 'Set a storefront price'),
+      h('div', { class: 'row' }, field('Storefront (DEU or DE)', c.storefront, 'storefront'),
+        field('Storefront price', c.price, 'price'), field('Storefront currency', c.currency, 'currency')),
+      h('button', { type: 'submit' }, 'Set price'), formStatus);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const storefront = c.storefront.value.trim().toUpperCase();
+      if (!storefront) return showFieldErrors(form, [{ field: 'storefront', message: 'is required' }]);
+      try {
+        const { body } = await call('PUT', path('products', product.product_id, 'prices', storefront), {
+          body: { price: c.price.value.trim(), currency: c.currency.value.trim().toUpperCase() } });
+        await renderProduct(main, product.product_id);
+        main.querySelector('#storefront-status')?.append(notice(`${body.storefront}: ${body.price} ${body.currency}.`));
+      } catch (error) {
+        showProblem(form, formStatus, error);
+      }
+    });
+    parts.push(form);
+  }
+  return h('section', { 'aria-labelledby': 'storefronts-title' }, parts);
+}
+
+function historySection(product, allHistory) {
+  // The chart follows the default price; storefront prices are in the table below it.
+  const history = allHistory.filter((change) => !change.storefront);
   const points = history.map((change) => ({
     x: change.changed_at.slice(0, 10), y: Number(change.new_price),
     title: `${change.changed_at}: ${change.new_price} ${change.new_currency} (by ${change.changed_by})`,
@@ -259,8 +318,9 @@ function historySection(product, history) {
     lineChart(`Price of ${product.product_id} per change`, points, { yLabel: currencies.join('/'), id: 'price-chart' }),
     table('Every price change, oldest first', [
       { label: 'When', value: (c) => c.changed_at },
+      { label: 'Storefront', value: (c) => c.storefront || 'default' },
       { label: 'From', value: (c) => (c.old_price ? `${c.old_price} ${c.old_currency}` : '—') },
-      { label: 'To', value: (c) => `${c.new_price} ${c.new_currency}` },
+      { label: 'To', value: (c) => (c.new_price ? `${c.new_price} ${c.new_currency}` : 'removed') },
       { label: 'By', value: (c) => c.changed_by },
-    ], history, { id: 'price-history' }));
+    ], allHistory, { id: 'price-history' }));
 }

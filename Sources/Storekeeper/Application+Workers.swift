@@ -41,6 +41,9 @@ extension Application {
       BackgroundLoop(
         name: "metrics", intervalMs: config.metricsRefreshIntervalMs, logger: logger
       ) { await snapshot.refresh() },
+      ExposureService(
+        recorder: domain.exposures, signal: domain.exposuresPending,
+        logger: logger.with("component", "exposures")),
     ]
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending

@@ -28,6 +28,9 @@ struct Domain: Sendable {
   /// delivery was queued or finished).
   let notificationsPending = WorkSignal()
   let webhooksPending = WorkSignal()
+  /// Experiment exposures served and not yet written, and the wake-up of their writer.
+  let exposures: ExposureRecorder
+  let exposuresPending = WorkSignal()
 
   init(config: AppConfig, logger: Logger) throws {
     pools = DatabasePools(config: config, logger: logger)
@@ -49,6 +52,10 @@ struct Domain: Sendable {
     self.verifier = verifier
 
     orders = OrderRepository(database: database, outbox: EventOutbox(clock: clock))
+    let exposuresPending = exposuresPending
+    exposures = ExposureRecorder(database: database, outbox: orders.outbox) {
+      exposuresPending.wake()
+    }
     idempotency = IdempotencyStore(database: database)
     reports = ReportStore(
       database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),

@@ -51,6 +51,11 @@ struct Edge: Sendable {
       replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
+    OfferingRoutes(
+      cache: catalog, auth: appAuth,
+      facts: UserFactsReader(database: database, clock: domain.clock),
+      exposures: domain.exposures, clock: domain.clock
+    ).register(&router)
     let requestMetrics = RequestMetrics()
     OrderRoutes(
       database: database, orders: domain.orders, idempotency: domain.idempotency,
@@ -107,6 +112,16 @@ struct Edge: Sendable {
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)
         .register(&router)
+      AdminStorefrontPriceRoutes(auth: auth, repository: domain.catalog, cache: catalog)
+        .register(&router)
+      AdminOfferingRoutes(
+        auth: auth, repository: OfferingRepository(database: database), cache: catalog
+      ).register(&router)
+      AdminExperimentRoutes(
+        auth: auth,
+        repository: ExperimentRepository(database: database, outbox: domain.orders.outbox),
+        cache: catalog
+      ).register(&router)
       AdminOrderRoutes(
         auth: auth, orders: domain.orders, database: database,
         listings: OrderRepository(database: pools.reads)

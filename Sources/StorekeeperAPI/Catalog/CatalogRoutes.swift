@@ -1,7 +1,8 @@
 import HTTP
 
-/// The catalog for apps, served from memory on the event loop (no database, no task hop), as
-/// JSON or, for seed 000's client, as XML; both are encoded once per catalog change.
+/// The catalog for apps, served from memory on the event loop (no database, no task hop), in
+/// the storefront the request names (`StorefrontRequest`), as JSON or, for seed 000's client, as
+/// XML; every form is encoded once per catalog change.
 package struct CatalogRoutes: Sendable {
   let cache: ServedCatalog
 
@@ -11,9 +12,10 @@ package struct CatalogRoutes: Sendable {
 
   package func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
-      Self.serve(
-        ResponseFormat.preferred(request.headers["Accept"]) == .xml ? cache.xmlList : cache.list,
-        request)
+      if ResponseFormat.preferred(request.headers["Accept"]) == .xml {
+        return Self.serve(cache.xmlList, request)
+      }
+      return Self.serve(cache.list(storefront: try StorefrontRequest.storefront(request)), request)
     }
     // Seed 000's client fetches its shop from a fixed URL ending in `.xml`.
     router.addImmediate(.get, "/v1/products.xml") { request, _ in
@@ -21,7 +23,8 @@ package struct CatalogRoutes: Sendable {
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""
-      guard let entry = cache.entry(id) else {
+      guard let entry = cache.entry(id, storefront: try StorefrontRequest.storefront(request))
+      else {
         throw HTTPError(404, code: "product_not_found", detail: "no product \(id) is for sale")
       }
       return Self.serve(entry, request)

@@ -13,21 +13,35 @@ extension ServedCatalog {
   ) throws {
     let ids = StoreKitProductIds(prefix: xmlProductIdPrefix)
     try self.init(repository: repository, logger: logger) {
-      try CatalogSnapshot(products: $0, ids: ids)
+      try CatalogSnapshot(contents: $0, ids: ids)
     }
   }
 
-  /// What `GET /v1/products` serves.
-  var list: CatalogSnapshot.Entry { read { $0.list } }
+  /// What `GET /v1/products` serves (in `storefront`, alpha-3, when the request names one).
+  func list(storefront: String? = nil) -> CatalogSnapshot.Entry {
+    read { snapshot in
+      if let storefront, let listing = snapshot.storefronts[storefront] { return listing.list }
+      return snapshot.list
+    }
+  }
 
   /// What `GET /v1/products.xml` (or with `Accept: application/xml`) serves.
   var xmlList: CatalogSnapshot.Entry { read { $0.xmlList } }
 
   /// What `GET /v1/products/{product_id}` serves.
-  func entry(_ productId: String) -> CatalogSnapshot.Entry? { read { $0.products[productId] } }
+  func entry(_ productId: String, storefront: String? = nil) -> CatalogSnapshot.Entry? {
+    read { snapshot in
+      if let storefront, let listing = snapshot.storefronts[storefront] {
+        return listing.products[productId]
+      }
+      return snapshot.products[productId]
+    }
+  }
 }
 
-/// The active catalog, encoded once per change: requests for it only copy bytes.
+/// The active catalog, encoded once per change: requests for it only copy bytes. A storefront
+/// where some product has a price of its own has its own listing; every other storefront is
+/// served the default one, whose bytes (and ETag) are what it would be anyway.
 package struct CatalogSnapshot: Sendable {
   struct Entry: Sendable {
     var body: [UInt8]
@@ -36,45 +50,81 @@ package struct CatalogSnapshot: Sendable {
     var headers: HTTPHeaders
     var notModifiedHeaders: HTTPHeaders
 
-    /// `varies`: the path answers JSON or XML by `Accept`, so caches must key on it.
+    /// `vary`: the request headers the answer depends on, which a shared cache must key on.
     init(
-      body: [UInt8], etag: String, contentType: String = "application/json", varies: Bool = false
+      body: [UInt8], etag: String, contentType: String = "application/json",
+      vary: String = StorefrontRequest.header
     ) {
       self.body = body
       self.etag = etag
-      notModifiedHeaders = HTTPHeaders([("ETag", etag), ("Cache-Control", "no-cache")])
-      if varies { notModifiedHeaders.add("Vary", "Accept") }
+      notModifiedHeaders = HTTPHeaders([
+        ("ETag", etag), ("Cache-Control", "no-cache"), ("Vary", vary),
+      ])
       headers = notModifiedHeaders
       headers.add("Content-Type", contentType)
     }
   }
 
-  var list: Entry
-  /// The list as XML, its own representation with its own ETag.
-  var xmlList: Entry
-  var products: [String: Entry]
-
-  init(list: Entry, xmlList: Entry, products: [String: Entry]) {
-    self.list = list
-    self.xmlList = xmlList
-    self.products = products
+  /// The list and each product, in one storefront or with default prices.
+  struct Listing: Sendable {
+    var list: Entry
+    var products: [String: Entry]
   }
 
-  init(products active: [Product], ids: StoreKitProductIds = StoreKitProductIds(prefix: "")) throws
+  /// `GET /v1/products` answers JSON or XML by `Accept`, in the storefront it names.
+  static let listVary = "Accept, " + StorefrontRequest.header
+
+  var list: Entry
+  /// The list as XML for seed 000's client, with default prices: its own representation with
+  /// its own ETag.
+  var xmlList: Entry
+  var products: [String: Entry]
+  /// By alpha-3 storefront, only those with a price of their own.
+  var storefronts: [String: Listing]
+  var offerings: ServedOfferings
+
+  init(contents: CatalogContents, ids: StoreKitProductIds = StoreKitProductIds(prefix: "")) throws {
+    let active = contents.products
+    let byStorefront = Self.pricesByStorefront(contents.prices)
+    let plain = try Self.listing(active) { _ in nil }
+    list = plain.list
+    products = plain.products
+    let xmlBody = CatalogXML.list(active, ids: ids)
+    xmlList = Entry(
+      body: xmlBody, etag: Self.etag(of: xmlBody), contentType: "application/xml; charset=utf-8",
+      vary: Self.listVary)
+    var storefronts: [String: Listing] = [:]
+    for (storefront, prices) in byStorefront {
+      storefronts[storefront] = try Self.listing(active) { prices[$0.productId] }
+    }
+    self.storefronts = storefronts
+    offerings = try ServedOfferings(contents: contents, pricesByStorefront: byStorefront)
+  }
+
+  /// `[storefront: [product id: price]]`.
+  static func pricesByStorefront(_ prices: [String: [StorefrontPrice]])
+    -> [String: [String: StorefrontPrice]]
   {
+    var table: [String: [String: StorefrontPrice]] = [:]
+    for price in prices.values.joined() {
+      table[price.storefront, default: [:]][price.productId] = price
+    }
+    return table
+  }
+
+  private static func listing(
+    _ active: [Product], price: (Product) -> StorefrontPrice?
+  ) throws -> Listing {
     struct List: Encodable { var products: [Product.PublicView] }
-    let listBody = try JSONCoding.encode(List(products: active.map(\.publicView)))
+    let views = active.map { $0.publicView(at: price($0)) }
+    let listBody = try JSONCoding.encode(List(products: views))
     var entries: [String: Entry] = [:]
-    for product in active {
-      let body = try JSONCoding.encode(product.publicView)
+    for (product, view) in zip(active, views) {
+      let body = try JSONCoding.encode(view)
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
     }
-    let xmlBody = CatalogXML.list(active, ids: ids)
-    self.init(
-      list: Entry(body: listBody, etag: Self.etag(of: listBody), varies: true),
-      xmlList: Entry(
-        body: xmlBody, etag: Self.etag(of: xmlBody), contentType: "application/xml; charset=utf-8",
-        varies: true),
+    return Listing(
+      list: Entry(body: listBody, etag: Self.etag(of: listBody), vary: Self.listVary),
       products: entries)
   }
 

@@ -20,6 +20,14 @@ package enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum 
   case webhookTestSent = "webhook_test_sent"
   /// A manual adjustment of a user's balance.
   case ledgerAdjusted = "ledger_adjusted"
+  /// Offerings, placements and experiments (issue 27).
+  case offeringWritten = "offering_written"
+  case offeringDeleted = "offering_deleted"
+  case placementWritten = "placement_written"
+  case placementDeleted = "placement_deleted"
+  case experimentCreated = "experiment_created"
+  case experimentUpdated = "experiment_updated"
+  case experimentConcluded = "experiment_concluded"
 
   /// What the action's `target_id` names.
   var targetType: AuditTargetType {
@@ -30,6 +38,9 @@ package enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum 
       .webhookSecretRotated, .webhookEventsReplayed, .webhookTestSent:
       .webhookEndpoint
     case .ledgerAdjusted: .user
+    case .offeringWritten, .offeringDeleted: .offering
+    case .placementWritten, .placementDeleted: .placement
+    case .experimentCreated, .experimentUpdated, .experimentConcluded: .experiment
     }
   }
 }

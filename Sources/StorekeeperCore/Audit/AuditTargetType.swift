@@ -10,4 +10,8 @@ enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
   case webhookEndpoint = "webhook_endpoint"
   /// A user id.
   case user
+  /// An offering, a placement, an experiment (issue 27).
+  case offering
+  case placement
+  case experiment
 }

@@ -1,8 +1,9 @@
 import StorekeeperLogging
 import Synchronization
 
-/// The in-memory catalog every instance serves: the active products, and what the edge makes of
-/// them once per change (`Encoded`: its bodies, so that requests only copy bytes). Reloads are
+/// The in-memory catalog every instance serves: the active products (with their storefront
+/// prices, the offerings and placements built on them: `CatalogContents`), and what the edge
+/// makes of them once per change (`Encoded`: its bodies, so that requests only copy bytes). Reloads are
 /// coalesced: however many changes are announced while one reload runs, exactly one more
 /// follows it.
 package final class CatalogCache<Encoded: Sendable>: Sendable {
@@ -23,18 +24,18 @@ package final class CatalogCache<Encoded: Sendable>: Sendable {
 
   private let state: Mutex<State>
   private let repository: CatalogRepository
-  private let encode: @Sendable ([Product]) throws -> Encoded
+  private let encode: @Sendable (CatalogContents) throws -> Encoded
   private let logger: Logger
 
-  /// `encode` makes the edge's form of the active products (of none before the first load).
+  /// `encode` makes the edge's form of the contents (of none before the first load).
   package init(
     repository: CatalogRepository, logger: Logger,
-    encode: @escaping @Sendable ([Product]) throws -> Encoded
+    encode: @escaping @Sendable (CatalogContents) throws -> Encoded
   ) rethrows {
     self.repository = repository
     self.encode = encode
     self.logger = logger
-    state = Mutex(State(snapshot: Snapshot(byId: [:], encoded: try encode([]))))
+    state = Mutex(State(snapshot: Snapshot(byId: [:], encoded: try encode(.empty))))
   }
 
   package var snapshot: Snapshot { state.withLock { $0.snapshot } }
@@ -55,10 +56,11 @@ package final class CatalogCache<Encoded: Sendable>: Sendable {
       state.nextTicket += 1
       return state.nextTicket
     }
-    let products = try await repository.activeProducts()
+    let contents = try await repository.contents()
+    let products = contents.products
     let snapshot = Snapshot(
       byId: Dictionary(products.map { ($0.productId, $0) }, uniquingKeysWith: { $1 }),
-      encoded: try encode(products))
+      encoded: try encode(contents))
     state.withLock { state in
       guard ticket > state.snapshotTicket else { return }
       state.snapshot = snapshot

@@ -35,7 +35,7 @@ package struct CatalogRepository: Sendable {
   package func priceHistory(_ productId: String) async throws -> [PriceChange] {
     try await database.query(
       """
-      SELECT id, old_price::text AS old_price, old_currency, new_price::text AS new_price,
+      SELECT id, storefront, old_price::text AS old_price, old_currency, new_price::text AS new_price,
              new_currency, changed_by, \(unescaped: SQLTime.rfc3339("changed_at"))
       FROM product_price_history WHERE product_id = \(productId) ORDER BY id
       """

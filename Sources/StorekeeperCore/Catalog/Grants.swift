@@ -81,7 +81,7 @@ package struct Grants: Codable, Sendable, Equatable {
     return problems
   }
 
-  private static func isName(_ text: String) -> Bool {
+  static func isName(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= 64
       && text.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
   }

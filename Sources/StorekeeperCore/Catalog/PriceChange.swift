@@ -1,17 +1,19 @@
 import Postgres
 
-/// One entry of a product's price history.
+/// One entry of a product's price history: of its default price (`storefront` nil) or of one
+/// storefront's, where a removed storefront price has no new price.
 package struct PriceChange: Encodable, Sendable {
   var id: Int64
+  var storefront: String?
   var oldPrice: String?
   var oldCurrency: String?
-  var newPrice: String
-  var newCurrency: String
+  var newPrice: String?
+  var newCurrency: String?
   var changedBy: String
   var changedAt: String
 
   enum CodingKeys: String, CodingKey {
-    case id
+    case id, storefront
     case oldPrice = "old_price"
     case oldCurrency = "old_currency"
     case newPrice = "new_price"
@@ -22,10 +24,11 @@ package struct PriceChange: Encodable, Sendable {
 
   init(row: PostgresRow) throws {
     id = try row.decode("id")
+    storefront = try row.decodeIfPresent("storefront")
     oldPrice = try row.decodeIfPresent("old_price")
     oldCurrency = try row.decodeIfPresent("old_currency")
-    newPrice = try row.decode("new_price")
-    newCurrency = try row.decode("new_currency")
+    newPrice = try row.decodeIfPresent("new_price")
+    newCurrency = try row.decodeIfPresent("new_currency")
     changedBy = try row.decode("changed_by")
     changedAt = try row.decode("changed_at")
   }

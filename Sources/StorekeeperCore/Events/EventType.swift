@@ -43,6 +43,12 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   /// A test an admin sent to one webhook endpoint, for the pseudo-user
   /// `webhook-test:<endpoint id>` (`WebhookStore.sendTest`); never fanned out to other endpoints.
   case webhookTest = "webhook.test"
+  /// A user saw an experiment's variant for the first time (`ExposureRecorder`). In the event
+  /// feed only: never fanned out to webhooks (one per user per experiment would dwarf the rest).
+  case experimentExposed = "experiment.exposed"
+  /// An admin concluded an experiment; its winner now serves the placement. Written for the
+  /// pseudo-user `experiment:<experiment id>` (`ExperimentRepository.conclude`).
+  case experimentConcluded = "experiment.concluded"
 
   /// The order event of a transition; nil when the order's state does not change
   /// (`verification_gave_up`) or it is only being created.

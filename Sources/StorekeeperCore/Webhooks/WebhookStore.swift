@@ -198,7 +198,7 @@ package struct WebhookStore: Sendable {
   private static func filter(_ endpoint: WebhookEndpoint) -> PostgresQuery {
     let types = WebhookEndpoint.storedTypes(endpoint.eventTypes)
     return
-      "e.type <> 'webhook.test' AND (\(types)::text[] IS NULL OR e.type = ANY (\(types)::text[]))"
+      "e.type NOT IN ('webhook.test', 'experiment.exposed') AND (\(types)::text[] IS NULL OR e.type = ANY (\(types)::text[]))"
   }
 
   /// The user a test event is about: one per endpoint, so its sequence stays gap-free for that

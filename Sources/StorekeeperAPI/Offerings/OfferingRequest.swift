@@ -1,0 +1,84 @@
+import Foundation
+import HTTP
+import StorekeeperCore
+
+/// What a request for an offering says of itself, from query parameters or the headers an app
+/// sends with every request (the parameter wins): `storefront` / `Storekeeper-Storefront`,
+/// `store` / `Storekeeper-Store`, `app_version` / `Storekeeper-App-Version`, `locale` /
+/// `Accept-Language` (its first tag). A value given but malformed is 400 with its field, except
+/// `Accept-Language`, which browsers and HTTP libraries fill in on their own (`*`): one that is
+/// not a language tag is no locale.
+enum OfferingRequest {
+  static let storeHeader = "Storekeeper-Store"
+  static let versionHeader = "Storekeeper-App-Version"
+  /// Every request header the chosen offering may depend on.
+  static let vary =
+    "\(StorefrontRequest.header), \(storeHeader), \(versionHeader), Accept-Language, Authorization"
+  static let known: Set<String> = ["storefront", "store", "app_version", "locale", "user_id"]
+
+  static func facts(_ request: Request) throws -> RequestFacts {
+    var problems: [FieldError] = []
+    for name in request.query.keys.sorted() where !known.contains(name) {
+      problems.append(FieldError(field: name, message: "is not a known parameter"))
+    }
+    var facts = RequestFacts()
+    do {
+      facts.storefront = try StorefrontRequest.storefront(request)
+    } catch let error as HTTPError {
+      problems.append(contentsOf: error.fields)
+    }
+    if let (field, text) = value(request, "store", storeHeader) {
+      if let store = AppStoreName(rawValue: text) {
+        facts.store = store
+      } else {
+        problems.append(FieldError(field: field, message: "must be app_store or google_play"))
+      }
+    }
+    if let (field, text) = value(request, "app_version", versionHeader) {
+      if let version = AppVersion(text) {
+        facts.appVersion = version
+      } else {
+        problems.append(
+          FieldError(field: field, message: "must be a version of 1-4 numbers such as 2.1.0"))
+      }
+    }
+    if let text = request.query["locale"] {
+      if TargetingRule.isLanguageTag(text) {
+        facts.locale = text
+      } else {
+        problems.append(
+          FieldError(field: "locale", message: "must be a language tag such as de-AT"))
+      }
+    } else if let header = request.headers["Accept-Language"] {
+      let first = header.split(separator: ",").first.map {
+        String($0.split(separator: ";").first ?? "").trimmingCharacters(in: [" ", "\t"])
+      }
+      if let first, TargetingRule.isLanguageTag(first) { facts.locale = first }
+    }
+    guard problems.isEmpty else {
+      throw HTTPError(
+        400, code: "invalid_query", detail: "one or more request parameters are invalid",
+        fields: problems)
+    }
+    return facts
+  }
+
+  /// The user the offering is chosen for: nil when nobody is named or signed in.
+  static func named(_ request: Request) throws -> String? {
+    guard let named = request.query["user_id"] else { return nil }
+    guard UserId.isValid(named) else {
+      throw HTTPError(
+        400, code: "invalid_query", detail: "user_id must be 1-128 printable characters",
+        fields: [FieldError(field: "user_id", message: "must be 1-128 printable characters")])
+    }
+    return named
+  }
+
+  private static func value(_ request: Request, _ parameter: String, _ header: String)
+    -> (field: String, text: String)?
+  {
+    if let text = request.query[parameter] { return (parameter, text) }
+    if let text = request.headers[header] { return (header, text) }
+    return nil
+  }
+}

@@ -1,0 +1,84 @@
+import HTTP
+import StorekeeperCore
+
+/// `GET /v1/offerings/{placement}`: the offering a placement serves this caller, chosen on the
+/// event loop from the served catalog's memory. The database is asked only when a rule that
+/// could match has conditions on the user (one statement, `UserFactsReader`).
+///
+/// Who the user is: a signed-in user's token (`APP_AUTH=jwt`), or the `user_id` a trusted
+/// caller names (an API key, or `APP_AUTH=none`); a request with neither is anonymous and no
+/// user condition holds for it. Credentials are only checked when the placement needs the user.
+package struct OfferingRoutes: Sendable {
+  let cache: ServedCatalog
+  let auth: AppAuthenticator
+  let facts: UserFactsReader
+  let exposures: ExposureRecorder
+  let clock: WallClock
+
+  package init(
+    cache: ServedCatalog, auth: AppAuthenticator, facts: UserFactsReader,
+    exposures: ExposureRecorder, clock: WallClock
+  ) {
+    self.cache = cache
+    self.auth = auth
+    self.facts = facts
+    self.exposures = exposures
+    self.clock = clock
+  }
+
+  /// Names the experiment and variant that chose the offering, for the app's own analytics.
+  static let experimentHeader = "Storekeeper-Experiment"
+
+  package func register(_ router: inout APIRouter) {
+    router.add(.get, "/v1/offerings/{placement}", placement: .eventLoop) { request, context in
+      let id = context.parameters["placement"] ?? ""
+      let requestFacts = try OfferingRequest.facts(request)
+      let named = try OfferingRequest.named(request)
+      guard OfferingDraft.isValidId(id),
+        let placement = cache.read({ $0.offerings.placements[id] })
+      else {
+        throw HTTPError(404, code: "placement_not_found", detail: "no placement \(id)")
+      }
+      var userId: String?
+      if placement.needsUser, request.headers["Authorization"] != nil || named != nil {
+        userId = try auth.user(try await auth.caller(request, context), named: named)
+      }
+      let user = userId
+      let rule = try await TargetingRule.firstMatch(placement.rules, request: requestFacts) {
+        guard let user else { return nil }
+        return try await facts.facts(user)
+      }
+      var offeringId = rule?.offeringId ?? placement.offeringId
+      // No rule chose: a running experiment splits the rest of the audience. Anonymous callers
+      // cannot be assigned (nor counted), so they get the placement's own offering.
+      var experimentTag: String?
+      if rule == nil, let experiment = placement.experiment, experiment.status == .running,
+        let user, let variant = experiment.assign(user)
+      {
+        offeringId = variant.offeringId
+        experimentTag = "\(experiment.experimentId); variant=\(variant.variant)"
+        exposures.record(
+          Exposure(
+            experimentId: experiment.experimentId, userId: user, variant: variant.variant,
+            atMs: clock.milliseconds))
+      }
+      guard
+        let entry = cache.read({
+          $0.offerings.offerings[offeringId]?.entry(requestFacts.storefront)
+        })
+      else {
+        // A placement names only offerings that exist (checked when it is written, and an
+        // offering in use cannot be removed): this is a snapshot read mid-change.
+        context.logger.warning(
+          "placement names an offering the catalog does not hold",
+          ["placement": .string(id), "offering": .string(offeringId)])
+        throw HTTPError(
+          503, code: "offering_unavailable", detail: "the offering is being changed; retry",
+          headers: HTTPHeaders([("Retry-After", "1")]))
+      }
+      var response = CatalogRoutes.serve(entry, request)
+      if let experimentTag { response.headers.add(Self.experimentHeader, experimentTag) }
+      return response
+    }
+  }
+}

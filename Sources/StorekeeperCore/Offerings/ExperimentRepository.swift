@@ -1,0 +1,231 @@
+import Postgres
+
+/// Experiments in PostgreSQL: created running, paused and resumed, concluded (the winner's
+/// offering becomes the placement's, in the same transaction, with an `experiment.concluded`
+/// event). Every write NOTIFYs the catalog channel, since the served catalog holds them.
+package struct ExperimentRepository: Sendable {
+  let database: PostgresPool
+  let outbox: EventOutbox
+
+  package init(database: PostgresPool, outbox: EventOutbox) {
+    self.database = database
+    self.outbox = outbox
+  }
+
+  /// The pseudo-user an experiment's own events are written for: one per experiment, so no
+  /// real user's sequence is touched.
+  package static func eventUser(_ experimentId: String) -> String { "experiment:" + experimentId }
+
+  package func experiments() async throws -> [Experiment] {
+    try await database.query(
+      "SELECT \(unescaped: Experiment.columns) FROM experiments ORDER BY created_at DESC, experiment_id"
+    ).map(Experiment.init(row:))
+  }
+
+  package func experiment(_ id: String) async throws -> Experiment? {
+    try await database.query(
+      "SELECT \(unescaped: Experiment.columns) FROM experiments WHERE experiment_id = \(id)"
+    ).first.map(Experiment.init(row:))
+  }
+
+  package func create(
+    experimentId: String, placementId: String, variants: [ExperimentVariant],
+    attributionHours: Int, by actor: AdminActor
+  ) async throws -> Experiment {
+    try await database.withTransaction { tx in
+      let placement = try await tx.query(
+        "SELECT 1 FROM placements WHERE placement_id = \(placementId) FOR UPDATE")
+      guard !placement.isEmpty else { throw OfferingRefusal.placementNotFound(placementId) }
+      let ids = try JSONCoding.text(
+        Set(variants.map(\.offeringId)).subtracting([OfferingDraft.catalogOfferingId]).sorted())
+      let missing = try await tx.query(
+        """
+        SELECT id FROM jsonb_array_elements_text(\(ids)::jsonb) AS wanted(id)
+        WHERE NOT EXISTS (SELECT 1 FROM offerings o WHERE o.offering_id = wanted.id FOR KEY SHARE)
+        ORDER BY id
+        """
+      ).map { try $0.decode("id", as: String.self) }
+      guard missing.isEmpty else { throw OfferingRefusal.unknownOfferings(missing) }
+      let running = try await tx.query(
+        """
+        SELECT experiment_id FROM experiments
+        WHERE placement_id = \(placementId) AND status <> 'concluded'
+        """
+      ).first.map { try $0.decode("experiment_id", as: String.self) }
+      if let running {
+        throw OfferingRefusal.experimentAlreadyRunning(placement: placementId, experiment: running)
+      }
+      let variantsText = try JSONCoding.text(variants)
+      let rows = try await tx.query(
+        """
+        INSERT INTO experiments (experiment_id, placement_id, status, variants, attribution_hours)
+        VALUES (\(experimentId), \(placementId), 'running', \(variantsText)::jsonb,
+                \(Int32(attributionHours)))
+        ON CONFLICT (experiment_id) DO NOTHING
+        RETURNING \(unescaped: Experiment.columns)
+        """)
+      guard let row = rows.first else {
+        throw OfferingRefusal.experimentExists(experimentId)
+      }
+      let experiment = try Experiment(row: row)
+      try await AuditLog.record(
+        .experimentCreated, by: actor, targetId: experimentId, before: Experiment?.none,
+        after: experiment, on: tx)
+      try await tx.execute("SELECT pg_notify(\(CatalogRepository.channel), \(experimentId))")
+      return experiment
+    }
+  }
+
+  /// Pauses (`running` false) or resumes a running or paused experiment; assignment is
+  /// unchanged by either.
+  package func setRunning(_ id: String, _ running: Bool, by actor: AdminActor) async throws
+    -> Experiment
+  {
+    try await database.withTransaction { tx in
+      let before = try await locked(id, on: tx)
+      guard before.status != .concluded else {
+        throw OfferingRefusal.experimentState(id, status: before.status.rawValue)
+      }
+      let status: ExperimentStatus = running ? .running : .paused
+      let rows = try await tx.query(
+        """
+        UPDATE experiments SET status = \(status), revision = revision + 1, updated_at = now()
+        WHERE experiment_id = \(id) RETURNING \(unescaped: Experiment.columns)
+        """)
+      guard let row = rows.first else { throw OfferingRefusal.experimentNotFound(id) }
+      let after = try Experiment(row: row)
+      try await AuditLog.record(
+        .experimentUpdated, by: actor, targetId: id, before: before, after: after, on: tx)
+      try await tx.execute("SELECT pg_notify(\(CatalogRepository.channel), \(id))")
+      return after
+    }
+  }
+
+  /// Ends the experiment: the winner's offering becomes the placement's, and
+  /// `experiment.concluded` is written (a webhook event) with each variant's results.
+  package func conclude(_ id: String, winner: String, by actor: AdminActor) async throws
+    -> Experiment
+  {
+    try await database.withTransaction { tx in
+      let before = try await locked(id, on: tx)
+      guard before.status != .concluded else {
+        throw OfferingRefusal.experimentState(id, status: before.status.rawValue)
+      }
+      guard let variant = before.variants.first(where: { $0.variant == winner }) else {
+        throw OfferingRefusal.unknownVariant(winner)
+      }
+      let results = try await Self.results(before, on: tx)
+      try await tx.execute(
+        """
+        UPDATE placements SET offering_id = \(variant.offeringId), revision = revision + 1,
+                              updated_at = now()
+        WHERE placement_id = \(before.placementId)
+        """)
+      let rows = try await tx.query(
+        """
+        UPDATE experiments SET status = 'concluded', winner = \(winner), concluded_at = now(),
+                               revision = revision + 1, updated_at = now()
+        WHERE experiment_id = \(id) RETURNING \(unescaped: Experiment.columns)
+        """)
+      guard let row = rows.first else { throw OfferingRefusal.experimentNotFound(id) }
+      let after = try Experiment(row: row)
+      let summary = try JSONCoding.decode(
+        JSONValue.self, fromText: try JSONCoding.text(results))
+      try await outbox.append(
+        [
+          EventDraft(
+            .experimentConcluded,
+            [
+              "experiment_id": .string(id), "placement_id": .string(before.placementId),
+              "winner": .string(winner), "offering_id": .string(variant.offeringId),
+              "results": summary,
+            ])
+        ], for: Self.eventUser(id), on: tx)
+      try await AuditLog.record(
+        .experimentConcluded, by: actor, targetId: id, before: before, after: after, on: tx)
+      try await tx.execute("SELECT pg_notify(\(CatalogRepository.channel), \(id))")
+      return after
+    }
+  }
+
+  package func results(_ experiment: Experiment) async throws -> [VariantResult] {
+    try await Self.results(experiment, on: database)
+  }
+
+  private func locked(_ id: String, on tx: PostgresTransaction) async throws -> Experiment {
+    guard
+      let experiment = try await tx.query(
+        "SELECT \(unescaped: Experiment.columns) FROM experiments WHERE experiment_id = \(id) FOR UPDATE"
+      ).first.map(Experiment.init(row:))
+    else { throw OfferingRefusal.experimentNotFound(id) }
+    return experiment
+  }
+
+  /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox) of
+  /// each exposed user from their first exposure to `attribution_hours` after it.
+  static func results(_ experiment: Experiment, on executor: any PostgresExecutor) async throws
+    -> [VariantResult]
+  {
+    let hours = Int32(experiment.attributionHours)
+    let rows = try await executor.query(
+      """
+      WITH exposed AS (
+        SELECT variant, user_id, exposed_at FROM experiment_exposures
+        WHERE experiment_id = \(experiment.experimentId)),
+      attributed AS (
+        SELECT e.variant, e.user_id, o.currency, o.amount,
+               o.close_reason IN ('refunded', 'revoked') AS refunded
+        FROM exposed e
+        JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
+          AND o.paid_at >= e.exposed_at
+          AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
+          AND o.environment IS DISTINCT FROM 'Sandbox'),
+      counts AS (
+        SELECT variant, count(*) AS exposed FROM exposed GROUP BY variant),
+      paid AS (
+        SELECT variant, count(DISTINCT user_id) AS payers, count(*) AS orders,
+               count(*) FILTER (WHERE refunded) AS refunds
+        FROM attributed GROUP BY variant),
+      money AS (
+        SELECT variant, jsonb_object_agg(currency, gross::text) AS revenue,
+               jsonb_object_agg(currency, refunded::text) FILTER (WHERE refunded > 0) AS refunded
+        FROM (SELECT variant, currency, sum(amount) AS gross,
+                     coalesce(sum(amount) FILTER (WHERE refunded), 0) AS refunded
+              FROM attributed GROUP BY variant, currency) m
+        GROUP BY variant)
+      SELECT c.variant, c.exposed, coalesce(p.payers, 0) AS payers,
+             coalesce(p.orders, 0) AS orders, coalesce(p.refunds, 0) AS refunds,
+             coalesce(m.revenue, '{}')::text AS revenue, coalesce(m.refunded, '{}')::text AS refunded
+      FROM counts c LEFT JOIN paid p USING (variant) LEFT JOIN money m USING (variant)
+      """)
+    var byVariant: [String: PostgresRow] = [:]
+    for row in rows { byVariant[try row.decode("variant")] = row }
+    return try experiment.variants.map { variant in
+      let row = byVariant[variant.variant]
+      let exposed: Int64 = try row?.decode("exposed") ?? 0
+      let payers: Int64 = try row?.decode("payers") ?? 0
+      let revenue =
+        try row.map {
+          try JSONCoding.decode([String: String].self, fromText: try $0.decode("revenue"))
+        } ?? [:]
+      let interval = VariantResult.wilson(successes: payers, trials: exposed)
+      return VariantResult(
+        variant: variant.variant, offeringId: variant.offeringId, weight: variant.weight,
+        exposed: exposed, payers: payers, orders: try row?.decode("orders") ?? 0,
+        conversion: exposed > 0 ? Double(payers) / Double(exposed) : 0,
+        conversionLow: interval.low, conversionHigh: interval.high, revenue: revenue,
+        revenuePerExposed: revenue.mapValues { perUser($0, exposed) },
+        refunds: try row?.decode("refunds") ?? 0,
+        refunded: try row.map {
+          try JSONCoding.decode([String: String].self, fromText: try $0.decode("refunded"))
+        } ?? [:])
+    }
+  }
+
+  /// A decimal amount over a count, to 4 decimals, without floating point.
+  static func perUser(_ amount: String, _ users: Int64) -> String {
+    guard users > 0, let units = try? Money.minorUnits(amount, exponent: 4) else { return "0" }
+    let quotient = (units + users / 2) / users
+    return Money.format(minorUnits: quotient, exponent: 4)
+  }
+}

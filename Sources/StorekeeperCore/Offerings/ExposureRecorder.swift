@@ -1,0 +1,127 @@
+import Postgres
+import Synchronization
+
+/// Records first exposures off the request's path: a request only appends to a buffer in
+/// memory, and a background loop writes the buffer in one transaction per flush (the rows, and
+/// an `experiment.exposed` event for each user seen for the first time). The primary key
+/// (experiment, user) keeps the first exposure whichever instance or flush saw it first.
+///
+/// Memory is bounded: a user already recorded by this instance is skipped (a bounded set of
+/// recent keys), and when `maxPending` exposures wait (the database unreachable), newer ones
+/// are dropped and counted; a dropped user is recorded at their next exposure.
+package final class ExposureRecorder: Sendable {
+  private struct State {
+    var pending: [Exposure] = []
+    var pendingKeys: Set<String> = []
+    /// Keys written by this instance; cleared when it reaches `maxRecent`.
+    var recent: Set<String> = []
+    var dropped: Int = 0
+    var written: Int = 0
+  }
+
+  private let state = Mutex(State())
+  let database: PostgresPool
+  let outbox: EventOutbox
+  let maxPending: Int
+  let maxRecent: Int
+  /// Asks the flushing loop to run now (a full batch); nil: wait for its tick.
+  private let wake: @Sendable () -> Void
+  package let batchSize: Int
+
+  package init(
+    database: PostgresPool, outbox: EventOutbox, batchSize: Int = 500, maxPending: Int = 100_000,
+    maxRecent: Int = 200_000, wake: @escaping @Sendable () -> Void = {}
+  ) {
+    self.database = database
+    self.outbox = outbox
+    self.batchSize = batchSize
+    self.maxPending = maxPending
+    self.maxRecent = maxRecent
+    self.wake = wake
+  }
+
+  /// Called by the request that served the variant; never waits on the database.
+  package func record(_ exposure: Exposure) {
+    let key = exposure.experimentId + "\n" + exposure.userId
+    let full = state.withLock { state -> Bool in
+      guard !state.recent.contains(key), !state.pendingKeys.contains(key) else { return false }
+      guard state.pending.count < maxPending else {
+        state.dropped += 1
+        return false
+      }
+      state.pending.append(exposure)
+      state.pendingKeys.insert(key)
+      return state.pending.count == batchSize
+    }
+    if full { wake() }
+  }
+
+  /// Exposures waiting, dropped since start, and first exposures written by this instance.
+  package var counts: (pending: Int, dropped: Int, written: Int) {
+    state.withLock { ($0.pending.count, $0.dropped, $0.written) }
+  }
+
+  /// Writes what is pending, `batchSize` at a time; on failure the batch goes back to the
+  /// front of the buffer and the error is thrown for the loop to log.
+  package func flush() async throws {
+    while true {
+      let batch = state.withLock { state -> [Exposure] in
+        let batch = Array(state.pending.prefix(batchSize))
+        state.pending.removeFirst(batch.count)
+        return batch
+      }
+      guard !batch.isEmpty else { return }
+      do {
+        let written = try await write(batch)
+        state.withLock { state in
+          if state.recent.count + batch.count > maxRecent { state.recent.removeAll() }
+          for exposure in batch {
+            let key = exposure.experimentId + "\n" + exposure.userId
+            state.pendingKeys.remove(key)
+            state.recent.insert(key)
+          }
+          state.written += written
+        }
+      } catch {
+        state.withLock { state in state.pending.insert(contentsOf: batch, at: 0) }
+        throw error
+      }
+    }
+  }
+
+  /// One transaction: the users' event sequences locked in one order (two instances flushing
+  /// the same users wait instead of deadlocking), the exposures inserted where none exists,
+  /// and an event for each row inserted. Returns how many were first exposures. An exposure of
+  /// an experiment that is no longer running (concluded meanwhile) is kept: it was served.
+  func write(_ batch: [Exposure]) async throws -> Int {
+    let json = try JSONCoding.text(batch)
+    return try await database.withTransaction { tx in
+      try await outbox.lock(batch.map(\.userId), on: tx)
+      let inserted = try await tx.query(
+        """
+        INSERT INTO experiment_exposures (experiment_id, user_id, variant, exposed_at)
+        SELECT x->>'experiment_id', x->>'user_id', x->>'variant',
+               to_timestamp((x->>'at_ms')::bigint / 1000.0)
+        FROM jsonb_array_elements(\(json)::jsonb) x
+        WHERE EXISTS (SELECT 1 FROM experiments e WHERE e.experiment_id = x->>'experiment_id')
+        ORDER BY x->>'user_id'
+        ON CONFLICT (experiment_id, user_id) DO NOTHING
+        RETURNING experiment_id, user_id, variant, \(unescaped: SQLTime.rfc3339("exposed_at"))
+        """)
+      for row in inserted {
+        let user: String = try row.decode("user_id")
+        try await outbox.append(
+          [
+            EventDraft(
+              .experimentExposed,
+              [
+                "experiment_id": .string(try row.decode("experiment_id")),
+                "variant": .string(try row.decode("variant")),
+                "exposed_at": .string(try row.decode("exposed_at")),
+              ])
+          ], for: user, on: tx)
+      }
+      return inserted.count
+    }
+  }
+}

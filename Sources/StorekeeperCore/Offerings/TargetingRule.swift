@@ -1,0 +1,36 @@
+/// One rule of a placement: when its conditions hold, the placement serves its offering.
+/// A placement's rules are tried in order and the first that matches decides.
+package struct TargetingRule: Encodable, Sendable, Equatable {
+  package var offeringId: String
+  package var when: TargetingConditions
+
+  package init(offeringId: String, when: TargetingConditions = TargetingConditions()) {
+    self.offeringId = offeringId
+    self.when = when
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case offeringId = "offering_id"
+    case when
+  }
+
+  package static let maxRules = 50
+  package static let maxListItems = 250
+
+  /// The first rule that matches, asking for the user's facts at most once and only when a
+  /// rule whose request conditions hold has conditions on the user.
+  package static func firstMatch(
+    _ rules: [TargetingRule], request: RequestFacts,
+    user: () async throws -> UserFacts?
+  ) async rethrows -> TargetingRule? {
+    var facts: UserFacts?? = nil
+    for rule in rules where rule.when.matches(request) {
+      if rule.when.needsUser {
+        if facts == nil { facts = .some(try await user()) }
+        guard rule.when.matches(facts ?? nil) else { continue }
+      }
+      return rule
+    }
+    return nil
+  }
+}

@@ -1,0 +1,276 @@
+"""Issue 27: experiments. Deterministic assignment checked against an independent computation
+(Python's hashlib), the same from two instances and after a restart; first exposures recorded
+off the request path; results checked against numbers recomputed from the raw rows with SQL of
+the test's own; pause, resume, conclude and their events."""
+
+from __future__ import annotations
+
+import hashlib
+from decimal import Decimal
+
+import pytest
+
+from support import buy, error_fields, mint, problem, unique, wait_until
+
+P = "com.example.tests.experiments."
+
+
+@pytest.fixture(scope="module")
+def setup(stack):
+    api = stack.api
+    for name, price in (("a", "1.00"), ("b", "2.00"), ("c", "3.00")):
+        api.put_product(P + name, price=price)
+        r = api.request("PUT", f"/admin/v1/offerings/x-{name}", admin=True, json={"products": [P + name]})
+        assert r.status_code in (200, 201), r.text
+    r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
+        "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"stores": ["google_play"]}}]})
+    assert r.status_code in (200, 201), r.text
+    return stack
+
+
+def create(api, experiment_id: str, placement: str = "paywall", weights=(50, 50), hours: int = 24,
+           offerings=("x-a", "x-b")) -> dict:
+    body = {"experiment_id": experiment_id, "placement_id": placement, "attribution_hours": hours,
+            "variants": [{"variant": f"v{i}", "offering_id": o, "weight": w}
+                         for i, (o, w) in enumerate(zip(offerings, weights))]}
+    r = api.request("POST", "/admin/v1/experiments", admin=True, json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def expected_variant(experiment_id: str, user: str, weights) -> str:
+    """The documented rule, computed here without the project's code."""
+    point = int.from_bytes(hashlib.sha256(f"{experiment_id}\n{user}".encode()).digest()[:8], "big") % sum(weights)
+    for i, w in enumerate(weights):
+        if point < w:
+            return f"v{i}"
+        point -= w
+    raise AssertionError("unreachable")
+
+
+def offering_for(client, user: str | None, **params):
+    headers = {"Authorization": f"Bearer {mint(user)}"} if user else {}
+    r = client.get("/v1/offerings/paywall", headers=headers, params=params)
+    assert r.status_code == 200, r.text
+    return r.json()["offering_id"], r.headers.get("Storekeeper-Experiment")
+
+
+def exposures(db, experiment_id: str) -> dict[str, str]:
+    rows = db.rows(f"SELECT user_id, variant FROM experiment_exposures WHERE experiment_id = '{experiment_id}'")
+    return {user: variant for user, variant in rows}
+
+
+def conclude_all(api):
+    for e in api.get("/admin/v1/experiments", admin=True).json()["experiments"]:
+        if e["status"] != "concluded":
+            r = api.request("POST", f"/admin/v1/experiments/{e['experiment_id']}/conclude", admin=True,
+                            json={"winner": "v0"})
+            assert r.status_code == 200, r.text
+    api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
+        "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"stores": ["google_play"]}}]})
+
+
+def test_assignment_is_the_documented_hash_on_two_instances_and_after_a_restart(setup, module_storekeeper):
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    exp = unique("split").lower()
+    create(api, exp, weights=(30, 70))
+    other = module_storekeeper(setup.db, share_admin_with=setup.sk)
+    users = [unique("player") for _ in range(60)]
+    names = {"v0": "x-a", "v1": "x-b"}
+    first = {}
+    for user in users:
+        served, tag = offering_for(api, user)
+        variant = expected_variant(exp, user, (30, 70))
+        assert served == names[variant] and tag == f"{exp}; variant={variant}", (user, served, tag)
+        first[user] = served
+        assert offering_for(other.client, user)[0] == served, "the other instance disagrees"
+    assert len(set(first.values())) == 2, "60 users all landed in one variant"
+    # Rules still come first: a targeted user is not in the experiment.
+    assert offering_for(api, users[0], store="google_play") == ("x-c", None)
+    # Anonymous callers get the placement's own offering, unassigned.
+    assert offering_for(api, None) == ("x-a", None)
+
+    assert other.terminate() == 0
+    other.restart()
+    for user in users[:20]:
+        assert offering_for(other.client, user)[0] == first[user], "a restart moved a user"
+
+    # Every user is recorded once, with the variant they were served, by a background flush.
+    wait_until(lambda: len(exposures(db, exp)) == len(users), 10, "exposures were not all written")
+    assert exposures(db, exp) == {u: expected_variant(exp, u, (30, 70)) for u in users}
+    feed = api.get("/admin/v1/events", admin=True, params={"user_id": users[0], "type": "experiment.exposed"})
+    assert feed.status_code == 200, feed.text
+    events = feed.json()["events"]
+    assert len(events) == 1 and events[0]["data"]["experiment_id"] == exp
+    assert events[0]["data"]["variant"] == expected_variant(exp, users[0], (30, 70))
+    conclude_all(api)
+
+
+def test_results_match_an_independent_computation_and_show_refunds(setup):
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    exp = unique("conv").lower()
+    create(api, exp, hours=1)
+    users = [unique("buyer") for _ in range(24)]
+    served = {u: offering_for(api, u)[0] for u in users}
+    wait_until(lambda: len(exposures(db, exp)) == len(users), 10, "exposures were not all written")
+    # A third of them buy what they were offered, one twice; one buyer is refunded afterwards.
+    buyers = users[::3]
+    purchases = {}
+    for user in buyers:
+        product = P + served[user][-1]
+        _, purchases[user], _ = buy(api, fake, user, product)
+    _, _, _ = buy(api, fake, buyers[0], P + served[buyers[0]][-1])
+    refunded_user = buyers[1]
+    note = fake.refund(purchases[refunded_user]["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{refunded_user}' "
+                                 "AND close_reason = 'refunded'") == "1", 10, "the refund was not applied")
+    # A user who was never exposed buys too: not attributed to anyone.
+    buy(api, fake, unique("outsider"), P + "a")
+
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert r.status_code == 200, r.text
+    got = {v["variant"]: v for v in r.json()["variants"]}
+
+    # The same numbers from the raw tables, written here (not the project's query).
+    raw = db.rows(f"""
+        SELECT x.variant, count(DISTINCT x.user_id),
+               count(DISTINCT o.user_id), count(o.trade_no),
+               coalesce(sum(o.amount), 0)::text,
+               count(o.trade_no) FILTER (WHERE o.close_reason = 'refunded')
+        FROM experiment_exposures x
+        LEFT JOIN orders o ON o.user_id = x.user_id AND o.paid_at >= x.exposed_at
+                          AND o.paid_at < x.exposed_at + interval '1 hour'
+        WHERE x.experiment_id = '{exp}'
+        GROUP BY x.variant ORDER BY x.variant""")
+    assert len(raw) >= 1
+    total_refunds = 0
+    for variant, exposed, payers, orders, revenue, refunds in raw:
+        v = got[variant]
+        assert (v["exposed"], v["payers"], v["orders"], v["refunds"]) == \
+            (int(exposed), int(payers), int(orders), int(refunds)), (variant, v)
+        if int(orders):
+            assert Decimal(v["revenue"]["USD"]) == Decimal(revenue)
+            assert Decimal(v["revenue_per_exposed"]["USD"]) == \
+                (Decimal(revenue) / int(exposed)).quantize(Decimal("0.0001"))
+        assert v["conversion"] == pytest.approx(int(payers) / int(exposed))
+        assert v["conversion_low"] <= v["conversion"] <= v["conversion_high"]
+        total_refunds += int(refunds)
+    assert sum(v["exposed"] for v in got.values()) == len(users)
+    assert sum(v["payers"] for v in got.values()) == len(buyers)
+    assert total_refunds == 1
+    refunded_variant = expected_variant(exp, refunded_user, (50, 50))
+    assert got[refunded_variant]["refunds"] == 1 and got[refunded_variant]["refunded"]
+    conclude_all(api)
+
+
+def test_pause_resume_and_conclude(setup):
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    exp = unique("life").lower()
+    create(api, exp, weights=(1, 1000), offerings=("x-a", "x-b"))
+    user = next(u for u in (unique("p") for _ in range(100)) if expected_variant(exp, u, (1, 1000)) == "v1")
+    assert offering_for(api, user)[0] == "x-b"
+    # An offering a running experiment serves cannot be removed.
+    problem(api.request("DELETE", "/admin/v1/offerings/x-b", admin=True), 409, "offering_in_use")
+    problem(api.request("POST", "/admin/v1/experiments", admin=True, json={
+        "experiment_id": unique("second").lower(), "placement_id": "paywall",
+        "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1},
+                     {"variant": "b", "offering_id": "x-b", "weight": 1}]}), 409, "experiment_already_running")
+
+    assert api.request("POST", f"/admin/v1/experiments/{exp}/pause", admin=True).json()["status"] == "paused"
+    late = unique("late")
+    assert offering_for(api, late) == ("x-a", None), "a paused experiment serves the placement's own offering"
+    assert offering_for(api, user) == ("x-a", None)
+    assert api.request("POST", f"/admin/v1/experiments/{exp}/resume", admin=True).json()["status"] == "running"
+    assert offering_for(api, user)[0] == "x-b", "resuming keeps the assignment"
+    wait_until(lambda: user in exposures(db, exp), 10, "exposure not written")
+    assert late not in exposures(db, exp), "nobody is exposed while paused"
+
+    problem(api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "zz"}),
+            422, "unknown_variant")
+    problem(api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={}), 422,
+            "validation_failed")
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v1"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "concluded" and r.json()["winner"] == "v1"
+    assert api.get("/admin/v1/placements/paywall", admin=True).json()["offering_id"] == "x-b"
+    assert offering_for(api, unique("after")) == ("x-b", None), "the winner serves everyone, unassigned"
+    problem(api.request("POST", f"/admin/v1/experiments/{exp}/pause", admin=True), 409, "experiment_state")
+    problem(api.request("POST", "/admin/v1/experiments", admin=True, json={
+        "experiment_id": exp, "placement_id": "paywall",
+        "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1},
+                     {"variant": "b", "offering_id": "x-b", "weight": 1}]}), 409, "experiment_exists")
+
+    events = api.get("/admin/v1/events", admin=True,
+                     params={"user_id": f"experiment:{exp}", "type": "experiment.concluded"}).json()["events"]
+    assert len(events) == 1
+    data = events[0]["data"]
+    assert (data["winner"], data["offering_id"], data["placement_id"]) == ("v1", "x-b", "paywall")
+    assert {v["variant"] for v in data["results"]} == {"v0", "v1"}
+    conclude_all(api)
+
+
+def test_concluded_is_a_webhook_and_exposed_is_not(setup):
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    r = api.request("POST", "/admin/v1/webhook-endpoints", admin=True,
+                    json={"url": "http://127.0.0.1:9/hook", "event_types": ["*"]})
+    assert r.status_code == 201, r.text
+    endpoint = r.json()["id"]
+    exp = unique("hooks").lower()
+    create(api, exp)
+    user = unique("hooked")
+    offering_for(api, user)
+    wait_until(lambda: user in exposures(db, exp), 10, "exposure not written")
+    api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v0"})
+    queued = db.rows(f"""
+        SELECT e.type FROM webhook_deliveries d JOIN events e ON e.position = d.event_position
+        WHERE d.endpoint_id = '{endpoint}' AND e.type LIKE 'experiment.%'""")
+    assert [t for (t,) in queued] == ["experiment.concluded"]
+    assert db.scalar(f"SELECT count(*) FROM events WHERE type = 'experiment.exposed' AND user_id = '{user}'") == "1"
+    api.request("DELETE", f"/admin/v1/webhook-endpoints/{endpoint}", admin=True)
+    conclude_all(api)
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"placement_id": "paywall", "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1},
+                                              {"variant": "b", "offering_id": "x-b", "weight": 1}]},
+     "experiment_id"),
+    ({"experiment_id": "e", "placement_id": "paywall", "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1}]},
+     "variants"),
+    ({"experiment_id": "e", "placement_id": "paywall", "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1}] * 5},
+     "variants"),
+    ({"experiment_id": "e", "placement_id": "paywall",
+      "variants": [{"variant": "a", "offering_id": "x-a", "weight": 0}, {"variant": "b", "offering_id": "x-b", "weight": 1}]},
+     "variants[0].weight"),
+    ({"experiment_id": "e", "placement_id": "paywall",
+      "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1}, {"variant": "a", "offering_id": "x-b", "weight": 1}]},
+     "variants[1].variant"),
+    ({"experiment_id": "e", "placement_id": "paywall",
+      "variants": [{"variant": "a", "offering_id": "X", "weight": 1}, {"variant": "b", "offering_id": "x-b", "weight": 1}]},
+     "variants[0].offering_id"),
+    ({"experiment_id": "e", "placement_id": "paywall", "attribution_hours": 0,
+      "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1}, {"variant": "b", "offering_id": "x-b", "weight": 1}]},
+     "attribution_hours"),
+])
+def test_experiment_bodies_are_validated_with_their_fields(setup, body, field):
+    r = setup.api.request("POST", "/admin/v1/experiments", admin=True, json=body)
+    assert error_fields(problem(r, 422, "validation_failed")) == {field}
+
+
+def test_unknown_placements_and_offerings_are_refused(setup):
+    api = setup.api
+    variants = [{"variant": "a", "offering_id": "x-a", "weight": 1}, {"variant": "b", "offering_id": "ghost", "weight": 1}]
+    problem(api.request("POST", "/admin/v1/experiments", admin=True,
+                        json={"experiment_id": "nowhere", "placement_id": "nowhere", "variants": variants}),
+            404, "placement_not_found")
+    conclude_all(api)
+    problem(api.request("POST", "/admin/v1/experiments", admin=True,
+                        json={"experiment_id": "ghostly", "placement_id": "paywall", "variants": variants}),
+            422, "unknown_offerings")
+    problem(api.get("/admin/v1/experiments/nope/results", admin=True), 404, "experiment_not_found")
+    problem(api.request("POST", "/admin/v1/experiments/nope/pause", admin=True), 404, "experiment_not_found")
+    problem(api.get("/admin/v1/experiments", headers={"Authorization": "Bearer wrong"}), 401)
