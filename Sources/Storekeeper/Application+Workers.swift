@@ -1,3 +1,4 @@
+import StorekeeperCore
 import StorekeeperLogging
 import StorekeeperWorkers
 
@@ -41,6 +42,16 @@ extension Application {
         name: "metrics", intervalMs: config.metricsRefreshIntervalMs, logger: logger
       ) { await snapshot.refresh() },
     ]
+    if let google = domain.google {
+      let acknowledger = GoogleAcknowledger(
+        queue: google.acknowledgements, client: google.client, monitor: google.monitor,
+        logger: logger.with("component", "google-acknowledge"))
+      services.append(
+        BackgroundLoop(
+          name: "google-acknowledge", intervalMs: min(config.retryBaseMs, 5000),
+          signal: domain.acknowledgementsPending, logger: logger
+        ) { await acknowledger.runOnce() })
+    }
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending
       let recovery = NotificationRecovery(

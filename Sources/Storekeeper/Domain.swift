@@ -28,6 +28,10 @@ struct Domain: Sendable {
   /// delivery was queued or finished).
   let notificationsPending = WorkSignal()
   let webhooksPending = WorkSignal()
+  /// Google Play, when `GOOGLE_PLAY_PACKAGE_NAME` is set; its acknowledgement worker is woken
+  /// by each credit.
+  let google: GooglePlayParts?
+  let acknowledgementsPending = WorkSignal()
 
   init(config: AppConfig, logger: Logger) throws {
     pools = DatabasePools(config: config, logger: logger)
@@ -66,8 +70,21 @@ struct Domain: Sendable {
       cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
       queueLength: config.verifyQueueLength,
       queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
-    processor = ReportProcessor(
+    let acknowledgementsPending = acknowledgementsPending
+    if let settings = config.googlePlay {
+      let parts = GooglePlayParts.DomainParts(
+        database: database, clock: clock, orders: orders, reports: reports, catalog: catalog,
+        entitlements: entitlements)
+      google = try GooglePlayParts.make(
+        settings, config: config, domain: parts, logger: logger,
+        wake: { acknowledgementsPending.wake() })
+    } else {
+      google = nil
+    }
+    var processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
+    processor.google = google?.settlement
+    self.processor = processor
     receipts = ReceiptService(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement,
       catalog: catalog, entitlements: entitlements, gate: gate)

@@ -44,10 +44,14 @@ struct Edge: Sendable {
     var router = APIRouter(
       logger: logger.with("component", "http"), limiter: limiter,
       identify: { request, context in try await appAuth.caller(request, context) })
+    let googleHealth = domain.google.map {
+      GooglePlayHealth(monitor: $0.monitor, queue: $0.acknowledgements)
+    }
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Application.openAPI(config),
       appleSettings: domain.appleSettings,
-      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
+      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) },
+      google: googleHealth
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let requestMetrics = RequestMetrics()
@@ -58,7 +62,8 @@ struct Edge: Sendable {
         database: database, orders: domain.orders, idempotency: domain.idempotency,
         ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
         maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
-        logger: logger.with("component", "orders"))
+        logger: logger.with("component", "orders")),
+      googlePlay: domain.google != nil
     ).register(&router)
     SettlementRoutes(processor: domain.processor, receipts: domain.receipts, auth: appAuth)
       .register(&router)
@@ -93,7 +98,8 @@ struct Edge: Sendable {
         stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
         catalog: catalog, requests: requestMetrics,
         appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
-        receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate
+        receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate,
+        google: googleHealth
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)

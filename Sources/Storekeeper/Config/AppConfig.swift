@@ -113,6 +113,8 @@ public struct AppConfig: Sendable {
   public var allowInsecureURLs = false
   /// `WEBHOOK_*`: webhook delivery (see `WebhookSettings`).
   var webhooks = WebhookSettings()
+  /// `GOOGLE_PLAY_*`: Google Play as a second store; nil (off) without a package name.
+  var googlePlay: GooglePlaySettings?
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -230,6 +232,7 @@ public struct AppConfig: Sendable {
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
+    try readGooglePlay(env, into: &config)
     try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs
