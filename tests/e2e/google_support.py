@@ -94,8 +94,9 @@ class FakeGooglePlay(Process):
     def clear_faults(self) -> None:
         self.control("faults", {"clear": True})
 
-    def api(self, path: str) -> dict:
-        """GET on the Developer API as Google's own library authenticates."""
+    def api(self, path: str, check: bool = True) -> dict | None:
+        """GET on the Developer API as Google's own library authenticates (an injected fault
+        hits these reads too: with `check` False they answer None then)."""
         if self._credentials is None or not self._credentials.valid:
             service_account, Request = import_google_auth()
             self._credentials = service_account.Credentials.from_service_account_file(
@@ -103,18 +104,20 @@ class FakeGooglePlay(Process):
             self._credentials.refresh(Request())
         r = requests.get(f"{self.base}/androidpublisher/v3/applications/{PACKAGE}/purchases/{path}",
                          headers={"Authorization": f"Bearer {self._credentials.token}"}, timeout=10)
+        if not check and r.status_code != 200:
+            return None
         assert r.status_code == 200, r.text
         return r.json()
 
-    def product_purchase(self, product_id: str, token: str) -> dict:
-        return self.api(f"products/{product_id}/tokens/{token}")
+    def product_purchase(self, product_id: str, token: str, check: bool = True) -> dict | None:
+        return self.api(f"products/{product_id}/tokens/{token}", check)
 
     def subscription(self, token: str) -> dict:
         return self.api(f"subscriptionsv2/tokens/{token}")
 
     def wait_acknowledged(self, product_id: str, token: str, consumed: bool, timeout: float = 20) -> dict:
         def done():
-            purchase = self.product_purchase(product_id, token)
+            purchase = self.product_purchase(product_id, token, check=False)
             key = "consumptionState" if consumed else "acknowledgementState"
-            return purchase if purchase.get(key) == 1 else None
+            return purchase if purchase and purchase.get(key) == 1 else None
         return wait_until(done, timeout, f"{product_id} {'consumed' if consumed else 'acknowledged'}")
