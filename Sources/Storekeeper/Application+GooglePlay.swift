@@ -13,10 +13,15 @@ struct GooglePlayParts: Sendable {
   let verifier: GooglePurchaseVerifier
   let acknowledgements: GoogleAcknowledgementQueue
   let settlement: GoogleSettlement
+  let notifications: GoogleNotificationService
+  /// Checks Pub/Sub's OIDC tokens; nil without GOOGLE_PUBSUB_AUDIENCE and
+  /// GOOGLE_PUBSUB_SERVICE_ACCOUNT (then pushes are refused, 503).
+  let pushVerifier: PushTokenVerifier?
 
   static func make(
     _ settings: GooglePlaySettings, config: AppConfig, domain parts: DomainParts,
-    logger: Logger, wake: @escaping @Sendable () -> Void
+    logger: Logger, wake: @escaping @Sendable () -> Void,
+    wakeReports: @escaping @Sendable () -> Void
   ) throws -> GooglePlayParts {
     let key: ServiceAccountKey
     do {
@@ -42,6 +47,28 @@ struct GooglePlayParts: Sendable {
       database: parts.database, orders: parts.orders, reports: parts.reports, verifier: verifier,
       catalog: parts.catalog, entitlements: parts.entitlements,
       sandboxCredits: config.sandboxCredits, credited: wake)
+    let notifications = GoogleNotificationService(
+      store: GoogleNotificationStore(
+        database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
+        leaseMs: max(60_000, 3 * settings.timeoutMs)),
+      orders: parts.orders, catalog: parts.catalog, client: client, monitor: monitor,
+      clock: parts.clock, logger: logger.with("component", "google-notifications"),
+      wakeReports: wakeReports)
+    var pushVerifier: PushTokenVerifier?
+    if let audience = settings.pubSubAudience, let email = settings.pubSubServiceAccount {
+      guard let jwks = URL(string: settings.oidcJWKSURL) else {
+        throw ConfigError(variable: "GOOGLE_OIDC_JWKS_URL", problem: "is not a URL")
+      }
+      pushVerifier = PushTokenVerifier(
+        settings: .init(audience: audience, serviceAccountEmail: email),
+        keys: PushKeySource(
+          fetcher: URLSessionPushKeyFetcher(url: jwks),
+          logger: logger.with("component", "google-push-keys")))
+    } else {
+      logger.warning(
+        "Google Play pushes are refused: set GOOGLE_PUBSUB_AUDIENCE and GOOGLE_PUBSUB_SERVICE_ACCOUNT to take them"
+      )
+    }
     logger.notice(
       "Google Play is on",
       [
@@ -50,7 +77,7 @@ struct GooglePlayParts: Sendable {
       ])
     return GooglePlayParts(
       client: client, monitor: monitor, verifier: verifier, acknowledgements: acknowledgements,
-      settlement: settlement)
+      settlement: settlement, notifications: notifications, pushVerifier: pushVerifier)
   }
 
   /// What `make` needs of the domain built before it.

@@ -26,7 +26,8 @@ extension Application {
         await sweeper.runOnce()
       },
       BackgroundLoop(
-        name: "report-retry", intervalMs: min(config.retryBaseMs, 5000), logger: logger
+        name: "report-retry", intervalMs: min(config.retryBaseMs, 5000),
+        signal: domain.reportsDue, logger: logger
       ) { await retryWorker.runOnce() },
       BackgroundLoop(
         name: "notifications", intervalMs: 5000, signal: domain.notificationsPending,
@@ -51,6 +52,12 @@ extension Application {
           name: "google-acknowledge", intervalMs: min(config.retryBaseMs, 5000),
           signal: domain.acknowledgementsPending, logger: logger
         ) { await acknowledger.runOnce() })
+      let notifications = google.notifications
+      services.append(
+        BackgroundLoop(
+          name: "google-notifications", intervalMs: min(config.retryBaseMs, 5000),
+          signal: domain.googleNotificationsPending, logger: logger
+        ) { await notifications.processPending() })
     }
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending

@@ -32,6 +32,10 @@ struct Domain: Sendable {
   /// by each credit.
   let google: GooglePlayParts?
   let acknowledgementsPending = WorkSignal()
+  /// Wakes the Google notification worker (a push was stored) and the report retry worker (a
+  /// push made a waiting report due).
+  let googleNotificationsPending = WorkSignal()
+  let reportsDue = WorkSignal()
 
   init(config: AppConfig, logger: Logger) throws {
     pools = DatabasePools(config: config, logger: logger)
@@ -71,13 +75,14 @@ struct Domain: Sendable {
       queueLength: config.verifyQueueLength,
       queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
     let acknowledgementsPending = acknowledgementsPending
+    let reportsDue = reportsDue
     if let settings = config.googlePlay {
       let parts = GooglePlayParts.DomainParts(
         database: database, clock: clock, orders: orders, reports: reports, catalog: catalog,
         entitlements: entitlements)
       google = try GooglePlayParts.make(
         settings, config: config, domain: parts, logger: logger,
-        wake: { acknowledgementsPending.wake() })
+        wake: { acknowledgementsPending.wake() }, wakeReports: { reportsDue.wake() })
     } else {
       google = nil
     }

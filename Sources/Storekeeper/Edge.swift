@@ -84,6 +84,14 @@ struct Edge: Sendable {
       service: domain.notifications, auth: auth, wake: { notificationsPending.wake() },
       listings: NotificationListing(database: pools.reads))
     notificationRoutes.register(&router)
+    let googlePushes = domain.googleNotificationsPending
+    GoogleNotificationRoutes(
+      receiver: domain.google.map {
+        GooglePushReceiver(
+          verifier: $0.pushVerifier, service: $0.notifications,
+          logger: logger.with("component", "google-push"))
+      }, wake: { googlePushes.wake() }
+    ).register(&router)
 
     let console = ConsoleAssets.load(
       directory: config.consoleDirectory, logger: logger.with("component", "console"))

@@ -152,3 +152,26 @@ extension GooglePlayOff: DomainProblem {
       detail: "Google Play is not configured on this server (GOOGLE_PLAY_PACKAGE_NAME)")
   }
 }
+
+extension GooglePushRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .notConfigured:
+      HTTPError(
+        503, code: "google_push_not_configured",
+        detail:
+          "set GOOGLE_PUBSUB_AUDIENCE and GOOGLE_PUBSUB_SERVICE_ACCOUNT to take Google Play's pushes"
+      )
+    case .unauthenticated:
+      HTTPError(
+        401, code: "push_unauthenticated",
+        detail: "the push carries no valid OIDC token of the configured push service account")
+    case .keysUnavailable:
+      HTTPError(
+        503, code: "push_keys_unavailable", detail: "Google's token keys cannot be fetched now",
+        headers: HTTPHeaders([("Retry-After", "10")]))
+    case .malformed(let why):
+      HTTPError(400, code: "invalid_push", detail: why)
+    }
+  }
+}

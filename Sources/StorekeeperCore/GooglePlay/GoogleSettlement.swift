@@ -115,6 +115,15 @@ package struct GoogleSettlement: Sendable {
     if let acknowledge = GoogleAcknowledgementQueue.enqueue(purchase, product: product) {
       effects.append(acknowledge)
     }
+    if let linked = purchase.linkedPurchaseToken, linked != purchase.token {
+      // An upgrade, downgrade or re-signup: the purchase it replaces stops granting now.
+      effects.append(
+        """
+        UPDATE google_purchases SET replaced_by = \(purchase.token), updated_at = now(),
+          expiry_time = least(coalesce(expiry_time, now()), now())
+        WHERE purchase_token = \(linked) AND replaced_by IS NULL
+        """)
+    }
     let changed = try await orders.transition(
       .order(order.tradeNo), transition, cause: cause,
       detail: .object([
