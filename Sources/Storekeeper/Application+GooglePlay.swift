@@ -17,6 +17,7 @@ struct GooglePlayParts: Sendable {
   /// Checks Pub/Sub's OIDC tokens; nil without GOOGLE_PUBSUB_AUDIENCE and
   /// GOOGLE_PUBSUB_SERVICE_ACCOUNT (then pushes are refused, 503).
   let pushVerifier: PushTokenVerifier?
+  let sweepIntervalMs: Int64
 
   static func make(
     _ settings: GooglePlaySettings, config: AppConfig, domain parts: DomainParts,
@@ -77,7 +78,8 @@ struct GooglePlayParts: Sendable {
       ])
     return GooglePlayParts(
       client: client, monitor: monitor, verifier: verifier, acknowledgements: acknowledgements,
-      settlement: settlement, notifications: notifications, pushVerifier: pushVerifier)
+      settlement: settlement, notifications: notifications, pushVerifier: pushVerifier,
+      sweepIntervalMs: settings.sweepIntervalMs)
   }
 
   /// What `make` needs of the domain built before it.

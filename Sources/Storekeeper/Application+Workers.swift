@@ -58,6 +58,13 @@ extension Application {
           name: "google-notifications", intervalMs: min(config.retryBaseMs, 5000),
           signal: domain.googleNotificationsPending, logger: logger
         ) { await notifications.processPending() })
+      let sweeps = GoogleSweeps(
+        notifications: notifications, intervalMs: google.sweepIntervalMs,
+        logger: logger.with("component", "google-sweeps"))
+      services.append(
+        BackgroundLoop(
+          name: "google-sweeps", intervalMs: min(google.sweepIntervalMs, 60_000), logger: logger
+        ) { await sweeps.runOnce() })
     }
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending

@@ -7,7 +7,7 @@ extension AppConfig {
     let reader = ConfigReader(env: env)
     let others = [
       "GOOGLE_PLAY_SERVICE_ACCOUNT_FILE", "GOOGLE_PLAY_API_URL", "GOOGLE_PUBSUB_AUDIENCE",
-      "GOOGLE_PUBSUB_SERVICE_ACCOUNT", "GOOGLE_OIDC_JWKS_URL",
+      "GOOGLE_PUBSUB_SERVICE_ACCOUNT", "GOOGLE_OIDC_JWKS_URL", "GOOGLE_PLAY_SWEEP_INTERVAL",
     ]
     guard let packageName = reader.value("GOOGLE_PLAY_PACKAGE_NAME") else {
       // A key file set without a package name is a half-made setup, not "off".
@@ -35,6 +35,8 @@ extension AppConfig {
       try checkURL("GOOGLE_OIDC_JWKS_URL", url, allowInsecure: config.allowInsecureURLs)
       settings.oidcJWKSURL = url
     }
+    settings.sweepIntervalMs =
+      try reader.duration("GOOGLE_PLAY_SWEEP_INTERVAL") ?? settings.sweepIntervalMs
     settings.pubSubAudience = reader.value("GOOGLE_PUBSUB_AUDIENCE")
     if let audience = settings.pubSubAudience, audience.count > 2048 {
       throw ConfigError(

@@ -16,6 +16,9 @@ struct GooglePlaySettings: Sendable, Equatable {
   var pubSubServiceAccount: String?
   /// `GOOGLE_OIDC_JWKS_URL`: where Google's token signing keys are read.
   var oidcJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
+  /// `GOOGLE_PLAY_SWEEP_INTERVAL`: how often the voided purchases sweep and subscription
+  /// reconciliation run (one instance each, by lease).
+  var sweepIntervalMs: Int64 = 3_600_000
   /// One call to Google (token and request together).
   var timeoutMs: Int64 = 10_000
 }

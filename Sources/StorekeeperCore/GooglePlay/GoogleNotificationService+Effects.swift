@@ -20,15 +20,28 @@ extension GoogleNotificationService {
       } else {
         let voided = try await client.allVoidedPurchases(
           startTimeMillis: clock.milliseconds - 29 * 86_400_000, maxPages: 20)
-        guard voided.contains(where: { $0.purchaseToken == token }) else {
+        guard let entry = voided.first(where: { $0.purchaseToken == token }) else {
           return .done(.ignored, "not_voided_at_google")
+        }
+        if let quantity = entry.voidedQuantity {
+          // Part of a multi-quantity purchase: recorded for an admin to adjust; reversing the
+          // whole credit would take back what the user still paid for.
+          return .done(.processed, "partial_refund_of_\(quantity)_recorded")
         }
       }
     } catch {
       return outcome(of: error)
     }
     monitor.resolved()
-    return try await database.withTransaction { tx -> Outcome in
+    return try await revokeConfirmed(token, purchase, revocation: revocation)
+  }
+
+  /// Takes a purchase back that Google has confirmed voided or revoked: the order closes as
+  /// refunded, the ledger reverses its credit, the purchase stops granting.
+  func revokeConfirmed(_ token: String, _ purchase: Known, revocation: Bool) async throws
+    -> Outcome
+  {
+    try await database.withTransaction { tx -> Outcome in
       try await tx.execute(
         """
         UPDATE google_purchases SET revoked_at = coalesce(revoked_at, now()), updated_at = now()

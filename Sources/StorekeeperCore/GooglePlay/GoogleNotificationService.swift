@@ -101,13 +101,15 @@ package struct GoogleNotificationService: Sendable {
     var kind: GooglePurchase.Kind
     var orderId: String
     var environment: String
+    var revoked: Bool
   }
 
   func known(_ token: String) async throws -> Known? {
     guard
       let row = try await database.query(
         """
-        SELECT trade_no, user_id, product_id, kind, order_id, environment
+        SELECT trade_no, user_id, product_id, kind, order_id, environment,
+          revoked_at IS NOT NULL AS revoked
         FROM google_purchases WHERE purchase_token = \(token) AND trade_no IS NOT NULL
         """
       ).first,
@@ -116,7 +118,7 @@ package struct GoogleNotificationService: Sendable {
     return Known(
       tradeNo: try row.decode("trade_no"), userId: try row.decode("user_id"), product: product,
       kind: try row.decode("kind"), orderId: try row.decode("order_id"),
-      environment: try row.decode("environment"))
+      environment: try row.decode("environment"), revoked: try row.decode("revoked"))
   }
 
   private func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
