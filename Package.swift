@@ -111,7 +111,7 @@ let package = Package(
       name: "StorekeeperCoreTests",
       dependencies: [
         "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "Postgres", "AppStore",
-        "StorekeeperLogging",
+        "GooglePlay", "StorekeeperLogging",
       ]),
     .testTarget(
       name: "StorekeeperAPITests",

@@ -64,6 +64,13 @@ package struct Product: Encodable, Sendable, Equatable {
       .joined(separator: ", ")
   }
 
+  init(draft: ProductDraft, revision: Int64, createdAt: String, updatedAt: String) {
+    self.draft = draft
+    self.revision = revision
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+  }
+
   init(row: PostgresRow) throws { try self.init(row: row, prefix: "") }
 
   init(row: PostgresRow, prefix: String) throws {
