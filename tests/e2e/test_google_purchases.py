@@ -101,6 +101,15 @@ def test_a_purchase_pays_its_order_is_credited_once_and_consumed_at_google(api, 
     assert api.balance(user) == 300
     # Consumed at Google once the credit committed, so the user can buy it again.
     google.wait_acknowledged("g.gold", bought["purchase_token"], consumed=True)
+    # The admin's view of the order shows the Google purchase that paid it, its token shortened.
+    detail = api.admin_order(order["trade_no"])
+    assert detail["order"]["store"] == "google_play"
+    [purchase] = detail["transactions"]
+    assert purchase["store"] == "google_play" and purchase["transaction_id"] == bought["order_id"]
+    assert bought["purchase_token"] not in purchase["original_transaction_id"]
+    paid = [e for e in api.get("/admin/v1/events", admin=True, params={"user_id": user}).json()["events"]
+            if e["type"] == "order.paid"]
+    assert paid and paid[0]["data"]["store"] == "google_play"
     # The same report again changes nothing.
     again = report(api, order["trade_no"], bought["purchase_token"])
     assert again.status_code == 200 and again.json()["delivery"]["newly_granted"] is False
