@@ -43,6 +43,13 @@ def google_order(api, user: str, product: str, quantity: int | None = None) -> d
     return r.json()
 
 
+def quiet(api) -> None:
+    """Waits until no acknowledgement is open: the fake's faults hit whichever request comes
+    next, and a test's fault must land on its own report."""
+    wait_until(lambda: "storekeeper_google_acknowledgements_open 0\n" in api.get("/metrics", admin=True).text,
+               20, "no acknowledgement in flight")
+
+
 def report(api, trade_no: str, token: str) -> requests.Response:
     return api.post("/v1/trade-reports", json={"trade_no": trade_no, "trade_status": "TRADE_SUCCESS",
                                                "purchase_token": token})
@@ -216,6 +223,7 @@ def test_googles_outage_keeps_the_report_pending_and_the_worker_retries(api, goo
     user = unique(f"g-outage-{status}")
     order = google_order(api, user, "g.gold")
     bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    quiet(api)
     google.fault(status, count=1)
     r = report(api, order["trade_no"], bought["purchase_token"])
     assert r.status_code == 202, r.text
@@ -239,6 +247,7 @@ def test_a_refused_service_account_is_a_configuration_problem_not_the_customers(
     user = unique("g-403")
     order = google_order(api, user, "g.gold")
     bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    quiet(api)
     google.fault(403, count=1000)
     try:
         r = report(api, order["trade_no"], bought["purchase_token"])
