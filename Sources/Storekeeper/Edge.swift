@@ -118,7 +118,9 @@ struct Edge: Sendable {
       ).register(&router)
       AdminTransactionRoutes(
         auth: auth,
-        transfers: TransferService(settlement: domain.settlement, catalog: domain.catalog)
+        transfers: TransferService(
+          settlement: domain.settlement, catalog: domain.catalog,
+          google: domain.google?.settlement)
       ).register(&router)
       notificationRoutes.registerAdmin(&router)
       AdminAuditRoutes(auth: auth, audit: AuditLog(database: pools.reads)).register(&router)

@@ -306,3 +306,25 @@ def test_bad_google_fields_are_refused_with_their_field(api):
     problem(r, 422, "validation_failed")
     r = api.post("/v1/receipts", json={"store": "google_play", "user_id": "u-bad", "purchase_token": "abc"})
     problem(r, 422, "validation_failed")
+
+
+def test_an_admin_moves_a_google_purchase_to_another_user(api, google):
+    owner, heir = unique("g-from"), unique("g-to")
+    order = google_order(api, owner, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 200
+    r = api.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                 json={"to_user_id": heir, "reason": "support ticket 7"})
+    assert r.status_code == 200, r.text
+    moved = r.json()
+    assert moved["from_trade_no"] == order["trade_no"]
+    assert moved["order"]["store"] == "google_play" and moved["order"]["origin"] == "transfer"
+    assert moved["order"]["transaction_id"] == bought["order_id"]
+    assert api.balance(owner) == 0 and api.balance(heir) == 100
+    assert api.admin_order(order["trade_no"])["order"]["close_reason"] == "transferred"
+    # Its token now restores for the new owner only.
+    body = {"store": "google_play", "purchase_token": bought["purchase_token"], "product_id": "g.gold"}
+    assert api.post("/v1/receipts", json={**body, "user_id": heir}).json()["transactions"][0]["status"] == "restored"
+    problem(api.post("/v1/receipts", json={**body, "user_id": owner}), 409, "purchase_not_yours")
+    problem(api.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                     json={"to_user_id": heir}), 409, "already_owned")

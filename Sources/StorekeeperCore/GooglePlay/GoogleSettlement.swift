@@ -71,7 +71,7 @@ package struct GoogleSettlement: Sendable {
   /// Settles an order `tx` has locked (or just created).
   func settleLocked(
     _ order: Order, product: Product, purchase: GooglePurchase, cause: OrderEventCause,
-    record: ReportStore.Record?, on tx: PostgresTransaction
+    record: ReportStore.Record?, events: [EventDraft] = [], on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     func delivery(_ order: Order, _ newlyGranted: Bool) -> SettledOrder {
       SettledOrder(
@@ -134,7 +134,7 @@ package struct GoogleSettlement: Sendable {
       ]),
       payment: .init(transactionId: purchase.orderId, environment: purchase.environment),
       requires: GooglePurchaseRecord.claim(purchase, productId: product.productId, for: order),
-      effects: effects, on: tx)
+      effects: effects, events: events, on: tx)
     guard let settled = changed.first else {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: purchase.orderId, productId: order.productId)
