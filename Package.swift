@@ -42,7 +42,7 @@ let package = Package(
     // events, the webhook queue, reconciliation. No HTTP, no AppAuth, no C module.
     .target(
       name: "StorekeeperCore",
-      dependencies: ["Postgres", "AppStore", "Digest", "StorekeeperLogging"]),
+      dependencies: ["Postgres", "AppStore", "GooglePlay", "Digest", "StorekeeperLogging"]),
     // The HTTP API over the domain: routes, request decoding, problem mapping, authentication and
     // rate limits, the catalog's encoded bodies, metrics and readiness.
     .target(
@@ -60,7 +60,7 @@ let package = Package(
       name: "Storekeeper",
       dependencies: [
         "StorekeeperCore", "StorekeeperAPI", "StorekeeperWorkers", "HTTP", "Postgres", "AppStore",
-        "AppAuth", "StorekeeperLogging",
+        "GooglePlay", "AppAuth", "StorekeeperLogging",
       ]),
     .target(
       name: "FakeAppStore",
@@ -111,7 +111,7 @@ let package = Package(
       name: "StorekeeperCoreTests",
       dependencies: [
         "StorekeeperCore", "StorekeeperTestSupport", "FakeAppStore", "Postgres", "AppStore",
-        "StorekeeperLogging",
+        "GooglePlay", "StorekeeperLogging",
       ]),
     .testTarget(
       name: "StorekeeperAPITests",

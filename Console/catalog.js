@@ -97,6 +97,10 @@ function controls(product) {
     active: h('input', { name: 'active', type: 'checkbox', id: 'active-box' }),
     grants: h('textarea', { name: 'grants', rows: 3, spellcheck: 'false' }),
     content: h('textarea', { name: 'content', rows: 3, spellcheck: 'false' }),
+    google_product_id: h('input', { name: 'google_product_id', maxlength: 100, autocomplete: 'off',
+      placeholder: 'same as the product id' }),
+    google_base_plan_id: h('input', { name: 'google_base_plan_id', maxlength: 63, autocomplete: 'off',
+      placeholder: 'any (subscriptions only)' }),
   };
   const p = product || { type: 'consumable', title: '', description: '', price: '', currency: 'USD',
     sort_order: 0, active: true, grants: { balance: { gold: 100 } }, content: {} };
@@ -110,6 +114,9 @@ function controls(product) {
   c.active.checked = !!p.active;
   c.grants.value = JSON.stringify(p.grants || {});
   c.content.value = JSON.stringify(p.content || {});
+  // Shown empty when it is the App Store id, the default.
+  c.google_product_id.value = p.google_product_id && p.google_product_id !== p.product_id ? p.google_product_id : '';
+  c.google_base_plan_id.value = p.google_base_plan_id || '';
   return c;
 }
 
@@ -125,7 +132,9 @@ function values(c, errors) {
   if (!Number.isInteger(order)) errors.push({ field: 'sort_order', message: 'must be a whole number' });
   return { title: c.title.value, description: c.description.value, price: c.price.value.trim(),
     currency: c.currency.value.trim().toUpperCase(), sort_order: order, active: c.active.checked,
-    grants: parse('grants'), content: parse('content') };
+    grants: parse('grants'), content: parse('content'),
+    // Empty sets each back to its default.
+    google_product_id: c.google_product_id.value.trim(), google_base_plan_id: c.google_base_plan_id.value.trim() };
 }
 
 function formFields(c, { creating }) {
@@ -140,6 +149,8 @@ function formFields(c, { creating }) {
       h('p', { class: 'field-error', id: 'active-box-error', 'data-error-for': 'active' })),
     field('Grants (JSON)', c.grants, 'grants'),
     field('Content (JSON)', c.content, 'content'),
+    h('div', { class: 'row' }, field('Google Play product id', c.google_product_id, 'google_product_id'),
+      field('Google Play base plan', c.google_base_plan_id, 'google_base_plan_id')),
   ];
 }
 
@@ -174,7 +185,7 @@ function showProblem(form, status, error) {
   replace(status, notice(`${error.message}${extra ? ` (${extra})` : ''}`, 'error'));
 }
 
-const EDITABLE = ['title', 'description', 'price', 'currency', 'sort_order', 'active', 'grants', 'content'];
+const EDITABLE = ['title', 'description', 'price', 'currency', 'sort_order', 'active', 'grants', 'content', 'google_product_id', 'google_base_plan_id'];
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 async function renderProduct(main, id) {
@@ -184,6 +195,7 @@ async function renderProduct(main, id) {
   const parts = [h('h1', {}, product.title), h('p', {}, h('a', { href: '#/catalog' }, '← Catalog'))];
   parts.push(facts([['Product id', product.product_id], ['Type', product.type],
     ['Price', `${product.price} ${product.currency}`], ['Active', product.active ? 'yes' : 'no'],
+    ['Google Play id', product.google_product_id + (product.google_base_plan_id ? ` (base plan ${product.google_base_plan_id})` : '')],
     ['Revision', String(product.revision)], ['Updated', product.updated_at]]));
   if (session.canWrite) parts.push(editForm(main, product, etag));
   else parts.push(h('h2', {}, 'Grants and content'), json({ grants: product.grants, content: product.content }));
@@ -204,7 +216,10 @@ function editForm(main, product, etag) {
     const wanted = values(c, errors);
     if (errors.length) return showFieldErrors(form, errors);
     const changes = {};
-    for (const key of EDITABLE) if (!same(wanted[key], product[key])) changes[key] = wanted[key];
+    // The form shows the Google fields empty when they are the defaults.
+    const shown = { ...product, google_base_plan_id: product.google_base_plan_id || '',
+      google_product_id: product.google_product_id !== product.product_id ? product.google_product_id : '' };
+    for (const key of EDITABLE) if (!same(wanted[key], shown[key])) changes[key] = wanted[key];
     if (Object.keys(changes).length === 0) {
       replace(status, notice('Nothing changed.'));
       return;

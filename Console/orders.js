@@ -60,6 +60,7 @@ async function search(form, results, filters, cursor) {
       { label: 'Trade number', value: (o) => orderLink(o.trade_no) },
       { label: 'User', value: (o) => h('a', { href: `#/users/${encodeURIComponent(o.user_id)}` }, o.user_id) },
       { label: 'Product', value: (o) => o.product_id },
+      { label: 'Store', value: (o) => STORES[o.store] || o.store || '' },
       { label: 'Amount', value: (o) => `${o.amount} ${o.currency}` },
       { label: 'Status', value: (o) => o.trade_status + (o.close_reason ? ` (${o.close_reason})` : '') },
       { label: 'Created', value: (o) => o.created_at },
@@ -73,6 +74,9 @@ async function search(form, results, filters, cursor) {
     replace(results, notice(error.message + unplaced.map((e) => ` ${e.field}: ${e.message}`).join(';'), 'error'));
   }
 }
+
+/** How the console names each store. */
+const STORES = { app_store: 'App Store', google_play: 'Google Play' };
 
 export async function renderOrder(main, tradeNo) {
   let detail;
@@ -93,8 +97,8 @@ export async function renderOrder(main, tradeNo) {
       ['User', h('a', { href: `#/users/${encodeURIComponent(o.user_id)}` }, o.user_id)],
       ['Product', h('a', { href: `#/catalog/${encodeURIComponent(o.product_id)}` }, o.product_id)],
       ['Quantity', String(o.quantity)], ['Amount', `${o.amount} ${o.currency}`], ['Origin', o.origin],
-      ['Verification', o.verification], ['Environment', o.environment],
-      ['Apple transaction', o.transaction_id], ['Created', o.created_at], ['Paid', o.paid_at],
+      ['Store', STORES[o.store] || o.store], ['Verification', o.verification], ['Environment', o.environment],
+      [o.store === 'google_play' ? 'Google order' : 'Apple transaction', o.transaction_id], ['Created', o.created_at], ['Paid', o.paid_at],
       ['Closed', o.closed_at], ['Expires', o.expires_at],
     ]),
     h('h2', {}, 'Timeline'),
@@ -103,8 +107,8 @@ export async function renderOrder(main, tradeNo) {
       h('strong', {}, `${e.from_status ? `${e.from_status} → ` : ''}${e.to_status}`),
       e.reason ? ` (${e.reason})` : '',
       e.detail && Object.keys(e.detail).length ? h('details', {}, h('summary', {}, 'Detail'), json(e.detail)) : null))),
-    h('h2', {}, 'Apple transaction'),
-    table('Apple transactions that paid this order', [
+    h('h2', {}, o.store === 'google_play' ? 'Google Play purchase' : 'Apple transaction'),
+    table(o.store === 'google_play' ? 'The Google Play purchase that paid this order' : 'Apple transactions that paid this order', [
       { label: 'Transaction', value: (t) => t.transaction_id },
       { label: 'Original', value: (t) => t.original_transaction_id },
       { label: 'Product', value: (t) => t.product_id },

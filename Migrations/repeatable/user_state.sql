@@ -1,6 +1,6 @@
 -- What a user owns at p_now, in the shape of GET /v1/users/{id}/entitlements: the running
 -- balances (user_balances, kept by ledger.sql), entitlements derived from paid orders and
--- Apple's transactions (the longest lasting source wins per name; a non-consumable's is
+-- Apple's transactions and Google Play's purchases (the longest lasting source wins per name; a non-consumable's is
 -- forever), owned non-consumables. storekeeper_append_events compares it with the state at
 -- the user's previous event, so every change calls it: what it reads must not grow with the
 -- user's history. Each lookup starts from the catalog's products of the type it needs and
@@ -92,6 +92,18 @@ BEGIN
             LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
             WHERE t.user_id = p_user_id AND t.product_id = p.product_id
               AND t.revocation_date IS NULL) paid
+          WHERE p.type = 'auto_renewable' AND p.grants ? 'entitlement'
+          -- Google Play's subscriptions of the same products: the latest expiry Google gave
+          -- on a purchase not voided (google_purchases_user_product).
+          UNION ALL
+          SELECT p.grants->>'entitlement', p.product_id, gpaid.expires_ms, gpaid.sandbox
+          FROM products p
+          CROSS JOIN LATERAL (
+            SELECT (extract(epoch FROM max(g.expiry_time)) * 1000)::bigint AS expires_ms,
+                   coalesce(bool_and(g.environment = 'Sandbox'), false) AS sandbox
+            FROM google_purchases g
+            WHERE g.user_id = p_user_id AND g.product_id = p.product_id
+              AND g.revoked_at IS NULL) gpaid
           WHERE p.type = 'auto_renewable' AND p.grants ? 'entitlement'
           ORDER BY 3 DESC, 2) subscriptions
     WHERE expires_ms IS NOT NULL

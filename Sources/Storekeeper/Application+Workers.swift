@@ -26,7 +26,8 @@ extension Application {
         await sweeper.runOnce()
       },
       BackgroundLoop(
-        name: "report-retry", intervalMs: min(config.retryBaseMs, 5000), logger: logger
+        name: "report-retry", intervalMs: min(config.retryBaseMs, 5000),
+        signal: domain.reportsDue, logger: logger
       ) { await retryWorker.runOnce() },
       BackgroundLoop(
         name: "notifications", intervalMs: 5000, signal: domain.notificationsPending,
@@ -45,6 +46,29 @@ extension Application {
         recorder: domain.exposures, signal: domain.exposuresPending,
         logger: logger.with("component", "exposures")),
     ]
+    if let google = domain.google {
+      let acknowledger = GoogleAcknowledger(
+        queue: google.acknowledgements, client: google.client, monitor: google.monitor,
+        logger: logger.with("component", "google-acknowledge"))
+      services.append(
+        BackgroundLoop(
+          name: "google-acknowledge", intervalMs: min(config.retryBaseMs, 5000),
+          signal: domain.acknowledgementsPending, logger: logger
+        ) { await acknowledger.runOnce() })
+      let notifications = google.notifications
+      services.append(
+        BackgroundLoop(
+          name: "google-notifications", intervalMs: min(config.retryBaseMs, 5000),
+          signal: domain.googleNotificationsPending, logger: logger
+        ) { await notifications.processPending() })
+      let sweeps = GoogleSweeps(
+        notifications: notifications, intervalMs: google.sweepIntervalMs,
+        logger: logger.with("component", "google-sweeps"))
+      services.append(
+        BackgroundLoop(
+          name: "google-sweeps", intervalMs: min(google.sweepIntervalMs, 60_000), logger: logger
+        ) { await sweeps.runOnce() })
+    }
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending
       let recovery = NotificationRecovery(

@@ -31,6 +31,14 @@ struct Domain: Sendable {
   /// Experiment exposures served and not yet written, and the wake-up of their writer.
   let exposures: ExposureRecorder
   let exposuresPending = WorkSignal()
+  /// Google Play, when `GOOGLE_PLAY_PACKAGE_NAME` is set; its acknowledgement worker is woken
+  /// by each credit.
+  let google: GooglePlayParts?
+  let acknowledgementsPending = WorkSignal()
+  /// Wakes the Google notification worker (a push was stored) and the report retry worker (a
+  /// push made a waiting report due).
+  let googleNotificationsPending = WorkSignal()
+  let reportsDue = WorkSignal()
 
   init(config: AppConfig, logger: Logger) throws {
     pools = DatabasePools(config: config, logger: logger)
@@ -79,8 +87,22 @@ struct Domain: Sendable {
       cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
       queueLength: config.verifyQueueLength,
       queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
-    processor = ReportProcessor(
+    let acknowledgementsPending = acknowledgementsPending
+    let reportsDue = reportsDue
+    if let settings = config.googlePlay {
+      let parts = GooglePlayParts.DomainParts(
+        database: database, clock: clock, orders: orders, reports: reports, catalog: catalog,
+        entitlements: entitlements)
+      google = try GooglePlayParts.make(
+        settings, config: config, domain: parts, logger: logger,
+        wake: { acknowledgementsPending.wake() }, wakeReports: { reportsDue.wake() })
+    } else {
+      google = nil
+    }
+    var processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
+    processor.google = google?.settlement
+    self.processor = processor
     receipts = ReceiptService(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement,
       catalog: catalog, entitlements: entitlements, gate: gate)

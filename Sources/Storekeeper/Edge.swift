@@ -45,10 +45,14 @@ struct Edge: Sendable {
     var router = APIRouter(
       logger: logger.with("component", "http"), limiter: limiter,
       identify: { request, context in try await appAuth.caller(request, context) })
+    let googleHealth = domain.google.map {
+      GooglePlayHealth(monitor: $0.monitor, queue: $0.acknowledgements)
+    }
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Application.openAPI(config),
       appleSettings: domain.appleSettings,
-      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) }
+      replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) },
+      google: googleHealth
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     OfferingRoutes(
@@ -64,7 +68,8 @@ struct Edge: Sendable {
         database: database, orders: domain.orders, idempotency: domain.idempotency,
         ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
         maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
-        logger: logger.with("component", "orders"))
+        logger: logger.with("component", "orders")),
+      googlePlay: domain.google != nil
     ).register(&router)
     SettlementRoutes(
       processor: domain.processor, receipts: domain.receipts, auth: appAuth,
@@ -93,6 +98,14 @@ struct Edge: Sendable {
       service: domain.notifications, auth: auth, wake: { notificationsPending.wake() },
       listings: NotificationListing(database: pools.reads))
     notificationRoutes.register(&router)
+    let googlePushes = domain.googleNotificationsPending
+    GoogleNotificationRoutes(
+      receiver: domain.google.map {
+        GooglePushReceiver(
+          verifier: $0.pushVerifier, service: $0.notifications,
+          logger: logger.with("component", "google-push"))
+      }, wake: { googlePushes.wake() }
+    ).register(&router)
 
     let console = ConsoleAssets.load(
       directory: config.consoleDirectory, logger: logger.with("component", "console"))
@@ -107,7 +120,8 @@ struct Edge: Sendable {
         stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
         catalog: catalog, requests: requestMetrics,
         appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
-        receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate
+        receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate,
+        google: googleHealth
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)
@@ -128,7 +142,9 @@ struct Edge: Sendable {
       ).register(&router)
       AdminTransactionRoutes(
         auth: auth,
-        transfers: TransferService(settlement: domain.settlement, catalog: domain.catalog),
+        transfers: TransferService(
+          settlement: domain.settlement, catalog: domain.catalog,
+          google: domain.google?.settlement),
         history: UserHistory(database: pools.reads)
       ).register(&router)
       notificationRoutes.registerAdmin(&router)

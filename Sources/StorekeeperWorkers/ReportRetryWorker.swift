@@ -48,6 +48,10 @@ package struct ReportRetryWorker: Sendable {
       "trade_no": .string(LogRedaction.tradeNumber(report.tradeNo)),
       "attempt": .int(report.attempts),
     ]
+    if case .googlePurchase(let token) = report.proof {
+      await processGoogle(report, token: token, fields: fields)
+      return
+    }
     do {
       // The same lanes as requests, but waiting for a slot: nobody waits on the worker.
       let verdict = await processor.verifier.verify(report.proof, waitingAt: processor.gate)
@@ -87,6 +91,23 @@ package struct ReportRetryWorker: Sendable {
       }
     } catch {
       logger.warning("report retry failed", fields.merging(["error": .string("\(error)")]) { $1 })
+    }
+  }
+
+  /// A Google report: Google is asked again, through the same verdicts as the route's.
+  func processGoogle(_ report: ReportStore.Due, token: String, fields: [String: LogValue]) async {
+    let fields = fields.merging(["store": "google_play"]) { $1 }
+    do {
+      switch try await processor.retryGoogle(report, token: token, logger: logger) {
+      case .done(let what):
+        logger.notice(
+          "pending Google report finished", fields.merging(["what": .string(what)]) { $1 })
+      case .wait(let reason, let mayGiveUp):
+        try await postpone(report, reason: reason, mayGiveUp: mayGiveUp, fields: fields)
+      }
+    } catch {
+      logger.warning(
+        "Google report retry failed", fields.merging(["error": .string("\(error)")]) { $1 })
     }
   }
 

@@ -280,6 +280,29 @@ def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(
     console.screenshot("price-history-chart")
 
 
+def test_the_product_view_shows_and_edits_its_google_play_id(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    product = unique("console_google").replace("-", "_")
+    console_stack.api.put_product(product, price="1.00")
+    console.sign_in(tokens["write"])
+    console.go(f"#/catalog/{product}", "#product-form")
+    # By default it goes by its App Store id on Google Play.
+    facts = console.wait_text("dl.facts", "Google Play id")
+    assert facts.count(product) >= 2, facts  # its own id, and the same on Google Play
+    console.fill("Google Play product id", "gold_pack_android")
+    console.click("Save changes")
+    console.wait_text("#form-status", "Saved")
+    console.wait_text("dl.facts", "gold_pack_android")
+    assert api("GET", f"/admin/v1/products/{product}").json()["google_product_id"] == "gold_pack_android"
+    # Saving something else leaves it as it is.
+    console.fill("Price", "2.00")
+    console.click("Save changes")
+    console.wait_text("#form-status", "Saved")
+    stored = api("GET", f"/admin/v1/products/{product}").json()
+    assert stored["google_product_id"] == "gold_pack_android" and stored["price"] == "2.00"
+    console.screenshot("product-google-id")
+
+
 def test_a_concurrent_edit_from_the_api_shows_the_conflict_and_can_be_applied_on_top(console, console_stack, tokens):
     api = admin_api(console_stack, tokens["write"])
     product = unique("console_race").replace("-", "_")

@@ -20,6 +20,7 @@ import subprocess
 
 import requests
 
+from google_support import FakeGooglePlay
 from support import REPO, free_port, mint, required_env
 
 # Every undeclared method schemathesis tries by default (phases.coverage.unexpected-methods).
@@ -53,11 +54,18 @@ def test_schemathesis_finds_nothing(launcher, binary, tmp_path):
     # address would soon be refused (429) and every later admin request would test nothing.
     port = free_port()
     fake = launcher.fake(notify_port=port)
+    # Google Play on, against its fake, so its routes answer for real (not 503 off); pushes
+    # carry no token Storekeeper trusts, so they are 401.
+    google = FakeGooglePlay(tmp_path).start()
+    google_env = {**google.env_for_storekeeper(),
+                  "GOOGLE_PUBSUB_AUDIENCE": "https://storekeeper.test/v1/google/notifications",
+                  "GOOGLE_PUBSUB_SERVICE_ACCOUNT": "push@fake-project.iam.gserviceaccount.com",
+                  "GOOGLE_OIDC_JWKS_URL": google.base + "/oauth2/v3/certs"}
     # The fake's in-app purchase key signs promotional offers, so signOffer answers 200.
     sk = launcher.storekeeper(launcher.database(), fake=fake, port=port, ADMIN_AUTH_FAILURE_LIMIT=1000000,
                               APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID=fake.api_key_id,
                               # Webhook endpoints it registers point anywhere: attempts end fast.
-                              WEBHOOK_TIMEOUT="2s")
+                              WEBHOOK_TIMEOUT="2s", **google_env)
     seeded = subprocess.run([binary, "seed-demo"], env=sk.env, capture_output=True, text=True, timeout=60)
     assert seeded.returncode == 0, seeded.stderr
 
@@ -74,5 +82,7 @@ def test_schemathesis_finds_nothing(launcher, binary, tmp_path):
     (tmp_path / "schemathesis.log").write_text(output)
     summary = [line for line in output.splitlines() if "generated" in line or " in " in line and "=" in line]
     print("\n".join(summary))
+    google.terminate(15)
+    google.forget()
     assert result.returncode == 0, f"schemathesis found problems:\n{output[-30000:]}"
     assert "Stateful" in output, "the stateful phase did not run"

@@ -9,9 +9,16 @@ public final class RSAPrivateKey: @unchecked Sendable {
   /// Nil when `pem` holds no RSA private key of at least 2048 bits (RFC 7518 §3.3).
   public init?(pem: String) {
     let bytes = Array(pem.utf8)
-    guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { return nil }
-    defer { BIO_free(bio) }
-    guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+    // The memory BIO reads the buffer in place: it must outlive the read, so both happen
+    // inside one `withUnsafeBufferPointer` (an array passed straight to the call would be a
+    // pointer valid for that call only, which a release build reuses at once).
+    let read = bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+      guard let base = buffer.baseAddress, let bio = BIO_new_mem_buf(base, Int32(buffer.count))
+      else { return nil }
+      defer { BIO_free(bio) }
+      return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+    }
+    guard let key = read else {
       ERR_clear_error()
       return nil
     }

@@ -123,6 +123,8 @@ public struct AppConfig: Sendable {
   var consumption = ConsumptionPolicy()
   /// `CONSUMPTION_RETRY_BASE`: the first wait before a consumption answer is sent again.
   var consumptionRetryBaseMs: Int64 = 30_000
+  /// `GOOGLE_PLAY_*`: Google Play as a second store; nil (off) without a package name.
+  var googlePlay: GooglePlaySettings?
 
   public init(databaseURL: String, bundleId: String) {
     self.databaseURL = databaseURL
@@ -249,6 +251,7 @@ public struct AppConfig: Sendable {
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
     try readConsumption(env, into: &config)
+    try readGooglePlay(env, into: &config)
     try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)
     config.proofRetentionMs = try reader.duration("PROOF_RETENTION") ?? config.proofRetentionMs

@@ -27,6 +27,7 @@ extension ProductDraft {
       active: fields.bool("active") ?? true,
       grants: .empty, content: .object([:]))
     draft.apply(grantsAndContentFrom: &fields)
+    draft.apply(googleFrom: &fields)
     draft.check(&fields, priceGiven: fields.has("price"))
     try fields.validate()
     return draft
@@ -52,9 +53,39 @@ extension ProductDraft {
     }
     if let active = fields.bool("active") { draft.active = active }
     draft.apply(grantsAndContentFrom: &fields)
+    draft.apply(googleFrom: &fields)
     draft.check(&fields, priceGiven: fields.has("price") || fields.has("currency"))
     try fields.validate()
     return draft
+  }
+
+  /// `google_product_id` and `google_base_plan_id`; the empty string sets either back to its
+  /// default (the App Store id; any base plan).
+  private mutating func apply(googleFrom fields: inout RequestFields) {
+    if let id = fields.string("google_product_id", maxLength: 100) {
+      if id.isEmpty {
+        googleProductId = nil
+      } else if Self.isValidProductId(id) {
+        // Stored only when it differs, so a product renamed later keeps following its id.
+        googleProductId = id == productId ? nil : id
+      } else {
+        fields.fail("google_product_id", "must be 1-100 of letters, digits, '.', '_', '-'")
+      }
+    }
+    if let plan = fields.string("google_base_plan_id", maxLength: 63) {
+      if plan.isEmpty {
+        googleBasePlanId = nil
+      } else if Self.isValidBasePlanId(plan) {
+        googleBasePlanId = plan
+      } else {
+        fields.fail(
+          "google_base_plan_id",
+          "must be 1-63 of lowercase letters, digits and '-', not starting with '-'")
+      }
+    }
+    if googleBasePlanId != nil, type != .autoRenewable {
+      fields.fail("google_base_plan_id", "only a subscription (auto_renewable) has a base plan")
+    }
   }
 
   private mutating func apply(grantsAndContentFrom fields: inout RequestFields) {

@@ -23,13 +23,17 @@ package struct MetricsRoutes: Sendable {
   var receiptCalls: ServerAPIReceiptMetrics? = nil
   /// This instance's verification lanes and queue.
   var verification: VerificationGate? = nil
+  /// Google Play's service account and acknowledgement backlog, when it is on.
+  var google: GooglePlayHealth? = nil
 
   package init(
     auth: AdminAuthenticator, snapshot: MetricsSnapshot, stored: StoredStateMetrics,
     catalog: ServedCatalog, requests: RequestMetrics, appleSettings: AppleConfigurationMonitor,
     pools: DatabasePools, webhooks: WebhookMetrics? = nil,
-    receiptCalls: ServerAPIReceiptMetrics? = nil, verification: VerificationGate? = nil
+    receiptCalls: ServerAPIReceiptMetrics? = nil, verification: VerificationGate? = nil,
+    google: GooglePlayHealth? = nil
   ) {
+    self.google = google
     self.auth = auth
     self.snapshot = snapshot
     self.stored = stored
@@ -57,6 +61,7 @@ package struct MetricsRoutes: Sendable {
       lines += webhooks?.attemptLines() ?? []
       lines += receiptCalls?.lines ?? []
       lines += verification?.lines ?? []
+      lines += await google?.lines(nowMs: WallClock.system.milliseconds) ?? []
       lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),

@@ -10,11 +10,15 @@ package struct OperationsRoutes: Sendable {
   let appleSettings: AppleConfigurationMonitor
   /// The read replica's lag, reported (not judged: a lagging replica only delays listings).
   let replica: ReplicaMonitor?
+  /// Google Play's problems, when it is on.
+  var google: GooglePlayHealth? = nil
 
   package init(
     database: PostgresPool, migrator: Migrator, openAPI: [UInt8],
-    appleSettings: AppleConfigurationMonitor, replica: ReplicaMonitor?
+    appleSettings: AppleConfigurationMonitor, replica: ReplicaMonitor?,
+    google: GooglePlayHealth? = nil
   ) {
+    self.google = google
     self.database = database
     self.migrator = migrator
     self.openAPI = openAPI
@@ -49,6 +53,9 @@ package struct OperationsRoutes: Sendable {
       // Still ready: a wrong Apple setting keeps receipts pending but breaks nothing else, and
       // taking the instance out of rotation would not fix it. It is said here for the operator.
       var readiness = Readiness(appleSettings.current)
+      if let google {
+        readiness.add(google: await google.problems(nowMs: WallClock.system.milliseconds))
+      }
       readiness.replica = await replica?.measure()
       return try JSONCoding.response(readiness)
     }

@@ -6,11 +6,11 @@ import StorekeeperCore
 struct Readiness: Encodable, Sendable {
   struct Problem: Encodable, Sendable {
     var code = "apple_configuration"
-    /// The environment variable to fix.
-    var setting: String
-    var appleStatus: Int
+    /// The environment variable to fix, when a setting is to blame.
+    var setting: String?
+    var appleStatus: Int?
     /// The verifyReceipt endpoint that said so: "Production" or "Sandbox".
-    var environment: String
+    var environment: String?
     var detail: String
     var since: String
     var count: Int64
@@ -27,6 +27,13 @@ struct Readiness: Encodable, Sendable {
   var problems: [Problem]?
   /// The read replica's state and lag, when `DATABASE_READ_URL` is set.
   var replica: ReplicaLag?
+
+  /// Google Play's problems after Apple's: a refused service account, and acknowledgements
+  /// still open a day after their purchase (Google refunds at three days).
+  mutating func add(google problems: [Problem]) {
+    guard !problems.isEmpty else { return }
+    self.problems = (self.problems ?? []) + problems
+  }
 
   init(_ apple: [AppleConfigurationMonitor.Problem]) {
     let formatter = ISO8601DateFormatter()

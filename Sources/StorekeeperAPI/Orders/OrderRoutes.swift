@@ -12,11 +12,14 @@ package struct OrderRoutes: Sendable {
   let auth: AppAuthenticator
   /// Writes the orders of concurrent requests together (see `OrderGroupCommit`).
   let groupCommit: OrderGroupCommit
+  /// Whether orders may be for Google Play (`GOOGLE_PLAY_PACKAGE_NAME` set).
+  var googlePlay = false
 
   package init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore, ttlSeconds: Int,
-    auth: AppAuthenticator, groupCommit: OrderGroupCommit
+    auth: AppAuthenticator, groupCommit: OrderGroupCommit, googlePlay: Bool = false
   ) {
+    self.googlePlay = googlePlay
     self.database = database
     self.orders = orders
     self.idempotency = idempotency
@@ -56,20 +59,26 @@ package struct OrderRoutes: Sendable {
   /// The body as sent; `user_id` may be left out when the token names the user.
   static func parse(_ request: Request, userRequired: Bool = true) throws -> NewOrder {
     var fields = try RequestFields(request: request)
-    fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity"])
+    fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity", "store"])
     let userId = fields.string("user_id", required: userRequired, maxLength: 128)
     if let userId, !UserId.isValid(userId) {
       fields.fail("user_id", "must be 1-128 printable characters")
     }
     let productId = fields.string("product_id", required: true, maxLength: 100)
     let quantity = fields.integer("quantity", range: 1...10) ?? 1
+    let storeText = fields.string("store", maxLength: 32)
+    let store = storeText.map { OrderStore(rawValue: $0) } ?? .appStore
+    if store == nil { fields.fail("store", "must be app_store or google_play") }
     try fields.validate()
-    return NewOrder(userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity))
+    return NewOrder(
+      userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity),
+      store: store ?? .appStore)
   }
 
   func create(_ request: Request, caller: Caller) async throws -> Response {
     var new = try Self.parse(request, userRequired: caller.confinedTo == nil)
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
+    if new.store == .googlePlay, !googlePlay { throw GooglePlayOff().problem }
     guard let key = request.headers["Idempotency-Key"] else {
       return try Self.created(
         await orderOrProblem { try await groupCommit.commit(.init(order: new)) })
@@ -79,7 +88,10 @@ package struct OrderRoutes: Sendable {
         400, code: "invalid_idempotency_key",
         detail: "Idempotency-Key must be 1-255 visible ASCII characters")
     }
-    let fingerprint = "\(new.userId)\n\(new.productId)\n\(new.quantity)"
+    // An App Store order's fingerprint is as it always was, so keys stored before stay valid.
+    let fingerprint =
+      "\(new.userId)\n\(new.productId)\n\(new.quantity)"
+      + (new.store == .appStore ? "" : "\n\(new.store.rawValue)")
     switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
     case .replay(let status, let body):
       var headers = HTTPHeaders()

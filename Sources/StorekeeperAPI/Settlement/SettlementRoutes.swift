@@ -1,5 +1,6 @@
 import HTTP
 import StorekeeperCore
+import StorekeeperLogging
 
 /// After the purchase: reports about orders, and receipts without one. This is the edge:
 /// requests are read and checked here, the domain decides, and its answers become responses.
@@ -43,10 +44,15 @@ package struct SettlementRoutes: Sendable {
     }
   }
 
+  /// A restore of either store. Seed 000's App Store client may ask for XML; Google Play's
+  /// answers are JSON.
   private func receipt(_ request: Request, _ context: Context, _ format: ResponseFormat)
     async throws -> Response
   {
     let caller = try await auth.caller(request, context)
+    if let google = try Self.googleReceipt(request) {
+      return try await restoreGoogle(google, caller: caller, logger: context.logger)
+    }
     var submission = try Self.receipt(request)
     submission.userId = try auth.user(caller, named: submission.userId)
     switch try await receipts.submit(submission, logger: context.logger) {
@@ -55,20 +61,12 @@ package struct SettlementRoutes: Sendable {
         ? try ReceiptXML.response(outcome, ids: ids) : try JSONCoding.response(outcome)
     case .pending(let reportId):
       if format == .xml { return ReceiptXML.pending(reportId: reportId) }
-      struct Pending: Encodable {
-        var verification = "pending"
-        var reportId: Int64
-        enum CodingKeys: String, CodingKey {
-          case verification
-          case reportId = "report_id"
-        }
-      }
-      return try JSONCoding.response(Pending(reportId: reportId), status: 202)
+      return try JSONCoding.response(PendingReceipt(reportId: reportId), status: 202)
     }
   }
 
   static let tradeReportFields: Set<String> = [
-    "trade_no", "trade_status", "receipt", "signed_transaction", "reason",
+    "trade_no", "trade_status", "receipt", "signed_transaction", "reason", "purchase_token",
   ]
 
   static func tradeReport(_ request: Request) throws -> TradeReport {
@@ -102,7 +100,12 @@ package struct SettlementRoutes: Sendable {
 
   static func receipt(_ request: Request) throws -> ReceiptService.Submission {
     var fields = try RequestFields(request: request, allowForm: true)
-    fields.rejectUnknown(allowed: ["user_id", "receipt", "signed_transaction", "product_id", "id"])
+    fields.rejectUnknown(allowed: [
+      "user_id", "receipt", "signed_transaction", "product_id", "id", "store",
+    ])
+    if let store = fields.string("store", maxLength: 32), store != OrderStore.appStore.rawValue {
+      fields.fail("store", "must be app_store or google_play")
+    }
     let userId = fields.string("user_id", maxLength: 128)
     if let userId, !UserId.isValid(userId) {
       fields.fail("user_id", "must be 1-128 printable characters")
@@ -117,5 +120,58 @@ package struct SettlementRoutes: Sendable {
     try fields.validate()
     guard let proof else { throw HTTPError(400, code: "validation_failed") }
     return .init(userId: userId, productId: productId, proof: proof)
+  }
+
+  /// A Google Play restore as posted: `{"store": "google_play", "purchase_token",
+  /// "product_id", "user_id"?}`; nil for any other receipt post.
+  struct GoogleReceipt: Sendable {
+    var userId: String?
+    var productId: String
+    var token: String
+  }
+
+  static func googleReceipt(_ request: Request) throws -> GoogleReceipt? {
+    var fields = try RequestFields(request: request, allowForm: true)
+    guard case .string(OrderStore.googlePlay.rawValue)? = fields.values["store"] else {
+      return nil
+    }
+    fields.rejectUnknown(allowed: ["store", "user_id", "purchase_token", "product_id"])
+    _ = fields.string("store", maxLength: 32)
+    let userId = fields.string("user_id", maxLength: 128)
+    if let userId, !UserId.isValid(userId) {
+      fields.fail("user_id", "must be 1-128 printable characters")
+    }
+    let productId = fields.string("product_id", required: true, maxLength: 100)
+    if let productId, !ProductDraft.isValidProductId(productId) {
+      fields.fail("product_id", "is not a valid product id")
+    }
+    let token = fields.string(
+      "purchase_token", required: true, maxLength: Proof.maxPurchaseTokenCharacters)
+    let proof = token.flatMap { Proof.readToken($0, &fields) }
+    try fields.validate()
+    guard let productId, case .googlePurchase(let text)? = proof else {
+      throw HTTPError(400, code: "validation_failed")
+    }
+    return GoogleReceipt(userId: userId, productId: productId, token: text)
+  }
+
+  private func restoreGoogle(_ post: GoogleReceipt, caller: Caller, logger: Logger) async throws
+    -> Response
+  {
+    guard let google = processor.google else { throw GooglePlayOff().problem }
+    // A Google purchase is always someone's: a trusted caller names the user.
+    guard let userId = try auth.user(caller, named: post.userId) else {
+      throw HTTPError(
+        400, code: "validation_failed", detail: "user_id is required",
+        fields: [FieldError(field: "user_id", message: "is required")])
+    }
+    switch try await google.submit(
+      userId: userId, productId: post.productId, token: post.token, gate: processor.gate,
+      logger: logger)
+    {
+    case .applied(let outcome): return try JSONCoding.response(outcome)
+    case .pending(let reportId):
+      return try JSONCoding.response(PendingReceipt(reportId: reportId), status: 202)
+    }
   }
 }

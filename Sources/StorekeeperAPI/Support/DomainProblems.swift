@@ -15,12 +15,17 @@ extension SettlementRefusal: DomainProblem {
     case .orderNotFound:
       HTTPError(404, code: code, detail: detail)
     case .orderAlreadyPaid, .orderRefunded, .orderTransferred, .transactionAlreadyUsed,
-      .purchaseNotYours:
+      .purchaseNotYours, .googlePurchaseCanceled:
       HTTPError(409, code: code, detail: detail)
+    case .googlePurchaseUnknown:
+      HTTPError(
+        422, code: code, detail: detail,
+        fields: [FieldError(field: "purchase_token", message: "unknown to Google Play")])
     case .invalidProof(let reason, let field):
       HTTPError(
         422, code: code, detail: detail, fields: [FieldError(field: field, message: reason)])
-    case .transactionRevoked, .productMismatch, .accountTokenMismatch, .quantityMismatch:
+    case .transactionRevoked, .productMismatch, .accountTokenMismatch, .quantityMismatch,
+      .storeMismatch:
       HTTPError(422, code: code, detail: detail)
     }
   }
@@ -78,6 +83,11 @@ extension CatalogRefusal: DomainProblem {
       HTTPError(
         409, code: "product_type_locked",
         detail: "orders refer to \(productId); its type stays \(type.rawValue)")
+    case .googleProductIdTaken(let googleId):
+      HTTPError(
+        409, code: "google_product_id_taken",
+        detail: "another product already goes by \(googleId) on Google Play",
+        fields: [FieldError(field: "google_product_id", message: "is another product's")])
     }
   }
 }
@@ -147,6 +157,38 @@ extension WalletRefusal: DomainProblem {
       return HTTPError(
         422, code: "idempotency_key_reused",
         detail: "this Idempotency-Key was used for a different operation of this user")
+    }
+  }
+}
+
+extension GooglePlayOff: DomainProblem {
+  /// Not the client's fault and not for ever: the operator has not configured Google Play.
+  var problem: HTTPError {
+    HTTPError(
+      503, code: "google_play_disabled",
+      detail: "Google Play is not configured on this server (GOOGLE_PLAY_PACKAGE_NAME)")
+  }
+}
+
+extension GooglePushRefusal: DomainProblem {
+  var problem: HTTPError {
+    switch self {
+    case .notConfigured:
+      HTTPError(
+        503, code: "google_push_not_configured",
+        detail:
+          "set GOOGLE_PUBSUB_AUDIENCE and GOOGLE_PUBSUB_SERVICE_ACCOUNT to take Google Play's pushes"
+      )
+    case .unauthenticated:
+      HTTPError(
+        401, code: "push_unauthenticated",
+        detail: "the push carries no valid OIDC token of the configured push service account")
+    case .keysUnavailable:
+      HTTPError(
+        503, code: "push_keys_unavailable", detail: "Google's token keys cannot be fetched now",
+        headers: HTTPHeaders([("Retry-After", "10")]))
+    case .malformed(let why):
+      HTTPError(400, code: "invalid_push", detail: why)
     }
   }
 }

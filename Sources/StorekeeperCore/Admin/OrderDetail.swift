@@ -28,8 +28,19 @@ package struct OrderDetail: Encodable, Sendable {
         'original_transaction_id', original_transaction_id, 'product_id', product_id,
         'environment', environment, 'quantity', quantity, 'type', type,
         'purchase_date', \(unescaped: SQLTime.text("purchase_date")), 'expires_date', \(unescaped: SQLTime.text("expires_date")),
-        'revocation_date', \(unescaped: SQLTime.text("revocation_date")), 'source', source, 'created_at', \(unescaped: SQLTime.text("created_at"))))::text AS doc
-      FROM apple_transactions WHERE trade_no = \(order.tradeNo) ORDER BY created_at
+        'revocation_date', \(unescaped: SQLTime.text("revocation_date")), 'source', source, 'created_at', \(unescaped: SQLTime.text("created_at"))))::text AS doc,
+        created_at
+      FROM apple_transactions WHERE trade_no = \(order.tradeNo)
+      UNION ALL
+      -- Google Play's purchase, its token shortened: enough to find it, not to hand around.
+      SELECT json_strip_nulls(json_build_object('store', 'google_play', 'transaction_id', order_id,
+        'original_transaction_id', left(purchase_token, 12) || '…', 'product_id', product_id,
+        'environment', environment, 'quantity', quantity, 'type', kind,
+        'purchase_date', \(unescaped: SQLTime.text("purchase_time")), 'expires_date', \(unescaped: SQLTime.text("expiry_time")),
+        'revocation_date', \(unescaped: SQLTime.text("revoked_at")), 'source', 'google_play', 'created_at', \(unescaped: SQLTime.text("created_at"))))::text AS doc,
+        created_at
+      FROM google_purchases WHERE trade_no = \(order.tradeNo)
+      ORDER BY created_at
       """)
     let notifications = try await database.query(
       """

@@ -8,4 +8,7 @@ package enum CatalogRefusal: Error, Equatable, Sendable {
   /// Orders refer to it: its type decides what they granted and what a refund takes back, and
   /// the App Store never changes a product's type either.
   case productTypeLocked(String, ProductType)
+  /// Another product already goes by this Google Play product id (its own, or its App Store
+  /// id where it names none), so a purchase read back from Google would name two products.
+  case googleProductIdTaken(String)
 }

@@ -61,20 +61,29 @@ package struct CatalogRepository: Sendable {
       }
       let grants = try JSONCoding.text(draft.grants)
       let content = try JSONCoding.text(draft.content)
-      let rows = try await tx.query(
-        """
-        INSERT INTO products (product_id, type, title, description, price, currency, sort_order,
-                              active, grants, content)
-        VALUES (\(draft.productId), \(draft.type.rawValue), \(draft.title), \(draft.description),
-                \(draft.price)::numeric, \(draft.currency), \(draft.sortOrder), \(draft.active),
-                \(grants)::jsonb, \(content)::jsonb)
-        ON CONFLICT (product_id) DO UPDATE SET
-          type = EXCLUDED.type, title = EXCLUDED.title, description = EXCLUDED.description,
-          price = EXCLUDED.price, currency = EXCLUDED.currency, sort_order = EXCLUDED.sort_order,
-          active = EXCLUDED.active, grants = EXCLUDED.grants, content = EXCLUDED.content,
-          revision = products.revision + 1, updated_at = now()
-        RETURNING \(unescaped: Product.columns)
-        """)
+      let rows: [PostgresRow]
+      do {
+        rows = try await tx.query(
+          """
+          INSERT INTO products (product_id, type, title, description, price, currency, sort_order,
+                                active, grants, content, google_product_id, google_base_plan_id)
+          VALUES (\(draft.productId), \(draft.type.rawValue), \(draft.title), \(draft.description),
+                  \(draft.price)::numeric, \(draft.currency), \(draft.sortOrder), \(draft.active),
+                  \(grants)::jsonb, \(content)::jsonb, \(draft.googleProductId),
+                  \(draft.googleBasePlanId))
+          ON CONFLICT (product_id) DO UPDATE SET
+            type = EXCLUDED.type, title = EXCLUDED.title, description = EXCLUDED.description,
+            price = EXCLUDED.price, currency = EXCLUDED.currency, sort_order = EXCLUDED.sort_order,
+            active = EXCLUDED.active, grants = EXCLUDED.grants, content = EXCLUDED.content,
+            google_product_id = EXCLUDED.google_product_id,
+            google_base_plan_id = EXCLUDED.google_base_plan_id,
+            revision = products.revision + 1, updated_at = now()
+          RETURNING \(unescaped: Product.columns)
+          """)
+      } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
+        // products_google_id: another product already goes by this id on Google Play.
+        throw CatalogRefusal.googleProductIdTaken(draft.effectiveGoogleProductId)
+      }
       guard let row = rows.first else {
         throw PostgresError(kind: .decoding, message: "the product upsert returned no row")
       }

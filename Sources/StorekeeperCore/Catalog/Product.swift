@@ -20,6 +20,8 @@ package struct Product: Encodable, Sendable, Equatable {
     case active, grants, content, revision
     case createdAt = "created_at"
     case updatedAt = "updated_at"
+    case googleProductId = "google_product_id"
+    case googleBasePlanId = "google_base_plan_id"
   }
 
   package func encode(to encoder: any Encoder) throws {
@@ -34,6 +36,9 @@ package struct Product: Encodable, Sendable, Equatable {
     try container.encode(draft.active, forKey: .active)
     try container.encode(draft.grants, forKey: .grants)
     try container.encode(draft.content, forKey: .content)
+    // The id Google Play knows it by, the App Store's unless set otherwise.
+    try container.encode(draft.effectiveGoogleProductId, forKey: .googleProductId)
+    try container.encodeIfPresent(draft.googleBasePlanId, forKey: .googleBasePlanId)
     try container.encode(revision, forKey: .revision)
     try container.encode(createdAt, forKey: .createdAt)
     try container.encode(updatedAt, forKey: .updatedAt)
@@ -49,6 +54,7 @@ package struct Product: Encodable, Sendable, Equatable {
   private static func columns(of table: String, as prefix: String) -> String {
     let plain = [
       "product_id", "type", "title", "description", "currency", "sort_order", "active", "revision",
+      "google_product_id", "google_base_plan_id",
     ]
     let cast = ["price", "grants", "content"]
     return
@@ -56,6 +62,13 @@ package struct Product: Encodable, Sendable, Equatable {
       + cast.map { "\(table)\($0)::text AS \(prefix)\($0)" }
       + ["created_at", "updated_at"].map { SQLTime.rfc3339("\(table)\($0)", as: "\(prefix)\($0)") })
       .joined(separator: ", ")
+  }
+
+  init(draft: ProductDraft, revision: Int64, createdAt: String, updatedAt: String) {
+    self.draft = draft
+    self.revision = revision
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
   }
 
   init(row: PostgresRow) throws { try self.init(row: row, prefix: "") }
@@ -68,7 +81,9 @@ package struct Product: Encodable, Sendable, Equatable {
       price: try row.decode(column("price")), currency: try row.decode(column("currency")),
       sortOrder: try row.decode(column("sort_order")), active: try row.decode(column("active")),
       grants: try JSONCoding.decode(Grants.self, fromText: try row.decode(column("grants"))),
-      content: try JSONCoding.decode(JSONValue.self, fromText: try row.decode(column("content"))))
+      content: try JSONCoding.decode(JSONValue.self, fromText: try row.decode(column("content"))),
+      googleProductId: try row.decodeIfPresent(column("google_product_id")),
+      googleBasePlanId: try row.decodeIfPresent(column("google_base_plan_id")))
     revision = try row.decode(column("revision"))
     createdAt = try row.decode(column("created_at"))
     updatedAt = try row.decode(column("updated_at"))
@@ -78,7 +93,8 @@ package struct Product: Encodable, Sendable, Equatable {
     PublicView(
       productId: draft.productId, type: draft.type, title: draft.title,
       description: draft.description, price: draft.price, currency: draft.currency,
-      sortOrder: draft.sortOrder, grants: draft.grants)
+      sortOrder: draft.sortOrder, grants: draft.grants,
+      googleProductId: draft.effectiveGoogleProductId, googleBasePlanId: draft.googleBasePlanId)
   }
 
   package struct PublicView: Encodable, Sendable {
@@ -90,12 +106,17 @@ package struct Product: Encodable, Sendable, Equatable {
     var currency: String
     var sortOrder: Int32
     var grants: Grants
+    /// What the Android app passes to Google Play Billing.
+    var googleProductId: String
+    var googleBasePlanId: String?
 
     enum CodingKeys: String, CodingKey {
       case productId = "product_id"
       case type, title, description, price, currency
       case sortOrder = "sort_order"
       case grants
+      case googleProductId = "google_product_id"
+      case googleBasePlanId = "google_base_plan_id"
     }
   }
 }

@@ -3,11 +3,13 @@ package struct NewOrder: Sendable {
   package var userId: String
   package var productId: String
   package var quantity: Int32
+  package var store: OrderStore
 
-  package init(userId: String, productId: String, quantity: Int32) {
+  package init(userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore) {
     self.userId = userId
     self.productId = productId
     self.quantity = quantity
+    self.store = store
   }
 
   /// The order a creation's outcome made, or the refusal it stands for.

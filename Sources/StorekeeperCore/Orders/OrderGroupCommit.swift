@@ -209,7 +209,8 @@ package final class OrderGroupCommit: Sendable {
     let outcomes = try await orders.createBatch(
       batch.map {
         OrderRepository.BatchItem(
-          userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity)
+          userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity,
+          store: $0.order.store)
       }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
     var results: [Result<Order, any Error>] = []
     results.reserveCapacity(batch.count)
@@ -225,8 +226,8 @@ package final class OrderGroupCommit: Sendable {
         } else {
           settled = try await orders.create(
             userId: submission.order.userId, productId: submission.order.productId,
-            quantity: submission.order.quantity, ttlSeconds: ttlSeconds, maxOpen: maxOpen,
-            on: executor)
+            quantity: submission.order.quantity, store: submission.order.store,
+            ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
         }
         result = .success(try submission.order.created(settled, maxOpen: maxOpen))
       } catch {

@@ -6,6 +6,7 @@ extension OrderRepository {
     var userId: String
     var productId: String
     var quantity: Int32
+    var store: OrderStore = .appStore
   }
 
   /// The orders of many requests in one statement over arrays: what `create` does for one,
@@ -43,14 +44,15 @@ extension OrderRepository {
                              \(PostgresArray(items.map(\.quantity)))::int[],
                              \(PostgresArray(tradeNos))::text[],
                              \(PostgresArray(tokens))::uuid[],
-                             \(PostgresArray(ranks))::int[])
-          AS r(user_id, product_id, quantity, trade_no, token, rank)
+                             \(PostgresArray(ranks))::int[],
+                             \(PostgresArray(items.map(\.store.rawValue)))::text[])
+          AS r(user_id, product_id, quantity, trade_no, token, rank, store)
       ), o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
-                            app_account_token, trade_status, expires_at, open_slot)
+                            app_account_token, trade_status, expires_at, open_slot, store)
         SELECT r.trade_no, r.user_id, p.product_id, r.quantity, p.price, p.currency,
                p.price * r.quantity, r.token, \(TradeStatus.waitBuyerPay),
-               now() + \(ttlSeconds)::int * interval '1 second', s.slot
+               now() + \(ttlSeconds)::int * interval '1 second', s.slot, r.store
         FROM r
         JOIN products p ON p.product_id = r.product_id AND p.active
           AND (p.type = \(ProductType.consumable) OR r.quantity = 1)
@@ -92,7 +94,7 @@ extension OrderRepository {
           appAccountToken: tokens[index], tradeStatus: .waitBuyerPay, closeReason: nil,
           origin: .order, transactionId: nil, environment: nil, verification: nil,
           createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-          paidAt: nil, closedAt: nil))
+          paidAt: nil, closedAt: nil, store: item.store))
     }
   }
 }

@@ -18,7 +18,8 @@ extension OrderRepository {
              'amount', c.amount::text, 'currency', c.currency, 'trade_status', c.trade_status,
              'previous_status', \(transition.from)::text, 'close_reason', c.close_reason,
              'reason', \(transition.reason)::text, 'cause', \(cause)::text,
-             'transaction_id', c.transaction_id, 'environment', c.environment, 'origin', c.origin)))
+             'transaction_id', c.transaction_id, 'environment', c.environment, 'origin', c.origin,
+             'store', c.store)))
          ORDER BY c.trade_no)
       """)
     return query

@@ -42,12 +42,13 @@ package struct OrderRepository: Sendable {
   /// which means others are creating for this user right now, picks at random among the
   /// first `spread` free slots, so the racers spread out instead of meeting again.
   package func create(
-    userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int = 20,
-    on executor: any PostgresExecutor
+    userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore,
+    ttlSeconds: Int, maxOpen: Int = 20, on executor: any PostgresExecutor
   ) async throws -> CreateOutcome {
     for attempt in 0..<Self.maxLostRaces {
       if let outcome = try await createOnce(
-        userId: userId, productId: productId, quantity: quantity, ttlSeconds: ttlSeconds,
+        userId: userId, productId: productId, quantity: quantity, store: store,
+        ttlSeconds: ttlSeconds,
         maxOpen: maxOpen, choices: attempt == 0 ? 1 : Self.spread, on: executor)
       {
         return outcome
@@ -67,7 +68,8 @@ package struct OrderRepository: Sendable {
   /// nil: the slot it chose was taken meanwhile (the user was below the limit). `choices`:
   /// how many of the lowest free slots it picks among, at random.
   private func createOnce(
-    userId: String, productId: String, quantity: Int32, ttlSeconds: Int, maxOpen: Int,
+    userId: String, productId: String, quantity: Int32, store: OrderStore, ttlSeconds: Int,
+    maxOpen: Int,
     choices: Int, on executor: any PostgresExecutor
   ) async throws -> CreateOutcome? {
     let tradeNo = TradeNumber.make()
@@ -90,10 +92,10 @@ package struct OrderRepository: Sendable {
           SELECT slot FROM f ORDER BY random() LIMIT 1
         ), o AS (
           INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
-                              app_account_token, trade_status, expires_at, open_slot)
+                              app_account_token, trade_status, expires_at, open_slot, store)
           SELECT \(tradeNo), \(userId), p.product_id, \(quantity)::int, p.price, p.currency,
                  p.price * \(quantity)::int, \(token)::uuid, \(TradeStatus.waitBuyerPay),
-                 now() + \(ttlSeconds)::int * interval '1 second', s.slot
+                 now() + \(ttlSeconds)::int * interval '1 second', s.slot, \(store)
           FROM p, s
           WHERE p.active AND (p.type = \(ProductType.consumable) OR \(quantity)::int = 1)
           ON CONFLICT (user_id, open_slot_key) DO NOTHING
@@ -129,16 +131,17 @@ package struct OrderRepository: Sendable {
   func createForPurchase(
     userId: String, productId: String, quantity: Int32, origin: OrderOrigin,
     reason: OrderEventReason, cause: OrderEventCause, detail: JSONValue = .object([:]),
-    on executor: any PostgresExecutor
+    store: OrderStore = .appStore, on executor: any PostgresExecutor
   ) async throws -> Order? {
     let detailText = try JSONCoding.text(detail)
     return try await executor.query(
       """
       WITH o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
-                            app_account_token, trade_status, origin, expires_at)
+                            app_account_token, trade_status, origin, expires_at, store)
         SELECT \(TradeNumber.make()), \(userId), product_id, \(quantity)::int, price, currency,
-               price * \(quantity)::int, gen_random_uuid(), \(TradeStatus.waitBuyerPay), \(origin), now()
+               price * \(quantity)::int, gen_random_uuid(), \(TradeStatus.waitBuyerPay), \(origin), now(),
+               \(store)
         FROM products WHERE product_id = \(productId)
         RETURNING *
       ), e AS (

@@ -12,6 +12,10 @@ extension ProofVerifier {
     case .receipt(let receipt):
       let checked = await gate.waitingForSlot(.cpu) { check(receipt: receipt) }
       return await gate.waitingForSlot(.apple) { await ask(receipt: receipt, checked: checked) }
+    case .googlePurchase:
+      // Apple cannot judge Google's tokens; the retry worker hands them to `GoogleSettlement`
+      // before it gets here.
+      return .invalid("not_an_apple_proof")
     }
   }
 }

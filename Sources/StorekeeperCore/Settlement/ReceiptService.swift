@@ -56,6 +56,9 @@ package struct ReceiptService: Sendable {
     let verification: VerificationResult<[VerifiedTransaction]>
     let reportId: Int64
     switch proof {
+    case .googlePurchase:
+      // The edge sends Google's restores to `GoogleSettlement.submit`.
+      throw SettlementRefusal.storeMismatch(ordered: OrderStore.appStore.rawValue)
     case .signedTransaction(let jws):
       // Only the signature check holds a slot, never the database work after it.
       let verdict = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }

@@ -13,6 +13,8 @@ package struct ReportProcessor: Sendable {
   /// Admits the signature checks (queued, refused before anything is stored when the queue is
   /// full or too slow) and Apple's calls (past that cap a report waits for the retry worker).
   package var gate = VerificationGate.unbounded
+  /// Google Play's side; nil when it is off (`GOOGLE_PLAY_PACKAGE_NAME` unset).
+  package var google: GoogleSettlement? = nil
 
   package init(
     orders: OrderRepository, reports: ReportStore, verifier: ProofVerifier,
@@ -48,6 +50,11 @@ package struct ReportProcessor: Sendable {
     else {
       throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
     }
+    // A proof of one store never pays an order of the other.
+    let isGoogleProof = proof.kind == .googlePurchase
+    if isGoogleProof != (context.order.store == .googlePlay) {
+      throw SettlementRefusal.storeMismatch(ordered: context.order.store.rawValue)
+    }
     if context.proofSettled {
       return .settled(
         SettledOrder(
@@ -55,6 +62,9 @@ package struct ReportProcessor: Sendable {
           delivery: Delivery(
             product: context.product, quantity: context.order.quantity,
             transactionId: context.order.transactionId, newlyGranted: false)))
+    }
+    if case .googlePurchase(let token) = proof {
+      return try await verifyGoogle(tradeNo, token: token, context: context, logger: logger)
     }
     return try await verify(tradeNo, proof: proof, context: context, logger: logger)
   }
@@ -70,6 +80,9 @@ package struct ReportProcessor: Sendable {
     case .signedTransaction(let jws):
       // Only the signature check holds a slot: settling below waits on the database, not on it.
       verification = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
+    case .googlePurchase:
+      // Taken by `verifyGoogle` before it gets here.
+      throw SettlementRefusal.storeMismatch(ordered: order.store.rawValue)
     case .receipt(let receipt):
       let admission = ReceiptAdmission(verifier: verifier, reports: reports, gate: gate)
       switch try await admission.admit(
@@ -120,7 +133,7 @@ package struct ReportProcessor: Sendable {
   static let appleBusy = "apple_busy"
 
   /// Leaves stored report `id` to the retry worker from `atMs` and answers pending.
-  private func postpone(
+  func postpone(
     _ tradeNo: String, order: Order, id: Int64, reason: String, atMs: Int64, logger: Logger
   ) async throws -> ReportResult {
     try await reports.retryLater(id, error: reason, atMs: atMs)
@@ -147,7 +160,7 @@ package struct ReportProcessor: Sendable {
     }
   }
 
-  private func recordRefusal(
+  func recordRefusal(
     _ refusal: SettlementRefusal, outcome: ReportOutcome, tradeNo: String,
     record: ReportStore.Record
   ) async throws {

@@ -18,6 +18,13 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
   case quantityMismatch(charged: Int, ordered: Int32)
   /// A receipt whose purchases are all another user's; who owns them is not said.
   case purchaseNotYours
+  /// A proof of one store for an order of the other (a Google purchase token for an App Store
+  /// order, or the reverse).
+  case storeMismatch(ordered: String)
+  /// Google says the purchase was canceled before it was paid.
+  case googlePurchaseCanceled
+  /// Google does not know this purchase token (404/410) for this product and package.
+  case googlePurchaseUnknown
 
   /// The stable machine code, as problem+json and `trade_reports.outcome_code` spell it.
   package var code: String {
@@ -33,6 +40,9 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
     case .transactionAlreadyUsed: "transaction_already_used"
     case .quantityMismatch: "quantity_mismatch"
     case .purchaseNotYours: "purchase_not_yours"
+    case .storeMismatch: "store_mismatch"
+    case .googlePurchaseCanceled: "purchase_canceled"
+    case .googlePurchaseUnknown: "purchase_token_unknown"
     }
   }
 
@@ -60,6 +70,11 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
     case .quantityMismatch(let charged, let ordered):
       "Apple charged for \(charged), the order is for \(ordered)"
     case .purchaseNotYours: "the purchases in this proof belong to another user"
+    case .storeMismatch(let ordered):
+      "the order is to be paid in \(ordered == "google_play" ? "Google Play" : "the App Store"); this proof is the other store's"
+    case .googlePurchaseCanceled: "Google Play says the purchase was canceled before it was paid"
+    case .googlePurchaseUnknown:
+      "Google Play does not know this purchase token for this product and package"
     }
   }
 }

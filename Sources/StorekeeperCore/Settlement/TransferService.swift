@@ -10,13 +10,18 @@ import Postgres
 package struct TransferService: Sendable {
   let settlement: SettlementService
   let catalog: CatalogRepository
+  /// Google Play's purchases, when it is on (`TransferService+GooglePlay`).
+  let google: GoogleSettlement?
 
-  package init(settlement: SettlementService, catalog: CatalogRepository) {
+  package init(
+    settlement: SettlementService, catalog: CatalogRepository, google: GoogleSettlement? = nil
+  ) {
     self.settlement = settlement
     self.catalog = catalog
+    self.google = google
   }
 
-  private var orders: OrderRepository { settlement.orders }
+  var orders: OrderRepository { settlement.orders }
 
   package struct Result: Encodable, Sendable {
     var transactionId: String
@@ -37,6 +42,12 @@ package struct TransferService: Sendable {
     audit: AdminActor? = nil
   ) async throws -> Result {
     try await orders.database.withTransaction { tx in
+      if try await TransactionRecord.find(transactionId, on: tx) == nil,
+        let moved = try await transferGoogle(
+          transactionId, to: userId, by: admin, reason: reason, audit: audit, on: tx)
+      {
+        return moved
+      }
       guard let known = try await TransactionRecord.find(transactionId, on: tx),
         let transaction = try await TransactionRecord.load(transactionId, on: tx)
       else { throw TransferRefusal.transactionNotFound(transactionId) }

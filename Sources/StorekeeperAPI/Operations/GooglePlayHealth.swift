@@ -1,0 +1,78 @@
+import Foundation
+import StorekeeperCore
+
+/// What an operator must hear of Google Play, for `/readyz` and `/metrics`: whether Google
+/// takes the service account (this instance's memory), and the acknowledgement backlog (the
+/// database's, shared by every instance).
+package struct GooglePlayHealth: Sendable {
+  let monitor: GooglePlayMonitor
+  let queue: GoogleAcknowledgementQueue
+
+  package init(monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue) {
+    self.monitor = monitor
+    self.queue = queue
+  }
+
+  func problems(nowMs: Int64) async -> [Readiness.Problem] {
+    let formatter = ISO8601DateFormatter()
+    func since(_ ms: Int64) -> String {
+      formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+    var problems: [Readiness.Problem] = []
+    if let refused = monitor.current {
+      problems.append(
+        Readiness.Problem(
+          code: "google_play_configuration", setting: GooglePlayMonitor.variable,
+          detail: "Google Play refuses this server's service account (\(refused.detail)): check "
+            + "\(GooglePlayMonitor.variable) and the account's access in Play Console; Google "
+            + "reports wait until it is fixed",
+          since: since(refused.firstSeenMs), count: refused.count))
+    }
+    if let backlog = try? await queue.backlog(), backlog.overdue > 0,
+      let oldest = backlog.oldestPurchaseMs
+    {
+      let hoursLeft = max(
+        0, (oldest + GoogleAcknowledgementQueue.refundAfterMs - nowMs) / 3_600_000)
+      problems.append(
+        Readiness.Problem(
+          code: "google_acknowledgements_overdue",
+          detail: "\(backlog.overdue) Google Play purchase(s) credited but not acknowledged a "
+            + "day after purchase; Google refunds the oldest in about \(hoursLeft) h"
+            + (backlog.lastError.map { " (last error: \($0.prefix(200)))" } ?? ""),
+          since: since(oldest), count: backlog.overdue))
+    }
+    return problems
+  }
+
+  func lines(nowMs: Int64) async -> [String] {
+    var lines = [
+      "# HELP storekeeper_google_play_configuration_errors 1 while Google Play refuses this "
+        + "instance's service account (Google reports wait until it is fixed).",
+      "# TYPE storekeeper_google_play_configuration_errors gauge",
+      "storekeeper_google_play_configuration_errors{setting=\"\(GooglePlayMonitor.variable)\"} "
+        + (monitor.current == nil ? "0" : "1"),
+      "# HELP storekeeper_google_play_configuration_errors_total Google Play calls since start "
+        + "that refused this instance's service account.",
+      "# TYPE storekeeper_google_play_configuration_errors_total counter",
+      "storekeeper_google_play_configuration_errors_total{setting=\"\(GooglePlayMonitor.variable)\"} "
+        + "\(monitor.total)",
+    ]
+    guard let backlog = try? await queue.backlog() else { return lines }
+    let age = backlog.oldestPurchaseMs.map { max(0, nowMs - $0) / 1000 } ?? 0
+    lines += [
+      "# HELP storekeeper_google_acknowledgements_open Credited Google Play purchases not yet "
+        + "acknowledged or consumed at Google.",
+      "# TYPE storekeeper_google_acknowledgements_open gauge",
+      "storekeeper_google_acknowledgements_open \(backlog.open)",
+      "# HELP storekeeper_google_acknowledgements_overdue Of those, the ones open a day after "
+        + "their purchase (Google refunds at three days).",
+      "# TYPE storekeeper_google_acknowledgements_overdue gauge",
+      "storekeeper_google_acknowledgements_overdue \(backlog.overdue)",
+      "# HELP storekeeper_google_acknowledgement_oldest_age_seconds Age of the oldest open "
+        + "acknowledgement's purchase (alert well before 259200).",
+      "# TYPE storekeeper_google_acknowledgement_oldest_age_seconds gauge",
+      "storekeeper_google_acknowledgement_oldest_age_seconds \(age)",
+    ]
+    return lines
+  }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GooglePlay
+import Postgres
+import StorekeeperLogging
+
+/// Real-time developer notifications: stored once by `messageId` (`receive`), then applied in
+/// arrival order by reading the purchase back from the Developer API, since a notification only
+/// says that something changed. Effects go through the same orders, ledger and events as
+/// Apple's: a renewal pays an order of its own, a revocation or void closes the order as refunded
+/// and takes its credit back, a subscription on hold or paused stops granting, a replaced
+/// purchase (`linkedPurchaseToken`) stops granting. A push about another package, a test, or a
+/// token nobody reported is recorded and has no effect.
+package struct GoogleNotificationService: Sendable {
+  let store: GoogleNotificationStore
+  let orders: OrderRepository
+  let catalog: CatalogRepository
+  let client: GooglePlayClient
+  let monitor: GooglePlayMonitor
+  let clock: WallClock
+  let logger: Logger
+  /// Wakes the report retry worker, which settles reports this push made due.
+  let wakeReports: @Sendable () -> Void
+
+  package init(
+    store: GoogleNotificationStore, orders: OrderRepository, catalog: CatalogRepository,
+    client: GooglePlayClient, monitor: GooglePlayMonitor, clock: WallClock, logger: Logger,
+    wakeReports: @escaping @Sendable () -> Void
+  ) {
+    self.store = store
+    self.orders = orders
+    self.catalog = catalog
+    self.client = client
+    self.monitor = monitor
+    self.clock = clock
+    self.logger = logger
+    self.wakeReports = wakeReports
+  }
+
+  var database: PostgresPool { store.database }
+
+  /// Stores a verified push; false for a redelivery of one stored before.
+  package func receive(_ push: PubSubPush) async throws -> Bool {
+    try await store.insert(push, packageName: client.packageName)
+  }
+
+  /// Applies every due push, oldest first.
+  package func processPending() async {
+    do {
+      while true {
+        let due = try await store.claimDue(limit: 20)
+        if due.isEmpty { return }
+        for push in due { await process(push) }
+      }
+    } catch {
+      logger.warning("Google notification pass failed", ["error": .string("\(error)")])
+    }
+  }
+
+  /// What applying a push came to.
+  enum Outcome {
+    case done(GoogleNotificationStore.State, String)
+    case retry(String)
+  }
+
+  func process(_ push: GoogleNotificationStore.Due) async {
+    let fields: [String: LogValue] = [
+      "message_id": .string(push.messageId), "kind": .string(push.kind.rawValue),
+      "type": .int(push.notificationType ?? 0), "attempt": .int(push.attempts),
+    ]
+    do {
+      let outcome: Outcome
+      if let token = push.purchaseToken {
+        outcome = try await apply(push, token: token)
+      } else {
+        outcome = .done(.ignored, "no_purchase_token")
+      }
+      switch outcome {
+      case .done(let state, let result):
+        try await store.finish(push.messageId, state: state, result: result)
+        logger.notice(
+          "Google notification applied",
+          fields.merging(["state": .string(state.rawValue), "result": .string(result)]) { $1 })
+      case .retry(let reason):
+        try await store.retryLater(push.messageId, attempt: push.attempts, reason: reason)
+        logger.warning(
+          "Google notification waits on Google", fields.merging(["reason": .string(reason)]) { $1 })
+      }
+    } catch {
+      try? await store.finish(
+        push.messageId, state: .failed, result: String("\(error)".prefix(500)))
+      logger.error(
+        "Google notification failed", fields.merging(["error": .string("\(error)")]) { $1 })
+    }
+  }
+
+  /// The purchase as stored, with its product.
+  struct Known: Sendable {
+    var tradeNo: String
+    var userId: String
+    var product: Product
+    var kind: GooglePurchase.Kind
+    var orderId: String
+    var environment: String
+    var revoked: Bool
+  }
+
+  func known(_ token: String) async throws -> Known? {
+    guard
+      let row = try await database.query(
+        """
+        SELECT trade_no, user_id, product_id, kind, order_id, environment,
+          revoked_at IS NOT NULL AS revoked
+        FROM google_purchases WHERE purchase_token = \(token) AND trade_no IS NOT NULL
+        """
+      ).first,
+      let product = try await catalog.product(try row.decode("product_id"))
+    else { return nil }
+    return Known(
+      tradeNo: try row.decode("trade_no"), userId: try row.decode("user_id"), product: product,
+      kind: try row.decode("kind"), orderId: try row.decode("order_id"),
+      environment: try row.decode("environment"), revoked: try row.decode("revoked"))
+  }
+
+  private func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
+    guard let purchase = try await known(token) else {
+      // Nobody reported it yet: a report waiting on it (pending at Google, say) is due now;
+      // otherwise the app's report will bring it.
+      let woken = try await wakeReports(for: token)
+      return woken > 0 ? .done(.processed, "reports_due") : .done(.ignored, "unknown_token")
+    }
+    switch push.kind {
+    case .voidedPurchase:
+      return try await voided(token, purchase)
+    case .oneTimeProduct:
+      return .done(.processed, "already_settled")
+    case .subscription:
+      if push.notificationType == SubscriptionNotificationType.revoked.rawValue {
+        return try await voided(token, purchase, revocation: true)
+      }
+      return try await subscriptionChanged(token, purchase)
+    case .test:
+      return .done(.ignored, "test_notification")
+    }
+  }
+
+  /// Makes the pending reports that carry `token` due now.
+  private func wakeReports(for token: String) async throws -> Int {
+    let rows = try await database.query(
+      """
+      UPDATE trade_reports SET next_attempt_at = \(clock.now()), updated_at = now()
+      WHERE outcome = \(ReportOutcome.pending) AND proof_hash = \(Proof.googlePurchase(token).hash)
+      RETURNING id
+      """)
+    if !rows.isEmpty { wakeReports() }
+    return rows.count
+  }
+
+  /// What a failed read-back means for the push.
+  func outcome(of failure: GooglePlayFailure) -> Outcome {
+    switch failure {
+    case .unknownToken: return .done(.ignored, "unknown_to_google")
+    case .credentialsRefused(let status, let text):
+      monitor.record(status.map { "Google answered \($0): \(text)" } ?? text)
+      return .retry(GooglePurchaseVerifier.describe(failure))
+    case .retryable: return .retry(GooglePurchaseVerifier.describe(failure))
+    case .badRequest, .unexpected: return .done(.failed, GooglePurchaseVerifier.describe(failure))
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import StorekeeperLogging
+import Synchronization
+
+/// Whether Google takes this server's service account: a 401/403 (or a key that cannot sign)
+/// keeps every Google report pending, so the operator hears of it in the log (an error at most
+/// once a minute, naming `GOOGLE_PLAY_SERVICE_ACCOUNT_FILE`), `/metrics` and `/readyz`. In
+/// memory, like `AppleConfigurationMonitor`: the key file is per instance. A purchase Google
+/// answers for clears it.
+package final class GooglePlayMonitor: Sendable {
+  package static let variable = "GOOGLE_PLAY_SERVICE_ACCOUNT_FILE"
+
+  package struct Problem: Sendable, Equatable {
+    package var detail: String
+    package var firstSeenMs: Int64
+    package var count: Int64
+  }
+
+  private struct State: Sendable {
+    var current: Problem?
+    var total: Int64 = 0
+    var lastLoggedMs: Int64?
+  }
+
+  static let logIntervalMs: Int64 = 60_000
+  private let state = Mutex(State())
+  private let logger: Logger
+  private let clock: WallClock
+
+  package init(logger: Logger, clock: WallClock = .system) {
+    self.logger = logger
+    self.clock = clock
+  }
+
+  func record(_ detail: String) {
+    let now = clock.milliseconds
+    let log = state.withLock { state -> Bool in
+      state.total += 1
+      var problem = state.current ?? Problem(detail: detail, firstSeenMs: now, count: 0)
+      problem.detail = detail
+      problem.count += 1
+      state.current = problem
+      if let last = state.lastLoggedMs, now - last < Self.logIntervalMs { return false }
+      state.lastLoggedMs = now
+      return true
+    }
+    guard log else { return }
+    logger.error(
+      "Google Play refuses this server's service account: check \(Self.variable) and the account's access in Play Console; Google reports wait until it is fixed",
+      ["setting": .string(Self.variable), "detail": .string(String(detail.prefix(300)))])
+  }
+
+  func resolved() {
+    state.withLock { $0.current = nil }
+  }
+
+  package var current: Problem? { state.withLock { $0.current } }
+  /// Refused calls since start, for a counter that never goes down.
+  package var total: Int64 { state.withLock { $0.total } }
+}

@@ -1,0 +1,56 @@
+import StorekeeperLogging
+
+/// A restore posted to `/v1/receipts` with `"store": "google_play"`: stored as a pending
+/// report first, so one that waits on Google (or whose process dies meanwhile) is the retry
+/// worker's.
+extension GoogleSettlement {
+  package func submit(
+    userId: String, productId: String, token: String, gate: VerificationGate, logger: Logger
+  ) async throws -> ReceiptService.Result {
+    guard let product = try await catalog.product(productId) else {
+      throw OrderRefusal.productNotFound(productId)
+    }
+    let proof = Proof.googlePurchase(token)
+    let reportId = try await reports.insertPending(
+      tradeNo: nil, userId: userId, productId: productId, proof: proof)
+    let verdict = await gate.waitingForSlot(.apple) {
+      await verifier.verify(token: token, product: product)
+    }
+    let fields: [String: LogValue] = ["user_id": .string(userId), "store": "google_play"]
+    let refusal: SettlementRefusal
+    switch verdict {
+    case .purchased(let purchase):
+      let outcome = try await apply(purchase, userId: userId, product: product)
+      try await reports.finish(reportId, outcome: .settled, code: nil)
+      if outcome.transactions.contains(where: { $0.status == .notYours }) {
+        logger.warning("Google purchase names another user's order", fields)
+        throw SettlementRefusal.purchaseNotYours
+      }
+      logger.notice("Google purchase applied", fields)
+      return .applied(outcome)
+    case .pending, .retryable, .misconfigured:
+      let reason: String =
+        switch verdict {
+        case .pending: ReportProcessor.googlePending
+        case .retryable(let why): why
+        case .misconfigured(let why): "google_credentials_refused: \(why)"
+        default: "retryable"
+        }
+      try await reports.retryLater(
+        reportId, error: reason,
+        atMs: reports.clock.milliseconds + reports.policy.delayMs(afterAttempt: 1))
+      logger.warning(
+        "Google purchase postponed", fields.merging(["reason": .string(reason)]) { $1 })
+      return .pending(reportId: reportId)
+    case .canceled: refusal = .googlePurchaseCanceled
+    case .unknownToken: refusal = .googlePurchaseUnknown
+    case .otherProduct(let ids): refusal = .productMismatch(paidFor: ids, ordered: productId)
+    case .refused(let text):
+      refusal = .invalidProof(reason: "google_refused: \(text)", field: "purchase_token")
+    }
+    try await reports.finish(reportId, outcome: .rejected, code: refusal.code)
+    logger.warning(
+      "Google purchase refused", fields.merging(["code": .string(refusal.code)]) { $1 })
+    throw refusal
+  }
+}

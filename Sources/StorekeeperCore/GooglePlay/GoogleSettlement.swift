@@ -1,0 +1,144 @@
+import Postgres
+import StorekeeperLogging
+
+/// Settles orders with Google Play purchases on the same orders, ledger and events as Apple's,
+/// exactly once: one statement claims the purchase token (`google_purchases`), moves the order,
+/// writes its event, credits the ledger, settles the order's reports and queues the
+/// acknowledgement Google needs within three days (`google_acknowledgements`).
+package struct GoogleSettlement: Sendable {
+  let database: PostgresPool
+  let orders: OrderRepository
+  let reports: ReportStore
+  package let verifier: GooglePurchaseVerifier
+  let catalog: CatalogRepository
+  let entitlements: EntitlementRepository
+  /// `SANDBOX_POLICY`: whether a license tester's purchase credits balances.
+  var sandboxCredits: Bool
+  /// Called after a commit that queued an acknowledgement, so the worker takes it at once.
+  let credited: @Sendable () -> Void
+
+  package init(
+    database: PostgresPool, orders: OrderRepository, reports: ReportStore,
+    verifier: GooglePurchaseVerifier, catalog: CatalogRepository,
+    entitlements: EntitlementRepository, sandboxCredits: Bool,
+    credited: @escaping @Sendable () -> Void
+  ) {
+    self.database = database
+    self.orders = orders
+    self.reports = reports
+    self.verifier = verifier
+    self.catalog = catalog
+    self.entitlements = entitlements
+    self.sandboxCredits = sandboxCredits
+    self.credited = credited
+  }
+
+  /// Whether `purchase` may pay `order`: the App Store's ownership rules, unchanged. A purchase
+  /// carrying an obfuscated account id pays only the order that id names; one carrying none
+  /// pays the first order to claim it; the quantity charged is the quantity ordered.
+  static func check(_ purchase: GooglePurchase, pays order: Order) throws(SettlementRefusal) {
+    guard order.store == .googlePlay else {
+      throw .storeMismatch(ordered: order.store.rawValue)
+    }
+    if let id = purchase.obfuscatedAccountId, id.lowercased() != order.appAccountToken {
+      throw .accountTokenMismatch
+    }
+    guard purchase.quantity == order.quantity else {
+      throw .quantityMismatch(charged: Int(purchase.quantity), ordered: order.quantity)
+    }
+  }
+
+  /// Settles order `tradeNo` with `purchase`, or throws the `SettlementRefusal` that says why
+  /// it cannot.
+  package func settle(
+    _ tradeNo: String, product: Product, purchase: GooglePurchase, record: ReportStore.Record?,
+    cause: OrderEventCause
+  ) async throws -> SettledOrder {
+    let settled = try await database.withTransaction { tx in
+      guard let order = try await orders.find(tradeNo, lock: true, on: tx) else {
+        throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
+      }
+      if order.tradeStatus != .tradeSuccess || order.transactionId != purchase.orderId {
+        try Self.check(purchase, pays: order)
+      }
+      return try await settleLocked(
+        order, product: product, purchase: purchase, cause: cause, record: record, on: tx)
+    }
+    credited()
+    return settled
+  }
+
+  /// Settles an order `tx` has locked (or just created).
+  func settleLocked(
+    _ order: Order, product: Product, purchase: GooglePurchase, cause: OrderEventCause,
+    record: ReportStore.Record?, events: [EventDraft] = [], on tx: PostgresTransaction
+  ) async throws -> SettledOrder {
+    func delivery(_ order: Order, _ newlyGranted: Bool) -> SettledOrder {
+      SettledOrder(
+        order: order,
+        delivery: Delivery(
+          product: product, quantity: order.quantity, transactionId: order.transactionId,
+          newlyGranted: newlyGranted))
+    }
+    if order.tradeStatus == .tradeSuccess {
+      guard order.transactionId == purchase.orderId else {
+        throw SettlementRefusal.orderAlreadyPaid(tradeNo: order.tradeNo, byAnotherTransaction: true)
+      }
+      // The same purchase reported again: nothing changes but the report's outcome.
+      switch record {
+      case .new(let proof):
+        try await reports.insertFinal(
+          tradeNo: order.tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: .settled,
+          code: nil, on: tx)
+      case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+      case nil: break
+      }
+      return delivery(order, false)
+    }
+    let transition: OrderTransition
+    do {
+      transition = try OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason,
+        on: OrderStateMachine.paymentReason(for: order.tradeStatus))
+    } catch {
+      throw order.closeReason == .transferred
+        ? SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
+        : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
+    }
+    var effects = reports.settledEffects(record)
+    if purchase.environment != "Sandbox" || sandboxCredits,
+      let credit = try Ledger.grant(
+        product, transactionId: purchase.orderId, environment: purchase.environment)
+    {
+      effects.append(credit)
+    }
+    if let acknowledge = GoogleAcknowledgementQueue.enqueue(purchase, product: product) {
+      effects.append(acknowledge)
+    }
+    if let linked = purchase.linkedPurchaseToken, linked != purchase.token {
+      // An upgrade, downgrade or re-signup: the purchase it replaces stops granting now.
+      effects.append(
+        """
+        UPDATE google_purchases SET replaced_by = \(purchase.token), updated_at = now(),
+          expiry_time = least(coalesce(expiry_time, now()), now())
+        WHERE purchase_token = \(linked) AND replaced_by IS NULL
+        """)
+    }
+    let changed = try await orders.transition(
+      .order(order.tradeNo), transition, cause: cause,
+      detail: .object([
+        "store": .string(OrderStore.googlePlay.rawValue),
+        "transaction_id": .string(purchase.orderId),
+        "environment": .string(purchase.environment),
+        "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
+      ]),
+      payment: .init(transactionId: purchase.orderId, environment: purchase.environment),
+      requires: GooglePurchaseRecord.claim(purchase, productId: product.productId, for: order),
+      effects: effects, events: events, on: tx)
+    guard let settled = changed.first else {
+      throw SettlementRefusal.transactionAlreadyUsed(
+        transactionId: purchase.orderId, productId: order.productId)
+    }
+    return delivery(settled, true)
+  }
+}

@@ -1,0 +1,295 @@
+"""`POST /v1/google/notifications`, Google Play's Pub/Sub push endpoint, end to end.
+
+Two setups. For authentication, Storekeeper trusts a JWKS this test serves and every token is
+minted here by PyJWT (never by Storekeeper's code nor the fake's): a valid one, and forged,
+foreign-audience, other-principal, unverified-email, wrong-issuer and expired ones; a key
+rotated in the JWKS is found by refetching it for the unknown kid. For effects, the fake Google
+Play pushes to Storekeeper with OIDC tokens signed by the JWKS it serves, retrying like Pub/Sub,
+and Storekeeper reads each purchase back from the fake's Developer API."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jwt
+import pytest
+import requests
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from google_support import PACKAGE, FakeGooglePlay
+from support import free_port, problem, unique, wait_until
+
+AUDIENCE = "https://storekeeper.test/v1/google/notifications"
+PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+
+
+class TestJWKS:
+    """Google's certs endpoint as far as Storekeeper can tell: RSA keys PyJWT made."""
+
+    def __init__(self):
+        self.keys: dict[str, rsa.RSAPrivateKey] = {}
+        self.fetches = 0
+        self.add_key()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.fetches += 1
+                body = json.dumps({"keys": [
+                    {**json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key())),
+                     "kid": kid, "alg": "RS256", "use": "sig"}
+                    for kid, key in outer.keys.items()]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/oauth2/v3/certs"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def add_key(self) -> str:
+        kid = uuid.uuid4().hex
+        self.keys[kid] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        return kid
+
+    def token(self, kid: str | None = None, key=None, **overrides) -> str:
+        kid = kid or next(iter(self.keys))
+        now = int(time.time())
+        claims = {"iss": "https://accounts.google.com", "aud": AUDIENCE, "email": PUSH_EMAIL,
+                  "email_verified": True, "sub": "1234567890", "iat": now, "exp": now + 3600}
+        claims.update(overrides)
+        claims = {k: v for k, v in claims.items() if v is not None}
+        return jwt.encode(claims, key or self.keys[kid], algorithm="RS256", headers={"kid": kid})
+
+
+def push_body(notification: dict, message_id: str | None = None, package: str = PACKAGE) -> dict:
+    data = {"version": "1.0", "packageName": package, "eventTimeMillis": str(int(time.time() * 1000)),
+            **notification}
+    return {"message": {"data": base64.b64encode(json.dumps(data).encode()).decode(),
+                        "messageId": message_id or uuid.uuid4().hex, "attributes": {},
+                        "publishTime": "2026-01-01T00:00:00.000Z"},
+            "subscription": "projects/fake-project/subscriptions/play-rtdn"}
+
+
+def post_push(sk, body: dict, token: str | None) -> requests.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return requests.post(sk.url + "/v1/google/notifications", json=body, headers=headers, timeout=10)
+
+
+@pytest.fixture(scope="module")
+def jwks():
+    server = TestJWKS()
+    yield server
+    server.server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def google(tmp_path_factory):
+    port = free_port()
+    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-rtdn"), extra=[
+        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", AUDIENCE,
+        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
+    fake.storekeeper_port = port
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def hand_sk(module_launcher, module_storekeeper, google, jwks):
+    """Trusts the test's JWKS: every push is made by hand."""
+    db = module_launcher.database()
+    sk = module_storekeeper(db, **google.env_for_storekeeper(), GOOGLE_PUBSUB_AUDIENCE=AUDIENCE,
+                            GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL, GOOGLE_OIDC_JWKS_URL=jwks.url)
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    sk.db = db
+    return sk
+
+
+@pytest.fixture(scope="module")
+def sk(module_storekeeper, google):
+    """The fake pushes to this one, with tokens its own JWKS verifies."""
+    sk = module_storekeeper(port=google.storekeeper_port, **google.env_for_storekeeper(),
+                            GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
+                            GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    return sk
+
+
+def test_forged_foreign_and_other_principals_tokens_are_refused(hand_sk, jwks):
+    body = push_body({"testNotification": {"version": "1.0"}})
+    forged_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    kid = next(iter(jwks.keys))
+    for token in [
+        None,
+        "not-a-jwt",
+        jwks.token(kid=kid, key=forged_key),
+        jwks.token(aud="https://someone-else.example/push"),
+        jwks.token(email="attacker@evil-project.iam.gserviceaccount.com"),
+        jwks.token(email_verified=False),
+        jwks.token(iss="https://evil.example"),
+        jwks.token(exp=int(time.time()) - 3600, iat=int(time.time()) - 7200),
+        jwt.encode({"iss": "https://accounts.google.com", "aud": AUDIENCE, "email": PUSH_EMAIL,
+                    "email_verified": True, "iat": int(time.time()), "exp": int(time.time()) + 600},
+                   "a-shared-secret", algorithm="HS256", headers={"kid": kid}),
+    ]:
+        problem(post_push(hand_sk, body, token), 401, "push_unauthenticated")
+    assert post_push(hand_sk, body, jwks.token()).status_code == 200
+
+
+def test_a_forged_voided_notification_takes_nothing_back(hand_sk, google, jwks):
+    user = unique("g-forged-void")
+    order = hand_sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.gold",
+                                                    "store": "google_play"}).json()
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    r = hand_sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                       "purchase_token": bought["purchase_token"]})
+    assert r.status_code == 200, r.text
+    void = push_body({"voidedPurchaseNotification": {"purchaseToken": bought["purchase_token"],
+                                                     "orderId": bought["order_id"], "productType": 2,
+                                                     "refundType": 1}})
+    # Unsigned or signed by anyone but the push account: refused outright.
+    forged = jwks.token(key=rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    problem(post_push(hand_sk, void, forged), 401, "push_unauthenticated")
+    # Even authenticated, a void Google does not list is no void.
+    stored = post_push(hand_sk, void, jwks.token())
+    assert stored.status_code == 200
+    message = void["message"]["messageId"]
+    wait_until(lambda: hand_sk_result(hand_sk, message) == "not_voided_at_google", 20,
+               "the push was applied and found no void at Google")
+    assert hand_sk.client.balance(user) == 100
+    assert hand_sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+
+
+def hand_sk_result(sk, message_id: str) -> str | None:
+    return sk.db.scalar(f"SELECT result FROM google_notifications WHERE message_id = '{message_id}'")
+
+
+def test_an_unknown_kid_refetches_the_jwks_once_the_key_rotates(hand_sk, jwks):
+    # Known keys are served from the cache; an unknown kid refetches, at most once per 30 s
+    # (so a flood of made-up kids cannot make Storekeeper hammer Google): wait that out.
+    assert post_push(hand_sk, push_body({"testNotification": {"version": "1.0"}}), jwks.token()).status_code == 200
+    before = jwks.fetches
+    time.sleep(31)
+    kid = jwks.add_key()
+    r = post_push(hand_sk, push_body({"testNotification": {"version": "1.0"}}), jwks.token(kid=kid))
+    assert r.status_code == 200, r.text
+    assert jwks.fetches == before + 1
+
+
+def test_duplicates_are_stored_once_and_other_packages_and_unknown_tokens_have_no_effect(hand_sk, jwks):
+    message = uuid.uuid4().hex
+    body = push_body({"oneTimeProductNotification": {"version": "1.0", "notificationType": 1,
+                                                     "purchaseToken": "never-seen-token", "sku": "g.gold"}},
+                     message_id=message)
+    first = post_push(hand_sk, body, jwks.token())
+    second = post_push(hand_sk, body, jwks.token())
+    assert first.json() == {"status": "stored"} and second.json() == {"status": "duplicate"}
+    other = push_body({"oneTimeProductNotification": {"version": "1.0", "notificationType": 1,
+                                                      "purchaseToken": "x", "sku": "g.gold"}},
+                      package="com.someone.else")
+    assert post_push(hand_sk, other, jwks.token()).status_code == 200
+    problem(requests.post(hand_sk.url + "/v1/google/notifications", data=b"{}",
+                          headers={"Authorization": f"Bearer {jwks.token()}",
+                                   "Content-Type": "application/json"}, timeout=10), 400, "invalid_push")
+
+
+def google_order(sk, user: str, product: str) -> dict:
+    r = sk.client.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def report(sk, trade_no: str, token: str) -> requests.Response:
+    return sk.client.post("/v1/trade-reports", json={"trade_no": trade_no, "trade_status": "TRADE_SUCCESS",
+                                                     "purchase_token": token})
+
+
+def events_of(sk, user: str) -> list[dict]:
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user})
+    assert r.status_code == 200, r.text
+    return r.json()["events"]
+
+
+def test_a_pending_purchase_is_granted_when_googles_push_says_it_completed(sk, google):
+    user = unique("g-rtdn-pending")
+    order = google_order(sk, user, "g.gold")
+    bought = google.buy("g.gold", state="pending", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(sk, order["trade_no"], bought["purchase_token"]).status_code == 202
+    google.control(f"products/{bought['purchase_token']}/complete")
+    wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS", 30,
+               "granted after the push")
+    assert sk.client.balance(user) == 100
+
+
+def test_a_void_pushed_by_google_reverses_the_credit_through_the_ledger(sk, google):
+    user = unique("g-rtdn-void")
+    order = google_order(sk, user, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(sk, order["trade_no"], bought["purchase_token"]).status_code == 200
+    assert sk.client.balance(user) == 100
+    google.control("voids", {"purchase_token": bought["purchase_token"], "reason": 1})
+    wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "refunded by the voided notification")
+    assert sk.client.order(order["trade_no"])["close_reason"] == "refunded"
+    assert sk.client.balance(user) == 0
+    refunded = [e for e in events_of(sk, user) if e["type"] == "purchase.refunded"]
+    assert refunded and refunded[0]["data"]["store"] == "google_play"
+
+
+def vip(sk, user: str) -> dict | None:
+    return next((e for e in sk.client.entitlements(user)["entitlements"] if e["entitlement"] == "vip"), None)
+
+
+def subscribe(sk, google, user: str, **fields) -> tuple[dict, str]:
+    order = google_order(sk, user, "g.vip")
+    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"], **fields)
+    r = report(sk, order["trade_no"], bought["purchase_token"])
+    assert r.status_code == 200, r.text
+    return order, bought["purchase_token"]
+
+
+def test_a_renewal_extends_and_pays_an_order_of_its_own(sk, google):
+    user = unique("g-rtdn-renew")
+    _, token = subscribe(sk, google, user, period_seconds=3600)
+    first = vip(sk, user)["expires_at"]
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: (vip(sk, user) or {}).get("expires_at", "") > first, 30, "extended by the renewal")
+    renewals = [o for o in sk.client.admin_orders(user_id=user) if o["origin"] == "renewal"]
+    assert len(renewals) == 1 and renewals[0]["store"] == "google_play"
+    assert renewals[0]["transaction_id"] == google.subscription(token)["lineItems"][0]["latestSuccessfulOrderId"]
+    assert any(e["type"] == "subscription.renewed" for e in events_of(sk, user))
+
+
+def test_on_hold_stops_granting_and_recovery_grants_again(sk, google):
+    user = unique("g-rtdn-hold")
+    _, token = subscribe(sk, google, user)
+    assert vip(sk, user) is not None
+    google.control(f"subscriptions/{token}/events", {"event": "hold"})
+    wait_until(lambda: vip(sk, user) is None, 30, "no access while on hold")
+    google.control(f"subscriptions/{token}/events", {"event": "recover"})
+    wait_until(lambda: vip(sk, user) is not None, 30, "access again once recovered")
+
+
+def test_an_upgrade_retires_the_purchase_it_replaces(sk, google):
+    user = unique("g-rtdn-upgrade")
+    _, old_token = subscribe(sk, google, user)
+    sk.client.put_product("g.vip.plus", "auto_renewable", grants={"entitlement": "vip_plus"})
+    order = google_order(sk, user, "g.vip.plus")
+    bought = google.subscribe("g.vip.plus", obfuscated_account_id=order["obfuscated_account_id"],
+                              linked_purchase_token=old_token)
+    assert report(sk, order["trade_no"], bought["purchase_token"]).status_code == 200
+    state = sk.client.entitlements(user)
+    names = {e["entitlement"] for e in state["entitlements"]}
+    assert "vip_plus" in names and "vip" not in names

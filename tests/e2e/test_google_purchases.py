@@ -1,0 +1,330 @@
+"""Google Play as a second store, end to end: the catalog names Google ids, orders for Google
+Play carry an obfuscated account id, reports and restores are verified by asking the fake
+Google Play's Developer API, and credited purchases are acknowledged or consumed at Google
+(read back through google-auth, not through Storekeeper's client)."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from google_support import FakeGooglePlay
+from support import problem, unique, wait_until
+
+
+@pytest.fixture(scope="module")
+def google(tmp_path_factory):
+    fake = FakeGooglePlay(tmp_path_factory.mktemp("google")).start()
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def sk(module_storekeeper, google):
+    return module_storekeeper(**google.env_for_storekeeper())
+
+
+@pytest.fixture(scope="module")
+def api(sk):
+    client = sk.client
+    client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    client.put_product("g.noads", "non_consumable", grants={})
+    client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    return client
+
+
+def google_order(api, user: str, product: str, quantity: int | None = None) -> dict:
+    body = {"user_id": user, "product_id": product, "store": "google_play"}
+    if quantity is not None:
+        body["quantity"] = quantity
+    r = api.post("/v1/orders", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def quiet(api) -> None:
+    """Waits until no acknowledgement is open: the fake's faults hit whichever request comes
+    next, and a test's fault must land on its own report."""
+    wait_until(lambda: "storekeeper_google_acknowledgements_open 0\n" in api.get("/metrics", admin=True).text,
+               20, "no acknowledgement in flight")
+
+
+def report(api, trade_no: str, token: str) -> requests.Response:
+    return api.post("/v1/trade-reports", json={"trade_no": trade_no, "trade_status": "TRADE_SUCCESS",
+                                               "purchase_token": token})
+
+
+def test_an_order_for_google_play_carries_an_obfuscated_account_id_unique_per_order(api):
+    user = unique("g-order")
+    first = google_order(api, user, "g.gold")
+    second = google_order(api, user, "g.gold")
+    assert first["store"] == "google_play"
+    for order in (first, second):
+        assert 1 <= len(order["obfuscated_account_id"]) <= 64
+    assert first["obfuscated_account_id"] != second["obfuscated_account_id"]
+    # An App Store order says its store and carries none.
+    apple = api.create_order(user, "g.gold")
+    assert apple["store"] == "app_store" and "obfuscated_account_id" not in apple
+    assert api.order(first["trade_no"])["obfuscated_account_id"] == first["obfuscated_account_id"]
+
+
+def test_the_catalog_names_each_products_google_id(api, sk):
+    api.put_product("g.renamed", "consumable", grants={"balance": {"gold": 5}})
+    r = api.request("PATCH", "/admin/v1/products/g.renamed", admin=True,
+                    json={"google_product_id": "gold_pack_5"})
+    assert r.status_code == 200, r.text
+    assert r.json()["google_product_id"] == "gold_pack_5"
+    served = wait_until(lambda: next((p for p in requests.get(sk.url + "/v1/products").json()["products"]
+                                      if p["product_id"] == "g.renamed"
+                                      and p["google_product_id"] == "gold_pack_5"), None),
+                        10, "catalog shows the Google id")
+    assert served["google_product_id"] == "gold_pack_5"
+    # By default a product goes by its App Store id on Google Play too.
+    assert api.get("/admin/v1/products/g.gold", admin=True).json()["google_product_id"] == "g.gold"
+    # One Google id names one product.
+    r = api.request("PATCH", "/admin/v1/products/g.noads", admin=True,
+                    json={"google_product_id": "gold_pack_5"})
+    problem(r, 409, "google_product_id_taken")
+    r = api.request("PATCH", "/admin/v1/products/g.noads", admin=True,
+                    json={"google_base_plan_id": "monthly"})
+    problem(r, 422, "validation_failed")
+    r = api.request("PATCH", "/admin/v1/products/g.vip", admin=True,
+                    json={"google_base_plan_id": "Not A Plan"})
+    problem(r, 422, "validation_failed")
+
+
+def test_a_purchase_pays_its_order_is_credited_once_and_consumed_at_google(api, google):
+    user = unique("g-pay")
+    order = google_order(api, user, "g.gold", quantity=3)
+    bought = google.buy("g.gold", quantity=3, obfuscated_account_id=order["obfuscated_account_id"])
+    r = report(api, order["trade_no"], bought["purchase_token"])
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["order"]["trade_status"] == "TRADE_SUCCESS"
+    assert body["order"]["transaction_id"] == bought["order_id"]
+    assert body["order"]["environment"] == "Production"
+    assert body["delivery"]["newly_granted"] is True
+    assert api.balance(user) == 300
+    # Consumed at Google once the credit committed, so the user can buy it again.
+    google.wait_acknowledged("g.gold", bought["purchase_token"], consumed=True)
+    # The admin's view of the order shows the Google purchase that paid it, its token shortened.
+    detail = api.admin_order(order["trade_no"])
+    assert detail["order"]["store"] == "google_play"
+    [purchase] = detail["transactions"]
+    assert purchase["store"] == "google_play" and purchase["transaction_id"] == bought["order_id"]
+    assert bought["purchase_token"] not in purchase["original_transaction_id"]
+    paid = [e for e in api.get("/admin/v1/events", admin=True, params={"user_id": user}).json()["events"]
+            if e["type"] == "order.paid"]
+    assert paid and paid[0]["data"]["store"] == "google_play"
+    # The same report again changes nothing.
+    again = report(api, order["trade_no"], bought["purchase_token"])
+    assert again.status_code == 200 and again.json()["delivery"]["newly_granted"] is False
+    assert api.balance(user) == 300
+    # Nor can another order of the same user spend it.
+    other = google_order(api, user, "g.gold", quantity=3)
+    problem(report(api, other["trade_no"], bought["purchase_token"]), 422, "account_token_mismatch")
+    assert api.balance(user) == 300
+
+
+def test_a_non_consumable_is_acknowledged_not_consumed(api, google):
+    user = unique("g-noads")
+    order = google_order(api, user, "g.noads")
+    bought = google.buy("g.noads", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 200
+    purchase = google.wait_acknowledged("g.noads", bought["purchase_token"], consumed=False)
+    assert purchase.get("consumptionState", 0) == 0
+    assert "g.noads" in api.entitlements(user)["non_consumables"]
+
+
+def test_a_subscription_grants_until_googles_expiry_and_is_acknowledged(api, google):
+    user = unique("g-vip")
+    order = google_order(api, user, "g.vip")
+    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"])
+    token = bought["purchase_token"]
+    r = report(api, order["trade_no"], token)
+    assert r.status_code == 200, r.text
+    entitlements = api.entitlements(user)["entitlements"]
+    vip = next(e for e in entitlements if e["entitlement"] == "vip")
+    expiry = google.subscription(token)["lineItems"][0]["expiryTime"]
+    assert vip["expires_at"][:19] == expiry[:19]
+    wait_until(lambda: google.subscription(token)["acknowledgementState"]
+               == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED", 20, "subscription acknowledged")
+
+
+def test_another_users_purchase_is_refused_and_pays_nobody_else(api, google):
+    owner, thief = unique("g-owner"), unique("g-thief")
+    order = google_order(api, owner, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    stolen_order = google_order(api, thief, "g.gold")
+    problem(report(api, stolen_order["trade_no"], bought["purchase_token"]), 422, "account_token_mismatch")
+    r = api.post("/v1/receipts", json={"store": "google_play", "user_id": thief,
+                                       "purchase_token": bought["purchase_token"], "product_id": "g.gold"})
+    problem(r, 409, "purchase_not_yours")
+    assert api.balance(thief) == 0
+    # The owner still gets it, once.
+    assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 200
+    assert api.balance(owner) == 100
+
+
+def test_a_restore_with_no_order_credits_once_then_restores(api, google):
+    user = unique("g-restore")
+    bought = google.buy("g.gold")
+    body = {"store": "google_play", "user_id": user, "purchase_token": bought["purchase_token"],
+            "product_id": "g.gold"}
+    first = api.post("/v1/receipts", json=body)
+    assert first.status_code == 200, first.text
+    item = first.json()["transactions"][0]
+    assert item["status"] == "settled" and item["transaction_id"] == bought["order_id"]
+    assert api.order(item["trade_no"])["store"] == "google_play"
+    second = api.post("/v1/receipts", json=body)
+    assert second.json()["transactions"][0]["status"] == "restored"
+    assert api.balance(user) == 100
+    problem(api.post("/v1/receipts", json={**body, "user_id": unique("g-other")}), 409, "purchase_not_yours")
+
+
+def test_a_pending_purchase_waits_and_is_granted_when_it_completes(api, google):
+    user = unique("g-pending")
+    order = google_order(api, user, "g.gold")
+    bought = google.buy("g.gold", state="pending", obfuscated_account_id=order["obfuscated_account_id"])
+    r = report(api, order["trade_no"], bought["purchase_token"])
+    assert r.status_code == 202, r.text
+    assert api.balance(user) == 0
+    google.control(f"products/{bought['purchase_token']}/complete")
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS", 30,
+               "pending purchase granted by the retry worker")
+    assert api.balance(user) == 100
+
+
+def test_a_canceled_purchase_is_refused(api, google):
+    user = unique("g-cancel")
+    order = google_order(api, user, "g.gold")
+    bought = google.buy("g.gold", state="pending", obfuscated_account_id=order["obfuscated_account_id"])
+    google.control(f"products/{bought['purchase_token']}/cancel")
+    problem(report(api, order["trade_no"], bought["purchase_token"]), 409, "purchase_canceled")
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+
+
+def test_a_token_google_does_not_know_is_refused_with_its_own_code(api):
+    order = google_order(api, unique("g-unknown"), "g.gold")
+    body = problem(report(api, order["trade_no"], "no-such-token-at-all"), 422, "purchase_token_unknown")
+    assert body["errors"][0]["field"] == "purchase_token"
+
+
+def test_a_google_proof_never_pays_an_app_store_order(api, google):
+    user = unique("g-mixed")
+    apple = api.create_order(user, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=apple["app_account_token"])
+    problem(report(api, apple["trade_no"], bought["purchase_token"]), 422, "store_mismatch")
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_googles_outage_keeps_the_report_pending_and_the_worker_retries(api, google, status):
+    user = unique(f"g-outage-{status}")
+    order = google_order(api, user, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    quiet(api)
+    google.fault(status, count=1)
+    r = report(api, order["trade_no"], bought["purchase_token"])
+    assert r.status_code == 202, r.text
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS", 30,
+               "settled once Google answers")
+    assert api.balance(user) == 100
+
+
+def test_google_unreachable_keeps_the_report_pending(module_storekeeper, google):
+    env = {**google.env_for_storekeeper(), "GOOGLE_PLAY_API_URL": "http://127.0.0.1:9"}
+    sk = module_storekeeper(**env)
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    order = google_order(sk.client, unique("g-unreachable"), "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    r = report(sk.client, order["trade_no"], bought["purchase_token"])
+    assert r.status_code == 202, r.text
+    assert r.json()["verification"] == "pending"
+
+
+def test_a_refused_service_account_is_a_configuration_problem_not_the_customers(api, sk, google):
+    user = unique("g-403")
+    order = google_order(api, user, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    quiet(api)
+    google.fault(403, count=1000)
+    try:
+        r = report(api, order["trade_no"], bought["purchase_token"])
+        assert r.status_code == 202, r.text
+        ready = requests.get(sk.url + "/readyz", timeout=5)
+        assert ready.status_code == 200
+        problems = ready.json()["problems"]
+        assert any(p["code"] == "google_play_configuration"
+                   and p["setting"] == "GOOGLE_PLAY_SERVICE_ACCOUNT_FILE" for p in problems), problems
+        metrics = api.get("/metrics", admin=True).text
+        assert 'storekeeper_google_play_configuration_errors{setting="GOOGLE_PLAY_SERVICE_ACCOUNT_FILE"} 1' in metrics
+    finally:
+        google.clear_faults()
+    # Fixed: the waiting report settles, and the problem clears.
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS", 30,
+               "settled once Google takes the account")
+    ready = requests.get(sk.url + "/readyz", timeout=5).json()
+    assert not any(p["code"] == "google_play_configuration" for p in ready.get("problems", []))
+
+
+def test_test_purchases_follow_the_sandbox_policy(module_storekeeper, google):
+    for policy, credited in (("credit", True), ("record_only", False)):
+        sk = module_storekeeper(**google.env_for_storekeeper(), SANDBOX_POLICY=policy)
+        sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+        user = unique(f"g-test-{policy}")
+        order = google_order(sk.client, user, "g.gold")
+        bought = google.buy("g.gold", test=True, obfuscated_account_id=order["obfuscated_account_id"])
+        r = report(sk.client, order["trade_no"], bought["purchase_token"])
+        assert r.status_code == 200, r.text
+        assert r.json()["order"]["environment"] == "Sandbox"
+        state = sk.client.entitlements(user)
+        assert state["balances"].get("gold", 0) == (100 if credited else 0)
+        if credited:
+            assert state["sandbox_balances"]["gold"] == 100
+
+
+def test_google_play_off_answers_503_with_a_code(module_storekeeper):
+    sk = module_storekeeper()
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    r = sk.client.post("/v1/orders", json={"user_id": "u-off", "product_id": "g.gold", "store": "google_play"})
+    problem(r, 503, "google_play_disabled")
+    r = sk.client.post("/v1/receipts", json={"store": "google_play", "user_id": "u-off",
+                                             "purchase_token": "abc", "product_id": "g.gold"})
+    problem(r, 503, "google_play_disabled")
+
+
+def test_bad_google_fields_are_refused_with_their_field(api):
+    r = api.post("/v1/orders", json={"user_id": "u-bad", "product_id": "g.gold", "store": "play_store"})
+    problem(r, 422, "validation_failed")
+    order = google_order(api, unique("g-bad"), "g.gold")
+    r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                            "purchase_token": "has spaces/and slashes"})
+    problem(r, 422, "validation_failed")
+    r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                            "purchase_token": "x" * 1025})
+    problem(r, 422, "validation_failed")
+    r = api.post("/v1/receipts", json={"store": "google_play", "user_id": "u-bad", "purchase_token": "abc"})
+    problem(r, 422, "validation_failed")
+
+
+def test_an_admin_moves_a_google_purchase_to_another_user(api, google):
+    owner, heir = unique("g-from"), unique("g-to")
+    order = google_order(api, owner, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 200
+    r = api.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                 json={"to_user_id": heir, "reason": "support ticket 7"})
+    assert r.status_code == 200, r.text
+    moved = r.json()
+    assert moved["from_trade_no"] == order["trade_no"]
+    assert moved["order"]["store"] == "google_play" and moved["order"]["origin"] == "transfer"
+    assert moved["order"]["transaction_id"] == bought["order_id"]
+    assert api.balance(owner) == 0 and api.balance(heir) == 100
+    assert api.admin_order(order["trade_no"])["order"]["close_reason"] == "transferred"
+    # Its token now restores for the new owner only.
+    body = {"store": "google_play", "purchase_token": bought["purchase_token"], "product_id": "g.gold"}
+    assert api.post("/v1/receipts", json={**body, "user_id": heir}).json()["transactions"][0]["status"] == "restored"
+    problem(api.post("/v1/receipts", json={**body, "user_id": owner}), 409, "purchase_not_yours")
+    problem(api.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                     json={"to_user_id": heir}), 409, "already_owned")

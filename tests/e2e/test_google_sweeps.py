@@ -1,0 +1,107 @@
+"""The Google Play sweeps, for what notifications missed. The fake Google Play here pushes to
+nobody, so only the sweeps can learn of a void (voidedpurchases.list) or of a subscription's
+change (subscriptionsv2.get). Includes the other half of the three-day rule: a purchase
+Storekeeper could never acknowledge is refunded by Google, and the sweep takes its credit back."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from google_support import FakeGooglePlay
+from support import unique, wait_until
+
+
+@pytest.fixture(scope="module")
+def google(tmp_path_factory):
+    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-sweeps")).start()
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def sk(module_storekeeper, google):
+    sk = module_storekeeper(**google.env_for_storekeeper(), GOOGLE_PLAY_SWEEP_INTERVAL="1s")
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    return sk
+
+
+def settle(sk, google, user: str, product: str, subscription: bool = False) -> tuple[dict, str]:
+    r = sk.client.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
+    assert r.status_code == 201, r.text
+    order = r.json()
+    buy = google.subscribe if subscription else google.buy
+    token = buy(product, obfuscated_account_id=order["obfuscated_account_id"])["purchase_token"]
+    r = sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                  "purchase_token": token})
+    assert r.status_code == 200, r.text
+    return order, token
+
+
+def test_a_void_no_notification_told_of_is_taken_back_by_the_sweep(sk, google):
+    user = unique("g-sweep-void")
+    order, token = settle(sk, google, user, "g.gold")
+    assert sk.client.balance(user) == 100
+    google.control("voids", {"purchase_token": token, "reason": 7})
+    wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "refunded by the voided purchases sweep")
+    assert sk.client.order(order["trade_no"])["close_reason"] == "refunded"
+    assert sk.client.balance(user) == 0
+
+
+def test_a_purchase_never_acknowledged_is_refunded_by_google_and_reversed(storekeeper, new_db, tmp_path):
+    # The fake's faults hit every caller, sweeps included: a fake of its own, and an instance
+    # that sweeps once at start and then not for an hour, so the faults land on its report and
+    # its acknowledgements only.
+    google = FakeGooglePlay(tmp_path, name="fake-googleplay-3day").start()
+    db = new_db()
+    first = storekeeper(db, **google.env_for_storekeeper(), GOOGLE_PLAY_SWEEP_INTERVAL="1h")
+    first.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    wait_until(lambda: db.scalar("SELECT count(*) FROM google_sweeps WHERE last_run_at IS NOT NULL") == "2",
+               20, "the first sweeps ran")
+    user = unique("g-sweep-3day")
+    r = first.client.post("/v1/orders", json={"user_id": user, "product_id": "g.gold", "store": "google_play"})
+    order = r.json()
+    # Bought four days ago on Google's clock.
+    google.control("clock", {"now_ms": int(time.time() * 1000) - 4 * 86400 * 1000})
+    try:
+        token = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])["purchase_token"]
+    finally:
+        google.control("clock", {"now_ms": int(time.time() * 1000)})
+    google.fault(0, count=1)
+    google.fault(503, count=100000)
+    try:
+        r = first.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"],
+                                                         "trade_status": "TRADE_SUCCESS", "purchase_token": token})
+        assert r.status_code == 200, r.text
+        assert first.client.balance(user) == 100
+        wait_until(lambda: int(db.scalar(
+            f"SELECT attempts FROM google_acknowledgements WHERE purchase_token = '{token}'") or 0) >= 2,
+            30, "the acknowledgement failed and was retried")
+        refunded = google.control("three-day-rule")["refunded"]
+        assert token in refunded
+    finally:
+        google.clear_faults()
+    # Another instance on the same database sweeps every second: the lease is shared.
+    second = storekeeper(db, **google.env_for_storekeeper(), GOOGLE_PLAY_SWEEP_INTERVAL="1s")
+    wait_until(lambda: second.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "Google's three-day refund reversed")
+    assert second.client.balance(user) == 0
+    assert db.scalar(f"SELECT done_at IS NOT NULL FROM google_acknowledgements WHERE purchase_token = '{token}'") == "t"
+    google.terminate(15)
+    google.forget()
+
+
+def test_subscription_reconciliation_applies_a_hold_no_notification_told_of(sk, google):
+    user = unique("g-sweep-hold")
+    _, token = settle(sk, google, user, "g.vip", subscription=True)
+    vip = lambda: next((e for e in sk.client.entitlements(user)["entitlements"] if e["entitlement"] == "vip"), None)
+    assert vip() is not None
+    google.control(f"subscriptions/{token}/events", {"event": "hold"})
+    wait_until(lambda: vip() is None, 30, "the hold reconciled")
+    google.control(f"subscriptions/{token}/events", {"event": "recover"})
+    wait_until(lambda: vip() is not None, 30, "the recovery reconciled")
