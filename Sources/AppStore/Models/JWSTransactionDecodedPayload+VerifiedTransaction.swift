@@ -24,7 +24,13 @@ extension JWSTransactionDecodedPayload {
       appAccountToken: appAccountToken?.lowercased(),
       environment: environment,
       type: type,
-      webOrderLineItemId: webOrderLineItemId
+      webOrderLineItemId: webOrderLineItemId,
+      price: price,
+      currency: currency,
+      storefront: storefront,
+      offerType: offerType.map(Int.init),
+      offerDiscountType: offerDiscountType,
+      isUpgraded: isUpgraded
     )
   }
 }

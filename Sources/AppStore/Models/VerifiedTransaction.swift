@@ -18,12 +18,25 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
   /// "Non-Renewing Subscription"); nil for receipts, which do not say.
   public var type: String?
   public var webOrderLineItemId: String?
+  /// What the user paid as Apple reported it: milliunits of `currency` (990 is 0.99), the
+  /// storefront's ISO 3166-1 alpha-3 country, the offer's type (1 introductory, 2 promotional,
+  /// 3 offer code, 4 win-back) and discount (`FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`),
+  /// and whether the customer upgraded from this transaction. Receipts say none of it (nil).
+  /// Charts count money from these, never from the catalog.
+  public var price: Int64?
+  public var currency: String?
+  public var storefront: String?
+  public var offerType: Int?
+  public var offerDiscountType: String?
+  public var isUpgraded: Bool?
 
   public init(
     transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
     quantity: Int, purchaseDate: Int64, expiresDate: Int64? = nil, revocationDate: Int64? = nil,
     revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
-    type: String? = nil, webOrderLineItemId: String? = nil
+    type: String? = nil, webOrderLineItemId: String? = nil, price: Int64? = nil,
+    currency: String? = nil, storefront: String? = nil, offerType: Int? = nil,
+    offerDiscountType: String? = nil, isUpgraded: Bool? = nil
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -38,5 +51,11 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     self.environment = environment
     self.type = type
     self.webOrderLineItemId = webOrderLineItemId
+    self.price = price
+    self.currency = currency
+    self.storefront = storefront
+    self.offerType = offerType
+    self.offerDiscountType = offerDiscountType
+    self.isUpgraded = isUpgraded
   }
 }
