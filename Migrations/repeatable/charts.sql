@@ -2,9 +2,10 @@
 -- second store joins them with one more branch of chart_transactions and every chart gains it.
 
 -- Every store's transactions in one shape. Money is what the store signed as paid (its price
--- and currency), never the catalog's. A revocation of a transaction the customer upgraded
--- from is the upgrade, not a refund. A free trial is an introductory offer with discount
--- FREE_TRIAL (or, in payloads older than offerDiscountType, an introductory offer priced 0).
+-- and currency, both or neither), never the catalog's. A revocation of a transaction the
+-- customer upgraded from is the upgrade, not a refund. A free trial is an introductory offer
+-- with discount FREE_TRIAL (or, in payloads older than offerDiscountType, an introductory offer
+-- priced 0).
 CREATE OR REPLACE VIEW chart_transactions AS
 SELECT 'app_store'::text AS store,
        t.transaction_id,
@@ -13,7 +14,7 @@ SELECT 'app_store'::text AS store,
        t.product_id,
        t.environment,
        coalesce(t.storefront, 'unknown') AS country,
-       t.currency,
+       CASE WHEN t.price_milliunits IS NOT NULL THEN t.currency END AS currency,
        round(t.price_milliunits::numeric / 1000, 3) AS price,
        t.purchase_date,
        t.expires_date,

@@ -1,3 +1,4 @@
+import StorekeeperCore
 import StorekeeperLogging
 import StorekeeperWorkers
 
@@ -20,6 +21,9 @@ extension Application {
       attempts: domain.webhookAttempts, logger: logger.with("component", "webhooks"),
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
+    let chartRollup = ChartRollupPass(
+      rollup: ChartRollup(database: domain.database), intervalMs: config.chartsRollupIntervalMs,
+      logger: logger.with("component", "chart-rollup"))
     var services: [any Service] = [
       BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
         await sweeper.runOnce()
@@ -40,6 +44,9 @@ extension Application {
       BackgroundLoop(
         name: "metrics", intervalMs: config.metricsRefreshIntervalMs, logger: logger
       ) { await snapshot.refresh() },
+      BackgroundLoop(
+        name: "chart-rollup", intervalMs: config.chartsRollupIntervalMs, logger: logger
+      ) { await chartRollup.runOnce() },
     ]
     if let client = try notificationHistoryClient(config) {
       let pending = domain.notificationsPending

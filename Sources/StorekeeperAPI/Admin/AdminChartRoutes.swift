@@ -23,15 +23,38 @@ package struct AdminChartRoutes: Sendable {
     var tz: String
     var segment: String
     var filters: [String: String?]
+    /// `rollup` or `transactions`, and the instant the rows are exact up to with how far
+    /// behind now that is (0 for the transactions; the rollup's lag otherwise).
+    var source: String
+    var asOf: String?
+    var lagSeconds: Int64?
+
+    enum CodingKeys: String, CodingKey {
+      case chart, from, to, resolution, tz, segment, filters, source
+      case asOf = "as_of"
+      case lagSeconds = "lag_seconds"
+    }
   }
 
   package func register(_ router: inout APIRouter) {
     router.add(.get, "/admin/v1/charts/{name}") { request, context in
       _ = try auth.authenticate(request, context)
       let name = try Self.name(context)
-      let query = try await parse(name, request.query)
-      let rows = try await charts.rows(query)
-      var body = try JSONCoding.encode(Self.head(query))
+      var rest = request.query
+      let source = rest.removeValue(forKey: "source") ?? "auto"
+      guard ["auto", "transactions"].contains(source) else {
+        try ChartParameters.check([
+          FieldError(field: "source", message: "must be auto or transactions")
+        ])
+        throw HTTPError(422, code: "invalid_chart_query")
+      }
+      let query = try await parse(name, rest)
+      let (rows, from) = try await charts.rows(query, raw: source == "transactions")
+      var head = Self.head(query)
+      head.source = from.rollup ? "rollup" : "transactions"
+      head.asOf = from.asOf
+      head.lagSeconds = from.lagSeconds
+      var body = try JSONCoding.encode(head)
       // `{…}` becomes `{…,"rows":[…]}`: the rows are JSON PostgreSQL built, never re-parsed.
       body.removeLast()
       body.append(contentsOf: Array(",\"rows\":".utf8))
@@ -93,7 +116,7 @@ package struct AdminChartRoutes: Sendable {
       filters: [
         "store": query.store, "product": query.product, "country": query.country,
         "environment": query.environment ?? "all",
-      ])
+      ], source: "transactions")
   }
 
   /// An unknown chart is 404, before any query.

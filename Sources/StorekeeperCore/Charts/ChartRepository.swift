@@ -16,9 +16,38 @@ package struct ChartRepository: Sendable {
     )?.decode("known") ?? false
   }
 
-  /// The chart's rows as a JSON array (text), in period order.
-  package func rows(_ query: ChartQuery) async throws -> String {
-    try await database.queryFirst(ChartSQL.chart(query))?.decode("rows") ?? "[]"
+  /// Where a chart's rows came from: the transactions as they are now, or the rollup as of
+  /// its `as_of` (`lagSeconds` behind now).
+  package struct Source: Sendable, Equatable {
+    package var rollup: Bool
+    package var asOf: String?
+    package var lagSeconds: Int64?
+  }
+
+  /// The chart's rows as a JSON array (text), in period order, and where they came from: the
+  /// rollup when one is built, the chart is one it holds and every period begins at a whole
+  /// UTC hour, unless `raw` is asked for; the transactions otherwise.
+  package func rows(_ query: ChartQuery, raw: Bool = false) async throws
+    -> (rows: String, source: Source)
+  {
+    var useRollup = false
+    if !raw, ChartSQL.rolledUp.contains(query.name) {
+      let built = try await ChartRollup(database: database).state().asOf != nil
+      let aligned: Bool =
+        try await database.queryFirst(ChartSQL.hourAligned(query))?.decode("aligned") ?? false
+      useRollup = built && aligned
+    }
+    // The instant the rows are exact up to comes from the chart's own statement, so a rebuild
+    // finishing in between cannot make the answer name another generation's.
+    guard let row = try await database.queryFirst(ChartSQL.chart(query, rollup: useRollup)) else {
+      return ("[]", Source(rollup: useRollup))
+    }
+    return (
+      try row.decode("rows"),
+      Source(
+        rollup: useRollup, asOf: try row.decodeIfPresent("as_of"),
+        lagSeconds: try row.decodeIfPresent("lag"))
+    )
   }
 
   /// Up to `limit` transactions behind the period holding `period` (a day), after the

@@ -6,28 +6,49 @@ import Postgres
 /// measures as a jsonb `m`), which `rows` turns into the answer's JSON array. Money stays
 /// `numeric` and leaves as decimal text.
 enum ChartSQL {
-  /// The request as one row, and the instants its days begin and end at in its zone. `limit_at`
-  /// is the range's end or now, whichever is earlier: states are sampled no later than now.
-  static func parameters(_ query: ChartQuery) -> PostgresQuery {
-    """
-    WITH r AS (
-      SELECT \(query.timeZone)::text AS tz, \(query.resolution.rawValue)::text AS res,
-             \(query.from)::date AS from_day, \(query.to)::date AS to_day,
-             \(query.store)::text AS f_store, \(query.product)::text AS f_product,
-             \(query.country)::text AS f_country, \(query.environment)::text AS f_env),
-    w AS MATERIALIZED (
-      SELECT r.*, ('1 ' || r.res)::interval AS step,
-             r.from_day::timestamp AT TIME ZONE r.tz AS from_at,
-             (r.to_day + 1)::timestamp AT TIME ZONE r.tz AS to_at,
-             least((r.to_day + 1)::timestamp AT TIME ZONE r.tz, now()) AS limit_at
-      FROM r),
-    b AS (
-      SELECT g AS k, to_char(greatest(g, w.from_day::timestamp), 'YYYY-MM-DD') AS period,
-             greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz AS starts_at,
-             least(g + w.step, (w.to_day + 1)::timestamp) AT TIME ZONE w.tz AS ends_at
-      FROM w, generate_series(date_trunc(w.res, w.from_day::timestamp), w.to_day::timestamp, w.step) g
-      WHERE greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz < now())
-    """
+  /// The request as one row, and the instants its days begin and end at in its zone. `now_at`
+  /// is now, or with `rollup` the instant the rollup is exact up to; `limit_at` is the range's
+  /// end or `now_at`, whichever is earlier: states are sampled no later than that.
+  static func parameters(_ query: ChartQuery, rollup: Bool = false) -> PostgresQuery {
+    let now =
+      rollup
+      ? "(SELECT as_of FROM chart_rollup_state)" : "now()"
+    let generation = rollup ? "(SELECT generation FROM chart_rollup_state)" : "0::bigint"
+    return """
+      WITH r AS (
+        SELECT \(query.timeZone)::text AS tz, \(query.resolution.rawValue)::text AS res,
+               \(query.from)::date AS from_day, \(query.to)::date AS to_day,
+               \(query.store)::text AS f_store, \(query.product)::text AS f_product,
+               \(query.country)::text AS f_country, \(query.environment)::text AS f_env,
+               \(unescaped: now) AS now_at, \(unescaped: generation) AS generation),
+      w AS MATERIALIZED (
+        SELECT r.*, ('1 ' || r.res)::interval AS step,
+               r.from_day::timestamp AT TIME ZONE r.tz AS from_at,
+               (r.to_day + 1)::timestamp AT TIME ZONE r.tz AS to_at,
+               least((r.to_day + 1)::timestamp AT TIME ZONE r.tz, r.now_at) AS limit_at
+        FROM r),
+      b AS (
+        SELECT g AS k, to_char(greatest(g, w.from_day::timestamp), 'YYYY-MM-DD') AS period,
+               greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz AS starts_at,
+               least(g + w.step, (w.to_day + 1)::timestamp) AT TIME ZONE w.tz AS ends_at
+        FROM w, generate_series(date_trunc(w.res, w.from_day::timestamp), w.to_day::timestamp, w.step) g
+        WHERE greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz < w.now_at)
+      """
+  }
+
+  /// Whether every period of `query` begins and ends at a whole UTC hour, so that the hourly
+  /// rollup answers it exactly (every zone with whole-hour offsets in the range).
+  static func hourAligned(_ query: ChartQuery) -> PostgresQuery {
+    var sql = parameters(query)
+    sql.append(
+      """
+
+      SELECT coalesce(bool_and(date_trunc('hour', b.starts_at) = b.starts_at
+                               AND date_trunc('hour', b.ends_at) = b.ends_at), true)
+             AS aligned
+      FROM b
+      """)
+    return sql
   }
 
   /// The filters, over a row aliased `x` of either view.
@@ -51,10 +72,13 @@ enum ChartSQL {
     "trim_scale(round((\(part))::numeric / nullif(\(whole), 0), 4))::text"
   }
 
-  /// The statement answering `query`: one row, `rows`, the JSON array of the chart's rows.
-  static func chart(_ query: ChartQuery) -> PostgresQuery {
-    var sql = parameters(query)
-    sql.append(PostgresQuery(unsafeSQL: ",\n" + body(query.name, segment: query.segment.column)))
+  /// The statement answering `query`: one row, `rows`, the JSON array of the chart's rows;
+  /// from the rollup with `rollup` (only for `rolledUp` charts over hour-aligned periods).
+  static func chart(_ query: ChartQuery, rollup: Bool = false) -> PostgresQuery {
+    var sql = parameters(query, rollup: rollup)
+    let seg = query.segment.column
+    let text = rollup ? rollupBody(query.name, segment: seg) : body(query.name, segment: seg)
+    sql.append(PostgresQuery(unsafeSQL: ",\n" + text))
     sql.append(
       PostgresQuery(
         unsafeSQL: """
@@ -64,7 +88,9 @@ enum ChartSQL {
                    'start', \(SQLTime.text("o.starts_at")),
                    'end', \(SQLTime.text("o.ends_at")),
                    'segment', o.seg, 'currency', o.currency) || o.m
-                 ORDER BY o.starts_at, o.seg, o.currency, (o.m ->> 'month')::int), '[]')::text AS rows
+                 ORDER BY o.starts_at, o.seg, o.currency, (o.m ->> 'month')::int), '[]')::text AS rows,
+                 (SELECT \(SQLTime.text("w.now_at")) FROM w) AS as_of,
+                 (SELECT floor(extract(epoch FROM now() - w.now_at))::bigint FROM w) AS lag
           FROM o
           """))
     return sql
@@ -94,16 +120,36 @@ enum ChartSQL {
   }
 
   /// Rows for every period and every key (segment, currency) that has any event in the range.
+  /// Keys are joined as `coalesce(…, '') = coalesce(…, '')` rather than IS NOT DISTINCT FROM,
+  /// which PostgreSQL can only join in a nested loop; no segment or currency is ever ''.
   static func filled(_ measures: String) -> String {
     """
     keys AS (SELECT DISTINCT seg, currency FROM agg),
     o AS (
       SELECT b.period, b.starts_at, b.ends_at, keys.seg, keys.currency, \(measures) AS m
       FROM b CROSS JOIN keys
-      LEFT JOIN agg ON agg.k = b.k AND agg.seg IS NOT DISTINCT FROM keys.seg
-                   AND agg.currency IS NOT DISTINCT FROM keys.currency)
+      LEFT JOIN agg ON agg.k = b.k AND coalesce(agg.seg, '') = coalesce(keys.seg, '')
+                   AND coalesce(agg.currency, '') = coalesce(keys.currency, ''))
     """
   }
+
+  static let revenueMeasures = """
+      jsonb_build_object(
+        'transactions', coalesce(agg.bought, 0), 'refunds', coalesce(agg.refunds, 0),
+        'gross', CASE WHEN keys.currency IS NOT NULL THEN \(money("coalesce(agg.gross, 0)")) END,
+        'refunded', CASE WHEN keys.currency IS NOT NULL THEN \(money("coalesce(agg.refunded, 0)")) END,
+        'net', CASE WHEN keys.currency IS NOT NULL
+                    THEN \(money("coalesce(agg.gross, 0) - coalesce(agg.refunded, 0)")) END)
+    """
+
+  static let refundRateMeasures = """
+      jsonb_build_object(
+        'transactions', coalesce(agg.bought, 0), 'refunded', coalesce(agg.refunded, 0),
+        'amount', \(money("coalesce(agg.amount, 0)")),
+        'refunded_amount', \(money("coalesce(agg.refunded_amount, 0)")),
+        'rate_by_count', \(ratio("agg.refunded", "agg.bought")),
+        'rate_by_amount', \(ratio("agg.refunded_amount", "agg.amount")))
+    """
 
   static func revenue(_ seg: String) -> String {
     """
@@ -119,14 +165,7 @@ enum ChartSQL {
       SELECT k, seg, currency, sum(gross) AS gross, sum(refunded) AS refunded,
              sum(bought) AS bought, sum(refunds) AS refunds
       FROM ev GROUP BY 1, 2, 3),
-    \(filled("""
-      jsonb_build_object(
-        'transactions', coalesce(agg.bought, 0), 'refunds', coalesce(agg.refunds, 0),
-        'gross', CASE WHEN keys.currency IS NOT NULL THEN \(money("coalesce(agg.gross, 0)")) END,
-        'refunded', CASE WHEN keys.currency IS NOT NULL THEN \(money("coalesce(agg.refunded, 0)")) END,
-        'net', CASE WHEN keys.currency IS NOT NULL
-                    THEN \(money("coalesce(agg.gross, 0) - coalesce(agg.refunded, 0)")) END)
-      """))
+    \(filled(revenueMeasures))
     """
   }
 
@@ -187,31 +226,16 @@ enum ChartSQL {
       FROM f, w
       WHERE f.purchase_date >= w.from_at AND f.purchase_date < w.to_at AND f.price > 0
       GROUP BY 1, 2, 3),
-    \(filled("""
-      jsonb_build_object(
-        'transactions', coalesce(agg.bought, 0), 'refunded', coalesce(agg.refunded, 0),
-        'amount', \(money("coalesce(agg.amount, 0)")),
-        'refunded_amount', \(money("coalesce(agg.refunded_amount, 0)")),
-        'rate_by_count', \(ratio("agg.refunded", "agg.bought")),
-        'rate_by_amount', \(ratio("agg.refunded_amount", "agg.amount")))
-      """))
+    \(filled(refundRateMeasures))
     """
   }
 
   /// A state at each period's close: a period `[starts_at, ends_at)` counts at the close `c`
   /// of a period when it covers the instant just before `c` (starts_at < c <= ends_at), so
   /// each period adds one at its start and takes one away at its end, and the value at a close
-  /// is the sum of everything that happened before it. The last period closes at now.
+  /// is the sum of everything that happened before it. The last period closes at `now_at`.
   static func stock(_ seg: String, trials: Bool, money asMoney: Bool, annual: Bool) -> String {
     let currency = asMoney ? "x.currency" : "NULL::text"
-    let factor = annual ? " * 12" : ""
-    let measures =
-      asMoney
-      ? """
-      jsonb_build_object('subscriptions', o0.n,
-                         '\(annual ? "arr" : "mrr")', \(money("round(o0.v\(factor), 2)")))
-      """
-      : "jsonb_build_object('\(trials ? "active_trials" : "active_subscriptions")', o0.n)"
     return """
       p AS (
         SELECT x.starts_at, x.ends_at, \(seg) AS seg, \(currency) AS currency,
@@ -230,15 +254,31 @@ enum ChartSQL {
         SELECT \(bucket("ev.at")) AS k, ev.seg, ev.currency, sum(ev.d) AS d, sum(ev.v) AS v
         FROM ev, w WHERE ev.at >= w.from_at GROUP BY 1, 2, 3),
       keys AS (SELECT seg, currency FROM init UNION SELECT seg, currency FROM agg),
+      \(running(trials: trials, money: asMoney, annual: annual))
+      """
+  }
+
+  /// The value at each period's close from `init` (before the range) and `agg` (per period),
+  /// for every key of `keys`.
+  static func running(trials: Bool, money asMoney: Bool, annual: Bool) -> String {
+    let factor = annual ? " * 12" : ""
+    let measures =
+      asMoney
+      ? """
+      jsonb_build_object('subscriptions', o0.n,
+                         '\(annual ? "arr" : "mrr")', \(money("round(o0.v\(factor), 2)")))
+      """
+      : "jsonb_build_object('\(trials ? "active_trials" : "active_subscriptions")', o0.n)"
+    return """
       o0 AS (
         SELECT b.period, b.starts_at, b.ends_at, keys.seg, keys.currency,
                coalesce(init.d, 0) + sum(coalesce(agg.d, 0)) OVER running AS n,
                coalesce(init.v, 0) + sum(coalesce(agg.v, 0)) OVER running AS v
         FROM b CROSS JOIN keys
-        LEFT JOIN init ON init.seg IS NOT DISTINCT FROM keys.seg
-                      AND init.currency IS NOT DISTINCT FROM keys.currency
-        LEFT JOIN agg ON agg.k = b.k AND agg.seg IS NOT DISTINCT FROM keys.seg
-                     AND agg.currency IS NOT DISTINCT FROM keys.currency
+        LEFT JOIN init ON coalesce(init.seg, '') = coalesce(keys.seg, '')
+                      AND coalesce(init.currency, '') = coalesce(keys.currency, '')
+        LEFT JOIN agg ON agg.k = b.k AND coalesce(agg.seg, '') = coalesce(keys.seg, '')
+                     AND coalesce(agg.currency, '') = coalesce(keys.currency, '')
         WINDOW running AS (PARTITION BY keys.seg, keys.currency ORDER BY b.k)),
       o AS (SELECT o0.period, o0.starts_at, o0.ends_at, o0.seg, o0.currency, \(measures) AS m FROM o0)
       """
@@ -299,7 +339,7 @@ enum ChartSQL {
       FROM months m
       JOIN LATERAL (
         SELECT pay.currency, sum(pay.price) AS amount FROM pay
-        WHERE pay.cm = m.cm AND pay.seg IS NOT DISTINCT FROM m.seg AND pay.pm <= m.mk
+        WHERE pay.cm = m.cm AND coalesce(pay.seg, '') = coalesce(m.seg, '') AND pay.pm <= m.mk
           AND pay.refunded_at IS NULL
         GROUP BY 1) q ON true
       GROUP BY 1, 2, 3),
@@ -311,8 +351,8 @@ enum ChartSQL {
                'retention', \(ratio("coalesce(paying.n, 0)", "m.n")),
                'cumulative_revenue', coalesce(cum.amounts, '{}'::jsonb)) AS m
       FROM months m CROSS JOIN w
-      LEFT JOIN paying ON paying.cm = m.cm AND paying.seg IS NOT DISTINCT FROM m.seg AND paying.pm = m.mk
-      LEFT JOIN cum ON cum.cm = m.cm AND cum.seg IS NOT DISTINCT FROM m.seg AND cum.i = m.i)
+      LEFT JOIN paying ON paying.cm = m.cm AND coalesce(paying.seg, '') = coalesce(m.seg, '') AND paying.pm = m.mk
+      LEFT JOIN cum ON cum.cm = m.cm AND coalesce(cum.seg, '') = coalesce(m.seg, '') AND cum.i = m.i)
     """
   }
 }
