@@ -11,7 +11,8 @@ ALTER TABLE apple_transactions
   ADD COLUMN offer_discount_type text,
   ADD COLUMN is_upgraded boolean NOT NULL DEFAULT false;
 
--- Charts read transactions by when they were bought and when they were refunded.
-CREATE INDEX apple_transactions_purchase_date ON apple_transactions (purchase_date);
+-- Charts read transactions by when they were bought and when they were refunded; exports page
+-- through them by purchase.
+CREATE INDEX apple_transactions_purchase_date ON apple_transactions (purchase_date, transaction_id);
 CREATE INDEX apple_transactions_revocation_date ON apple_transactions (revocation_date)
   WHERE revocation_date IS NOT NULL;
