@@ -8,6 +8,7 @@ import { renderUsers } from './users.js';
 import { renderNotifications } from './notifications.js';
 import { renderOverview } from './overview.js';
 import { renderWebhooks } from './webhooks.js';
+import { renderAnalytics } from './analytics.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -22,6 +23,7 @@ const sections = {
   notifications: (view, rest) => renderNotifications(view, { consumption: false }),
   consumption: (view, rest) => renderNotifications(view, { consumption: true }),
   webhooks: (view, rest) => renderWebhooks(view),
+  analytics: (view, rest) => renderAnalytics(view),
 };
 
 function showSignIn(message) {
