@@ -334,13 +334,19 @@ enum ChartSQL {
       WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.price > 0
         AND c.purchase_date < w.limit_at),
     paying AS (SELECT cm, seg, pm, count(DISTINCT user_id) AS n FROM pay GROUP BY 1, 2, 3),
+    -- What each cohort paid per month and currency, refunded transactions left out: summed
+    -- once, so the cumulative sums below read a few rows per cohort, not every payment.
+    monthly AS (
+      SELECT cm, seg, pm, currency, sum(price) AS amount FROM pay
+      WHERE refunded_at IS NULL GROUP BY 1, 2, 3, 4),
     cum AS (
-      SELECT m.cm, m.seg, m.i, jsonb_object_agg(q.currency, \(money("q.amount")) ORDER BY q.currency) AS amounts
+      SELECT m.cm, m.seg, m.i,
+             jsonb_object_agg(q.currency, \(money("q.amount")) ORDER BY q.currency) AS amounts
       FROM months m
       JOIN LATERAL (
-        SELECT pay.currency, sum(pay.price) AS amount FROM pay
-        WHERE pay.cm = m.cm AND coalesce(pay.seg, '') = coalesce(m.seg, '') AND pay.pm <= m.mk
-          AND pay.refunded_at IS NULL
+        SELECT monthly.currency, sum(monthly.amount) AS amount FROM monthly
+        WHERE monthly.cm = m.cm AND coalesce(monthly.seg, '') = coalesce(m.seg, '')
+          AND monthly.pm <= m.mk
         GROUP BY 1) q ON true
       GROUP BY 1, 2, 3),
     o AS (
