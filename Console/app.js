@@ -10,6 +10,7 @@ import { renderOverview } from './overview.js';
 import { renderWebhooks } from './webhooks.js';
 import { renderOfferings } from './offerings.js';
 import { renderExperiments } from './experiments.js';
+import { renderAnalytics } from './analytics.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -26,6 +27,7 @@ const sections = {
   notifications: (view, rest) => renderNotifications(view, { consumption: false }),
   consumption: (view, rest) => renderNotifications(view, { consumption: true }),
   webhooks: (view, rest) => renderWebhooks(view),
+  analytics: (view, rest) => renderAnalytics(view),
 };
 
 function showSignIn(message) {

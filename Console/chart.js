@@ -10,7 +10,7 @@ const PAD = { left: 64, right: 16, top: 16, bottom: 40 };
  * points: [{x: label text, y: number, title: tooltip text}], in order. Returns a figure with
  * the chart and a caption; the table beside it carries the same data for screen readers.
  */
-export function lineChart(caption, points, { yLabel = '', id } = {}) {
+export function lineChart(caption, points, { yLabel = '', id, onpoint } = {}) {
   const ys = points.map((p) => p.y);
   let min = Math.min(...ys, 0);
   let max = Math.max(...ys, 1);
@@ -32,7 +32,11 @@ export function lineChart(caption, points, { yLabel = '', id } = {}) {
       points: points.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p.y).toFixed(1)}`).join(' ') }));
   }
   points.forEach((p, i) => {
-    svg.append(s('circle', { class: 'point', cx: xOf(i).toFixed(1), cy: yOf(p.y).toFixed(1), r: 5 },
+    // With `onpoint`, a point is a control: clicked, or focused and Enter or Space.
+    const active = onpoint ? { tabindex: 0, role: 'button', 'aria-label': p.title, 'data-index': i,
+      onclick: () => onpoint(i),
+      onkeydown: (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); onpoint(i); } } } : {};
+    svg.append(s('circle', { class: onpoint ? 'point active' : 'point', cx: xOf(i).toFixed(1), cy: yOf(p.y).toFixed(1), r: 5, ...active },
       s('title', {}, p.title)));
   });
   // First and last x labels, so the time span is readable without crowding.

@@ -21,6 +21,9 @@ extension Application {
       attempts: domain.webhookAttempts, logger: logger.with("component", "webhooks"),
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
+    let chartRollup = ChartRollupPass(
+      rollup: ChartRollup(database: domain.database), intervalMs: config.chartsRollupIntervalMs,
+      logger: logger.with("component", "chart-rollup"))
     var services: [any Service] = [
       BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
         await sweeper.runOnce()
@@ -45,6 +48,9 @@ extension Application {
       ExposureService(
         recorder: domain.exposures, signal: domain.exposuresPending,
         logger: logger.with("component", "exposures")),
+      BackgroundLoop(
+        name: "chart-rollup", intervalMs: config.chartsRollupIntervalMs, logger: logger
+      ) { await chartRollup.runOnce() },
     ]
     if let google = domain.google {
       let acknowledger = GoogleAcknowledger(

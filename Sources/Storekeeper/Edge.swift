@@ -158,6 +158,8 @@ struct Edge: Sendable {
         allowInsecureURLs: config.allowInsecureURLs, wake: { webhooksPending.wake() }
       ).register(&router)
       AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
+      AdminChartRoutes(auth: auth, charts: ChartRepository(database: pools.reads))
+        .register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: domain.entitlements,
         adjustments: ManualAdjustments(database: database, outbox: domain.orders.outbox),

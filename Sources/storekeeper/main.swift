@@ -10,6 +10,8 @@ case "serve": status = await Commands.serve(Array(arguments.dropFirst()))
 case "migrate": status = await Commands.migrate()
 case "seed-demo": status = await Commands.seedDemo()
 case "reconcile": status = await Commands.reconcile(Array(arguments.dropFirst()))
+case "charts-backfill": status = await Commands.chartsBackfill()
+case "export": status = await Commands.export(Array(arguments.dropFirst()))
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
 case "--version", "version":
   print(Commands.version)

@@ -44,11 +44,13 @@ SELECT o.trade_no, o.user_id, o.product_id, o.quantity,
   FROM orders o WHERE o.trade_no = :b_trade_no FOR UPDATE OF o;
 WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
     environment, quantity, type, app_account_token, trade_no, user_id, source, purchase_date,
-    expires_date, revocation_date, revocation_reason)
+    expires_date, revocation_date, revocation_reason, price_milliunits, currency, storefront,
+    offer_type, offer_discount_type, is_upgraded)
   VALUES (:b_tx, :b_tx,
     'com.example.bench.gold', 'com.example.bench', 'Production',
     1, 'Consumable', :b_token::uuid,
-    :b_trade_no, :b_user_id, 'signed_transaction',(timestamptz 'epoch' + :b_ms::bigint * interval '1 millisecond'), NULL::timestamptz, NULL::timestamptz, NULL) ON CONFLICT (transaction_id) DO UPDATE
+    :b_trade_no, :b_user_id, 'signed_transaction',(timestamptz 'epoch' + :b_ms::bigint * interval '1 millisecond'), NULL::timestamptz, NULL::timestamptz, NULL, 6000::bigint, 'USD', 'USA',
+    NULL::integer, NULL, false) ON CONFLICT (transaction_id) DO UPDATE
     SET trade_no = EXCLUDED.trade_no, user_id = EXCLUDED.user_id
     WHERE apple_transactions.trade_no = EXCLUDED.trade_no
        OR (apple_transactions.trade_no IS NULL

@@ -25,7 +25,13 @@ extension JWSTransactionDecodedPayload {
       environment: environment,
       type: type,
       webOrderLineItemId: webOrderLineItemId,
-      appTransactionId: appTransactionId
+      appTransactionId: appTransactionId,
+      price: price,
+      currency: currency,
+      storefront: storefront,
+      offerType: offerType.map(Int.init),
+      offerDiscountType: offerDiscountType,
+      isUpgraded: isUpgraded
     )
   }
 }

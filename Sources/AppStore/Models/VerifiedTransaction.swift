@@ -21,12 +21,25 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
   /// The customer's download of the app (`appTransactionId`), when Apple says: the same for
   /// every purchase of one Apple Account in this app, across re-installs and devices.
   public var appTransactionId: String?
+  /// What the user paid as Apple reported it: milliunits of `currency` (990 is 0.99), the
+  /// storefront's ISO 3166-1 alpha-3 country, the offer's type (1 introductory, 2 promotional,
+  /// 3 offer code, 4 win-back) and discount (`FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`),
+  /// and whether the customer upgraded from this transaction. Receipts say none of it (nil).
+  /// Charts count money from these, never from the catalog.
+  public var price: Int64?
+  public var currency: String?
+  public var storefront: String?
+  public var offerType: Int?
+  public var offerDiscountType: String?
+  public var isUpgraded: Bool?
 
   public init(
     transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
     quantity: Int, purchaseDate: Int64, expiresDate: Int64? = nil, revocationDate: Int64? = nil,
     revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
-    type: String? = nil, webOrderLineItemId: String? = nil, appTransactionId: String? = nil
+    type: String? = nil, webOrderLineItemId: String? = nil, appTransactionId: String? = nil,
+    price: Int64? = nil, currency: String? = nil, storefront: String? = nil, offerType: Int? = nil,
+    offerDiscountType: String? = nil, isUpgraded: Bool? = nil
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -42,5 +55,11 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     self.type = type
     self.webOrderLineItemId = webOrderLineItemId
     self.appTransactionId = appTransactionId
+    self.price = price
+    self.currency = currency
+    self.storefront = storefront
+    self.offerType = offerType
+    self.offerDiscountType = offerDiscountType
+    self.isUpgraded = isUpgraded
   }
 }

@@ -76,6 +76,8 @@ public struct AppConfig: Sendable {
   var reconcile = ReconcileSettings()
   public var orderTTLSeconds = 24 * 3600
   public var sweepIntervalMs: Int64 = 30_000
+  /// `CHARTS_ROLLUP_INTERVAL`: how often the charts' hourly rollup is rebuilt (docs/CHARTS.md).
+  public var chartsRollupIntervalMs: Int64 = 600_000
   public var retryBaseMs: Int64 = 30_000
   public var retryWindowMs: Int64 = 72 * 3_600_000
   public var logLevel = LogLevel.info
@@ -245,6 +247,8 @@ public struct AppConfig: Sendable {
       config.orderTTLSeconds = Int(max(1, ttl / 1000))
     }
     config.sweepIntervalMs = try reader.duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
+    config.chartsRollupIntervalMs =
+      try reader.duration("CHARTS_ROLLUP_INTERVAL") ?? config.chartsRollupIntervalMs
     config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)

@@ -4,7 +4,7 @@ import StorekeeperCore
 
 /// The `/metrics` gauges read from PostgreSQL on each scrape (so every instance reports the
 /// same truth, fresh): pending reports, notifications by state, the notification history's
-/// progress, reconciliation and the webhook backlog. Orders by status are not here: counting
+/// progress, reconciliation, the webhook backlog and the charts' rollup lag. Orders by status are not here: counting
 /// them scans the largest table, so `OrderCountMetrics` does it in the background.
 package struct StoredStateMetrics: Sendable {
   let database: PostgresPool
@@ -60,6 +60,15 @@ package struct StoredStateMetrics: Sendable {
       "notification_recovery_failing", "1 when the last notification history pass failed.",
       [("", try recovery?.decode("failing") ?? 0)])
     lines += try await ReconcileMetrics.lines(database)
+    // The charts' rollup: how far behind now it is exact (-1 before the first build).
+    let rollup = try await ChartRollup(database: database).state()
+    gauge(
+      "chart_rollup_lag_seconds",
+      "Seconds between now and the instant the charts' rollup is exact up to (-1: never built).",
+      [("", rollup.lagSeconds ?? -1)])
+    gauge(
+      "chart_rollup_build_milliseconds", "How long the last rebuild of the charts' rollup took.",
+      [("", rollup.buildMs ?? 0)])
     lines += try await webhooks?.storedLines() ?? []
     return lines
   }

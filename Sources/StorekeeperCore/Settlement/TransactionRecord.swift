@@ -18,7 +18,8 @@ enum TransactionRecord {
     var query: PostgresQuery = """
       INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
         environment, quantity, type, app_account_token, app_transaction_id, trade_no, user_id, source,
-        purchase_date, expires_date, revocation_date, revocation_reason)
+        purchase_date, expires_date, revocation_date, revocation_reason, price_milliunits, currency,
+        storefront, offer_type, offer_discount_type, is_upgraded)
       VALUES (\(transaction.transactionId), \(transaction.originalTransactionId),
         \(transaction.productId), \(transaction.bundleId), \(transaction.environment),
         \(transaction.quantity), \(transaction.type), \(validToken(transaction.appAccountToken))::uuid,
@@ -29,8 +30,30 @@ enum TransactionRecord {
     query.append(time(transaction.expiresDate))
     query.append(", ")
     query.append(time(transaction.revocationDate))
-    query.append(", \(transaction.revocationReason))")
+    query.append(", \(transaction.revocationReason), ")
+    query.append(facts(transaction))
     return query
+  }
+
+  /// The price, currency, storefront and offer as Apple signed them, each kept only in the
+  /// shape Apple gives it (anything else is NULL, never a refused settlement): charts count
+  /// money and group countries from these.
+  private static func facts(_ transaction: VerifiedTransaction) -> PostgresQuery {
+    func code(_ text: String?) -> String? {
+      guard let text, text.utf8.count == 3,
+        text.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) })
+      else { return nil }
+      return text
+    }
+    let discount = transaction.offerDiscountType.flatMap { text -> String? in
+      text.utf8.count <= 32 && text.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 95 })
+        ? text : nil
+    }
+    let price = transaction.price.flatMap { $0 >= 0 ? $0 : nil }
+    return """
+      \(price)::bigint, \(code(transaction.currency)), \(code(transaction.storefront)),
+      \(transaction.offerType)::integer, \(discount), \(transaction.isUpgraded ?? false))
+      """
   }
 
   /// A statement that records the transaction as paying `order` and yields a row only if it

@@ -1,0 +1,140 @@
+// Analytics: the charts of GET /admin/v1/charts/{name} (docs/CHARTS.md), one SVG line per
+// segment and currency, the rows as a table, a CSV of them, and a click on a point (or Enter
+// on it) lists the transactions behind it.
+import { h, replace, table, notice, field } from './dom.js';
+import { get, query, path } from './api.js';
+import { lineChart } from './chart.js';
+
+// Each chart and the measure drawn by default.
+const CHARTS = {
+  revenue: 'net', new_customers: 'new_customers', payers: 'payers', refund_rate: 'rate_by_count',
+  active_subscriptions: 'active_subscriptions', active_trials: 'active_trials', mrr: 'mrr', arr: 'arr',
+  trial_conversion: 'conversion_rate', cohorts: 'retention',
+};
+const KEYS = new Set(['period', 'start', 'end', 'segment', 'currency', 'month']);
+// A segment value narrows the transactions to it through the filter of the same dimension.
+const FILTER_OF = { store: 'store', product: 'product', country: 'country', environment: 'environment' };
+
+export async function renderAnalytics(main) {
+  const today = new Date().toISOString().slice(0, 10);
+  const monthAgo = new Date(Date.now() - 29 * 86400000).toISOString().slice(0, 10);
+  const select = (name, options, value) => h('select', { name },
+    options.map((o) => h('option', { value: o, selected: o === value }, o)));
+  const controls = {
+    chart: select('chart', Object.keys(CHARTS), 'revenue'),
+    from: h('input', { type: 'date', name: 'from', value: monthAgo, required: true }),
+    to: h('input', { type: 'date', name: 'to', value: today, required: true }),
+    resolution: select('resolution', ['day', 'week', 'month'], 'day'),
+    tz: h('input', { type: 'text', name: 'tz', value: 'UTC', spellcheck: 'false' }),
+    segment: select('segment', ['none', 'store', 'product', 'country', 'environment'], 'none'),
+    environment: select('environment', ['Production', 'Sandbox', 'all'], 'Production'),
+  };
+  const status = h('div', { id: 'analytics-status' });
+  const result = h('div', { id: 'analytics-result' });
+  const form = h('form', { class: 'card filters', id: 'analytics-form', novalidate: true },
+    field('Chart', controls.chart, 'chart'), field('From', controls.from, 'from'),
+    field('To', controls.to, 'to'), field('Resolution', controls.resolution, 'resolution'),
+    field('Time zone', controls.tz, 'tz'), field('Segment', controls.segment, 'segment'),
+    field('Environment', controls.environment, 'environment'),
+    h('button', { type: 'submit' }, 'Show'), status);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const params = Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value]));
+    load(params, result, status, form);
+  });
+  replace(main, h('h1', {}, 'Analytics'), form, result);
+  await load(Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value])), result, status, form);
+}
+
+async function load(params, result, status, form) {
+  const { chart, ...rest } = params;
+  if (chart === 'cohorts') rest.resolution = 'month';
+  replace(status);
+  for (const p of form.querySelectorAll('.field-error')) p.textContent = '';
+  let body;
+  try {
+    ({ body } = await get(path('charts', chart) + query(rest)));
+  } catch (error) {
+    for (const e of error.fieldErrors || []) {
+      const slot = form.querySelector(`[data-error-for="${CSS.escape(String(e.field))}"]`);
+      if (slot) slot.textContent = `${e.field}: ${e.message}`;
+    }
+    replace(status, notice(error.message, 'error'));
+    return;
+  }
+  const measures = [...new Set(body.rows.flatMap((r) => Object.keys(r).filter((k) => !KEYS.has(k)
+    && (typeof r[k] === 'number' || (typeof r[k] === 'string' && !Number.isNaN(Number(r[k])))))))];
+  const measure = measures.includes(CHARTS[chart]) ? CHARTS[chart] : measures[0];
+  const seriesKey = (r) => chart === 'cohorts' ? `cohort ${r.period}${r.segment ? ` · ${r.segment}` : ''}`
+    : [r.segment, r.currency].filter(Boolean).join(' · ') || 'all';
+  const series = new Map();
+  for (const row of body.rows) {
+    const key = seriesKey(row);
+    if (!series.has(key)) series.set(key, []);
+    series.get(key).push(row);
+  }
+  const where = body.source === 'rollup'
+    ? `From the hourly rollup, exact up to ${body.as_of} (${body.lag_seconds} s behind now).`
+    : `From the transactions, as of ${body.as_of}.`;
+  const behind = h('div', { id: 'point-transactions' });
+  let index = 0;
+  // A series without the measure (purchases whose store said no price) is in the table only.
+  const drawn = [...series.entries()].filter(([, rows]) => rows.some((r) => r[measure] !== null && r[measure] !== undefined));
+  const charts = drawn.map(([key, rows]) => {
+    const id = `analytics-chart-${index++}`;
+    const points = rows.map((r) => {
+      const label = chart === 'cohorts' ? `month ${r.month}` : r.period;
+      return { x: label, y: Number(r[measure] ?? 0), title: `${key}, ${label}: ${measure} ${r[measure] ?? '—'}` };
+    });
+    return lineChart(`${chart} — ${measure} — ${key}`, points, {
+      yLabel: measure, id,
+      onpoint: (i) => showTransactions(chart, rest, rows[i], body.segment, behind),
+    });
+  });
+  const csv = toCSV(body.rows);
+  // A data: URL (the CSP allows no blob: fetch, and the file is small: one range of rows).
+  const download = h('a', { href: `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`,
+    download: `${chart}-${body.from}-${body.to}.csv`, id: 'analytics-csv', class: 'button' }, 'Download CSV');
+  const columns = ['period', 'segment', 'currency', ...(chart === 'cohorts' ? ['month'] : []), ...measures]
+    .map((k) => ({ label: k, value: (r) => format(r[k]) }));
+  replace(result,
+    h('p', { id: 'analytics-source' }, where),
+    body.rows.length ? charts : notice('Nothing in this range.'),
+    behind,
+    h('h2', {}, 'Table'),
+    download,
+    table(`${chart} by ${body.resolution} (${body.tz})`, columns, body.rows, { id: 'analytics-table' }));
+}
+
+async function showTransactions(chart, params, row, segment, into) {
+  const filters = { ...params, period: row.period, limit: 200 };
+  if (segment !== 'none' && row.segment && FILTER_OF[segment]) filters[FILTER_OF[segment]] = row.segment;
+  replace(into, h('p', { class: 'loading' }, 'Loading…'));
+  try {
+    const { body } = await get(path('charts', chart, 'transactions') + query(filters));
+    const shown = row.currency ? body.transactions.filter((t) => t.currency === row.currency) : body.transactions;
+    replace(into, h('h2', {}, `Transactions behind ${row.period}${row.segment ? ` · ${row.segment}` : ''}${row.currency ? ` · ${row.currency}` : ''}`),
+      table(`${shown.length} transaction${shown.length === 1 ? '' : 's'}${body.next_cursor ? ' (first page)' : ''}`, [
+        { label: 'Transaction', value: (t) => t.transaction_id }, { label: 'Event', value: (t) => t.event || '' },
+        { label: 'User', value: (t) => t.user_id ? h('a', { href: `#/users/${encodeURIComponent(t.user_id)}` }, t.user_id) : '' },
+        { label: 'Product', value: (t) => t.product_id }, { label: 'Price', value: (t) => t.price ? `${t.price} ${t.currency}` : '' },
+        { label: 'Purchased', value: (t) => t.purchase_date }, { label: 'Refunded', value: (t) => t.refunded_at || '' },
+      ], shown, { id: 'point-transactions-table' }));
+    into.querySelector('h2').scrollIntoView({ block: 'nearest' });
+  } catch (error) {
+    replace(into, notice(error.message, 'error'));
+  }
+}
+
+function format(value) {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${v} ${k}`).join(', ');
+  return String(value);
+}
+
+// RFC 4180: every field quoted, quotes doubled; nested values (cohort revenue) as JSON.
+function toCSV(rows) {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (v) => v === null || v === undefined ? '' : `"${(typeof v === 'object' ? JSON.stringify(v) : String(v)).replaceAll('"', '""')}"`;
+  return [keys.join(','), ...rows.map((r) => keys.map((k) => cell(r[k])).join(','))].join('\r\n') + '\r\n';
+}

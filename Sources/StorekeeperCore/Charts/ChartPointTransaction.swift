@@ -1,0 +1,56 @@
+import Postgres
+
+/// One transaction behind a chart's point, and what it was there for (`event`: `purchase`,
+/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `active`, `trial`, `trial_converted`).
+package struct ChartPointTransaction: Encodable, Sendable {
+  var transactionId: String
+  var originalTransactionId: String
+  var store: String
+  var userId: String?
+  var productId: String
+  var environment: String
+  var country: String
+  var currency: String?
+  var price: String?
+  var isTrial: Bool
+  var tradeNo: String?
+  var purchaseDate: String
+  var expiresDate: String?
+  var refundedAt: String?
+  var segment: String?
+  var event: String?
+
+  enum CodingKeys: String, CodingKey {
+    case transactionId = "transaction_id"
+    case originalTransactionId = "original_transaction_id"
+    case store
+    case userId = "user_id"
+    case productId = "product_id"
+    case environment, country, currency, price
+    case isTrial = "is_trial"
+    case tradeNo = "trade_no"
+    case purchaseDate = "purchase_date"
+    case expiresDate = "expires_date"
+    case refundedAt = "refunded_at"
+    case segment, event
+  }
+
+  init(row: PostgresRow) throws {
+    transactionId = try row.decode("transaction_id")
+    originalTransactionId = try row.decode("original_transaction_id")
+    store = try row.decode("store")
+    userId = try row.decodeIfPresent("user_id")
+    productId = try row.decode("product_id")
+    environment = try row.decode("environment")
+    country = try row.decode("country")
+    currency = try row.decodeIfPresent("currency")
+    price = try row.decodeIfPresent("price")
+    isTrial = try row.decode("is_trial")
+    tradeNo = try row.decodeIfPresent("trade_no")
+    purchaseDate = try row.decode("purchase_date")
+    expiresDate = try row.decodeIfPresent("expires_date")
+    refundedAt = try row.decodeIfPresent("refunded_at")
+    segment = try row.decodeIfPresent("segment")
+    event = try row.decodeIfPresent("event")
+  }
+}

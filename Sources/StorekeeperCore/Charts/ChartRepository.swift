@@ -1,0 +1,63 @@
+import Postgres
+
+/// Charts computed from the stores' transactions (docs/CHARTS.md), on the read pool: a chart
+/// is a report, and a replica's lag is shown by `/readyz`, not hidden here.
+package struct ChartRepository: Sendable {
+  let database: PostgresPool
+
+  package init(database: PostgresPool) {
+    self.database = database
+  }
+
+  /// Whether PostgreSQL knows `name` as a time zone (its `pg_timezone_names`).
+  package func knowsTimeZone(_ name: String) async throws -> Bool {
+    try await database.queryFirst(
+      "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = \(name)) AS known"
+    )?.decode("known") ?? false
+  }
+
+  /// Where a chart's rows came from: the transactions as they are now, or the rollup as of
+  /// its `as_of` (`lagSeconds` behind now).
+  package struct Source: Sendable, Equatable {
+    package var rollup: Bool
+    package var asOf: String?
+    package var lagSeconds: Int64?
+  }
+
+  /// The chart's rows as a JSON array (text), in period order, and where they came from: the
+  /// rollup when one is built, the chart is one it holds and every period begins at a whole
+  /// UTC hour, unless `raw` is asked for; the transactions otherwise.
+  package func rows(_ query: ChartQuery, raw: Bool = false) async throws
+    -> (rows: String, source: Source)
+  {
+    var useRollup = false
+    if !raw, ChartSQL.rolledUp.contains(query.name) {
+      let built = try await ChartRollup(database: database).state().asOf != nil
+      let aligned: Bool =
+        try await database.queryFirst(ChartSQL.hourAligned(query))?.decode("aligned") ?? false
+      useRollup = built && aligned
+    }
+    // The instant the rows are exact up to comes from the chart's own statement, so a rebuild
+    // finishing in between cannot make the answer name another generation's.
+    guard let row = try await database.queryFirst(ChartSQL.chart(query, rollup: useRollup)) else {
+      return ("[]", Source(rollup: useRollup))
+    }
+    return (
+      try row.decode("rows"),
+      Source(
+        rollup: useRollup, asOf: try row.decodeIfPresent("as_of"),
+        lagSeconds: try row.decodeIfPresent("lag"))
+    )
+  }
+
+  /// Up to `limit` transactions behind the period holding `period` (a day), after the
+  /// transaction id `after`, and the cursor of the next page.
+  package func transactions(_ query: ChartQuery, period: String, after: String?, limit: Int)
+    async throws -> (items: [ChartPointTransaction], next: String?)
+  {
+    let rows = try await database.query(
+      ChartSQL.transactions(query, period: period, after: after, limit: limit)
+    ).map(ChartPointTransaction.init(row:))
+    return KeysetPage.split(rows, limit: limit) { $0.transactionId }
+  }
+}

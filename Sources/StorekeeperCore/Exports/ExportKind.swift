@@ -1,0 +1,90 @@
+/// What `storekeeper export` writes: orders by creation, ledger rows by when they were written,
+/// the stores' transactions by purchase. Each kind is read in keyset pages on an index, so an
+/// export of any size holds one page in memory and never one long query.
+package enum ExportKind: String, Sendable, CaseIterable {
+  case orders, ledger, transactions
+
+  /// The columns, in order (CSV's header; JSON lines' keys).
+  var columns: [String] {
+    switch self {
+    case .orders:
+      [
+        "trade_no", "user_id", "product_id", "quantity", "unit_price", "currency", "amount",
+        "trade_status", "close_reason", "origin", "transaction_id", "environment", "created_at",
+        "paid_at", "closed_at",
+      ]
+    case .ledger:
+      [
+        "id", "user_id", "asset", "amount", "kind", "trade_no", "transaction_id", "environment",
+        "created_at",
+      ]
+    case .transactions:
+      [
+        "store", "transaction_id", "original_transaction_id", "user_id", "product_id",
+        "environment", "country", "currency", "price", "is_trial", "purchase_date",
+        "expires_date", "refunded_at", "trade_no",
+      ]
+    }
+  }
+
+  /// Column expressions over `x`, each as text (NULL stays NULL), in `columns`' order.
+  var expressions: [String] {
+    func time(_ column: String) -> String { SQLTime.text("x.\(column)") }
+    switch self {
+    case .orders:
+      return [
+        "x.trade_no", "x.user_id", "x.product_id", "x.quantity::text", "x.unit_price::text",
+        "x.currency::text", "x.amount::text", "x.trade_status", "x.close_reason", "x.origin",
+        "x.transaction_id", "x.environment", time("created_at"), time("paid_at"),
+        time("closed_at"),
+      ]
+    case .ledger:
+      return [
+        "x.id::text", "x.user_id", "x.asset", "x.amount::text", "x.kind", "x.trade_no",
+        "x.transaction_id", "x.environment", time("created_at"),
+      ]
+    case .transactions:
+      return [
+        "x.store", "x.transaction_id", "x.original_transaction_id", "x.user_id", "x.product_id",
+        "x.environment", "x.country", "x.currency", "trim_scale(x.price)::text",
+        "x.is_trial::text", time("purchase_date"), time("expires_date"), time("refunded_at"),
+        "x.trade_no",
+      ]
+    }
+  }
+
+  /// The table (or view) and its time column: rows in [from, to) of it.
+  var source: (table: String, time: String) {
+    switch self {
+    case .orders: ("orders", "created_at")
+    case .ledger: ("ledger", "created_at")
+    case .transactions: ("chart_transactions", "purchase_date")
+    }
+  }
+
+  /// One column of the keyset: the column, how a page's last value is selected as text, and
+  /// how that text is bound back (`$1`) to compare with.
+  struct Key {
+    var column: String
+    var select: String
+    var bound: String
+  }
+
+  /// The order rows are written in, unique per row, on an index: trade numbers (creation
+  /// order), ledger ids, a transaction's purchase instant (microseconds, exact) then its id.
+  var keyset: [Key] {
+    switch self {
+    case .orders: [Key(column: "x.trade_no", select: "x.trade_no", bound: "$1::text")]
+    case .ledger: [Key(column: "x.id", select: "x.id::text", bound: "$1::bigint")]
+    case .transactions:
+      [
+        Key(
+          column: "x.purchase_date",
+          select: "(extract(epoch FROM x.purchase_date) * 1000000)::bigint::text",
+          bound: "(timestamptz 'epoch' + $1::bigint * interval '1 microsecond')"),
+        Key(column: "x.store", select: "x.store", bound: "$1::text"),
+        Key(column: "x.transaction_id", select: "x.transaction_id", bound: "$1::text"),
+      ]
+    }
+  }
+}

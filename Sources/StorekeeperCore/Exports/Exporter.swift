@@ -1,0 +1,80 @@
+import Postgres
+
+/// Streams one kind of row over a time range, a keyset page at a time: each page's lines are
+/// handed to `write` before the next page is read, so memory holds one page whatever the size.
+/// Every line is built by PostgreSQL (`format`'s quoting there), so the bytes do not depend on
+/// Swift's number or date formatting.
+package struct Exporter: Sendable {
+  let database: PostgresPool
+  package static let pageSize = 5_000
+
+  package init(database: PostgresPool) {
+    self.database = database
+  }
+
+  /// The header line CSV starts with (none for JSON lines).
+  package static func header(_ kind: ExportKind, _ format: ExportFormat) -> String? {
+    format == .csv ? kind.columns.joined(separator: ",") : nil
+  }
+
+  /// The expression of one row's line.
+  static func line(_ kind: ExportKind, _ format: ExportFormat) -> String {
+    switch format {
+    case .csv:
+      return kind.expressions.map {
+        "coalesce('\"' || replace(\($0), '\"', '\"\"') || '\"', '')"
+      }.joined(separator: " || ',' || ")
+    case .jsonl:
+      let pairs = zip(kind.columns, kind.expressions).map { "'\($0)', \($1)" }
+      return "json_build_object(\(pairs.joined(separator: ", ")))::text"
+    }
+  }
+
+  /// Rows whose time is in [`from`, `to`) (RFC 3339 or dates, read by PostgreSQL as UTC unless
+  /// they say otherwise), in key order; returns how many were written.
+  package func export(
+    _ kind: ExportKind, format: ExportFormat, from: String, to: String, pageSize: Int = pageSize,
+    write: (String) throws -> Void
+  ) async throws -> Int {
+    let source = kind.source
+    let keys = kind.keyset
+    let selected = keys.enumerated().map { "\($1.select) AS k\($0)" }.joined(separator: ", ")
+    var after: [String?]? = nil
+    var written = 0
+    while true {
+      var query = PostgresQuery(
+        unsafeSQL: "SELECT \(Self.line(kind, format)) AS line, \(selected) FROM \(source.table) x ")
+      query.append(
+        """
+        WHERE x.\(unescaped: source.time) >= (\(from)::text)::timestamptz
+          AND x.\(unescaped: source.time) < (\(to)::text)::timestamptz
+        """)
+      if let after {
+        // The row-wise comparison is the keyset: strictly after the last row written.
+        query.append(
+          PostgresQuery(unsafeSQL: " AND (\(keys.map(\.column).joined(separator: ", "))) > ("))
+        for (index, value) in after.enumerated() {
+          if index > 0 { query.append(", ") }
+          query.append(
+            PostgresQuery(
+              unsafeSQL: keys[index].bound, binds: [value]))
+        }
+        query.append(")")
+        if keys.count > 1 {
+          // The leading column alone, which its index can seek to.
+          query.append(PostgresQuery(unsafeSQL: " AND \(keys[0].column) >= "))
+          query.append(PostgresQuery(unsafeSQL: keys[0].bound, binds: [after[0]]))
+        }
+      }
+      query.append(
+        PostgresQuery(
+          unsafeSQL:
+            " ORDER BY \(keys.map(\.column).joined(separator: ", ")) LIMIT \(pageSize)"))
+      let rows = try await database.query(query)
+      for row in rows { try write(try row.decode("line")) }
+      written += rows.count
+      guard rows.count == pageSize, let last = rows.last else { return written }
+      after = try keys.indices.map { try last.decodeIfPresent("k\($0)") }
+    }
+  }
+}

@@ -1,0 +1,482 @@
+"""A synthetic purchase history with known answers, for tests/e2e/test_charts.py.
+
+`History.generate(seed)` makes products, transactions and grace periods deterministically
+(consumables in three currencies, refunds, sandbox and receipt-only purchases, subscriptions
+with trials, renewals bought early, an upgrade, a refunded renewal, a billing grace period, and
+purchases minutes either side of midnight in New York and Tokyo); `History.sql()` loads it.
+
+`Oracle` computes every chart from these rows in plain Python (zoneinfo for the zones,
+Decimal for money): an independent reading of docs/CHARTS.md, sharing no code or SQL with
+Storekeeper's.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
+
+UTC = timezone.utc
+SUB = "Auto-Renewable Subscription"
+PRODUCTS = {
+    "coins": "consumable",
+    "gems": "consumable",
+    "pro_monthly": "auto_renewable",
+    "pro_yearly": "auto_renewable",
+}
+# Storefront -> (currency, price of coins in milliunits).
+STOREFRONTS = {"USA": ("USD", 990), "DEU": ("EUR", 1090), "JPN": ("JPY", 160000)}
+MONTHLY = {"USA": 9990, "DEU": 10990, "JPN": 1500000}
+YEARLY = {"USA": 59990, "DEU": 64990, "JPN": 9000000}
+
+
+def add_months(t: datetime, n: int) -> datetime:
+    month = t.month - 1 + n
+    year = t.year + month // 12
+    month = month % 12 + 1
+    day = min(t.day, [31, 29 if year % 4 == 0 else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1])
+    return t.replace(year=year, month=month, day=day)
+
+
+@dataclass
+class Tx:
+    transaction_id: str
+    original_transaction_id: str
+    user_id: str | None
+    product_id: str
+    purchase: datetime
+    environment: str = "Production"
+    storefront: str | None = "USA"
+    currency: str | None = "USD"
+    price_milli: int | None = 990
+    expires: datetime | None = None
+    revocation: datetime | None = None
+    is_upgraded: bool = False
+    offer_type: int | None = None
+    offer_discount_type: str | None = None
+    type: str | None = "Consumable"
+    source: str = "signed_transaction"
+
+    # The facts every chart reads, spelled as docs/CHARTS.md defines them.
+    @property
+    def store(self) -> str:
+        return "app_store"
+
+    @property
+    def country(self) -> str:
+        return self.storefront or "unknown"
+
+    @property
+    def price(self) -> Decimal | None:
+        return None if self.price_milli is None else Decimal(self.price_milli) / 1000
+
+    @property
+    def refunded_at(self) -> datetime | None:
+        return None if self.is_upgraded else self.revocation
+
+    @property
+    def is_trial(self) -> bool:
+        return self.offer_discount_type == "FREE_TRIAL" or (self.offer_type == 1 and self.price_milli == 0)
+
+    @property
+    def is_subscription(self) -> bool:
+        return (self.type == SUB or PRODUCTS.get(self.product_id) == "auto_renewable") and self.expires is not None
+
+
+@dataclass
+class History:
+    txs: list[Tx] = field(default_factory=list)
+    grace: dict[str, datetime] = field(default_factory=dict)
+    counter: int = 0
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"9{self.counter:09d}"
+
+    def add(self, **kw) -> Tx:
+        tid = self.next_id()
+        kw.setdefault("original_transaction_id", tid)
+        tx = Tx(transaction_id=tid, **kw)
+        self.txs.append(tx)
+        return tx
+
+    @staticmethod
+    def generate(seed: int = 28) -> "History":
+        rng = random.Random(seed)
+        h = History()
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        used: set[datetime] = set()
+
+        def moment(days: float) -> datetime:
+            while True:
+                t = start + timedelta(seconds=rng.randrange(int(days * 86400)))
+                t = t.replace(microsecond=0)
+                if t not in used:
+                    used.add(t)
+                    return t
+
+        users = [f"user-{i:03d}" for i in range(40)]
+        home = {u: rng.choice(list(STOREFRONTS)) for u in users}
+        # Consumables: refunds, sandbox, receipts without a price, purchases without an owner.
+        for _ in range(160):
+            u = rng.choice(users)
+            sf = home[u]
+            cur, price = STOREFRONTS[sf]
+            product = rng.choice(["coins", "gems"])
+            t = moment(150)
+            kind = rng.random()
+            tx = h.add(user_id=u, product_id=product, purchase=t, storefront=sf, currency=cur,
+                       price_milli=price * (2 if product == "gems" else 1))
+            if kind < 0.12:
+                tx.revocation = t + timedelta(days=rng.randint(1, 20), hours=rng.randint(0, 23))
+            elif kind < 0.22:
+                tx.environment = "Sandbox"
+            elif kind < 0.26:
+                tx.storefront = tx.currency = tx.price_milli = None
+                tx.type = None
+                tx.source = "receipt"
+            elif kind < 0.28:
+                tx.user_id = None
+        # Subscriptions: a trial first or not, monthly renewals, some bought two hours early.
+        for i in range(36):
+            u = f"sub-{i:03d}"
+            sf = rng.choice(list(STOREFRONTS))
+            cur = STOREFRONTS[sf][0]
+            env = "Sandbox" if i % 9 == 8 else "Production"
+            t = moment(120)
+            original = None
+            if rng.random() < 0.6:
+                trial = h.add(user_id=u, product_id="pro_monthly", purchase=t, expires=t + timedelta(days=7),
+                              storefront=sf, currency=cur, price_milli=0, offer_type=1,
+                              offer_discount_type="FREE_TRIAL", type=SUB, environment=env)
+                original = trial.transaction_id
+                t = trial.expires
+                if rng.random() < 0.35 and i not in (3, 5, 7):
+                    continue  # the trial lapsed
+            periods = rng.randint(1, 5)
+            for k in range(periods):
+                buy = t - timedelta(hours=2) if k > 0 and rng.random() < 0.3 else t
+                end = add_months(t, 1)
+                kw = dict(user_id=u, product_id="pro_monthly", purchase=buy, expires=end, storefront=sf,
+                          currency=cur, price_milli=MONTHLY[sf], type=SUB, environment=env)
+                if original:
+                    kw["original_transaction_id"] = original
+                tx = h.add(**kw)
+                original = original or tx.transaction_id
+                t = end
+            if i == 3:
+                # A refunded renewal: the period ends at the refund.
+                tx.revocation = tx.purchase + timedelta(days=10)
+            if i == 5:
+                # An upgrade to yearly halfway through the last month.
+                at = tx.purchase + timedelta(days=15)
+                tx.is_upgraded = True
+                tx.revocation = at
+                h.add(user_id=u, product_id="pro_yearly", purchase=at, expires=add_months(at, 12),
+                      storefront=sf, currency=cur, price_milli=YEARLY[sf], type=SUB,
+                      original_transaction_id=original, environment=env)
+            if i == 7:
+                # Billing failed at the last expiry; Apple granted a 16-day grace period.
+                h.grace[original] = tx.expires + timedelta(days=16)
+        # Minutes either side of midnight in New York (EST and, after March 8, EDT) and Tokyo.
+        for stamp in ["2026-03-07T04:50:00", "2026-03-07T05:10:00", "2026-03-12T03:55:00",
+                      "2026-03-12T04:05:00", "2026-04-20T14:58:00", "2026-04-20T15:02:00"]:
+            t = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
+            h.add(user_id="night-owl", product_id="coins", purchase=t, storefront="USA", currency="USD",
+                  price_milli=4990)
+        return h
+
+    def sql(self) -> str:
+        def lit(v) -> str:
+            if v is None:
+                return "NULL"
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            if isinstance(v, int):
+                return str(v)
+            if isinstance(v, datetime):
+                return f"'{v.isoformat()}'::timestamptz"
+            return "'" + str(v).replace("'", "''") + "'"
+
+        parts = ["INSERT INTO products (product_id, type, title, price, currency) VALUES " + ", ".join(
+            f"({lit(p)}, {lit(t)}, {lit(p)}, 1.00, 'USD')" for p, t in PRODUCTS.items())
+            + " ON CONFLICT DO NOTHING;"]
+        rows = []
+        for t in self.txs:
+            rows.append("(" + ", ".join(lit(v) for v in [
+                t.transaction_id, t.original_transaction_id, t.product_id, "com.example.storekeeper",
+                t.environment, 1, t.type, t.purchase, t.expires, t.revocation, 1 if t.revocation else None,
+                t.user_id, t.source, t.price_milli, t.currency, t.storefront, t.offer_type,
+                t.offer_discount_type, t.is_upgraded]) + ")")
+        parts.append(
+            "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+            "environment, quantity, type, purchase_date, expires_date, revocation_date, revocation_reason, "
+            "user_id, source, price_milliunits, currency, storefront, offer_type, offer_discount_type, "
+            "is_upgraded) VALUES " + ",\n".join(rows) + ";")
+        if self.grace:
+            parts.append("INSERT INTO subscription_states (original_transaction_id, grace_expires_at, status) VALUES "
+                         + ", ".join(f"({lit(o)}, {lit(g)}, 'grace_period')" for o, g in self.grace.items()) + ";")
+        return "\n".join(parts)
+
+
+def q(x: Decimal, places: str) -> Decimal:
+    return x.quantize(Decimal(places), rounding=ROUND_HALF_UP)
+
+
+def ratio(a, b) -> Decimal | None:
+    return None if not b else q(Decimal(a) / Decimal(b), "0.0001")
+
+
+@dataclass
+class Period:
+    tx: Tx
+    start: datetime
+    end: datetime
+
+    @property
+    def monthly(self) -> Decimal | None:
+        t = self.tx
+        if t.is_trial or t.price is None:
+            return None
+        seconds = Decimal(int((t.expires - t.purchase).total_seconds()))
+        if t.expires - t.purchase >= timedelta(days=27):
+            return t.price / max(1, q(seconds / 2629746, "1"))
+        return t.price * 52 / 12 / max(1, q(seconds / 604800, "1"))
+
+
+class Oracle:
+    """Each chart of docs/CHARTS.md from the raw rows."""
+
+    def __init__(self, history: History, now: datetime):
+        self.h = history
+        self.now = now
+
+    # --- the request ------------------------------------------------------------------------
+    def setup(self, frm: str, to: str, res: str = "day", tz: str = "UTC", segment: str = "none",
+              env: str | None = "Production", **filters):
+        self.zone = ZoneInfo(tz)
+        self.res = res
+        self.segment = segment
+        self.env = env
+        self.filters = {k: v for k, v in filters.items() if v is not None}
+        self.from_day = date.fromisoformat(frm)
+        self.to_day = date.fromisoformat(to)
+        self.from_at = self.local(self.from_day)
+        self.to_at = self.local(self.to_day + timedelta(days=1))
+        self.limit_at = min(self.to_at, self.now)
+
+    def local(self, d: date) -> datetime:
+        return datetime(d.year, d.month, d.day, tzinfo=self.zone).astimezone(UTC)
+
+    def trunc(self, d: date) -> date:
+        if self.res == "day":
+            return d
+        if self.res == "week":
+            return d - timedelta(days=d.weekday())
+        return d.replace(day=1)
+
+    def step(self, d: date) -> date:
+        if self.res == "day":
+            return d + timedelta(days=1)
+        if self.res == "week":
+            return d + timedelta(days=7)
+        return (d.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+    def key(self, t: datetime) -> date:
+        return self.trunc(t.astimezone(self.zone).date())
+
+    def buckets(self) -> list[tuple[date, datetime, datetime]]:
+        out = []
+        k = self.trunc(self.from_day)
+        while k <= self.to_day:
+            start = self.local(max(k, self.from_day))
+            end = self.local(min(self.step(k), self.to_day + timedelta(days=1)))
+            if start < self.now:
+                out.append((k, start, end))
+            k = self.step(k)
+        return out
+
+    def seg(self, t: Tx):
+        return {"none": None, "store": t.store, "product": t.product_id, "country": t.country,
+                "environment": t.environment}[self.segment]
+
+    def env_ok(self, t: Tx) -> bool:
+        return self.env is None or t.environment == self.env
+
+    def kept(self, t: Tx) -> bool:
+        f = self.filters
+        return (self.env_ok(t) and f.get("store", t.store) == t.store
+                and f.get("product", t.product_id) == t.product_id and f.get("country", t.country) == t.country)
+
+    def in_range(self, t: datetime | None) -> bool:
+        return t is not None and self.from_at <= t < self.to_at
+
+    @staticmethod
+    def stamp(t: datetime) -> str:
+        return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+    def fill(self, agg: dict, measures) -> list[dict]:
+        keys = sorted({(s, c) for (_, s, c) in agg}, key=lambda x: (x[0] is None, x[0] or "", x[1] is None, x[1] or ""))
+        rows = []
+        for k, start, end in self.buckets():
+            for s, c in keys:
+                row = {"period": max(k, self.from_day).isoformat(), "start": self.stamp(start),
+                       "end": self.stamp(end), "segment": s, "currency": c}
+                row.update(measures(agg.get((k, s, c)), c))
+                rows.append(row)
+        return rows
+
+    # --- the charts ---------------------------------------------------------------------------
+    def revenue(self) -> list[dict]:
+        agg: dict = {}
+        for t in self.h.txs:
+            if not self.kept(t):
+                continue
+            for when, refund in ((t.purchase, False), (t.refunded_at, True)):
+                if self.in_range(when):
+                    a = agg.setdefault((self.key(when), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                    a[1 if refund else 0] += 1
+                    if t.price is not None:
+                        a[3 if refund else 2] += t.price
+
+        def m(a, c):
+            a = a or [0, 0, Decimal(0), Decimal(0)]
+            money = c is not None
+            return {"transactions": a[0], "refunds": a[1], "gross": a[2] if money else None,
+                    "refunded": a[3] if money else None, "net": a[2] - a[3] if money else None}
+        return self.fill(agg, m)
+
+    def firsts(self) -> list[Tx]:
+        best: dict[str, Tx] = {}
+        for t in self.h.txs:
+            if t.user_id is None or not self.env_ok(t):
+                continue
+            b = best.get(t.user_id)
+            if b is None or (t.purchase, t.transaction_id) < (b.purchase, b.transaction_id):
+                best[t.user_id] = t
+        return [t for t in best.values() if self.kept(t)]
+
+    def new_customers(self) -> list[dict]:
+        agg: dict = {}
+        for t in self.firsts():
+            if self.in_range(t.purchase):
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), None), [0, 0])
+                a[0] += 1
+                a[1] += t.is_trial
+        return self.fill(agg, lambda a, c: {"new_customers": (a or [0, 0])[0], "started_with_trial": (a or [0, 0])[1]})
+
+    def payers(self) -> list[dict]:
+        agg: dict = {}
+        for t in self.h.txs:
+            if self.kept(t) and self.in_range(t.purchase) and t.price and t.user_id is not None:
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [set(), Decimal(0)])
+                a[0].add(t.user_id)
+                a[1] += t.price
+
+        def m(a, c):
+            if a is None:
+                return {"payers": 0, "revenue": Decimal(0), "arppu": None}
+            return {"payers": len(a[0]), "revenue": a[1], "arppu": q(a[1] / len(a[0]), "0.01")}
+        return self.fill(agg, m)
+
+    def refund_rate(self) -> list[dict]:
+        agg: dict = {}
+        for t in self.h.txs:
+            if self.kept(t) and self.in_range(t.purchase) and t.price:
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                a[0] += 1
+                a[2] += t.price
+                if t.refunded_at is not None:
+                    a[1] += 1
+                    a[3] += t.price
+
+        def m(a, c):
+            a = a or [0, 0, Decimal(0), Decimal(0)]
+            return {"transactions": a[0], "refunded": a[1], "amount": a[2], "refunded_amount": a[3],
+                    "rate_by_count": ratio(a[1], a[0]), "rate_by_amount": ratio(a[3], a[2])}
+        return self.fill(agg, m)
+
+    def periods(self) -> list[Period]:
+        groups: dict[tuple[str, str], list[Tx]] = {}
+        for t in self.h.txs:
+            if t.is_subscription:
+                groups.setdefault((t.store, t.original_transaction_id), []).append(t)
+        out = []
+        for (_, original), txs in groups.items():
+            txs.sort(key=lambda t: (t.purchase, t.transaction_id))
+            for i, t in enumerate(txs):
+                end = t.expires
+                nxt = txs[i + 1].purchase if i + 1 < len(txs) else None
+                g = self.h.grace.get(original)
+                if nxt is None and g is not None and g > t.expires:
+                    end = g
+                for cut in (nxt, t.refunded_at):
+                    if cut is not None:
+                        end = min(end, cut)
+                out.append(Period(t, t.purchase, end))
+        return out
+
+    def stock(self, trials: bool, money: bool, annual: bool = False) -> list[dict]:
+        ps = [p for p in self.periods() if self.kept(p.tx) and p.tx.is_trial == trials and p.start < self.limit_at
+              and p.end > p.start and (not money or p.tx.price is not None)]
+        keys = {(self.seg(p.tx), p.tx.currency if money else None) for p in ps}
+        agg = {(None, s, c): None for s, c in keys}
+        rows = self.fill(agg, lambda a, c: {})
+        for row in rows:
+            close = min(datetime.fromisoformat(row["end"].replace("Z", "+00:00")), self.now)
+            live = [p for p in ps if p.start < close <= p.end and (self.seg(p.tx), p.tx.currency if money else None)
+                    == (row["segment"], row["currency"])]
+            if money:
+                total = sum((p.monthly or Decimal(0) for p in live), Decimal(0)) * (12 if annual else 1)
+                row.update({"subscriptions": len(live), "arr" if annual else "mrr": q(total, "0.01")})
+            else:
+                row["active_trials" if trials else "active_subscriptions"] = len(live)
+        return rows
+
+    def trial_conversion(self) -> list[dict]:
+        agg: dict = {}
+        txs = self.h.txs
+        for p in self.periods():
+            t = p.tx
+            if not (self.kept(t) and t.is_trial and self.in_range(p.start)):
+                continue
+            converted = any(c.store == t.store and c.original_transaction_id == t.original_transaction_id
+                            and c.purchase >= p.start and not c.is_trial and c.price for c in txs)
+            a = agg.setdefault((self.key(p.start), self.seg(t), None), [0, 0, 0])
+            a[0] += 1
+            a[1] += converted
+            a[2] += (not converted) and p.end > self.now
+
+        def m(a, c):
+            a = a or [0, 0, 0]
+            return {"trials": a[0], "converted": a[1], "pending": a[2], "conversion_rate": ratio(a[1], a[0])}
+        return self.fill(agg, m)
+
+    def cohorts(self) -> list[dict]:
+        month = lambda t: t.astimezone(self.zone).date().replace(day=1)  # noqa: E731
+        members: dict[tuple[date, object], set[str]] = {}
+        for t in self.firsts():
+            if self.in_range(t.purchase):
+                members.setdefault((month(t.purchase), self.seg(t)), set()).add(t.user_id)
+        last = month(self.limit_at)
+        pays = [t for t in self.h.txs if t.user_id is not None and self.env_ok(t) and t.price and t.purchase < self.limit_at]
+        rows = []
+        for (cm, s), users in members.items():
+            i, m = 0, cm
+            while m <= last:
+                paying = {t.user_id for t in pays if t.user_id in users and month(t.purchase) == m}
+                cum: dict[str, Decimal] = {}
+                for t in pays:
+                    if t.user_id in users and month(t.purchase) <= m and t.refunded_at is None:
+                        cum[t.currency] = cum.get(t.currency, Decimal(0)) + t.price
+                start = self.local(cm)
+                end = self.local((cm.replace(day=28) + timedelta(days=4)).replace(day=1))
+                rows.append({"period": cm.isoformat(), "start": self.stamp(start), "end": self.stamp(end),
+                             "segment": s, "currency": None, "month": i, "cohort_size": len(users),
+                             "paying": len(paying), "retention": ratio(len(paying), len(users)),
+                             "cumulative_revenue": cum})
+                i += 1
+                m = (m.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return rows

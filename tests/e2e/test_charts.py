@@ -1,0 +1,333 @@
+"""Issue 28, charts: every chart of docs/CHARTS.md over a synthetic history with known answers
+(chart_history.py), checked against an independent computation in Python from the raw rows,
+in UTC and in zones whose days start at other instants; the transactions behind a point; a
+purchase's price as Apple signed it; and the refusals of every parameter."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+
+import subprocess
+
+import pytest
+
+from chart_history import History, Oracle
+from support import BUNDLE_ID, problem, unique
+
+CHARTS = ["revenue", "new_customers", "payers", "refund_rate", "active_subscriptions", "active_trials",
+          "mrr", "arr", "trial_conversion", "cohorts"]
+MONEY = {"gross", "refunded", "net", "revenue", "arppu", "amount", "refunded_amount", "rate_by_count",
+         "rate_by_amount", "mrr", "arr", "retention", "conversion_rate"}
+
+# (from, to, resolution, tz, segment, environment, filters)
+CASES = [
+    ("2026-01-01", "2026-07-31", "month", "UTC", "none", None, {}),
+    ("2026-02-03", "2026-05-17", "week", "America/New_York", "country", None, {}),
+    ("2026-03-01", "2026-04-30", "day", "Asia/Tokyo", "product", None, {}),
+    ("2026-01-15", "2026-06-10", "month", "UTC", "environment", "all", {}),
+    ("2026-01-01", "2026-06-30", "week", "Europe/Berlin", "none", "Sandbox", {}),
+    ("2026-01-01", "2026-06-30", "month", "America/New_York", "store", None, {"product": "pro_monthly"}),
+    ("2026-02-01", "2026-03-31", "day", "UTC", "none", None, {"country": "DEU"}),
+    # Half-hour offsets: no period begins at a whole UTC hour, so the rollup cannot answer.
+    ("2026-02-20", "2026-04-10", "week", "Asia/Kolkata", "product", None, {}),
+]
+ROLLED_UP = {"revenue", "refund_rate", "active_subscriptions", "active_trials", "mrr", "arr"}
+
+
+def backfill(stack) -> str:
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill"], env=stack.sk.env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def charted(stack):
+    history = History.generate()
+    stack.db.server.psql(history.sql(), database=stack.db.name)
+    # The instance built its rollup at start, before this history: rebuilt now.
+    assert "charts rollup: generation" in backfill(stack)
+    return stack, history
+
+
+def chart(api, name: str, **params) -> dict:
+    r = api.get(f"/admin/v1/charts/{name}", admin=True, params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def normal(value, key: str | None = None):
+    """Server JSON as the oracle spells it: decimal text as Decimal."""
+    if isinstance(value, dict):
+        return {k: normal(v, k) for k, v in value.items()}
+    if isinstance(value, str) and (key in MONEY or key is None):
+        return Decimal(value)
+    return value
+
+
+def expected_rows(oracle: Oracle, name: str) -> list[dict]:
+    return {
+        "revenue": oracle.revenue, "new_customers": oracle.new_customers, "payers": oracle.payers,
+        "refund_rate": oracle.refund_rate,
+        "active_subscriptions": lambda: oracle.stock(trials=False, money=False),
+        "active_trials": lambda: oracle.stock(trials=True, money=False),
+        "mrr": lambda: oracle.stock(trials=False, money=True),
+        "arr": lambda: oracle.stock(trials=False, money=True, annual=True),
+        "trial_conversion": oracle.trial_conversion, "cohorts": oracle.cohorts,
+    }[name]()
+
+
+def row_key(row: dict):
+    return (row["start"], row["segment"] or "", row["currency"] or "", row.get("month", 0))
+
+
+def server_rows(answer: dict) -> list[dict]:
+    rows = []
+    for row in answer["rows"]:
+        out = {}
+        for k, v in row.items():
+            if k == "cumulative_revenue":
+                out[k] = {c: Decimal(a) for c, a in v.items()}
+            elif k in MONEY and v is not None:
+                out[k] = Decimal(v)
+            else:
+                out[k] = v
+        rows.append(out)
+    return sorted(rows, key=row_key)
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@pytest.mark.parametrize("source", ["auto", "transactions"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[2]}-{c[3]}-{c[4]}-{c[5] or 'prod'}-{'-'.join(c[6].values()) or 'all'}")
+@pytest.mark.parametrize("name", CHARTS)
+def test_each_chart_matches_an_independent_computation(charted, name, case, source):
+    stack, history = charted
+    frm, to, res, tz, segment, env, filters = case
+    if name == "cohorts" and res != "month":
+        res = "month"
+    params = {"from": frm, "to": to, "resolution": res, "tz": tz, "segment": segment, "source": source, **filters}
+    if env:
+        params["environment"] = env
+    answer = chart(stack.api, name, **params)
+    assert answer["chart"] == name and answer["tz"] == tz and answer["segment"] == segment
+    rolled = source == "auto" and name in ROLLED_UP and tz != "Asia/Kolkata"
+    assert answer["source"] == ("rollup" if rolled else "transactions")
+    # The rollup is exact up to its as_of, the transactions up to now.
+    at = datetime.fromisoformat(answer["as_of"].replace("Z", "+00:00"))
+    assert answer["lag_seconds"] >= 0 and (rolled or answer["lag_seconds"] == 0)
+    oracle = Oracle(history, at)
+    oracle.setup(frm, to, res, tz, segment, env=None if env == "all" else (env or "Production"), **filters)
+    expected = sorted(expected_rows(oracle, name), key=row_key)
+    got = server_rows(answer)
+    assert len(got) == len(expected), (len(got), len(expected))
+    for g, e in zip(got, expected):
+        assert g == e
+    # A case that checks nothing would pass whatever the server said.
+    assert expected
+
+
+def test_the_rollup_is_exact_up_to_its_as_of_and_says_how_far_behind_it_is(charted):
+    stack, history = charted
+    api = stack.api
+    params = {"from": "2026-01-10", "to": "2026-01-10", "segment": "product"}
+    before = chart(api, "revenue", **params)
+    assert before["source"] == "rollup"
+    # A purchase the rollup has not seen: the transactions have it at once, the rollup after
+    # its next build.
+    stack.db.server.psql(
+        "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+        "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+        "VALUES ('8000000001', '8000000001', 'rollup_probe', 'b', 'Production', 1, 'Consumable', "
+        "'2026-01-10T12:00:00Z', 'late-user', 'signed_transaction', 2500, 'USD', 'USA')", database=stack.db.name)
+    try:
+        fresh = chart(api, "revenue", source="transactions", **params)
+        assert {r["segment"] for r in fresh["rows"]} - {r["segment"] for r in before["rows"]} == {"rollup_probe"}
+        assert chart(api, "revenue", **params)["rows"] == before["rows"]
+        backfill(stack)
+        after = chart(api, "revenue", **params)
+        assert after["source"] == "rollup" and after["rows"] == fresh["rows"]
+        metrics = api.get("/metrics", admin=True).text
+        lag = [line for line in metrics.splitlines() if line.startswith("storekeeper_chart_rollup_lag_seconds ")]
+        assert len(lag) == 1 and 0 <= int(lag[0].split()[1]) < 3600
+    finally:
+        stack.db.server.psql("DELETE FROM apple_transactions WHERE transaction_id = '8000000001'",
+                             database=stack.db.name)
+        backfill(stack)
+
+
+def test_the_history_has_what_the_charts_must_handle(charted):
+    _, history = charted
+    txs = history.txs
+    assert any(t.refunded_at for t in txs) and any(t.is_upgraded for t in txs) and history.grace
+    assert any(t.environment == "Sandbox" for t in txs) and any(t.price is None for t in txs)
+    assert any(t.is_trial for t in txs)
+    renewals = [t for t in txs if t.is_subscription and t.transaction_id != t.original_transaction_id]
+    assert len(renewals) > 20
+
+
+def test_sandbox_is_excluded_unless_asked(charted):
+    stack, history = charted
+    params = {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month"}
+
+    def count(answer):
+        return sum(r["transactions"] for r in answer["rows"])
+    default = count(chart(stack.api, "revenue", **params))
+    production = count(chart(stack.api, "revenue", environment="Production", **params))
+    sandbox = count(chart(stack.api, "revenue", environment="Sandbox", **params))
+    everything = count(chart(stack.api, "revenue", environment="all", **params))
+    assert default == production == sum(1 for t in history.txs if t.environment == "Production"
+                                        and datetime(2026, 1, 1, tzinfo=timezone.utc) <= t.purchase
+                                        < datetime(2026, 7, 1, tzinfo=timezone.utc))
+    assert sandbox > 0 and everything == production + sandbox
+
+
+def test_a_purchase_minutes_before_midnight_in_new_york_belongs_to_the_day_before(charted):
+    stack, _ = charted
+    # 2026-03-07T04:50Z is 23:50 on March 6 in New York (EST); 05:10Z is 00:10 on March 7.
+    # After the switch to EDT on March 8, 2026-03-12T03:55Z is 23:55 on March 11.
+    def behind(day, tz):
+        r = stack.api.get("/admin/v1/charts/revenue/transactions", admin=True,
+                          params={"from": "2026-03-01", "to": "2026-03-31", "tz": tz, "period": day, "limit": 200})
+        assert r.status_code == 200, r.text
+        return {t["purchase_date"] for t in r.json()["transactions"] if t.get("user_id") == "night-owl"}
+    assert behind("2026-03-06", "America/New_York") == {"2026-03-07T04:50:00.000Z"}
+    assert behind("2026-03-07", "America/New_York") == {"2026-03-07T05:10:00.000Z"}
+    assert behind("2026-03-11", "America/New_York") == {"2026-03-12T03:55:00.000Z"}
+    assert behind("2026-03-12", "America/New_York") == {"2026-03-12T04:05:00.000Z"}
+    assert behind("2026-03-07", "UTC") == {"2026-03-07T04:50:00.000Z", "2026-03-07T05:10:00.000Z"}
+    day = chart(stack.api, "revenue", **{"from": "2026-03-06", "to": "2026-03-07", "tz": "America/New_York"})
+    assert [r["start"] for r in day["rows"] if r["currency"] == "USD"] == [
+        "2026-03-06T05:00:00.000Z", "2026-03-07T05:00:00.000Z"]
+
+
+def pages(api, name: str, **params) -> list[dict]:
+    out, cursor = [], None
+    while True:
+        query = {**params, "limit": 7, **({"cursor": cursor} if cursor else {})}
+        r = api.get(f"/admin/v1/charts/{name}/transactions", admin=True, params=query)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        out += body["transactions"]
+        cursor = body.get("next_cursor")
+        if not cursor:
+            return out
+
+
+@pytest.mark.parametrize("name", ["revenue", "new_customers", "active_subscriptions", "active_trials", "mrr",
+                                  "refund_rate", "trial_conversion", "payers"])
+def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
+    stack, _ = charted
+    params = {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "tz": "Europe/Berlin"}
+    answer = chart(stack.api, name, **params)
+    checked = 0
+    for row in answer["rows"]:
+        txs = pages(stack.api, name, period=row["period"], **params)
+        if name in ("revenue", "mrr", "refund_rate", "payers"):
+            txs = [t for t in txs if t.get("currency") == row["currency"]]
+        assert len({t["transaction_id"] for t in txs}) == len(txs)
+        if name == "revenue":
+            bought = [t for t in txs if t["event"] in ("purchase", "purchase_and_refund")]
+            refunded = [t for t in txs if t["event"] in ("refund", "purchase_and_refund")]
+            assert (len(bought), len(refunded)) == (row["transactions"], row["refunds"])
+            if row["currency"] is None:
+                assert row["gross"] is None and all("price" not in t for t in txs)
+            else:
+                assert sum(Decimal(t["price"]) for t in bought) == Decimal(row["gross"])
+                assert sum(Decimal(t["price"]) for t in refunded) == Decimal(row["refunded"])
+        elif name == "new_customers":
+            assert len(txs) == row["new_customers"]
+        elif name in ("active_subscriptions", "active_trials"):
+            assert len(txs) == row[name]
+            assert len({t["original_transaction_id"] for t in txs}) == len(txs)
+        elif name == "mrr":
+            assert len(txs) == row["subscriptions"]
+        elif name == "refund_rate":
+            assert len(txs) == row["transactions"]
+            assert sum(1 for t in txs if t["event"] == "refunded") == row["refunded"]
+        elif name == "trial_conversion":
+            assert len(txs) == row["trials"]
+            assert sum(1 for t in txs if t["event"] == "trial_converted") == row["converted"]
+        elif name == "payers":
+            assert len({t["user_id"] for t in txs}) == row["payers"]
+        checked += len(txs)
+    assert checked > 0
+
+
+def active_on(api, day: str) -> set[str]:
+    return {t["user_id"] for t in pages(api, "active_subscriptions", period=day, **{"from": day, "to": day})}
+
+
+def test_a_grace_period_keeps_a_subscription_active_until_it_ends(charted):
+    stack, history = charted
+    original, grace_end = next(iter(history.grace.items()))
+    last = max((t for t in history.txs if t.original_transaction_id == original), key=lambda t: t.purchase)
+    assert grace_end > last.expires + timedelta(days=2)
+    user = last.user_id
+    # At the close of the day its paid period ended, only the grace period keeps it.
+    assert user in active_on(stack.api, last.expires.date().isoformat())
+    assert user in active_on(stack.api, (grace_end.date() - timedelta(days=1)).isoformat())
+    assert user not in active_on(stack.api, (grace_end.date() + timedelta(days=1)).isoformat())
+
+
+def test_an_upgrade_is_one_subscription_and_not_a_refund(charted):
+    stack, history = charted
+    old = next(t for t in history.txs if t.is_upgraded)
+    new = next(t for t in history.txs if t.original_transaction_id == old.original_transaction_id
+               and t.product_id == "pro_yearly")
+    day = old.revocation.date().isoformat()
+    users = [t["user_id"] for t in pages(stack.api, "active_subscriptions", period=day, **{"from": day, "to": day})]
+    assert users.count(old.user_id) == 1
+    refunds = pages(stack.api, "revenue", period=day, **{"from": day, "to": day})
+    assert old.transaction_id not in {t["transaction_id"] for t in refunds if t["event"] == "refund"}
+    assert new.transaction_id in {t["transaction_id"] for t in refunds if t["event"] == "purchase"}
+
+
+def test_revenue_is_the_price_apple_signed_not_the_catalogs(stack):
+    api, fake = stack.api, stack.fake
+    product = "com.example.tests.charts.gold"
+    api.put_product(product, price="6.00", currency="USD", grants={"balance": {"gold": 10}})
+    user = unique("charts")
+    order = api.create_order(user, product)
+    purchase = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Consumable", "quantity": 1,
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "price": 4321, "currency": "EUR"})
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    today = datetime.now(timezone.utc).date().isoformat()
+    # Now, not as of the rollup's last build (which has not seen it yet).
+    answer = chart(api, "revenue", **{"from": today, "to": today, "product": product, "segment": "country",
+                                      "source": "transactions"})
+    assert [(r["currency"], r["gross"], r["segment"], r["transactions"]) for r in answer["rows"]] == [
+        ("EUR", "4.321", "USA", 1)]
+
+
+def test_every_parameter_is_checked(stack):
+    api = stack.api
+    bad = {
+        "from": "2026-02-30", "to": "yesterday", "resolution": "hour", "tz": "Mars/Olympus;drop",
+        "segment": "user", "store": "steam", "product": "a b", "country": "usa", "environment": "Staging",
+        "colour": "red",
+    }
+    body = problem(api.get("/admin/v1/charts/revenue", admin=True, params=bad), 422, "invalid_chart_query")
+    assert {f["field"] for f in body["errors"]} == set(bad)
+    # A range over three years, from after to, a zone PostgreSQL does not know.
+    for params, field in [({"from": "2023-01-01", "to": "2026-06-30"}, "from"),
+                          ({"from": "2026-06-02", "to": "2026-06-01"}, "from"),
+                          ({"tz": "Mars/Olympus"}, "tz"),
+                          ({"resolution": "week"}, "resolution")]:
+        body = problem(api.get("/admin/v1/charts/cohorts", admin=True, params=params), 422, "invalid_chart_query")
+        assert [f["field"] for f in body["errors"]] == [field], params
+    problem(api.get("/admin/v1/charts/ltv_by_horoscope", admin=True), 404, "chart_not_found")
+    problem(api.get("/admin/v1/charts/revenue/transactions", admin=True), 422, "invalid_chart_query")
+    body = problem(api.get("/admin/v1/charts/revenue/transactions", admin=True,
+                           params={"period": "2026-01-01", "limit": "0", "cursor": "\x7f"}), 422)
+    assert {f["field"] for f in body["errors"]} == {"limit", "cursor"}
+    assert api.get("/admin/v1/charts/revenue").status_code == 401
+    # Three years of days answer: the bound is a size, not a refusal of what fits.
+    answer = chart(api, "revenue", **{"from": "2024-01-01", "to": "2026-12-31"})
+    assert answer["from"] == "2024-01-01"

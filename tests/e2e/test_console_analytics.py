@@ -1,0 +1,111 @@
+"""Issue 28, the console's analytics section in a real browser (chromium through selenium, as
+test_console.py drives it): a chart per segment drawn as SVG from GET /admin/v1/charts, the
+range and segment pickers, the table view, the CSV download, a click on a point listing the
+transactions behind it, and the server's field errors beside the pickers. Screenshots go where
+test_console.py puts its own."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+from urllib.parse import unquote
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from chart_history import History
+from test_console import DESKTOP, PHONE, Console, artifacts, browser, tokens  # noqa: F401 (fixtures)
+from support import ADMIN_NAME
+
+
+@pytest.fixture(scope="module")
+def analytics_stack(module_launcher, tokens):  # noqa: F811
+    stack = module_launcher.stack(ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read")
+    stack.db.server.psql(History.generate().sql(), database=stack.db.name)
+    # The rollup the instance built at start predates this history.
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill"], env=stack.sk.env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return stack
+
+
+@pytest.fixture
+def console(browser, analytics_stack, artifacts) -> Console:  # noqa: F811
+    return Console(browser, analytics_stack.sk.url, artifacts)
+
+
+def show(console: Console, **choices: str) -> None:
+    for label, value in choices.items():
+        control = console.by_label(label)
+        if control.tag_name == "select":
+            Select(control).select_by_value(value)
+        else:
+            console.driver.execute_script("arguments[0].value = arguments[1]", control, value)
+    console.click("Show")
+
+
+def test_a_chart_by_segment_its_table_its_csv_and_the_transactions_behind_a_point(console, tokens):  # noqa: F811
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, Chart="revenue", From="2026-03-01", To="2026-03-31", Resolution="week", Segment="country",
+         **{"Time zone": "America/New_York"})
+    console.wait_text("#analytics-result", "revenue — net — USA · USD")
+    charts = console.all("#analytics-result svg.chart")
+    captions = [c.text for c in console.all("#analytics-result figcaption")]
+    assert len(charts) == len(captions) >= 3 and "revenue — net — DEU · EUR" in captions
+    assert "From the hourly rollup, exact up to" in console.text("#analytics-source")
+    # The table carries every row the API answered.
+    api = console.driver.execute_async_script(
+        "const done = arguments[0]; fetch('/admin/v1/charts/revenue?from=2026-03-01&to=2026-03-31&resolution=week"
+        "&tz=America/New_York&segment=country&environment=Production', {headers: {Authorization: 'Bearer ' + "
+        "sessionStorage.getItem('storekeeper.admin.token')}}).then(r => r.json()).then(done)")
+    rows = console.all("#analytics-table tbody tr")
+    assert len(rows) == len(api["rows"]) > 0
+    # The CSV is the same rows.
+    href = console.find("#analytics-csv").get_attribute("href")
+    assert href.startswith("data:text/csv")
+    parsed = list(csv.DictReader(io.StringIO(unquote(href.split(",", 1)[1]))))
+    assert [(r["period"], r["segment"], r["net"]) for r in parsed] == [
+        (r["period"], r["segment"], r["net"] or "") for r in api["rows"]]
+    console.screenshot("analytics-revenue-by-country")
+
+    # A point: the transactions behind it, in its segment and currency, add up to it.
+    first = next(i for i, r in enumerate(api["rows"]) if r["segment"] == "USA" and r["transactions"] > 0)
+    row = api["rows"][first]
+    figure = next(f for f in console.all("#analytics-result figure") if f.text.endswith("USA · USD"))
+    points = figure.find_elements(By.CSS_SELECTOR, "circle.point.active")
+    index = [r for r in api["rows"] if r["segment"] == "USA"].index(row)
+    points[index].click()
+    console.wait_text("#point-transactions", f"Transactions behind {row['period']} · USA · USD")
+    listed = console.all("#point-transactions-table tbody tr")
+    # One row a transaction: a purchase refunded in the same period is one row for both.
+    assert row["transactions"] <= len(listed) <= row["transactions"] + row["refunds"]
+    console.screenshot("analytics-point-transactions")
+
+    # The keyboard reaches a point too.
+    points = figure.find_elements(By.CSS_SELECTOR, "circle.point.active")
+    points[0].send_keys(Keys.ENTER)
+    console.wait_text("#point-transactions", f"Transactions behind {api['rows'][0]['period']}")
+
+
+def test_the_servers_field_error_is_shown_beside_its_picker(console, tokens):  # noqa: F811
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, From="2026-03-31", To="2026-03-01")
+    console.wait_text("#analytics-form", "must not be after to")
+    slot = console.by_label("From").get_attribute("aria-describedby")
+    assert "must not be after to" in console.driver.find_element(By.ID, slot).text
+    console.screenshot("analytics-field-errors")
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_cohorts_and_mrr_render_and_fit_the_viewport(console, tokens, size):  # noqa: F811
+    console.sign_in(tokens["read"], size)
+    console.go("#/analytics", "#analytics-form")
+    for chart in ("cohorts", "mrr"):
+        show(console, Chart=chart, From="2026-01-01", To="2026-06-30", Resolution="month")
+        console.wait_text("#analytics-result", f"{chart} — ")
+        assert console.page_fits(), f"{chart} is wider than {size}"
+        console.screenshot(f"analytics-{chart}-{size[0]}x{size[1]}")
