@@ -5,10 +5,15 @@ extension FakeCertificateAuthority {
   /// signing certificate signs app receipts: leaf, intermediate and root included, as Apple
   /// ships them.
   func signPKCS7(_ content: [UInt8]) throws -> [UInt8] {
-    guard let bio = content.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) })
+    // The BIO reads `content` in place during PKCS7_sign, so signing happens while the buffer
+    // is lent out; a pointer kept past its closure may be freed in an optimized build.
+    try content.withUnsafeBytes { try sign($0) }
+  }
+
+  private func sign(_ content: UnsafeRawBufferPointer) throws -> [UInt8] {
+    guard let base = content.baseAddress, let bio = BIO_new_mem_buf(base, Int32(content.count))
     else { throw FakeCryptoError("BIO_new_mem_buf") }
     defer { BIO_free(bio) }
-    // The buffer is read during PKCS7_sign, while `content` is still alive.
     guard let chain = OPENSSL_sk_new_null() else { throw FakeCryptoError("sk_new_null") }
     defer { OPENSSL_sk_free(chain) }
     for certificate in [intermediate, root]

@@ -8,10 +8,16 @@ public final class P256PrivateKey: @unchecked Sendable {
 
   /// Nil when `pem` holds no P-256 private key.
   public init?(pem: String) {
+    // The BIO reads the bytes in place, so the PEM is read while the buffer is still lent
+    // out: a pointer that outlives its closure may already be freed in an optimized build.
     let bytes = Array(pem.utf8)
-    guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { return nil }
-    defer { BIO_free(bio) }
-    guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+    let read = bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+      guard let base = buffer.baseAddress, let bio = BIO_new_mem_buf(base, Int32(buffer.count))
+      else { return nil }
+      defer { BIO_free(bio) }
+      return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+    }
+    guard let key = read else {
       ERR_clear_error()
       return nil
     }
