@@ -81,30 +81,11 @@ package struct GoogleSettlement: Sendable {
           newlyGranted: newlyGranted))
     }
     if order.tradeStatus == .tradeSuccess {
-      guard order.transactionId == purchase.orderId else {
-        throw SettlementRefusal.orderAlreadyPaid(tradeNo: order.tradeNo, byAnotherTransaction: true)
-      }
-      // The same purchase reported again: nothing changes but the report's outcome.
-      switch record {
-      case .new(let proof):
-        try await reports.insertFinal(
-          tradeNo: order.tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: .settled,
-          code: nil, on: tx)
-      case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
-      case nil: break
-      }
+      try await OrderPayment.repeated(
+        order, paidBy: purchase.orderId, record: record, reports: reports, on: tx)
       return delivery(order, false)
     }
-    let transition: OrderTransition
-    do {
-      transition = try OrderStateMachine.transition(
-        from: order.tradeStatus, closeReason: order.closeReason,
-        on: OrderStateMachine.paymentReason(for: order.tradeStatus))
-    } catch {
-      throw order.closeReason == .transferred
-        ? SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
-        : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
-    }
+    let transition = try OrderPayment.transition(order)
     var effects = reports.settledEffects(record)
     if purchase.environment != "Sandbox" || sandboxCredits,
       let credit = try Ledger.grant(

@@ -1,0 +1,38 @@
+import Postgres
+
+/// What paying an order does the same way whichever store's purchase pays it.
+enum OrderPayment {
+  /// An order already paid, reported again: only the purchase that paid it may, and then
+  /// nothing changes but the report's outcome.
+  static func repeated(
+    _ order: Order, paidBy purchaseId: String, record: ReportStore.Record?, reports: ReportStore,
+    on tx: PostgresTransaction
+  ) async throws {
+    guard order.transactionId == purchaseId else {
+      throw SettlementRefusal.orderAlreadyPaid(tradeNo: order.tradeNo, byAnotherTransaction: true)
+    }
+    switch record {
+    case .new(let proof):
+      try await reports.insertFinal(
+        tradeNo: order.tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: .settled,
+        code: nil, on: tx)
+    case .stored(let id): try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+    case nil: break
+    }
+  }
+
+  /// The transition a payment makes from the order's state.
+  static func transition(_ order: Order) throws -> OrderTransition {
+    do {
+      return try OrderStateMachine.transition(
+        from: order.tradeStatus, closeReason: order.closeReason,
+        on: OrderStateMachine.paymentReason(for: order.tradeStatus))
+    } catch {
+      // Only a payment taken back leaves an order that no payment reopens; which way it was
+      // taken back is what the client needs to hear.
+      throw order.closeReason == .transferred
+        ? SettlementRefusal.orderTransferred(tradeNo: order.tradeNo)
+        : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
+    }
+  }
+}
