@@ -123,6 +123,9 @@ package struct GooglePurchaseVerifier: Sendable {
     }
     let ids = answer.externalAccountIdentifiers
     let price = item.autoRenewingPlan?.recurringPrice
+    let priceMicros = price.flatMap {
+      micros(units: $0.units, nanos: $0.nanos, currency: $0.currencyCode)
+    }
     return .purchased(
       GooglePurchase(
         token: token, packageName: packageName, kind: .subscription, googleProductId: googleId,
@@ -136,9 +139,7 @@ package struct GooglePurchaseVerifier: Sendable {
         linkedPurchaseToken: nonEmpty(answer.linkedPurchaseToken),
         state: answer.subscriptionState ?? "", acknowledged: answer.isAcknowledged,
         consumed: false,
-        priceMicros: price.flatMap {
-          micros(units: $0.units, nanos: $0.nanos, currency: $0.currencyCode)
-        }, currency: price?.currencyCode))
+        priceMicros: priceMicros, currency: priceMicros == nil ? nil : price?.currencyCode))
   }
 
   /// Google's `Money` in micros, or nothing: a currency without an amount is no price, nor is
