@@ -76,7 +76,7 @@ async function search(form, results, filters, cursor) {
 }
 
 /** How the console names each store. */
-const STORES = { app_store: 'App Store', google_play: 'Google Play' };
+export const STORES = { app_store: 'App Store', google_play: 'Google Play' };
 
 export async function renderOrder(main, tradeNo) {
   let detail;

@@ -1,7 +1,9 @@
-// Users: what one user owns (balances, entitlements, non-consumables), the ledger rows and
-// Apple transactions behind it, and manual adjustments with a required reason.
+// Users: what one user owns (balances, entitlements, non-consumables), their orders with the
+// store each is paid in, the ledger rows and Apple transactions behind it, and manual
+// adjustments with a required reason.
 import { h, replace, field, showFieldErrors, table, notice } from './dom.js';
 import { session, call, get, path, query, ApiError } from './api.js';
+import { STORES } from './orders.js';
 
 // crypto.randomUUID needs a secure context; an admin listener on plain HTTP is not one.
 function newKey() {
@@ -33,8 +35,9 @@ export async function renderUsers(main, userId) {
 }
 
 async function renderUser(content, userId) {
-  const [{ body: view }, { body: ledger }, { body: transactions }, { body: adjustments }] = await Promise.all([
-    get(path('users', userId)), get(path('users', userId, 'ledger') + query({ limit: 50 })),
+  const [{ body: view }, { body: orders }, { body: ledger }, { body: transactions }, { body: adjustments }] = await Promise.all([
+    get(path('users', userId)), get('/admin/v1/orders' + query({ user_id: userId, limit: 50 })),
+    get(path('users', userId, 'ledger') + query({ limit: 50 })),
     get(path('users', userId, 'transactions') + query({ limit: 50 })),
     get(path('users', userId, 'adjustments') + query({ limit: 20 })),
   ]);
@@ -57,6 +60,18 @@ async function renderUser(content, userId) {
     ], view.entitlements, { id: 'entitlements' }),
     h('h2', {}, 'Non-consumables'),
     table('Non-consumable products owned', [{ label: 'Product', value: (p) => p }], view.non_consumables, { id: 'non-consumables' }),
+    h('h2', {}, 'Orders'),
+    // Which store each order is paid in: a Google Play purchase has no Apple transaction below.
+    table(`Orders, newest first${orders.next_cursor ? ' (the latest 50)' : ''}`, [
+      { label: 'Trade number', value: (o) => h('a', { href: `#/orders/${encodeURIComponent(o.trade_no)}` }, o.trade_no) },
+      { label: 'Product', value: (o) => o.product_id },
+      { label: 'Store', value: (o) => h('span', { class: 'store', 'data-store': o.store || '' }, STORES[o.store] || o.store || '') },
+      { label: 'Amount', value: (o) => `${o.amount} ${o.currency}` },
+      { label: 'Status', value: (o) => o.trade_status + (o.close_reason ? ` (${o.close_reason})` : '') },
+      { label: 'Environment', value: (o) => o.environment || '' },
+      { label: 'Transaction', value: (o) => o.transaction_id || '' },
+      { label: 'Created', value: (o) => o.created_at },
+    ], orders.orders, { id: 'user-orders' }),
     h('h2', {}, 'Manual adjustments'),
     table('Adjustments made by admins, newest first', [
       { label: 'When', value: (a) => a.created_at },

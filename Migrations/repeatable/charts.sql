@@ -5,7 +5,15 @@
 -- and currency, both or neither), never the catalog's. A revocation of a transaction the
 -- customer upgraded from is the upgrade, not a refund. A free trial is an introductory offer
 -- with discount FREE_TRIAL (or, in payloads older than offerDiscountType, an introductory offer
--- priced 0).
+-- priced 0). `billed_period` is how long the subscription transaction's price paid for.
+--
+-- Google Play: one row per purchase token, as Storekeeper keeps them. Its price is the plan's
+-- recurring price Google's subscriptionsv2 answer named when it was verified; Google names none
+-- for one-time products, so they count as transactions without revenue. A token's renewals
+-- move its expiry on (no row of their own), so the period it bills is its first one. Google
+-- reports no storefront in Apple's spelling (country 'unknown') and no trial Storekeeper reads.
+-- A purchase another replaced (upgrade, downgrade) is upgraded; a revoked one is refunded. The
+-- purchase token never leaves: Google's orderId names the transaction.
 CREATE OR REPLACE VIEW chart_transactions AS
 SELECT 'app_store'::text AS store,
        t.transaction_id,
@@ -24,16 +32,41 @@ SELECT 'app_store'::text AS store,
                 OR (t.offer_type = 1 AND t.price_milliunits = 0), false) AS is_trial,
        coalesce((t.type = 'Auto-Renewable Subscription' OR p.type = 'auto_renewable')
                 AND t.expires_date IS NOT NULL, false) AS is_subscription,
-       t.trade_no
+       t.trade_no,
+       t.expires_date - t.purchase_date AS billed_period
 FROM apple_transactions t
-LEFT JOIN products p ON p.product_id = t.product_id;
+LEFT JOIN products p ON p.product_id = t.product_id
+UNION ALL
+SELECT 'google_play'::text,
+       g.transaction_id,
+       g.transaction_id,
+       g.user_id,
+       g.product_id,
+       g.environment,
+       'unknown',
+       g.currency,
+       round(g.price_micros::numeric / 1000000, 6),
+       g.purchase_time,
+       g.expires_date,
+       CASE WHEN g.replaced_by IS NULL THEN g.revoked_at END,
+       g.replaced_by IS NOT NULL,
+       false,
+       g.expires_date IS NOT NULL,
+       g.trade_no,
+       coalesce(g.first_expiry_time, g.expiry_time) - g.purchase_time
+FROM (SELECT gp.*,
+             -- A Google order id falls back to the token when Google named none: never shown.
+             CASE WHEN gp.order_id = gp.purchase_token THEN 'token:' || left(md5(gp.purchase_token), 16)
+                  ELSE gp.order_id END AS transaction_id,
+             CASE WHEN gp.kind = 'subscription' THEN gp.expiry_time END AS expires_date
+      FROM google_purchases gp) g;
 
 -- Each subscription transaction as the span of time it kept the subscription active:
 -- from its purchase until the first of its expiry, the next transaction of the same
 -- subscription (a renewal or an upgrade takes over), or its refund. The latest transaction's
 -- expiry is extended by a billing grace period Apple reported, as Apple keeps access during
 -- one. `monthly_price` normalises the period's price to a month (MRR), from the length of the
--- period the transaction paid for: n months (rounded, 30.436875 days each) divide the price
+-- period the transaction paid for (`billed_period`): n months (rounded, 30.436875 days each) divide the price
 -- by n; shorter periods are weeks, multiplied by 52/12 per week. Trials have none.
 CREATE OR REPLACE VIEW chart_subscription_periods AS
 SELECT x.store, x.transaction_id, x.original_transaction_id, x.user_id, x.product_id,
@@ -44,9 +77,9 @@ SELECT x.store, x.transaction_id, x.original_transaction_id, x.user_id, x.produc
              coalesce(x.next_start, 'infinity'),
              coalesce(x.refunded_at, 'infinity')) AS ends_at,
        CASE WHEN x.is_trial OR x.price IS NULL THEN NULL
-            WHEN x.expires_date - x.purchase_date >= interval '27 days'
-              THEN x.price / greatest(1, round(extract(epoch FROM x.expires_date - x.purchase_date) / 2629746))
-            ELSE x.price * 52 / 12 / greatest(1, round(extract(epoch FROM x.expires_date - x.purchase_date) / 604800))
+            WHEN x.billed_period >= interval '27 days'
+              THEN x.price / greatest(1, round(extract(epoch FROM x.billed_period) / 2629746))
+            ELSE x.price * 52 / 12 / greatest(1, round(extract(epoch FROM x.billed_period) / 604800))
        END AS monthly_price
 FROM (SELECT c.*,
              lead(c.purchase_date) OVER (PARTITION BY c.store, c.original_transaction_id

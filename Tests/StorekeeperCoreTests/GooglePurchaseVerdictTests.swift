@@ -77,6 +77,39 @@ import Testing
     #expect(purchase.orderId == "the-token" && purchase.quantity == 1 && !purchase.isTest)
   }
 
+  @Test func aSubscriptionKeepsGooglesRecurringPriceAndAProductHasNone() throws {
+    let product = Self.product("vip", type: .autoRenewable)
+    func price(_ money: String) throws -> (Int64?, String?) {
+      let answer = try Self.subscription(
+        #"{"subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "startTime": "2026-01-01T00:00:00Z", "lineItems": [{"productId": "vip", "expiryTime": "2026-02-01T00:00:00Z", "autoRenewingPlan": {"recurringPrice": "#
+          + money + "}}]}")
+      guard
+        case .purchased(let purchase) = GooglePurchaseVerifier.verdict(
+          answer, token: "t", product: product, packageName: "p")
+      else {
+        Issue.record("an active subscription credits")
+        return (nil, nil)
+      }
+      return (purchase.priceMicros, purchase.currency)
+    }
+    #expect(
+      try price(#"{"currencyCode": "EUR", "units": "4", "nanos": 990000000}"#) == (4_990_000, "EUR")
+    )
+    #expect(try price(#"{"currencyCode": "JPY", "units": "600"}"#) == (600_000_000, "JPY"))
+    // An amount without a currency, or one too large for micros, is no price.
+    #expect(try price(#"{"units": "4"}"#) == (nil, nil))
+    #expect(try price(#"{"currencyCode": "USD", "units": "9223372036854775807"}"#) == (nil, nil))
+    let paid = try Self.productPurchase(#"{"purchaseState": 0, "orderId": "GPA.2"}"#)
+    guard
+      case .purchased(let one) = GooglePurchaseVerifier.verdict(
+        paid, token: "t", product: Self.product(), packageName: "p")
+    else {
+      Issue.record("purchased")
+      return
+    }
+    #expect(one.priceMicros == nil && one.currency == nil)
+  }
+
   @Test func aSubscriptionMustHaveALineItemForTheProductAndItsBasePlan() throws {
     let answer = try Self.subscription(
       #"{"subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "lineItems": [{"productId": "vip", "expiryTime": "2030-01-01T00:00:00Z", "latestSuccessfulOrderId": "GPA.9", "offerDetails": {"basePlanId": "monthly"}}], "acknowledgementState": "ACKNOWLEDGEMENT_STATE_PENDING", "linkedPurchaseToken": "old"}"#

@@ -23,6 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from google_support import FakeGooglePlay
 from support import ADMIN_NAME, buy, unique, wait_until
 from test_webhooks import Receiver
 
@@ -41,13 +42,22 @@ def tokens() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def console_stack(module_launcher, tokens):
-    """A Storekeeper wired to the fake App Store, with a write token and a read-only one; a
-    webhook retry comes after a second, so a delivery's failed attempt and its retry fit a flow
-    (the base environment has ALLOW_INSECURE_URLS=1: the test receivers are plain http)."""
+def google(tmp_path_factory):
+    fake = FakeGooglePlay(tmp_path_factory.mktemp("console-google")).start()
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def console_stack(module_launcher, tokens, google):
+    """A Storekeeper wired to the fake App Store and the fake Google Play, with a write token
+    and a read-only one; a webhook retry comes after a second, so a delivery's failed attempt
+    and its retry fit a flow (the base environment has ALLOW_INSECURE_URLS=1: the test
+    receivers are plain http)."""
     return module_launcher.stack(
         ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read",
-        WEBHOOK_RETRY_BASE="1s", WEBHOOK_POLL_INTERVAL="200ms")
+        WEBHOOK_RETRY_BASE="1s", WEBHOOK_POLL_INTERVAL="200ms", **google.env_for_storekeeper())
 
 
 @pytest.fixture(scope="module")
@@ -422,6 +432,41 @@ def test_granting_an_adjustment_changes_the_balance_and_is_audited(console, cons
     audit = api("GET", "/admin/v1/audit", params={"action": "ledger_adjusted", "target_id": user}).json()
     assert [e["after"]["amount"] for e in audit["entries"]] == [-5, 25]
     assert all(e["admin"] == ADMIN_NAME for e in audit["entries"])
+
+
+def test_the_user_view_shows_the_store_of_each_order(console, console_stack, tokens, google):
+    api = console_stack.api
+    product = unique("console_stores").replace("-", "_")
+    api.put_product(product, grants={"balance": {"gold": 10}})
+    user = unique("console-stores")
+    apple_order, _, _ = buy(api, console_stack.fake, user, product)
+    r = api.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
+    assert r.status_code == 201, r.text
+    google_order = r.json()
+    bought = google.buy(product, obfuscated_account_id=google_order["obfuscated_account_id"])
+    r = api.post("/v1/trade-reports", json={"trade_no": google_order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                            "purchase_token": bought["purchase_token"]})
+    assert r.status_code == 200, r.text
+    assert api.balance(user) == 20
+
+    console.sign_in(tokens["read"])
+    console.go(f"#/users/{quote(user)}", "#user-orders")
+    rows = {}
+    for row in console.all("#user-orders tbody tr"):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        rows[cells[0]] = cells
+    assert set(rows) == {apple_order["trade_no"], google_order["trade_no"]}
+    assert rows[apple_order["trade_no"]][2] == "App Store"
+    assert rows[google_order["trade_no"]][2] == "Google Play"
+    # Each row also names the store's own transaction: Apple's id, Google's order id.
+    assert rows[google_order["trade_no"]][6] == bought["order_id"]
+    assert rows[apple_order["trade_no"]][6] == api.order(apple_order["trade_no"])["transaction_id"]
+    assert [s.get_attribute("data-store") for s in console.all("#user-orders .store")].count("google_play") == 1
+    console.screenshot("user-orders-by-store")
+    # A trade number opens its order, whose page names the same store.
+    console.press(f'#user-orders a[href="#/orders/{google_order["trade_no"]}"]')
+    console.wait_text("main h1", f'Order {google_order["trade_no"]}')
+    assert "Google Play" in console.text("main")
 
 
 def test_a_link_with_a_malformed_escape_still_opens_its_section(console, tokens):

@@ -18,9 +18,14 @@ extension FakeGooglePlayEndpoints {
     }
     let linked = try body.string("linked_purchase_token")
     let pending = try body.bool("pending") ?? false
+    // The plan's price as Google bills it (4.99 USD unless the test names another).
+    let priceMicros = try body.int("price_micros") ?? 4_990_000
+    guard (0...1_000_000_000_000).contains(priceMicros) else {
+      throw FakeControlBody.invalid("price_micros", "must be between 0 and 10^12")
+    }
     let now = state.nowMillis()
     let periodMillis = Int64((period * 1000).rounded())
-    let subscription = FakeSubscription(
+    var subscription = FakeSubscription(
       packageName: try body.string("package_name") ?? configuration.packageName,
       token: FakePlayState.newToken(), productId: productId,
       basePlanId: try body.string("base_plan_id") ?? "monthly",
@@ -29,6 +34,9 @@ extension FakeGooglePlayEndpoints {
       test: try body.bool("test") ?? false, linkedPurchaseToken: linked,
       obfuscatedExternalAccountId: accountId, regionCode: try body.string("region_code") ?? "US",
       orderBase: state.newOrderId())
+    subscription.priceUnits = priceMicros / 1_000_000
+    subscription.priceNanos = Int32(priceMicros % 1_000_000) * 1000
+    subscription.currency = try body.string("currency") ?? "USD"
     try state.contents.withLock { contents throws(HTTPError) in
       if let linked {
         guard var old = contents.subscriptions[linked] else { throw Self.noPurchase(linked) }

@@ -28,6 +28,11 @@ package struct GooglePurchase: Sendable, Equatable {
   package var state: String
   package var acknowledged: Bool
   package var consumed: Bool
+  /// What Google bills for it, in micros of `currency`, when its answer says: a subscription's
+  /// recurring price (`subscriptionsv2`). `purchases.products` reports no price, so a one-time
+  /// product has none (docs/CHARTS.md).
+  package var priceMicros: Int64? = nil
+  package var currency: String? = nil
 
   /// The ledger's and the order's spelling of who paid.
   package var environment: String { isTest ? "Sandbox" : "Production" }

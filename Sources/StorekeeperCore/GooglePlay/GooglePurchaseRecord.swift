@@ -14,13 +14,18 @@ enum GooglePurchaseRecord {
     var query: PostgresQuery = """
       INSERT INTO google_purchases (purchase_token, package_name, kind, product_id,
         google_product_id, order_id, quantity, obfuscated_account_id, environment,
-        linked_purchase_token, state, trade_no, user_id, purchase_time, expiry_time)
+        linked_purchase_token, state, trade_no, user_id, price_micros, currency, purchase_time,
+        expiry_time, first_expiry_time)
       VALUES (\(purchase.token), \(purchase.packageName), \(purchase.kind), \(productId),
         \(purchase.googleProductId), \(purchase.orderId), \(purchase.quantity),
         \(purchase.obfuscatedAccountId), \(purchase.environment), \(purchase.linkedPurchaseToken),
         \(purchase.state), \(order.tradeNo), \(order.userId),
+        \(purchase.currency == nil ? nil : purchase.priceMicros),
+        \(purchase.priceMicros == nil ? nil : purchase.currency),
       """
     query.append(TransactionRecord.time(purchase.purchaseTimeMs))
+    query.append(", ")
+    query.append(TransactionRecord.time(purchase.expiryTimeMs))
     query.append(", ")
     query.append(TransactionRecord.time(purchase.expiryTimeMs))
     query.append(

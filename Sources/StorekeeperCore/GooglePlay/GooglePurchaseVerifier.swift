@@ -122,6 +122,10 @@ package struct GooglePurchaseVerifier: Sendable {
         })
     }
     let ids = answer.externalAccountIdentifiers
+    let price = item.autoRenewingPlan?.recurringPrice
+    let priceMicros = price.flatMap {
+      micros(units: $0.units, nanos: $0.nanos, currency: $0.currencyCode)
+    }
     return .purchased(
       GooglePurchase(
         token: token, packageName: packageName, kind: .subscription, googleProductId: googleId,
@@ -134,7 +138,19 @@ package struct GooglePurchaseVerifier: Sendable {
         expiryTimeMs: item.expiryDate.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
         linkedPurchaseToken: nonEmpty(answer.linkedPurchaseToken),
         state: answer.subscriptionState ?? "", acknowledged: answer.isAcknowledged,
-        consumed: false))
+        consumed: false,
+        priceMicros: priceMicros, currency: priceMicros == nil ? nil : price?.currencyCode))
+  }
+
+  /// Google's `Money` in micros, or nothing: a currency without an amount is no price, nor is
+  /// an amount that does not fit or is below zero.
+  private static func micros(units: Int64?, nanos: Int32?, currency: String?) -> Int64? {
+    guard let units, currency?.isEmpty == false,
+      case (let scaled, false) = units.multipliedReportingOverflow(by: 1_000_000),
+      case (let total, false) = scaled.addingReportingOverflow(Int64(nanos ?? 0) / 1000),
+      total >= 0
+    else { return nil }
+    return total
   }
 
   private static func nonEmpty(_ text: String?) -> String? {

@@ -1,0 +1,195 @@
+"""Issue 28 with Google Play (issue 25): purchases made through the fake Google Play, and an App
+Store history beside them, appear in every chart segmented by `store`, from the transactions and
+from the hourly rollup, checked against chart_history's independent computation fed with what
+the fake reported (times, prices) and the raw revocation instant. A one-time product counts as a
+transaction without revenue (Google names no price for it); a subscription is priced at the
+recurring price Google named; a test purchase is Sandbox; a voided purchase is a refund."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+
+from chart_history import SUB, History, Oracle, Tx
+from google_support import FakeGooglePlay
+from support import free_port, unique, wait_until
+from test_charts import CHARTS, ROLLED_UP, chart, expected_rows, row_key, server_rows
+
+AUDIENCE = "https://storekeeper.test/v1/google/notifications"
+PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+UTC = timezone.utc
+
+
+@dataclass
+class GoogleTx(Tx):
+    """A Google purchase as docs/CHARTS.md reads it: its own store, no storefront."""
+
+    @property
+    def store(self) -> str:
+        return "google_play"
+
+
+@pytest.fixture(scope="module")
+def google(tmp_path_factory):
+    port = free_port()
+    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-charts"), extra=[
+        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", AUDIENCE,
+        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
+    fake.storekeeper_port = port
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def charted(module_launcher, module_storekeeper, google):
+    db = module_launcher.database()
+    sk = module_storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
+                            SANDBOX_POLICY="credit", GOOGLE_PUBSUB_AUDIENCE=AUDIENCE,
+                            GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
+                            GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
+    api = sk.client
+    api.put_product("gc.gold", "consumable", grants={"balance": {"gold": 100}})
+    api.put_product("gc.vip", "auto_renewable", grants={"entitlement": "vip"})
+    api.put_product("gc.pro", "auto_renewable", grants={"entitlement": "pro"})
+
+    # Whole days before today, so the rollup (exact up to the last whole hour) holds them all.
+    day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=3)
+    apple = History()
+    apple.add(user_id=unique("charts-apple"), product_id="coins", purchase=day + timedelta(hours=8),
+              price_milli=1990, currency="USD", storefront="USA")
+    apple.add(user_id=unique("charts-apple"), product_id="pro_monthly", purchase=day + timedelta(hours=9),
+              price_milli=9990, currency="USD", storefront="DEU", type=SUB,
+              expires=day + timedelta(hours=9, days=30))
+    # A trial that converted, so the trial charts have something to check (Google's have none).
+    trial = apple.add(user_id=unique("charts-apple"), product_id="pro_monthly", purchase=day + timedelta(hours=1),
+                      price_milli=0, offer_type=1, offer_discount_type="FREE_TRIAL", type=SUB,
+                      expires=day + timedelta(days=2, hours=1))
+    apple.add(user_id=trial.user_id, original_transaction_id=trial.transaction_id, product_id="pro_monthly",
+              purchase=day + timedelta(days=2, hours=1), price_milli=9990, type=SUB,
+              expires=day + timedelta(days=32, hours=1))
+    apple.add(user_id=unique("charts-apple"), product_id="pro_monthly", purchase=day + timedelta(hours=2),
+              environment="Sandbox", price_milli=0, offer_type=1, offer_discount_type="FREE_TRIAL", type=SUB,
+              expires=day + timedelta(days=7, hours=2))
+    db.server.psql(apple.sql(), database=db.name)
+
+    history = History(txs=list(apple.txs))
+    purchases = [
+        # (hours after `day`, product, kind, fields for the fake)
+        (10, "gc.gold", "product", {"quantity": 2}),
+        (11, "gc.vip", "subscription", {"period_seconds": 30 * 86400}),
+        (12, "gc.pro", "subscription", {"period_seconds": 7 * 86400, "price_micros": 2_500_000, "currency": "EUR"}),
+        (13, "gc.vip", "subscription", {"period_seconds": 86400}),  # expired the day after
+        (14, "gc.gold", "product", {"test": True}),
+        (15, "gc.vip", "subscription", {"period_seconds": 30 * 86400, "test": True, "price_micros": 1_000_000}),
+        (16, "gc.gold", "product", {}),  # voided below
+        (17, "gc.vip", "subscription", {"period_seconds": 30 * 86400, "price_micros": 3_000_000}),  # voided
+    ]
+    bought = []
+    try:
+        for hours, product, kind, fields in purchases:
+            at = day + timedelta(hours=hours)
+            google.control("clock", {"now_ms": int(at.timestamp() * 1000)})
+            user = unique("charts-google")
+            body = {"user_id": user, "product_id": product, "store": "google_play"}
+            if "quantity" in fields:
+                body["quantity"] = fields["quantity"]
+            r = api.post("/v1/orders", json=body)
+            assert r.status_code == 201, r.text
+            order = r.json()
+            made = (google.buy if kind == "product" else google.subscribe)(
+                product, obfuscated_account_id=order["obfuscated_account_id"], **fields)
+            r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                    "purchase_token": made["purchase_token"]})
+            assert r.status_code == 200, r.text
+            micros = fields.get("price_micros", 4_990_000) if kind == "subscription" else None
+            period = fields.get("period_seconds")
+            bought.append((order, made, GoogleTx(
+                transaction_id=made["order_id"], original_transaction_id=made["order_id"], user_id=user,
+                product_id=product, purchase=at, environment="Sandbox" if fields.get("test") else "Production",
+                storefront=None, currency=fields.get("currency", "USD") if micros is not None else None,
+                price_milli=None if micros is None else micros // 1000,
+                expires=at + timedelta(seconds=period) if period else None,
+                type=SUB if kind == "subscription" else "Consumable")))
+    finally:
+        google.control("clock", {"now_ms": int(datetime.now(UTC).timestamp() * 1000)})
+    for order, made, _ in bought[-2:]:
+        google.control("voids", {"purchase_token": made["purchase_token"], "reason": 1})
+        wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+                   "refunded by the voided notification")
+    for _, made, tx in bought:
+        revoked = db.server.psql(
+            "SELECT to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') FROM google_purchases "
+            f"WHERE purchase_token = '{made['purchase_token']}'", database=db.name).strip()
+        tx.revocation = datetime.fromisoformat(revoked).replace(tzinfo=UTC) if revoked else None
+        history.txs.append(tx)
+    assert sum(t.revocation is not None for t in history.txs) == 2
+
+    done = subprocess.run([sk.argv[0], "charts-backfill"], env=sk.env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return api, history, day
+
+
+CASES = [
+    ("day", "UTC", "store", None),
+    ("day", "America/New_York", "store", "all"),
+    ("week", "Europe/Berlin", "environment", "all"),
+    ("day", "UTC", "product", "Sandbox"),
+    ("month", "Asia/Kolkata", "store", None),
+]
+
+
+@pytest.mark.parametrize("source", ["auto", "transactions"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3] or 'prod'}")
+@pytest.mark.parametrize("name", CHARTS)
+def test_google_purchases_are_charted_beside_the_app_store(charted, name, case, source):
+    api, history, day = charted
+    res, tz, segment, env = case
+    if name == "cohorts":
+        res = "month"
+    frm = (day - timedelta(days=1)).date().isoformat()
+    to = datetime.now(UTC).date().isoformat()
+    params = {"from": frm, "to": to, "resolution": res, "tz": tz, "segment": segment, "source": source}
+    if env:
+        params["environment"] = env
+    answer = chart(api, name, **params)
+    rolled = source == "auto" and name in ROLLED_UP and tz != "Asia/Kolkata"
+    assert answer["source"] == ("rollup" if rolled else "transactions")
+    at = datetime.fromisoformat(answer["as_of"].replace("Z", "+00:00"))
+    # What had happened by the answer's as_of (the rollup's is the last whole hour; the voids
+    # came after it).
+    seen = History(txs=[replace(t, revocation=t.revocation if t.revocation and t.revocation < at else None)
+                        for t in history.txs if t.purchase < at])
+    oracle = Oracle(seen, at)
+    oracle.setup(frm, to, res, tz, segment, env=None if env == "all" else (env or "Production"))
+    expected = sorted(expected_rows(oracle, name), key=row_key)
+    assert server_rows(answer) == expected
+    assert expected
+
+
+def test_each_store_is_its_own_segment_with_googles_prices(charted):
+    api, history, day = charted
+    d = day.date().isoformat()
+    answer = chart(api, "revenue", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
+    got = {(r["segment"], r["currency"]): (r["transactions"], Decimal(r["gross"]) if r["gross"] else None)
+           for r in answer["rows"]}
+    # Google: two subscriptions priced by Google (the voided one is a refund the day it was
+    # voided), two one-time products without a price; the App Store's two, by Apple's price.
+    assert got == {("app_store", "USD"): (3, Decimal("11.98")), ("google_play", "EUR"): (1, Decimal("2.5")),
+                   ("google_play", "USD"): (3, Decimal("12.98")), ("google_play", None): (2, None)}
+    # The weekly plan's MRR is its price times 52/12.
+    mrr = chart(api, "mrr", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
+    row = next(r for r in mrr["rows"] if r["segment"] == "google_play" and r["currency"] == "EUR")
+    assert Decimal(row["mrr"]) == Decimal("10.83")
+    # The transactions behind a point name Google's order ids, never a purchase token.
+    r = api.get("/admin/v1/charts/revenue/transactions", admin=True,
+                params={"from": d, "to": d, "period": d, "store": "google_play", "limit": 100})
+    assert r.status_code == 200, r.text
+    listed = {t["transaction_id"] for t in r.json()["transactions"] if t["event"] == "purchase"}
+    assert listed == {t.transaction_id for t in history.txs
+                      if t.store == "google_play" and t.environment == "Production"}
+    assert all(t.startswith("GPA.") for t in listed)
