@@ -28,7 +28,7 @@ AUDIENCE = "https://storekeeper.test/v1/google/notifications"
 PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
 
 
-class TestJWKS:
+class KeySetServer:
     """Google's certs endpoint as far as Storekeeper can tell: RSA keys PyJWT made."""
 
     def __init__(self):
@@ -88,7 +88,7 @@ def post_push(sk, body: dict, token: str | None) -> requests.Response:
 
 @pytest.fixture(scope="module")
 def jwks():
-    server = TestJWKS()
+    server = KeySetServer()
     yield server
     server.server.shutdown()
 
