@@ -73,23 +73,16 @@ package struct GoogleSettlement: Sendable {
     _ order: Order, product: Product, purchase: GooglePurchase, cause: OrderEventCause,
     record: ReportStore.Record?, events: [EventDraft] = [], on tx: PostgresTransaction
   ) async throws -> SettledOrder {
-    func delivery(_ order: Order, _ newlyGranted: Bool) -> SettledOrder {
-      SettledOrder(
-        order: order,
-        delivery: Delivery(
-          product: product, quantity: order.quantity, transactionId: order.transactionId,
-          newlyGranted: newlyGranted))
-    }
     if order.tradeStatus == .tradeSuccess {
       try await OrderPayment.repeated(
         order, paidBy: purchase.orderId, record: record, reports: reports, on: tx)
-      return delivery(order, false)
+      return OrderPayment.delivery(order, product: product, newlyGranted: false)
     }
     let transition = try OrderPayment.transition(order)
     var effects = reports.settledEffects(record)
-    if purchase.environment != "Sandbox" || sandboxCredits,
-      let credit = try Ledger.grant(
-        product, transactionId: purchase.orderId, environment: purchase.environment)
+    if let credit = try OrderPayment.credit(
+      product, purchaseId: purchase.orderId, environment: purchase.environment,
+      sandboxCredits: sandboxCredits)
     {
       effects.append(credit)
     }
@@ -120,6 +113,6 @@ package struct GoogleSettlement: Sendable {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: purchase.orderId, productId: order.productId)
     }
-    return delivery(settled, true)
+    return OrderPayment.delivery(settled, product: product, newlyGranted: true)
   }
 }

@@ -35,4 +35,22 @@ enum OrderPayment {
         : SettlementRefusal.orderRefunded(tradeNo: order.tradeNo)
     }
   }
+
+  /// What the client is told the order delivered.
+  static func delivery(_ order: Order, product: Product, newlyGranted: Bool) -> SettledOrder {
+    SettledOrder(
+      order: order,
+      delivery: Delivery(
+        product: product, quantity: order.quantity, transactionId: order.transactionId,
+        newlyGranted: newlyGranted))
+  }
+
+  /// The balance a purchase credits, unless it was made in the sandbox and `SANDBOX_POLICY`
+  /// says sandbox money credits nothing.
+  static func credit(
+    _ product: Product, purchaseId: String, environment: String, sandboxCredits: Bool
+  ) throws -> PostgresQuery? {
+    guard environment != "Sandbox" || sandboxCredits else { return nil }
+    return try Ledger.grant(product, transactionId: purchaseId, environment: environment)
+  }
 }

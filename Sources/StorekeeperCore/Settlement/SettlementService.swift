@@ -76,23 +76,16 @@ package struct SettlementService: Sendable {
     source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
     events: [EventDraft] = [], on tx: PostgresTransaction
   ) async throws -> SettledOrder {
-    let delivery = { (order: Order, newlyGranted: Bool) in
-      SettledOrder(
-        order: order,
-        delivery: Delivery(
-          product: product, quantity: order.quantity, transactionId: order.transactionId,
-          newlyGranted: newlyGranted))
-    }
     if order.tradeStatus == .tradeSuccess {
       try await OrderPayment.repeated(
         order, paidBy: transaction.transactionId, record: record, reports: reports, on: tx)
-      return delivery(order, false)
+      return OrderPayment.delivery(order, product: product, newlyGranted: false)
     }
     let transition = try OrderPayment.transition(order)
     var effects = reports.settledEffects(record)
-    if transaction.environment != "Sandbox" || sandboxCredits,
-      let credit = try Ledger.grant(
-        product, transactionId: transaction.transactionId, environment: transaction.environment)
+    if let credit = try OrderPayment.credit(
+      product, purchaseId: transaction.transactionId, environment: transaction.environment,
+      sandboxCredits: sandboxCredits)
     {
       effects.append(credit)
     }
@@ -121,7 +114,7 @@ package struct SettlementService: Sendable {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: transaction.transactionId, productId: order.productId)
     }
-    return delivery(settled, true)
+    return OrderPayment.delivery(settled, product: product, newlyGranted: true)
   }
 
   /// Apple's receipts carry no transaction type; signed transactions always do.
