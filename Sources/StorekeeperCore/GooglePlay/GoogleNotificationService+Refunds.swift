@@ -99,17 +99,21 @@ extension GoogleNotificationService {
         """
       ).first
     else { return "unknown_token" }
-    let refundedOrder: String = try row.decode("order_id")
+    var refundedOrder: String = try row.decode("order_id")
     let quantity: Int32 = try row.decode("quantity")
     let left = quantity - (try row.decode("refunded_quantity", as: Int32.self))
+    // The order named, or, when Storekeeper never saw it (its renewal's push was lost), the
+    // latest order it knows of the purchase: that is the period the refund ends.
     let order = try await tx.query(
       """
-      SELECT o.trade_no, NOT EXISTS (
+      SELECT o.order_id, o.trade_no, NOT EXISTS (
           SELECT 1 FROM google_orders later WHERE later.purchase_token = o.purchase_token
             AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) AS latest
-      FROM google_orders o WHERE o.order_id = \(refundedOrder) AND o.purchase_token = \(token)
+      FROM google_orders o WHERE o.purchase_token = \(token)
+      ORDER BY o.order_id = \(refundedOrder) DESC, o.purchased_at DESC, o.order_id DESC LIMIT 1
       """
     ).first
+    if let order { refundedOrder = try order.decode("order_id") }
     let tradeNo = try order?.decodeIfPresent("trade_no", as: String.self) ?? purchase.tradeNo
     // The purchase ends with its latest order refunded; an earlier renewal refunded alone
     // leaves the subscription as Google keeps it.
