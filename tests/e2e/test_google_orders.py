@@ -226,3 +226,25 @@ def test_each_renewal_is_priced_as_its_own_order(sk, google):
     renewal = renew(sk, google, user, token, price_micros=5_990_000)
     assert wait_until(lambda: priced(sk, renewal), 60, "renewal priced")[:2] == ("5990000", "USD")
     assert wait_until(lambda: priced(sk, first_id), 60, "first order priced")[:2] == ("4990000", "USD")
+
+
+def metric(sk, name: str) -> int:
+    text = sk.client.get("/metrics", admin=True).text
+    return int(next(line.split()[1] for line in text.splitlines() if line.startswith(name + " ")))
+
+
+def test_orders_google_will_not_price_are_counted_in_metrics_until_it_does(sk, google):
+    user = unique("g-price-metrics")
+    google.fault(503, target="orders")
+    try:
+        order, _ = buy_gold(sk, google, user, 1)
+        assert sk.client.balance(user) == 100
+        wait_until(lambda: metric(sk, "storekeeper_google_order_prices_failing") >= 1, 30,
+                   "the failing price lookup counted")
+        assert metric(sk, "storekeeper_google_order_prices_due") >= 1
+    finally:
+        google.clear_faults()
+    order_id = sk.client.order(order["trade_no"])["transaction_id"]
+    wait_until(lambda: priced(sk, order_id), 60, "priced once Google answers")
+    wait_until(lambda: metric(sk, "storekeeper_google_order_prices_due") == 0, 30, "nothing left to price")
+    assert metric(sk, "storekeeper_google_order_prices_failing") == 0

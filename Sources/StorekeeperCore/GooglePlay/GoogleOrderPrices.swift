@@ -110,6 +110,25 @@ package struct GoogleOrderPrices: Sendable {
     }
   }
 
+  /// Orders still waiting for their price, and of those the ones Google failed at least once,
+  /// for `/metrics`.
+  package struct Backlog: Sendable, Equatable {
+    package var due: Int64
+    package var failing: Int64
+  }
+
+  package func backlog() async throws -> Backlog {
+    guard
+      let row = try await database.query(
+        """
+        SELECT count(*) AS due, count(*) FILTER (WHERE price_error IS NOT NULL) AS failing
+        FROM google_orders WHERE price_due_at IS NOT NULL
+        """
+      ).first
+    else { return Backlog(due: 0, failing: 0) }
+    return Backlog(due: try row.decode("due"), failing: try row.decode("failing"))
+  }
+
   private func failed(_ due: Due, _ failure: GooglePlayFailure, fields: [String: LogValue])
     async throws
   {
