@@ -7,13 +7,14 @@
 -- with discount FREE_TRIAL (or, in payloads older than offerDiscountType, an introductory offer
 -- priced 0). `billed_period` is how long the subscription transaction's price paid for.
 --
--- Google Play: one row per purchase token, as Storekeeper keeps them. Its price is the plan's
--- recurring price Google's subscriptionsv2 answer named when it was verified; Google names none
--- for one-time products, so they count as transactions without revenue. A token's renewals
--- move its expiry on (no row of their own), so the period it bills is its first one. Google
+-- Google Play: one row per order Google charged (google_orders): a one-time product's order, a
+-- subscription's first order and each renewal's, all of one subscription (the purchase token)
+-- under its first order id. Its price is what the Orders API said the buyer paid (`total`), or,
+-- until it answers, the plan's recurring price subscriptionsv2 named; a one-time product is
+-- unpriced until then. Every order of a token bills the length of its first period. Google
 -- reports no storefront in Apple's spelling (country 'unknown') and no trial Storekeeper reads.
--- A purchase another replaced (upgrade, downgrade) is upgraded; a revoked one is refunded. The
--- purchase token never leaves: Google's orderId names the transaction.
+-- A purchase another replaced (upgrade, downgrade) is upgraded; an order voided or revoked is
+-- refunded. The purchase token never leaves: Google's order ids name the transactions.
 CREATE OR REPLACE VIEW chart_transactions AS
 SELECT 'app_store'::text AS store,
        t.transaction_id,
@@ -39,27 +40,40 @@ LEFT JOIN products p ON p.product_id = t.product_id
 UNION ALL
 SELECT 'google_play'::text,
        g.transaction_id,
-       g.transaction_id,
+       g.original_transaction_id,
        g.user_id,
        g.product_id,
        g.environment,
        'unknown',
        g.currency,
        round(g.price_micros::numeric / 1000000, 6),
-       g.purchase_time,
+       g.purchased_at,
        g.expires_date,
-       CASE WHEN g.replaced_by IS NULL THEN g.revoked_at END,
+       CASE WHEN g.replaced_by IS NULL THEN g.refunded_at END,
        g.replaced_by IS NOT NULL,
        false,
        g.expires_date IS NOT NULL,
        g.trade_no,
-       coalesce(g.first_expiry_time, g.expiry_time) - g.purchase_time
-FROM (SELECT gp.*,
+       coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time
+FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_at, o.trade_no,
+             coalesce(ord.user_id, gp.user_id) AS user_id, gp.product_id, gp.environment,
+             gp.replaced_by, gp.first_expiry_time, gp.expiry_time AS token_expiry,
+             gp.purchase_time,
              -- A Google order id falls back to the token when Google named none: never shown.
+             CASE WHEN o.order_id = gp.purchase_token THEN 'token:' || left(md5(gp.purchase_token), 16)
+                  ELSE o.order_id END AS transaction_id,
              CASE WHEN gp.order_id = gp.purchase_token THEN 'token:' || left(md5(gp.purchase_token), 16)
-                  ELSE gp.order_id END AS transaction_id,
-             CASE WHEN gp.kind = 'subscription' THEN gp.expiry_time END AS expires_date
-      FROM google_purchases gp) g;
+                  ELSE gp.order_id END AS original_transaction_id,
+             -- The latest order ends where the token's access ends; an earlier one where it
+             -- paid up to (the next order takes over from its start anyway).
+             CASE WHEN gp.kind <> 'subscription' THEN NULL
+                  WHEN lead(o.order_id) OVER (PARTITION BY o.purchase_token
+                                              ORDER BY o.purchased_at, o.order_id) IS NULL
+                    THEN gp.expiry_time
+                  ELSE coalesce(o.expiry_time, gp.expiry_time) END AS expires_date
+      FROM google_orders o
+      JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
+      LEFT JOIN orders ord ON ord.trade_no = o.trade_no) g;
 
 -- Each subscription transaction as the span of time it kept the subscription active:
 -- from its purchase until the first of its expiry, the next transaction of the same

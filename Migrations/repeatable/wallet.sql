@@ -65,3 +65,25 @@ LANGUAGE sql STABLE AS $$
   LEFT JOIN ledger_lots l
     ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
 $$;
+
+-- What a refund of p_units of the p_quantity order p_trade_no paid for can take back (Google's
+-- quantity-based partial refunds, and the full refund of what such refunds left): the same
+-- shape as storekeeper_refund_plan, with `owed` that share of what the order's credits gave,
+-- never more than its rows still hold. A share, not what is left, so a partial refund whose
+-- debt is still open does not make the next refund take that part twice.
+CREATE OR REPLACE FUNCTION storekeeper_refund_plan_share(
+  p_trade_no text, p_units integer, p_quantity integer
+) RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT g.user_id, g.asset, g.environment, g.owed, least(g.owed, coalesce(l.remaining, 0))
+  FROM (SELECT x.user_id, x.asset, x.environment,
+               least(sum(x.amount),
+                     coalesce(sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)
+                       * p_units / greatest(p_quantity, 1))::bigint AS owed
+        FROM ledger x WHERE x.trade_no = p_trade_no
+        GROUP BY x.user_id, x.asset, x.environment
+        HAVING sum(x.amount) > 0) g
+  LEFT JOIN ledger_lots l
+    ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
+  WHERE g.owed > 0
+$$;

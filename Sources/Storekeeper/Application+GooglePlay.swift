@@ -14,6 +14,8 @@ struct GooglePlayParts: Sendable {
   let acknowledgements: GoogleAcknowledgementQueue
   let settlement: GoogleSettlement
   let notifications: GoogleNotificationService
+  /// Reads each order's price from the Orders API once it is credited.
+  let prices: GoogleOrderPrices
   /// Checks Pub/Sub's OIDC tokens; nil without GOOGLE_PUBSUB_AUDIENCE and
   /// GOOGLE_PUBSUB_SERVICE_ACCOUNT (then pushes are refused, 503).
   let pushVerifier: PushTokenVerifier?
@@ -54,7 +56,11 @@ struct GooglePlayParts: Sendable {
         leaseMs: max(60_000, 3 * settings.timeoutMs)),
       orders: parts.orders, catalog: parts.catalog, client: client, monitor: monitor,
       clock: parts.clock, logger: logger.with("component", "google-notifications"),
-      wakeReports: wakeReports)
+      refundPolicy: config.refundPolicy, wakeReports: wakeReports)
+    let prices = GoogleOrderPrices(
+      database: parts.database, client: client, monitor: monitor, clock: parts.clock,
+      baseMs: config.retryBaseMs, leaseMs: max(60_000, 3 * settings.timeoutMs),
+      logger: logger.with("component", "google-prices"))
     var pushVerifier: PushTokenVerifier?
     if let audience = settings.pubSubAudience, let email = settings.pubSubServiceAccount {
       guard let jwks = URL(string: settings.oidcJWKSURL) else {
@@ -78,7 +84,8 @@ struct GooglePlayParts: Sendable {
       ])
     return GooglePlayParts(
       client: client, monitor: monitor, verifier: verifier, acknowledgements: acknowledgements,
-      settlement: settlement, notifications: notifications, pushVerifier: pushVerifier,
+      settlement: settlement, notifications: notifications, prices: prices,
+      pushVerifier: pushVerifier,
       sweepIntervalMs: settings.sweepIntervalMs)
   }
 

@@ -61,6 +61,11 @@ extension Application {
           name: "google-acknowledge", intervalMs: min(config.retryBaseMs, 5000),
           signal: domain.acknowledgementsPending, logger: logger
         ) { await acknowledger.runOnce() })
+      let prices = google.prices
+      services.append(
+        BackgroundLoop(
+          name: "google-prices", intervalMs: min(config.retryBaseMs, 5000), logger: logger
+        ) { await prices.runOnce() })
       let notifications = google.notifications
       services.append(
         BackgroundLoop(

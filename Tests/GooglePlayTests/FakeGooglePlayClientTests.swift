@@ -170,4 +170,27 @@ import Testing
       }
     }
   }
+
+  @Test func ordersGetNamesWhatTheBuyerPaidPerOrder() async throws {
+    try await FakePlay.with { play in
+      let token = try await play.purchase([
+        "product_id": "gold", "quantity": 2, "price_micros": 1_990_000, "currency": "EUR",
+      ])
+      let orderId = try #require(
+        try await play.client.productPurchase(productId: "gold", token: token).orderId)
+      let order = try await play.client.order(orderId)
+      #expect(order.orderId == orderId && order.purchaseToken == token)
+      #expect(order.total?.micros == 3_980_000 && order.total?.currencyCode == "EUR")
+      #expect(order.state == "PROCESSED" && order.createDate != nil)
+      await #expect {
+        _ = try await play.client.order("GPA.0000-0000-0000-00000")
+      } throws: { if case .unknownToken(404, _) = $0 as? GooglePlayFailure { true } else { false } }
+      try await play.control("fake/v1/faults", ["status": 503, "count": 1, "target": "orders"])
+      await #expect(throws: GooglePlayFailure.retryable(.status(503), retryAfter: nil)) {
+        _ = try await play.client.order(orderId)
+      }
+      // The orders fault hit orders.get only.
+      #expect(try await play.client.order(orderId).total?.micros == 3_980_000)
+    }
+  }
 }

@@ -1,9 +1,10 @@
 """Issue 28 with Google Play (issue 25): purchases made through the fake Google Play, and an App
 Store history beside them, appear in every chart segmented by `store`, from the transactions and
 from the hourly rollup, checked against chart_history's independent computation fed with what
-the fake reported (times, prices) and the raw revocation instant. A one-time product counts as a
-transaction without revenue (Google names no price for it); a subscription is priced at the
-recurring price Google named; a test purchase is Sandbox; a voided purchase is a refund."""
+the fake reported (times, prices) and the raw refund instant. Every order is a transaction priced
+as the Orders API (orders.get) says the buyer paid: a one-time product's (price times quantity), a
+subscription's first order, and each renewal's, a row of its own with its own price under the
+subscription's first order id; a test purchase is Sandbox; a voided order is a refund."""
 
 from __future__ import annotations
 
@@ -106,25 +107,45 @@ def charted(module_launcher, module_storekeeper, google):
             r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
                                                     "purchase_token": made["purchase_token"]})
             assert r.status_code == 200, r.text
-            micros = fields.get("price_micros", 4_990_000) if kind == "subscription" else None
+            micros = fields.get("price_micros", 4_990_000 if kind == "subscription" else 990_000)
+            if kind == "product":
+                micros *= fields.get("quantity", 1)
             period = fields.get("period_seconds")
             bought.append((order, made, GoogleTx(
                 transaction_id=made["order_id"], original_transaction_id=made["order_id"], user_id=user,
                 product_id=product, purchase=at, environment="Sandbox" if fields.get("test") else "Production",
-                storefront=None, currency=fields.get("currency", "USD") if micros is not None else None,
-                price_milli=None if micros is None else micros // 1000,
+                storefront=None, currency=fields.get("currency", "USD"), price_milli=micros // 1000,
                 expires=at + timedelta(seconds=period) if period else None,
                 type=SUB if kind == "subscription" else "Consumable")))
+        # The daily subscription renews twice, each renewal an order of its own at a new price:
+        # a row each, under the first order's id.
+        daily_order, daily, daily_tx = bought[3]
+        renewals = []
+        for n, micros in enumerate([5_990_000, 6_990_000], start=1):
+            at = daily_tx.purchase + timedelta(days=n)
+            google.control("clock", {"now_ms": int(at.timestamp() * 1000)})
+            google.control(f"subscriptions/{daily['purchase_token']}/events", {"event": "renew", "price_micros": micros})
+            order_id = f"{daily['order_id']}..{n - 1}"
+            wait_until(lambda: db.server.psql(
+                f"SELECT 1 FROM google_orders WHERE order_id = '{order_id}'", database=db.name).strip() == "1",
+                30, f"renewal {order_id} recorded")
+            renewals.append((daily_order, {"purchase_token": daily["purchase_token"], "order_id": order_id}, replace(
+                daily_tx, transaction_id=order_id, purchase=at, price_milli=micros // 1000,
+                expires=at + timedelta(days=1))))
+        bought += renewals
     finally:
         google.control("clock", {"now_ms": int(datetime.now(UTC).timestamp() * 1000)})
-    for order, made, _ in bought[-2:]:
+    wait_until(lambda: db.server.psql(
+        "SELECT count(*) FROM google_orders WHERE price_source IS DISTINCT FROM 'order'",
+        database=db.name).strip() == "0", 60, "every order priced by the Orders API")
+    for order, made, _ in bought[-4:-2]:
         google.control("voids", {"purchase_token": made["purchase_token"], "reason": 1})
         wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
                    "refunded by the voided notification")
     for _, made, tx in bought:
         revoked = db.server.psql(
-            "SELECT to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') FROM google_purchases "
-            f"WHERE purchase_token = '{made['purchase_token']}'", database=db.name).strip()
+            "SELECT to_char(refunded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') FROM google_orders "
+            f"WHERE order_id = '{made['order_id']}'", database=db.name).strip()
         tx.revocation = datetime.fromisoformat(revoked).replace(tzinfo=UTC) if revoked else None
         history.txs.append(tx)
     assert sum(t.revocation is not None for t in history.txs) == 2
@@ -177,10 +198,17 @@ def test_each_store_is_its_own_segment_with_googles_prices(charted):
     answer = chart(api, "revenue", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
     got = {(r["segment"], r["currency"]): (r["transactions"], Decimal(r["gross"]) if r["gross"] else None)
            for r in answer["rows"]}
-    # Google: two subscriptions priced by Google (the voided one is a refund the day it was
-    # voided), two one-time products without a price; the App Store's two, by Apple's price.
+    # Google: three subscriptions and two one-time products (two units of gold at 0.99, and
+    # one), each at what the Orders API said was paid (the voided ones are refunds the day they
+    # were voided); the renewals fall on later days. The App Store's two, by Apple's price.
     assert got == {("app_store", "USD"): (3, Decimal("11.98")), ("google_play", "EUR"): (1, Decimal("2.5")),
-                   ("google_play", "USD"): (3, Decimal("12.98")), ("google_play", None): (2, None)}
+                   ("google_play", "USD"): (5, Decimal("15.95"))}
+    # Each renewal is a transaction of its own, at its own price.
+    for n, price in [(1, "5.99"), (2, "6.99")]:
+        d2 = (day + timedelta(days=n)).date().isoformat()
+        answer = chart(api, "revenue", **{"from": d2, "to": d2, "segment": "store", "source": "transactions"})
+        row = next(r for r in answer["rows"] if r["segment"] == "google_play" and r["currency"] == "USD")
+        assert (row["transactions"], Decimal(row["gross"])) == (1, Decimal(price))
     # The weekly plan's MRR is its price times 52/12.
     mrr = chart(api, "mrr", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
     row = next(r for r in mrr["rows"] if r["segment"] == "google_play" and r["currency"] == "EUR")
@@ -191,5 +219,5 @@ def test_each_store_is_its_own_segment_with_googles_prices(charted):
     assert r.status_code == 200, r.text
     listed = {t["transaction_id"] for t in r.json()["transactions"] if t["event"] == "purchase"}
     assert listed == {t.transaction_id for t in history.txs
-                      if t.store == "google_play" and t.environment == "Production"}
+                      if t.store == "google_play" and t.environment == "Production" and t.purchase.date() == day.date()}
     assert all(t.startswith("GPA.") for t in listed)

@@ -285,3 +285,38 @@ def test_pushes_carry_an_oidc_token_pyjwt_verifies_and_are_retried(fake, receive
     assert {"testNotification", "oneTimeProductNotification", "voidedPurchaseNotification",
             "subscriptionNotification"} <= kinds
     assert any(p["attempts"][:2] == [503, 204] for p in pushes)
+
+
+def test_orders_get_answers_each_order_as_the_discovery_document_shapes_it(fake, credentials, discovery):
+    base, _ = fake
+    schema = discovery["resources"]["orders"]["methods"]["get"]["response"]
+
+    def order(order_id: str) -> requests.Response:
+        return requests.get(f"{base}/androidpublisher/v3/applications/{PACKAGE}/orders/{order_id}",
+                            headers={"Authorization": f"Bearer {credentials.token}"}, timeout=10)
+
+    bought = control(fake, "products", {"product_id": "gold_100", "quantity": 3, "price_micros": 1_250_000,
+                                         "currency": "EUR"})
+    answer = order(bought["order_id"])
+    assert answer.status_code == 200, answer.text
+    check_schema(discovery, answer.json(), schema, "Order")
+    assert answer.json()["total"] == {"currencyCode": "EUR", "units": "3", "nanos": 750_000_000}
+    assert answer.json()["purchaseToken"] == bought["purchase_token"]
+    assert answer.json()["lineItems"][0]["oneTimePurchaseDetails"] == {"quantity": 3}
+    control(fake, "voids", {"purchase_token": bought["purchase_token"], "quantity": 1})
+    assert order(bought["order_id"]).json()["state"] == "PARTIALLY_REFUNDED"
+
+    sub = control(fake, "subscriptions", {"product_id": "vip", "price_micros": 4_990_000})
+    control(fake, f"subscriptions/{sub['purchase_token']}/events", {"event": "renew", "price_micros": 5_990_000})
+    renewal = order(sub["order_id"] + "..0")
+    assert renewal.status_code == 200, renewal.text
+    check_schema(discovery, renewal.json(), schema, "Order")
+    assert renewal.json()["total"] == {"currencyCode": "USD", "units": "5", "nanos": 990_000_000}
+    assert order(sub["order_id"]).json()["total"]["units"] == "4"
+    control(fake, f"subscriptions/{sub['purchase_token']}/events", {"event": "revoke"})
+    assert order(sub["order_id"] + "..0").json()["state"] == "REFUNDED"
+    assert order(sub["order_id"]).json()["state"] == "PROCESSED"
+    assert order("GPA.0000-0000-0000-00000").status_code == 404
+    unauthenticated = requests.get(f"{base}/androidpublisher/v3/applications/{PACKAGE}/orders/{sub['order_id']}",
+                                   timeout=10)
+    assert unauthenticated.status_code == 401

@@ -32,8 +32,9 @@ extension FakeGooglePlayEndpoints {
   }
 
   /// `POST /fake/v1/products` `{product_id, state?: purchased|pending, test?, quantity?,
-  /// obfuscated_account_id?, region_code?}`: a one-time purchase, pushed as
-  /// ONE_TIME_PRODUCT_PURCHASED unless pending.
+  /// obfuscated_account_id?, region_code?, price_micros?, currency?}`: a one-time purchase,
+  /// pushed as ONE_TIME_PRODUCT_PURCHASED unless pending. Its order (`orders.get`) charges
+  /// `price_micros` (0.99 unless named) per unit.
   func makeProduct(_ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
     let productId = try body.requiredString("product_id")
@@ -49,6 +50,11 @@ extension FakeGooglePlayEndpoints {
     if let accountId, accountId.count > 64 {
       throw FakeControlBody.invalid("obfuscated_account_id", "must be at most 64 characters")
     }
+    let unitMicros = try body.int("price_micros") ?? 990_000
+    guard (0...1_000_000_000_000).contains(unitMicros) else {
+      throw FakeControlBody.invalid("price_micros", "must be between 0 and 10^12")
+    }
+    let currency = try body.string("currency") ?? "USD"
     let now = state.nowMillis()
     let pending = stateName == "pending"
     let product = FakeProduct(
@@ -58,7 +64,15 @@ extension FakeGooglePlayEndpoints {
       purchasedAtMillis: pending ? nil : now, test: try body.bool("test") ?? false,
       quantity: Int32(quantity), refundableQuantity: Int32(quantity),
       obfuscatedExternalAccountId: accountId, regionCode: try body.string("region_code") ?? "US")
-    state.contents.withLock { $0.products[product.token] = product }
+    let order = FakeOrder(
+      packageName: product.packageName, orderId: product.orderId, token: product.token,
+      productId: productId, createTimeMillis: now, lastEventTimeMillis: now,
+      totalMicros: unitMicros * quantity, currency: currency,
+      line: .oneTime(quantity: Int32(quantity)), state: pending ? "PENDING" : "PROCESSED")
+    state.contents.withLock {
+      $0.products[product.token] = product
+      $0.orders[order.orderId] = order
+    }
     if !pending { notifyProduct(product, type: .purchased) }
     return FakeGoogleError.json(
       ["purchase_token": product.token, "order_id": product.orderId], status: 201)
@@ -75,15 +89,19 @@ extension FakeGooglePlayEndpoints {
       product.state = target
       if target == .purchased { product.purchasedAtMillis = now }
       contents.products[token] = product
+      contents.orders[product.orderId]?.state = target == .purchased ? "PROCESSED" : "CANCELED"
+      contents.orders[product.orderId]?.lastEventTimeMillis = now
       return product
     }
     notifyProduct(product, type: target == .purchased ? .purchased : .canceled)
     return FakeGoogleError.json(product.json)
   }
 
-  /// `POST /fake/v1/voids` `{purchase_token, reason?, source?, quantity?}`: a refund or
-  /// chargeback. The purchase is canceled (a subscription revoked and expired), listed among
-  /// the voided purchases, and pushed as a voidedPurchaseNotification.
+  /// `POST /fake/v1/voids` `{purchase_token, reason?, source?, quantity?, order_id?}`: a refund
+  /// or chargeback of one order, as Google refunds: a one-time purchase's (`quantity` of it for
+  /// a quantity-based partial refund), or a subscription's latest order, which revokes and
+  /// expires it, or an earlier order of it (`order_id`), which it survives. Listed among the
+  /// voided purchases and pushed as a voidedPurchaseNotification.
   func void(_ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
     let token = try body.requiredString("purchase_token")
@@ -96,17 +114,31 @@ extension FakeGooglePlayEndpoints {
       throw FakeControlBody.invalid("source", "must be 0 to 2")
     }
     let quantity = try body.int("quantity")
+    if let quantity, !(1...100).contains(quantity) {
+      throw FakeControlBody.invalid("quantity", "must be 1 to 100")
+    }
+    let orderId = try body.string("order_id")
+    if let orderId,
+      state.contents.withLock({
+        $0.orders[orderId]?.token != token || $0.orders[orderId]?.state == "REFUNDED"
+      })
+    {
+      throw FakeControlBody.invalid("order_id", "must name an unrefunded order of the purchase")
+    }
     guard
       let entry = voidPurchase(
-        token, reason: Int32(reason), source: Int32(source), quantity: quantity.map { Int32($0) })
+        token, reason: Int32(reason), source: Int32(source), quantity: quantity.map { Int32($0) },
+        orderId: orderId)
     else { throw Self.noPurchase(token) }
     return FakeGoogleError.json(entry.json)
   }
 
   /// Voids a purchase and pushes the notification; nil when the token is unknown.
   @discardableResult
-  func voidPurchase(_ token: String, reason: Int32, source: Int32, quantity: Int32?) -> FakeVoided?
-  {
+  func voidPurchase(
+    _ token: String, reason: Int32, source: Int32, quantity: Int32?, orderId: String? = nil,
+    notify: Bool = true
+  ) -> FakeVoided? {
     let now = state.nowMillis()
     let entry = state.contents.withLock { contents -> FakeVoided? in
       if var product = contents.products[token] {
@@ -116,6 +148,8 @@ extension FakeGooglePlayEndpoints {
           ?? product.refundableQuantity
         if !partial { product.state = .canceled }
         contents.products[token] = product
+        contents.orders[product.orderId]?.state = partial ? "PARTIALLY_REFUNDED" : "REFUNDED"
+        contents.orders[product.orderId]?.lastEventTimeMillis = now
         let entry = FakeVoided(
           packageName: product.packageName, token: token, orderId: product.orderId,
           purchaseTimeMillis: product.purchaseTimeMillis, voidedTimeMillis: now, source: source,
@@ -124,6 +158,18 @@ extension FakeGooglePlayEndpoints {
         return entry
       }
       guard var subscription = contents.subscriptions[token] else { return nil }
+      let refunded = orderId ?? subscription.latestOrderId
+      contents.orders[refunded]?.state = "REFUNDED"
+      contents.orders[refunded]?.lastEventTimeMillis = now
+      if refunded != subscription.latestOrderId {
+        // An earlier period refunded: the subscription goes on.
+        let entry = FakeVoided(
+          packageName: subscription.packageName, token: token, orderId: refunded,
+          purchaseTimeMillis: subscription.startTimeMillis, voidedTimeMillis: now,
+          source: source, reason: reason, quantity: nil, isSubscription: true)
+        contents.voided.append(entry)
+        return entry
+      }
       subscription.state = .expired
       subscription.autoRenewEnabled = false
       subscription.expiryTimeMillis = min(subscription.expiryTimeMillis, now)
@@ -136,6 +182,7 @@ extension FakeGooglePlayEndpoints {
       return entry
     }
     guard let entry else { return nil }
+    if !notify { return entry }
     outbox.publish(
       notification([
         "voidedPurchaseNotification": [
@@ -193,7 +240,7 @@ extension FakeGooglePlayEndpoints {
     return clockResponse()
   }
 
-  /// `POST /fake/v1/faults` `{status, count?, retry_after?, delay_ms?, target?: api|token}`:
+  /// `POST /fake/v1/faults` `{status, count?, retry_after?, delay_ms?, target?: api|token|orders}`:
   /// the next requests fail so (status 0: only delayed). `{"clear": true}` removes them all.
   func setFault(_ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
@@ -206,7 +253,7 @@ extension FakeGooglePlayEndpoints {
     }
     let targetName = try body.string("target") ?? "api"
     guard let target = FakeFault.Target(rawValue: targetName) else {
-      throw FakeControlBody.invalid("target", "must be api or token")
+      throw FakeControlBody.invalid("target", "must be api, token or orders")
     }
     let count = try body.int("count")
     if let count, count < 1 { throw FakeControlBody.invalid("count", "must be at least 1") }

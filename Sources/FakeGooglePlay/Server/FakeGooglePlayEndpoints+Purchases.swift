@@ -41,6 +41,15 @@ extension FakeGooglePlayEndpoints {
     return Response(status: 204)
   }
 
+  /// `orders.get`: Google answers 404 for an order of another app as for none.
+  func getOrder(_ context: Context) throws -> Response {
+    let package = try checkPackage(context)
+    let orderId = context.parameters["orderId"] ?? ""
+    guard let order = state.contents.withLock({ $0.orders[orderId] }), order.packageName == package
+    else { throw FakeAPIError(404, "The order was not found.") }
+    return FakeGoogleError.json(order.json)
+  }
+
   /// `purchases.subscriptionsv2.get`.
   func getSubscription(_ context: Context) throws -> Response {
     let package = try checkPackage(context)

@@ -47,27 +47,42 @@ extension FakeGooglePlayEndpoints {
         contents.subscriptions[linked] = old
       }
       contents.subscriptions[subscription.token] = subscription
+      contents.orders[subscription.orderBase] = Self.order(
+        of: subscription, from: now, state: pending ? "PENDING" : "PROCESSED", at: now)
     }
     if !pending { notifySubscription(subscription, .purchased) }
     return FakeGoogleError.json(
       ["purchase_token": subscription.token, "order_id": subscription.latestOrderId], status: 201)
   }
 
-  /// `POST /fake/v1/subscriptions/{token}/events` `{event, seconds?}`: what happens to a
-  /// subscription over its life, each pushed as Google's notification type. `seconds` is the
-  /// pause length for `pause`.
+  /// `POST /fake/v1/subscriptions/{token}/events` `{event, seconds?, price_micros?}`: what
+  /// happens to a subscription over its life, each pushed as Google's notification type.
+  /// `seconds` is the pause length for `pause`; `price_micros` is what the plan costs from this
+  /// renewal on (`renew`). Each renewal (`renew`, `recover`, `resume`) charges an order of its
+  /// own (`orders.get`). `revoke` is `purchases.subscriptions.revoke`: the latest order
+  /// refunded (listed among the voided purchases), access ended, SUBSCRIPTION_REVOKED.
   func subscriptionEvent(_ token: String, _ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
     let event = try body.requiredString("event")
     let seconds = try body.double("seconds")
+    let newPrice = try body.int("price_micros")
+    if let newPrice, !(0...1_000_000_000_000).contains(newPrice) {
+      throw FakeControlBody.invalid("price_micros", "must be between 0 and 10^12")
+    }
     let now = state.nowMillis()
     let (subscription, type) = try state.contents.withLock {
       contents throws(HTTPError) -> (FakeSubscription, SubscriptionNotificationType) in
       guard var s = contents.subscriptions[token] else { throw Self.noPurchase(token) }
       let type: SubscriptionNotificationType
+      let renewalsBefore = s.renewals
+      let periodStart = max(s.expiryTimeMillis, now)
       switch event {
       case "renew":
         // A renewal extends from the old expiry, or from now after a lapse.
+        if let newPrice {
+          s.priceUnits = newPrice / 1_000_000
+          s.priceNanos = Int32(newPrice % 1_000_000) * 1000
+        }
         s.expiryTimeMillis = max(s.expiryTimeMillis, now) + s.periodMillis
         s.renewals += 1
         s.state = .active
@@ -110,6 +125,22 @@ extension FakeGooglePlayEndpoints {
         s.cancellation = nil
         s.cancelTimeMillis = nil
         type = .restarted
+      case "revoke":
+        guard s.state != .expired, s.state != .pending, s.state != .pendingPurchaseCanceled else {
+          throw HTTPError(409, code: "not_revocable", detail: "Only a live subscription.")
+        }
+        s.state = .expired
+        s.autoRenewEnabled = false
+        s.cancellation = .developer
+        s.expiryTimeMillis = min(s.expiryTimeMillis, now)
+        contents.orders[s.latestOrderId]?.state = "REFUNDED"
+        contents.orders[s.latestOrderId]?.lastEventTimeMillis = now
+        contents.voided.append(
+          FakeVoided(
+            packageName: s.packageName, token: s.token, orderId: s.latestOrderId,
+            purchaseTimeMillis: s.startTimeMillis, voidedTimeMillis: now, source: 1, reason: 0,
+            quantity: nil, isSubscription: true))
+        type = .revoked
       case "expire":
         s.state = .expired
         s.autoRenewEnabled = false
@@ -132,14 +163,36 @@ extension FakeGooglePlayEndpoints {
       default:
         throw FakeControlBody.invalid(
           "event",
-          "must be renew, grace, hold, recover, pause, resume, cancel, restart, expire, "
-            + "complete or cancel_pending")
+          "must be renew, grace, hold, recover, pause, resume, cancel, restart, revoke, "
+            + "expire, complete or cancel_pending")
+      }
+      if s.renewals > renewalsBefore {
+        let start = event == "renew" ? periodStart : now
+        contents.orders[s.latestOrderId] = Self.order(
+          of: s, from: start, state: "PROCESSED", at: now)
+      }
+      if event == "complete" {
+        contents.orders[s.orderBase]?.state = "PROCESSED"
+        contents.orders[s.orderBase]?.createTimeMillis = now
       }
       contents.subscriptions[token] = s
       return (s, type)
     }
     notifySubscription(subscription, type)
     return FakeGoogleError.json(subscription.json)
+  }
+
+  /// The order that pays the subscription's latest period, from `start` to its expiry.
+  static func order(of s: FakeSubscription, from start: Int64, state: String, at now: Int64)
+    -> FakeOrder
+  {
+    FakeOrder(
+      packageName: s.packageName, orderId: s.latestOrderId, token: s.token,
+      productId: s.productId, createTimeMillis: now, lastEventTimeMillis: now,
+      totalMicros: s.priceUnits * 1_000_000 + Int64(s.priceNanos / 1000), currency: s.currency,
+      line: .subscription(
+        basePlanId: s.basePlanId, startMillis: start, endMillis: s.expiryTimeMillis),
+      state: state)
   }
 
   func notifySubscription(_ s: FakeSubscription, _ type: SubscriptionNotificationType) {

@@ -58,6 +58,13 @@ final class FakeGooglePlayEndpoints: Sendable {
     router.add(.get, Self.apiPrefix + "/voidedpurchases") { [self] request, context in
       await api(request) { try voidedPurchases(request, context) }
     }
+    router.add(.get, "/androidpublisher/v3/applications/{packageName}/orders/{orderId}") {
+      [self] request, context in
+      if let fault = state.takeFault(.orders), fault.status != 0 {
+        return Self.faultResponse(fault)
+      }
+      return await api(request) { try getOrder(context) }
+    }
     registerControls(&router)
     return router
   }

@@ -1,7 +1,8 @@
 /// A failure the next API (or token) requests get, set with `POST /fake/v1/faults`.
 struct FakeFault: Sendable {
+  /// `orders` hits `orders.get` only, so a test can fail the price lookup and nothing else.
   enum Target: String, Sendable {
-    case api, token
+    case api, token, orders
   }
 
   var target: Target

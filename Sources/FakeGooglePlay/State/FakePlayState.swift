@@ -10,6 +10,8 @@ final class FakePlayState: Sendable {
     var products: [String: FakeProduct] = [:]
     var subscriptions: [String: FakeSubscription] = [:]
     var voided: [FakeVoided] = []
+    /// Every order charged, by order id (`orders.get`).
+    var orders: [String: FakeOrder] = [:]
     /// Access token → when it expires, in real seconds (tokens follow the real clock, as
     /// the client's assertions do).
     var accessTokens: [String: Int64] = [:]

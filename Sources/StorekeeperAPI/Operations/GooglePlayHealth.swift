@@ -7,10 +7,15 @@ import StorekeeperCore
 package struct GooglePlayHealth: Sendable {
   let monitor: GooglePlayMonitor
   let queue: GoogleAcknowledgementQueue
+  /// The orders still waiting for `orders.get` to price them.
+  let prices: GoogleOrderPrices?
 
-  package init(monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue) {
+  package init(
+    monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue, prices: GoogleOrderPrices? = nil
+  ) {
     self.monitor = monitor
     self.queue = queue
+    self.prices = prices
   }
 
   func problems(nowMs: Int64) async -> [Readiness.Problem] {
@@ -57,6 +62,18 @@ package struct GooglePlayHealth: Sendable {
       "storekeeper_google_play_configuration_errors_total{setting=\"\(GooglePlayMonitor.variable)\"} "
         + "\(monitor.total)",
     ]
+    if let prices, let due = try? await prices.backlog() {
+      lines += [
+        "# HELP storekeeper_google_order_prices_due Google orders credited whose price the "
+          + "Orders API has not given yet (charts count them at the plan's price or none).",
+        "# TYPE storekeeper_google_order_prices_due gauge",
+        "storekeeper_google_order_prices_due \(due.due)",
+        "# HELP storekeeper_google_order_prices_failing Of those, the ones orders.get failed "
+          + "for at least once (retried with backoff).",
+        "# TYPE storekeeper_google_order_prices_failing gauge",
+        "storekeeper_google_order_prices_failing \(due.failing)",
+      ]
+    }
     guard let backlog = try? await queue.backlog() else { return lines }
     let age = backlog.oldestPurchaseMs.map { max(0, nowMs - $0) / 1000 } ?? 0
     lines += [

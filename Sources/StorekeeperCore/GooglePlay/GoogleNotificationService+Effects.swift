@@ -5,71 +5,6 @@ import Postgres
 /// The effects of Google's notifications, each in one database transaction that holds the
 /// purchase's row lock, so two instances applying pushes about one purchase take turns.
 extension GoogleNotificationService {
-  /// A void or revocation, confirmed by Google before anything is taken back: a void must be
-  /// in `voidedpurchases.list` (the last 30 days, subscriptions included), a revocation must
-  /// show the subscription expired. Then the order closes as refunded and its credit is
-  /// reversed through the ledger; the purchase stops granting.
-  func voided(_ token: String, _ purchase: Known, revocation: Bool = false) async throws -> Outcome
-  {
-    do {
-      if revocation {
-        let answer = try await client.subscriptionPurchase(token: token)
-        guard answer.subscriptionStateValue == .expired else {
-          return .done(.ignored, "not_revoked_at_google")
-        }
-      } else {
-        let voided = try await client.allVoidedPurchases(
-          startTimeMillis: clock.milliseconds - 29 * 86_400_000, maxPages: 20)
-        guard let entry = voided.first(where: { $0.purchaseToken == token }) else {
-          return .done(.ignored, "not_voided_at_google")
-        }
-        if let quantity = entry.voidedQuantity {
-          // Part of a multi-quantity purchase: recorded for an admin to adjust; reversing the
-          // whole credit would take back what the user still paid for.
-          return .done(.processed, "partial_refund_of_\(quantity)_recorded")
-        }
-      }
-    } catch {
-      return outcome(of: error)
-    }
-    monitor.resolved()
-    return try await revokeConfirmed(token, purchase, revocation: revocation)
-  }
-
-  /// Takes a purchase back that Google has confirmed voided or revoked: the order closes as
-  /// refunded, the ledger reverses its credit, the purchase stops granting.
-  func revokeConfirmed(_ token: String, _ purchase: Known, revocation: Bool) async throws
-    -> Outcome
-  {
-    try await database.withTransaction { tx -> Outcome in
-      try await tx.execute(
-        """
-        UPDATE google_purchases SET revoked_at = coalesce(revoked_at, now()), updated_at = now()
-        WHERE purchase_token = \(token)
-        """)
-      guard let order = try await orders.find(purchase.tradeNo, lock: true, on: tx),
-        let transition = try? OrderStateMachine.transition(
-          from: order.tradeStatus, closeReason: order.closeReason, on: .refunded)
-      else { return .done(.processed, "already_closed") }
-      let notice: [String: JSONValue] = [
-        "store": .string(OrderStore.googlePlay.rawValue), "trade_no": .string(order.tradeNo),
-        "transaction_id": .string(order.transactionId ?? purchase.orderId),
-        "product_id": .string(order.productId),
-      ]
-      try await orders.transition(
-        .order(order.tradeNo), transition, cause: .notification, detail: .object(notice),
-        effects: [
-          Ledger.reverse(.refund, transactionId: order.transactionId ?? purchase.orderId),
-          // Nothing left to acknowledge: Google took the purchase back.
-          """
-          UPDATE google_acknowledgements SET done_at = now(), last_error = 'voided'
-          WHERE purchase_token = \(token) AND done_at IS NULL
-          """,
-        ], events: [EventDraft(.purchaseRefunded, notice)], on: tx)
-      return .done(.processed, revocation ? "revoked" : "refunded")
-    }
-  }
-
   /// A subscription's state read back and applied: its expiry (the access policy: active, in
   /// grace and canceled-but-paid grant until Google's expiry; on hold, paused and expired grant
   /// nothing from now), a renewal paying an order of its own, and the purchase it replaced
@@ -96,12 +31,16 @@ extension GoogleNotificationService {
       guard
         let row = try await tx.query(
           """
-          SELECT revoked_at IS NOT NULL AS revoked, replaced_by IS NOT NULL AS replaced
+          SELECT revoked_at IS NOT NULL AS revoked, replaced_by IS NOT NULL AS replaced,
+            (extract(epoch FROM expiry_time) * 1000)::bigint AS expiry_ms
           FROM google_purchases WHERE purchase_token = \(token) FOR UPDATE
           """
         ).first
       else { return .done(.ignored, "unknown_token") }
       if try row.decode("revoked", as: Bool.self) { return .done(.processed, "revoked_earlier") }
+      // A renewal is charged when the period it follows ends (or now, after a lapse), until the
+      // Orders API says when.
+      let previousExpiryMs: Int64? = try row.decodeIfPresent("expiry_ms")
       var update: PostgresQuery = "UPDATE google_purchases SET expiry_time = "
       if try row.decode("replaced", as: Bool.self) {
         // Replaced: it never grants again, whatever Google says of its own dates.
@@ -124,7 +63,10 @@ extension GoogleNotificationService {
       if let latest = item.latestSuccessfulOrderId, !latest.isEmpty, latest != purchase.orderId,
         try await tx.query("SELECT 1 FROM orders WHERE transaction_id = \(latest)").isEmpty
       {
-        try await renew(purchase, orderId: latest, notice: notice, on: tx)
+        try await renew(
+          purchase, token: token, orderId: latest,
+          chargedAtMs: min(previousExpiryMs ?? nowMs, nowMs), expiryMs: expiryMs, notice: notice,
+          on: tx)
         result = "renewed"
       } else {
         var events: [EventDraft] = []
@@ -157,7 +99,8 @@ extension GoogleNotificationService {
   /// A renewal: an order of its own for the subscriber (`origin: renewal`), paid by Google's
   /// new order id, which `orders.transaction_id` holds once.
   private func renew(
-    _ purchase: Known, orderId: String, notice: [String: JSONValue], on tx: PostgresTransaction
+    _ purchase: Known, token: String, orderId: String, chargedAtMs: Int64, expiryMs: Int64?,
+    notice: [String: JSONValue], on tx: PostgresTransaction
   ) async throws {
     guard
       let order = try await orders.createForPurchase(
@@ -170,7 +113,10 @@ extension GoogleNotificationService {
       from: .waitBuyerPay, closeReason: nil, on: .paid)
     var renewed = notice
     renewed["transaction_id"] = .string(orderId)
-    var effects: [PostgresQuery] = []
+    var effects: [PostgresQuery] = [
+      GoogleOrderRecord.renewal(
+        token: token, orderId: orderId, chargedAtMs: chargedAtMs, expiryMs: expiryMs)
+    ]
     if let credit = try Ledger.grant(
       purchase.product, transactionId: orderId, environment: purchase.environment)
     {

@@ -20,12 +20,15 @@ package struct GoogleNotificationService: Sendable {
   let logger: Logger
   /// Wakes the report retry worker, which settles reports this push made due.
   let wakeReports: @Sendable () -> Void
+  /// `REFUND_POLICY`, for what a void or revocation takes back.
+  let refundPolicy: RefundPolicy
 
   package init(
     store: GoogleNotificationStore, orders: OrderRepository, catalog: CatalogRepository,
     client: GooglePlayClient, monitor: GooglePlayMonitor, clock: WallClock, logger: Logger,
-    wakeReports: @escaping @Sendable () -> Void
+    refundPolicy: RefundPolicy = .debt, wakeReports: @escaping @Sendable () -> Void
   ) {
+    self.refundPolicy = refundPolicy
     self.store = store
     self.orders = orders
     self.catalog = catalog

@@ -86,6 +86,7 @@ package struct GoogleSettlement: Sendable {
     {
       effects.append(credit)
     }
+    effects.append(GoogleOrderRecord.first(purchase))
     if let acknowledge = GoogleAcknowledgementQueue.enqueue(purchase, product: product) {
       effects.append(acknowledge)
     }

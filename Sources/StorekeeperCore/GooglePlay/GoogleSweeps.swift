@@ -1,3 +1,4 @@
+import GooglePlay
 import Postgres
 import StorekeeperLogging
 
@@ -72,11 +73,10 @@ package struct GoogleSweeps: Sendable {
       guard let lease = try await lease("voided") else { return }
       let start = max(
         lease.nowMs - Self.lookbackMs, (lease.checkedUntilMs ?? 0) - Self.overlapMs)
-      let voided: [VoidedPurchaseEntry]
+      let voided: [VoidedPurchase]
       do {
         voided = try await notifications.client.allVoidedPurchases(
-          startTimeMillis: start, maxPages: 100
-        ).map { VoidedPurchaseEntry(token: $0.purchaseToken, partial: $0.voidedQuantity != nil) }
+          startTimeMillis: start, maxPages: 100)
       } catch {
         await release("voided", checkedUntilMs: nil, error: GooglePurchaseVerifier.describe(error))
         logger.warning(
@@ -85,14 +85,14 @@ package struct GoogleSweeps: Sendable {
         return
       }
       var reversed = 0
-      for entry in voided where !entry.partial {
-        guard let token = entry.token, let purchase = try await notifications.known(token),
-          !purchase.revoked
+      // Each entry once (`google_voids`), oldest first, so a partial refund comes before the
+      // full refund of what it left.
+      for entry in voided.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
+        guard let token = entry.purchaseToken, let purchase = try await notifications.known(token)
         else { continue }
-        if case .done(.processed, "refunded") = try await notifications.revokeConfirmed(
-          token, purchase, revocation: false)
-        {
-          reversed += 1
+        switch try await notifications.applyVoid(entry, token: token, purchase) {
+        case "refunded", "partial_refund": reversed += 1
+        default: break
         }
       }
       await release("voided", checkedUntilMs: lease.nowMs, error: nil)
@@ -146,11 +146,5 @@ package struct GoogleSweeps: Sendable {
     } catch {
       logger.warning("Google subscription reconciliation failed", ["error": .string("\(error)")])
     }
-  }
-
-  /// What the sweep needs of a voided purchase.
-  struct VoidedPurchaseEntry: Sendable {
-    var token: String?
-    var partial: Bool
   }
 }

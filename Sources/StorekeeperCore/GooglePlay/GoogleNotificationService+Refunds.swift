@@ -1,0 +1,225 @@
+import Foundation
+import GooglePlay
+import Postgres
+
+/// Google's refunds, per order as Google makes them (docs/GOOGLE_PLAY.md, "Refunds and
+/// revocations"): a voided purchase names the order it refunds (`orderId`: the first order or a
+/// renewal's), and may refund only part of a multi-quantity purchase (`voidedQuantity`); a
+/// revocation (`SUBSCRIPTION_REVOKED`, as `purchases.subscriptions.revoke` makes it) refunds the
+/// subscription's latest order and ends its access. Each refund closes the order it names as
+/// refunded (a partial one leaves it paid), takes back that order's share of the credit under
+/// `REFUND_POLICY`, and writes `purchase.refunded`; each entry of the voided list is applied
+/// once (`google_voids`), whether a push or the sweep brings it.
+extension GoogleNotificationService {
+  /// A void or revocation, confirmed by Google before anything is taken back: a void must be
+  /// in `voidedpurchases.list` (the last 29 days, subscriptions included), a revocation must
+  /// show the subscription expired.
+  func voided(_ token: String, _ purchase: Known, revocation: Bool = false) async throws -> Outcome
+  {
+    let entries: [VoidedPurchase]
+    var revokedOrder: String?
+    do {
+      if revocation {
+        let answer = try await client.subscriptionPurchase(token: token)
+        guard answer.subscriptionStateValue == .expired else {
+          return .done(.ignored, "not_revoked_at_google")
+        }
+        let googleId = purchase.product.draft.effectiveGoogleProductId
+        let item =
+          answer.lineItems?.first(where: { $0.productId == googleId }) ?? answer.lineItems?.first
+        revokedOrder = item?.latestSuccessfulOrderId.flatMap { $0.isEmpty ? nil : $0 }
+        entries = []
+      } else {
+        entries = try await client.allVoidedPurchases(
+          startTimeMillis: clock.milliseconds - 29 * 86_400_000, maxPages: 20
+        ).filter { $0.purchaseToken == token }
+        guard !entries.isEmpty else { return .done(.ignored, "not_voided_at_google") }
+      }
+    } catch {
+      return outcome(of: error)
+    }
+    monitor.resolved()
+    if revocation {
+      let result = try await database.withTransaction { tx in
+        try await refund(
+          token, purchase, orderId: revokedOrder, units: nil, revocation: true, on: tx)
+      }
+      return .done(.processed, result)
+    }
+    var results: [String] = []
+    for entry in entries.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
+      results.append(try await applyVoid(entry, token: token, purchase))
+    }
+    return .done(.processed, Self.summary(results))
+  }
+
+  /// One entry of the voided list, once.
+  func applyVoid(_ entry: VoidedPurchase, token: String, _ purchase: Known) async throws
+    -> String
+  {
+    let orderId = entry.orderId.flatMap { $0.isEmpty ? nil : $0 } ?? purchase.orderId
+    return try await database.withTransaction { tx in
+      guard
+        try await !tx.query(
+          """
+          INSERT INTO google_voids (order_id, voided_time_ms, purchase_token, voided_quantity,
+            result)
+          VALUES (\(orderId), \(entry.voidedTimeMillis ?? 0), \(token),
+            \(entry.voidedQuantity.map { Int64($0) }), 'applying')
+          ON CONFLICT DO NOTHING RETURNING 1
+          """
+        ).isEmpty
+      else { return "already_applied" }
+      let result = try await refund(
+        token, purchase, orderId: orderId, units: entry.voidedQuantity, revocation: false, on: tx)
+      try await tx.execute(
+        """
+        UPDATE google_voids SET result = \(result)
+        WHERE order_id = \(orderId) AND voided_time_ms = \(entry.voidedTimeMillis ?? 0)
+        """)
+      return result
+    }
+  }
+
+  /// Refunds order `orderId` of the purchase (its latest when nil): `units` of a multi-quantity
+  /// one-time purchase, or all of it.
+  func refund(
+    _ token: String, _ purchase: Known, orderId: String?, units: Int32?, revocation: Bool,
+    on tx: PostgresTransaction
+  ) async throws -> String {
+    guard
+      let row = try await tx.query(
+        """
+        SELECT gp.kind, gp.quantity, gp.refunded_quantity,
+          coalesce(\(orderId)::text,
+                   (SELECT o.order_id FROM google_orders o WHERE o.purchase_token = gp.purchase_token
+                    ORDER BY o.purchased_at DESC, o.order_id DESC LIMIT 1),
+                   gp.order_id) AS order_id
+        FROM google_purchases gp WHERE gp.purchase_token = \(token) FOR UPDATE
+        """
+      ).first
+    else { return "unknown_token" }
+    var refundedOrder: String = try row.decode("order_id")
+    let quantity: Int32 = try row.decode("quantity")
+    let left = quantity - (try row.decode("refunded_quantity", as: Int32.self))
+    // The order named, or, when Storekeeper never saw it (its renewal's push was lost), the
+    // latest order it knows of the purchase: that is the period the refund ends.
+    let order = try await tx.query(
+      """
+      SELECT o.order_id, o.trade_no, NOT EXISTS (
+          SELECT 1 FROM google_orders later WHERE later.purchase_token = o.purchase_token
+            AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) AS latest
+      FROM google_orders o WHERE o.purchase_token = \(token)
+      ORDER BY o.order_id = \(refundedOrder) DESC, o.purchased_at DESC, o.order_id DESC LIMIT 1
+      """
+    ).first
+    if let order { refundedOrder = try order.decode("order_id") }
+    let tradeNo = try order?.decodeIfPresent("trade_no", as: String.self) ?? purchase.tradeNo
+    // The purchase ends with its latest order refunded; an earlier renewal refunded alone
+    // leaves the subscription as Google keeps it.
+    let latest = try order?.decode("latest", as: Bool.self) ?? true
+    let kind: GooglePurchase.Kind = try row.decode("kind")
+    if kind == .product, let units, units > 0, units < left {
+      return try await partialRefund(
+        token, tradeNo: tradeNo, orderId: refundedOrder, units: units, quantity: quantity,
+        on: tx)
+    }
+    if latest {
+      try await tx.execute(
+        """
+        UPDATE google_purchases SET revoked_at = coalesce(revoked_at, now()),
+          refunded_quantity = CASE WHEN kind = 'product' THEN quantity ELSE refunded_quantity END,
+          updated_at = now()
+        WHERE purchase_token = \(token)
+        """)
+    }
+    guard let found = try await orders.find(tradeNo, lock: true, on: tx),
+      let transition = try? OrderStateMachine.transition(
+        from: found.tradeStatus, closeReason: found.closeReason, on: .refunded)
+    else { return "already_closed" }
+    // A subscription's orders each paid for one period; a one-time purchase's what is left.
+    let share = kind == .product ? max(left, 0) : 1
+    let whole = kind == .product ? quantity : 1
+    var notice: [String: JSONValue] = [
+      "store": .string(OrderStore.googlePlay.rawValue), "trade_no": .string(found.tradeNo),
+      "transaction_id": .string(found.transactionId ?? refundedOrder),
+      "product_id": .string(found.productId), "refund_type": .string("full"),
+    ]
+    if kind == .product, share < quantity {
+      notice["refunded_quantity"] = .number(String(share))
+      notice["quantity"] = .number(String(quantity))
+    }
+    let recovery = try await RefundRecovery.planShare(
+      found.tradeNo, units: share, quantity: whole, userId: found.userId, on: tx,
+      outbox: orders.outbox)
+    if !recovery.isEmpty {
+      notice["recovery"] = RefundRecovery.json(recovery, policy: refundPolicy)
+    }
+    var effects: [PostgresQuery] = [
+      Ledger.refundShare(
+        tradeNo: found.tradeNo, units: share, quantity: whole,
+        transactionId: found.transactionId ?? refundedOrder, policy: refundPolicy),
+      """
+      UPDATE google_orders SET refunded_at = coalesce(refunded_at, now())
+      WHERE order_id = \(refundedOrder)
+      """,
+    ]
+    if latest {
+      // Nothing left to acknowledge: Google took the purchase back.
+      effects.append(
+        """
+        UPDATE google_acknowledgements SET done_at = now(), last_error = 'voided'
+        WHERE purchase_token = \(token) AND done_at IS NULL
+        """)
+    }
+    try await orders.transition(
+      .order(found.tradeNo), transition, cause: .notification, detail: .object(notice),
+      effects: effects, events: [EventDraft(.purchaseRefunded, notice)], on: tx)
+    return revocation ? "revoked" : "refunded"
+  }
+
+  /// A quantity-based partial refund: `units` of the purchase's `quantity` taken back; the
+  /// order stays paid for the rest.
+  private func partialRefund(
+    _ token: String, tradeNo: String, orderId: String, units: Int32, quantity: Int32,
+    on tx: PostgresTransaction
+  ) async throws -> String {
+    guard let found = try await orders.find(tradeNo, lock: true, on: tx),
+      found.tradeStatus == .tradeSuccess
+    else { return "already_closed" }
+    let recovery = try await RefundRecovery.planShare(
+      tradeNo, units: units, quantity: quantity, userId: found.userId, on: tx,
+      outbox: orders.outbox)
+    try await tx.execute(
+      Ledger.refundShare(
+        tradeNo: tradeNo, units: units, quantity: quantity,
+        transactionId: found.transactionId ?? orderId, policy: refundPolicy))
+    try await tx.execute(
+      """
+      UPDATE google_purchases SET refunded_quantity = refunded_quantity + \(units)::integer,
+        updated_at = now()
+      WHERE purchase_token = \(token)
+      """)
+    var notice: [String: JSONValue] = [
+      "store": .string(OrderStore.googlePlay.rawValue), "trade_no": .string(tradeNo),
+      "transaction_id": .string(found.transactionId ?? orderId),
+      "product_id": .string(found.productId), "refund_type": .string("partial"),
+      "refunded_quantity": .number(String(units)), "quantity": .number(String(quantity)),
+    ]
+    if !recovery.isEmpty {
+      notice["recovery"] = RefundRecovery.json(recovery, policy: refundPolicy)
+    }
+    try await orders.outbox.append(
+      [EventDraft(.purchaseRefunded, notice)], for: found.userId, cause: notice, on: tx)
+    return "partial_refund"
+  }
+
+  /// One word for what a push's entries did, the most telling first.
+  static func summary(_ results: [String]) -> String {
+    for word in ["refunded", "partial_refund", "already_closed", "already_applied"]
+    where results.contains(word) {
+      return word
+    }
+    return results.first ?? "nothing"
+  }
+}
