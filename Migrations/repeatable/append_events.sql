@@ -19,7 +19,7 @@ DECLARE
   v_after jsonb;
   explicit jsonb;
   cause jsonb;
-  lapsed jsonb;
+  expired jsonb := '[]';
   kept jsonb;
   derived jsonb := '[]';
   changes jsonb;
@@ -37,62 +37,76 @@ BEGIN
   v_before := coalesce(v_before, '{"balances": {}, "entitlements": []}');
   v_after := storekeeper_user_state(p_user_id, p_now);
 
-  SELECT coalesce(jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'type', e->>'type',
-                                               'data', coalesce(e->'data', '{}')) ORDER BY n), '[]')
-  INTO explicit FROM jsonb_array_elements(coalesce(p_events, '[]')) WITH ORDINALITY AS x(e, n);
+  IF coalesce(jsonb_array_length(p_events), 0) = 0 THEN
+    explicit := '[]';
+  ELSE
+    SELECT jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'type', e->>'type',
+                                        'data', coalesce(e->'data', '{}')) ORDER BY n)
+    INTO explicit FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x(e, n);
+  END IF;
   cause := CASE WHEN jsonb_array_length(explicit) > 0 THEN jsonb_strip_nulls(jsonb_build_object(
              'type', explicit->0->'type', 'event_id', explicit->0->'id',
              'trade_no', explicit->0->'data'->'trade_no'))
            ELSE coalesce(p_cause, '{"type": "sync"}') END;
 
-  -- Ran out by time since the last event: expired, whatever happens to the name now.
-  SELECT coalesce(jsonb_agg(e ORDER BY e->>'entitlement')
-                  FILTER (WHERE (e->>'expires_at')::timestamptz <= p_now), '[]'),
-         coalesce(jsonb_agg(e) FILTER (WHERE e->>'expires_at' IS NULL
-                                         OR (e->>'expires_at')::timestamptz > p_now), '[]')
-  INTO lapsed, kept FROM jsonb_array_elements(v_before->'entitlements') e;
+  -- Ran out by time since the last event: expired, whatever happens to the name now. Each
+  -- step below is skipped when what it compares is equal (a consumable bought by a user
+  -- without entitlements, most changes): the statement a step would run costs more than
+  -- comparing two jsonb values, and it would find nothing.
+  IF coalesce(jsonb_array_length(v_before->'entitlements'), 0) = 0 THEN
+    kept := '[]';
+  ELSE
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', gen_random_uuid(),
+                                                 'type', 'entitlement.expired', 'data', e)
+                              ORDER BY e->>'entitlement')
+                    FILTER (WHERE (e->>'expires_at')::timestamptz <= p_now), '[]'),
+           coalesce(jsonb_agg(e) FILTER (WHERE e->>'expires_at' IS NULL
+                                           OR (e->>'expires_at')::timestamptz > p_now), '[]')
+    INTO expired, kept FROM jsonb_array_elements(v_before->'entitlements') e;
+  END IF;
 
-  SELECT jsonb_object_agg(k, delta) INTO changes
-  FROM (SELECT k, coalesce((v_after->'balances'->>k)::bigint, 0)
-                  - coalesce((v_before->'balances'->>k)::bigint, 0) AS delta
-        FROM (SELECT jsonb_object_keys(v_after->'balances')
-              UNION SELECT jsonb_object_keys(v_before->'balances')) keys(k)) d
-  WHERE delta <> 0;
+  IF v_after->'balances' IS DISTINCT FROM v_before->'balances' THEN
+    SELECT jsonb_object_agg(k, delta) INTO changes
+    FROM (SELECT k, coalesce((v_after->'balances'->>k)::bigint, 0)
+                    - coalesce((v_before->'balances'->>k)::bigint, 0) AS delta
+          FROM (SELECT jsonb_object_keys(v_after->'balances')
+                UNION SELECT jsonb_object_keys(v_before->'balances')) keys(k)) d
+    WHERE delta <> 0;
+  END IF;
   IF changes IS NOT NULL THEN
-    derived := derived || jsonb_build_array(jsonb_build_object('type', 'balance.changed',
+    derived := derived || jsonb_build_array(jsonb_build_object('id', gen_random_uuid(),
+      'type', 'balance.changed',
       'data', jsonb_build_object('changes', changes,
         'balances', (SELECT jsonb_object_agg(key, value) FROM jsonb_each(v_after->'balances')
                      WHERE changes ? key),
         'cause', cause)));
   END IF;
 
-  SELECT derived || coalesce(jsonb_agg(jsonb_build_object('type', kind, 'data', data)
-                               ORDER BY rank, name), '[]')
-  INTO derived
-  FROM (
-    SELECT coalesce(a.e->>'entitlement', b.e->>'entitlement') AS name,
-      CASE WHEN b.e IS NULL THEN 'entitlement.granted'
-           WHEN a.e IS NULL THEN 'entitlement.revoked'
-           WHEN (a.e->>'expires_at') IS NULL AND (b.e->>'expires_at') IS NOT NULL
-             OR (a.e->>'expires_at')::timestamptz > (b.e->>'expires_at')::timestamptz
-             THEN 'entitlement.extended'
-           ELSE 'entitlement.changed' END AS kind,
-      CASE WHEN b.e IS NULL THEN 1 WHEN a.e IS NULL THEN 4 ELSE 2 END AS rank,
-      coalesce(a.e, b.e) || jsonb_build_object('cause', cause)
-        || CASE WHEN a.e IS NOT NULL AND b.e IS NOT NULL
-                THEN jsonb_build_object('previous', b.e - 'entitlement') ELSE '{}' END AS data
-    FROM (SELECT e FROM jsonb_array_elements(v_after->'entitlements') e) a
-    FULL JOIN (SELECT e FROM jsonb_array_elements(kept) e) b
-      ON a.e->>'entitlement' = b.e->>'entitlement'
-    WHERE a.e IS DISTINCT FROM b.e
-  ) diff;
+  IF v_after->'entitlements' IS DISTINCT FROM kept THEN
+    SELECT derived || coalesce(jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'type', kind,
+                                                            'data', data)
+                                 ORDER BY rank, name), '[]')
+    INTO derived
+    FROM (
+      SELECT coalesce(a.e->>'entitlement', b.e->>'entitlement') AS name,
+        CASE WHEN b.e IS NULL THEN 'entitlement.granted'
+             WHEN a.e IS NULL THEN 'entitlement.revoked'
+             WHEN (a.e->>'expires_at') IS NULL AND (b.e->>'expires_at') IS NOT NULL
+               OR (a.e->>'expires_at')::timestamptz > (b.e->>'expires_at')::timestamptz
+               THEN 'entitlement.extended'
+             ELSE 'entitlement.changed' END AS kind,
+        CASE WHEN b.e IS NULL THEN 1 WHEN a.e IS NULL THEN 4 ELSE 2 END AS rank,
+        coalesce(a.e, b.e) || jsonb_build_object('cause', cause)
+          || CASE WHEN a.e IS NOT NULL AND b.e IS NOT NULL
+                  THEN jsonb_build_object('previous', b.e - 'entitlement') ELSE '{}' END AS data
+      FROM (SELECT e FROM jsonb_array_elements(v_after->'entitlements') e) a
+      FULL JOIN (SELECT e FROM jsonb_array_elements(kept) e) b
+        ON a.e->>'entitlement' = b.e->>'entitlement'
+      WHERE a.e IS DISTINCT FROM b.e
+    ) diff;
+  END IF;
 
-  SELECT coalesce(jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'type', 'entitlement.expired',
-                                               'data', e) ORDER BY n), '[]')
-         || explicit
-         || coalesce((SELECT jsonb_agg(d || jsonb_build_object('id', gen_random_uuid()) ORDER BY n)
-                      FROM jsonb_array_elements(derived) WITH ORDINALITY AS y(d, n)), '[]')
-  INTO all_events FROM jsonb_array_elements(lapsed) WITH ORDINALITY AS x(e, n);
+  all_events := expired || explicit || derived;
 
   written := jsonb_array_length(all_events);
   IF written = 0 AND v_after - 'user_id' = v_before - 'user_id' THEN
