@@ -77,6 +77,9 @@ import Testing
           throw HTTPError(500, code: "export_failed")
         })
     }
+    router.addImmediate(.get, "/immediate-stream") { _, _ in
+      Response(stream: BodyStream { writer in try await writer.write(piece(0)) })
+    }
     return router
   }
 
@@ -171,7 +174,8 @@ import Testing
         return try client.readChunkedBody()
       }
       #expect(server.streamBufferPeakBytes >= bound)
-      #expect(server.streamBufferPeakBytes <= bound + Self.pieceSize)
+      // The bound, the piece that went over it, and the head and chunk framing around them.
+      #expect(server.streamBufferPeakBytes <= bound + Self.pieceSize + 1024)
       #expect(body.complete)
       #expect(body.bytes.count == pieces * Self.pieceSize)
       #expect(body.bytes == Self.expected(pieces))
@@ -228,6 +232,22 @@ import Testing
       #expect(head.status == 200)
       #expect(!body.complete)
       #expect(body.bytes == Self.piece(0))
+    }
+  }
+
+  @Test func anImmediateHandlerCannotStreamAndTheConnectionGoesOn() async throws {
+    let probe = Probe()
+    try await withServer(router: Self.router(probe: probe)) { port, _ in
+      let (refused, next) = try await offPool { () -> (TestClient.Reply, TestClient.Reply) in
+        let client = try TestClient(port: port)
+        try client.send(get("/immediate-stream"))
+        let refused = try client.readResponse()
+        try client.send(get("/hello"))
+        return (refused, try client.readResponse())
+      }
+      #expect(refused.status == 500)
+      #expect(refused.header("Transfer-Encoding") == nil)
+      #expect(next.text == "hello")
     }
   }
 

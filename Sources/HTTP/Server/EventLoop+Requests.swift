@@ -168,13 +168,15 @@ extension EventLoop {
   func complete(
     _ connection: Connection, with response: Response, channel: StreamChannel? = nil
   ) {
-    var response = response
     if response.stream != nil, channel == nil, connection.current?.method != .head {
       // Only an async handler's task can run a producer.
       shared.logger.error(
         "a streamed body from an immediate handler",
         ["route": .string(connection.current?.path ?? "-")])
-      response = HTTPError.internalError.response(requestId: connection.current?.requestId ?? "-")
+      let failure = HTTPError.internalError.response(
+        requestId: connection.current?.requestId ?? "-")
+      complete(connection, with: failure)
+      return
     }
     guard let current = connection.current.take() else {
       channel?.cancel()
@@ -192,7 +194,7 @@ extension EventLoop {
     if let channel {
       guard response.status != 204, response.status != 304 else {
         channel.cancel()
-        connection.closeAfterWrite = !keepAlive
+        if !keepAlive { connection.closeAfterWrite = true }
         connection.phase = .idle
         connection.idleSince = now
         logCompleted(current, status: response.status, bytes: 0, wireBytes: wireBytes, connection)

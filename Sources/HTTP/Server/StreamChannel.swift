@@ -86,6 +86,9 @@ final class StreamChannel: Sendable {
       state.wakePosted = false
       let pieces = state.pieces
       state.pieces = []
+      // Moved, not gone: counted as held until the loop reports what it really holds, so a
+      // write in between never sees room that is not there.
+      state.held += state.queued
       state.queued = 0
       return (pieces, state.end)
     }
