@@ -56,7 +56,9 @@ extension Commands {
       if let header = Exporter.header(kind, format) { out.write(Data((header + "\n").utf8)) }
       let count = try await Exporter(database: pool).export(
         kind, format: format, from: from, to: to, pageSize: pageSize
-      ) { line in out.write(Data((line + "\n").utf8)) }
+      ) { lines in
+        for line in lines { out.write(Data((line + "\n").utf8)) }
+      }
       FileHandle.standardError.write(Data("export: \(count) \(kind.rawValue) row(s)\n".utf8))
       await pool.shutdown()
       return 0

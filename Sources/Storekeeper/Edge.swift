@@ -160,6 +160,7 @@ struct Edge: Sendable {
       AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
       AdminChartRoutes(auth: auth, charts: ChartRepository(database: pools.reads))
         .register(&router)
+      AdminExportRoutes(auth: auth, exporter: Exporter(database: pools.reads)).register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: domain.entitlements,
         adjustments: ManualAdjustments(database: database, outbox: domain.orders.outbox),

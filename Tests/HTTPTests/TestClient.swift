@@ -24,7 +24,7 @@ final class TestClient: @unchecked Sendable {
   }
 
   private(set) var fd: Int32
-  private var buffer: [UInt8] = []
+  var buffer: [UInt8] = []
 
   /// Connects to 127.0.0.1:port; throws if refused.
   init(port: Int, timeoutSeconds: Int = 30) throws {
@@ -74,7 +74,7 @@ final class TestClient: @unchecked Sendable {
   func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
 
   /// Reads more bytes; false at end of stream (or reset).
-  private func fill() throws -> Bool {
+  func fill() throws -> Bool {
     var chunk = [UInt8](repeating: 0, count: 65536)
     let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
     if n > 0 {

@@ -1,4 +1,4 @@
-"""Issue 28, exports: `storekeeper export` streams orders, ledger rows and transactions over a
+"""Issue 28, exports: `storekeeper export` (and `GET /admin/v1/exports/{kind}`) streams orders, ledger rows and transactions over a
 time range as CSV and JSON lines, a keyset page at a time; what it writes is checked against
 the rows as psql reads them, across page boundaries that split purchases made at one instant."""
 
@@ -7,12 +7,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import secrets
+import socket
 import subprocess
+import time
 
 import pytest
+import requests
 
 from chart_history import History
-from support import buy, unique
+from support import buy, problem, unique, wait_until
 
 GOLD = "com.example.tests.exports.gold"
 
@@ -97,3 +101,155 @@ def test_wrong_arguments_are_refused_before_any_query(exported, args):
     stack, _ = exported
     done = export(stack, *args)
     assert done.returncode == 2 and "usage: storekeeper export" in done.stderr and done.stdout == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Over HTTP: GET /admin/v1/exports/{kind}, streamed
+
+
+BIG_FROM, BIG_TO = "2025-03-01", "2025-03-02"
+BIG_ROWS = 50_000
+
+
+@pytest.fixture(scope="module")
+def big(exported):
+    """50,000 transactions in one day of their own, one a second apart in pairs."""
+    stack, _ = exported
+    stack.db.server.psql(
+        "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+        "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+        "SELECT '8' || lpad(n::text, 9, '0'), '8' || lpad(n::text, 9, '0'), 'coins', 'b', 'Production', 1, "
+        "'Consumable', timestamptz '2025-03-01T00:00:00Z' + (n / 2) * interval '1 second', 'bulk-' || (n % 97), "
+        "'signed_transaction', 990 + n % 13, 'USD', 'USA' FROM generate_series(1, 50000) n",
+        database=stack.db.name)
+    return stack
+
+
+def http_export(stack, kind: str, token: str | None = "admin", **query: str) -> requests.Response:
+    headers = {"Authorization": f"Bearer {stack.sk.admin_token if token == 'admin' else token}"} if token else {}
+    return requests.get(f"{stack.sk.url}/admin/v1/exports/{kind}", params=query, headers=headers, timeout=120)
+
+
+@pytest.mark.parametrize("kind,start,end", [("transactions", "2026-01-01", "2026-07-01"),
+                                            ("orders", "2026-01-01", "2028-01-01"),
+                                            ("ledger", "2026-01-01", "2028-01-01")])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_http_gives_exactly_the_commands_bytes(exported, kind, start, end, fmt):
+    stack, _ = exported
+    done = export(stack, kind, "--from", start, "--to", end, "--format", fmt)
+    assert done.returncode == 0, done.stderr
+    r = http_export(stack, kind, **{"from": start, "to": end, "format": fmt})
+    assert r.status_code == 200, r.text
+    assert r.headers["Transfer-Encoding"] == "chunked" and "Content-Length" not in r.headers
+    assert r.headers["Content-Type"].startswith("text/csv" if fmt == "csv" else "application/x-ndjson")
+    assert r.headers["Content-Disposition"] == \
+        f'attachment; filename="{kind}-{start}-{end}.{fmt}"'
+    assert r.text == done.stdout and len(done.stdout.splitlines()) > 1
+
+
+def test_a_large_export_arrives_whole_and_parses(big):
+    stack = big
+    r = http_export(stack, "transactions", **{"from": BIG_FROM, "to": BIG_TO})
+    assert r.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert len(rows) == BIG_ROWS
+    assert [x["transaction_id"] for x in rows] == [f"8{n:09d}" for n in range(1, BIG_ROWS + 1)]
+    lines = http_export(stack, "transactions", **{"from": BIG_FROM, "to": BIG_TO, "format": "jsonl"})
+    objects = [json.loads(line) for line in lines.text.splitlines()]
+    assert len(objects) == BIG_ROWS and objects[-1]["transaction_id"] == f"8{BIG_ROWS:09d}"
+    done = export(stack, "transactions", "--from", BIG_FROM, "--to", BIG_TO)
+    assert r.text == done.stdout
+
+
+def test_a_client_reading_slowly_still_gets_everything(big):
+    stack = big
+    with socket.create_connection(("127.0.0.1", int(stack.sk.url.rsplit(":", 1)[1])), timeout=60) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        s.sendall(f"GET /admin/v1/exports/transactions?from={BIG_FROM}&to={BIG_TO}&format=jsonl HTTP/1.1\r\n"
+                  f"Host: e2e\r\nAuthorization: Bearer {stack.sk.admin_token}\r\n\r\n".encode())
+        received = bytearray()
+        stalls = 0
+        # Stalls of a second at the start and every 4 MB: the server's buffer fills and its export
+        # waits each time (the unit tests assert the bound; this asserts nothing is lost to it).
+        while not received.endswith(b"\r\n0\r\n\r\n"):
+            if len(received) >= stalls * 4_000_000:
+                time.sleep(1)
+                stalls += 1
+            piece = s.recv(65536)
+            assert piece, "the server closed before the last chunk"
+            received += piece
+    head, _, body = bytes(received).partition(b"\r\n\r\n")
+    assert b"Transfer-Encoding: chunked" in head
+    lines = dechunk(body).decode().splitlines()
+    assert len(lines) == BIG_ROWS and json.loads(lines[0])["transaction_id"] == "8000000001"
+
+
+def dechunk(body: bytes) -> bytes:
+    out, at = bytearray(), 0
+    while True:
+        end = body.index(b"\r\n", at)
+        size = int(body[at:end], 16)
+        if size == 0:
+            return bytes(out)
+        out += body[end + 2:end + 2 + size]
+        assert body[end + 2 + size:end + 4 + size] == b"\r\n"
+        at = end + 4 + size
+
+
+def test_a_client_that_disconnects_leaves_the_server_free(big):
+    stack = big
+    marker = unique("gone")
+    with socket.create_connection(("127.0.0.1", int(stack.sk.url.rsplit(":", 1)[1])), timeout=60) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+        s.sendall(f"GET /admin/v1/exports/transactions?from={BIG_FROM}&to={BIG_TO} HTTP/1.1\r\n"
+                  f"Host: e2e\r\nX-Request-Id: {marker}\r\nAuthorization: Bearer {stack.sk.admin_token}\r\n\r\n"
+                  .encode())
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+    # The access log says the body was cut short: the export stopped, it did not run to its end.
+    line = wait_until(lambda: next((x for x in stack.sk.log_lines_json()
+                                    if x.get("msg") == "request" and x.get("request_id") == marker), None),
+                      30, "no access log line for the abandoned export")
+    assert line.get("body_cut_short") is True and line["bytes"] < 10_000_000
+    wait_until(lambda: stack.db.scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE state <> 'idle' AND query LIKE '%AS line%' "
+        "AND pid <> pg_backend_pid()") == "0", 30, "an export query is still running")
+    assert http_export(stack, "orders", **{"from": "2026-01-01", "to": "2028-01-01"}).status_code == 200
+
+
+def test_exports_need_an_admin_token(exported):
+    stack, _ = exported
+    query = {"from": "2026-01-01", "to": "2026-02-01"}
+    problem(http_export(stack, "orders", token=None, **query), 401)
+    problem(http_export(stack, "orders", token="not-a-token", **query), 401)
+
+
+def test_a_read_scope_token_may_export_and_write_only_routes_stay_closed(module_launcher):
+    reader = secrets.token_hex(16)
+    stack = module_launcher.stack(ADMIN_TOKENS=f"ops:{secrets.token_hex(16)},viewer:{reader}:read")
+    query = {"from": "2026-01-01", "to": "2026-02-01"}
+    assert http_export(stack, "orders", token=reader, **query).status_code == 200
+    refused = requests.put(f"{stack.sk.url}/admin/v1/products/com.example.tests.exports.x",
+                           headers={"Authorization": f"Bearer {reader}"}, json={}, timeout=30)
+    problem(refused, 403, "insufficient_scope")
+
+
+@pytest.mark.parametrize("query,field", [
+    ({"to": "2026-02-01"}, "from"),
+    ({"from": "2026-01-01"}, "to"),
+    ({"from": "yesterday", "to": "2026-02-01"}, "from"),
+    ({"from": "2026-01-01T00:00:00", "to": "2026-02-01"}, "from"),
+    ({"from": "2026-02-30", "to": "2026-03-01"}, "from"),
+    ({"from": "2026-02-01", "to": "2026-01-01"}, "from"),
+    ({"from": "2020-01-01", "to": "2026-01-01"}, "to"),
+    ({"from": "2026-01-01", "to": "2026-02-01", "format": "xml"}, "format"),
+    ({"from": "2026-01-01", "to": "2026-02-01", "colour": "red"}, "colour"),
+])
+def test_wrong_queries_are_422_naming_the_field(exported, query, field):
+    stack, _ = exported
+    body = problem(http_export(stack, "orders", **query), 422, "invalid_export_query")
+    assert field in [f["field"] for f in body.get("errors", body.get("fields", []))], body
+
+
+def test_an_unknown_export_is_404(exported):
+    stack, _ = exported
+    problem(http_export(stack, "refunds", **{"from": "2026-01-01", "to": "2026-02-01"}), 404, "export_not_found")

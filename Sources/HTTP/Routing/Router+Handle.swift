@@ -1,4 +1,5 @@
 import StorekeeperLogging
+import Synchronization
 
 extension Router {
   /// Routes and runs one request in-process, exactly as the server would but without sockets:
@@ -26,6 +27,21 @@ extension Router {
       }
     }
     response.headers.replaceOrAdd("X-Request-Id", requestId)
+    if let stream = response.stream {
+      // In-process, a streamed body is collected whole: its bytes, not its pacing, are tested.
+      response.stream = nil
+      if request.method != .head {
+        let collected = Mutex<[UInt8]>([])
+        do {
+          try await stream.produce(
+            BodyWriter { piece in collected.withLock { $0.append(contentsOf: piece) } })
+        } catch {
+          return Self.failure(
+            error, request: request, context: Context(requestId: requestId, logger: logger))
+        }
+        response.body = collected.withLock { $0 }
+      }
+    }
     if request.method == .head {
       if !response.headers.contains("Content-Length") {
         response.headers.replaceOrAdd("Content-Length", String(response.body.count))

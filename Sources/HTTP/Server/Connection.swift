@@ -8,6 +8,9 @@ final class Connection {
     /// Request complete, waiting for its handler's response. Later pipelined requests wait
     /// in the parser's buffer.
     case inFlight
+    /// The head of a streamed body is out and its chunks follow as the producer makes them
+    /// (`streaming`); later pipelined requests wait as for `inFlight`.
+    case streaming
     /// Final response sent and our side shut down; draining input until the peer closes, so
     /// unread bytes do not turn our close into a reset that destroys the response.
     case lingering
@@ -30,6 +33,16 @@ final class Connection {
     var handler: Task<Void, Never>? = nil
   }
 
+  /// A streamed body being written.
+  struct Streaming {
+    var channel: StreamChannel
+    var status: Int
+    /// The head allowed keep-alive: after the last chunk the connection may stay open.
+    var keepAlive: Bool
+    var bodyBytes = 0
+    var wireBytes: Int
+  }
+
   let fd: Int32
   let generation: UInt32
   let remoteAddress: String
@@ -41,6 +54,7 @@ final class Connection {
   var bodyStart: UInt64 = 0
   var bodyReceived = 0
   var current: Current?
+  var streaming: Streaming?
 
   /// When the head now arriving began (0: no partial head).
   var headStart: UInt64 = 0

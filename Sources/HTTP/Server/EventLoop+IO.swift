@@ -53,6 +53,11 @@ extension EventLoop {
         if connection.phase == .inFlight && connection.parser.bufferedByteCount == 0 {
           connection.current?.handler?.cancel()
         }
+        // Likewise a streamed body nobody will read: its producer stops now, not when a
+        // send finally fails.
+        if connection.phase == .streaming && connection.parser.bufferedByteCount == 0 {
+          closeConnection(connection)
+        }
         return
       case .done(let n):
         if connection.phase == .lingering { continue }
@@ -78,15 +83,24 @@ extension EventLoop {
       if connection.inputClosed { closeConnection(connection) }
       return
     }
-    processInput(connection)
-    if connection.hasPendingOutput { flush(connection) }
+    pumpStream(connection)
     guard connections[Int(connection.fd)] === connection else { return }
+    while true {
+      let pausedForOutput = processInput(connection)
+      if connection.hasPendingOutput { flush(connection) }
+      guard connections[Int(connection.fd)] === connection else { return }
+      // Requests waiting behind a large answer (a streamed body's last chunks) go on once
+      // it is written; otherwise its write event would be the only thing to wake them.
+      guard pausedForOutput && !connection.hasPendingOutput else { break }
+    }
     if !connection.hasPendingOutput {
       if connection.closeAfterWrite {
         finish(connection)
         return
       }
-      if connection.inputClosed && connection.phase != .inFlight {
+      if connection.inputClosed && connection.phase != .inFlight
+        && connection.phase != .streaming
+      {
         // Nothing more will arrive and nothing is being answered (a partial request is lost).
         closeConnection(connection)
         return
@@ -173,6 +187,7 @@ extension EventLoop {
   func closeConnection(_ connection: Connection, releasingSlot: Bool = true) {
     guard connections[Int(connection.fd)] === connection else { return }
     connection.current?.handler?.cancel()
+    if connection.streaming != nil { abandonStream(connection) }
     leaveIdle(connection)
     connections[Int(connection.fd)] = nil
     close(connection.fd)

@@ -7,17 +7,21 @@ extension EventLoop {
 
   /// Parses buffered bytes and answers requests one at a time, in order. Immediate handlers
   /// answer on the spot, so a pipelined batch is answered with one write.
-  func processInput(_ connection: Connection) {
+  /// - Returns: whether it stopped for output above the high-water mark (to go on once that
+  ///   is written).
+  @discardableResult
+  func processInput(_ connection: Connection) -> Bool {
     while connection.phase == .idle || connection.phase == .body {
-      if connection.closeAfterWrite || connection.output.count > Self.outputHighWater { return }
+      if connection.closeAfterWrite { return false }
+      if connection.output.count > Self.outputHighWater { return true }
       let event: RequestParser.Event?
       do {
         event = try connection.parser.next()
       } catch {
         reject(connection, error)
-        return
+        return false
       }
-      guard let event else { return }
+      guard let event else { return false }
       // Consumed, so the head moves into the connection instead of being copied.
       switch consume event {
       case .head(let head):
@@ -43,13 +47,14 @@ extension EventLoop {
         }
       case .end:
         // Taken, not copied: the request takes over the head's strings and headers.
-        guard let head = connection.head.take() else { return }
+        guard let head = connection.head.take() else { return false }
         let body = connection.body
         connection.body = []
         connection.phase = .inFlight
         start(head: head, body: body, on: connection)
       }
     }
+    return false
   }
 
   /// Routes a complete request: immediate handlers and routing errors answer now; async
@@ -103,6 +108,22 @@ extension EventLoop {
         let context = context
         let operation: @Sendable () async -> Void = {
           let response = await Router.run(run, request, context)
+          if let stream = response.stream, request.method != .head {
+            guard !http10 else {
+              shared.releaseInFlight()
+              self.deliver(
+                fd: fd, generation: generation,
+                Self.streamNeedsHTTP11.response(requestId: context.requestId))
+              return
+            }
+            // The producer runs in this task, which keeps its in-flight slot until the body
+            // is done, and which the connection cancels when its client goes.
+            let channel = StreamChannel(loop: self, fd: fd, generation: generation, shared: shared)
+            self.deliver(fd: fd, generation: generation, response, channel: channel)
+            await channel.run(stream.produce)
+            shared.releaseInFlight()
+            return
+          }
           shared.releaseInFlight()
           self.deliver(fd: fd, generation: generation, response)
         }
@@ -116,21 +137,51 @@ extension EventLoop {
   }
 
   /// Hands a handler's response to its connection: at once on the loop's thread, else by mail.
-  func deliver(fd: Int32, generation: UInt32, _ response: Response) {
+  /// A channel the connection can no longer take is cancelled, so its producer stops.
+  func deliver(
+    fd: Int32, generation: UInt32, _ response: Response, channel: StreamChannel? = nil
+  ) {
     guard isOnLoopThread else {
-      post(.response(fd: fd, generation: generation, response))
+      if !post(.response(fd: fd, generation: generation, response, channel)) {
+        channel?.cancel()
+      }
       return
     }
     guard let connection = connection(fd: fd, generation: generation),
       connection.phase == .inFlight
-    else { return }
-    complete(connection, with: response)
+    else {
+      channel?.cancel()
+      return
+    }
+    complete(connection, with: response, channel: channel)
     progress(connection)
   }
 
-  /// Writes the response of the request in flight and returns the connection to idle.
-  func complete(_ connection: Connection, with response: Response) {
-    guard let current = connection.current.take() else { return }
+  /// A streamed body framed by the connection's close cannot be told from one cut short, so
+  /// HTTP/1.0 clients are refused one.
+  static let streamNeedsHTTP11 = HTTPError(
+    505, code: "http_version_not_supported",
+    detail: "This answer is streamed in chunks, which needs HTTP/1.1.")
+
+  /// Writes the response of the request in flight and returns the connection to idle, or,
+  /// for a streamed body, to `streaming` until its last chunk.
+  func complete(
+    _ connection: Connection, with response: Response, channel: StreamChannel? = nil
+  ) {
+    if response.stream != nil, channel == nil, connection.current?.method != .head {
+      // Only an async handler's task can run a producer.
+      shared.logger.error(
+        "a streamed body from an immediate handler",
+        ["route": .string(connection.current?.path ?? "-")])
+      let failure = HTTPError.internalError.response(
+        requestId: connection.current?.requestId ?? "-")
+      complete(connection, with: failure)
+      return
+    }
+    guard let current = connection.current.take() else {
+      channel?.cancel()
+      return
+    }
     // A client that half-closed after pipelining still gets an answer to every request it
     // sent before; the connection closes after the last of them.
     let moreInput = !connection.inputClosed || connection.parser.bufferedByteCount > 0
@@ -140,24 +191,49 @@ extension EventLoop {
       response, requestId: current.requestId, headRequest: current.method == .head,
       keepAlive: keepAliveAllowed, announceKeepAlive: current.http10 && keepAliveAllowed,
       on: connection)
+    if let channel {
+      guard response.status != 204, response.status != 304 else {
+        channel.cancel()
+        if !keepAlive { connection.closeAfterWrite = true }
+        connection.phase = .idle
+        connection.idleSince = now
+        logCompleted(current, status: response.status, bytes: 0, wireBytes: wireBytes, connection)
+        return
+      }
+      connection.current = current
+      connection.phase = .streaming
+      connection.streaming = Connection.Streaming(
+        channel: channel, status: response.status, keepAlive: keepAlive, wireBytes: wireBytes)
+      return
+    }
     if !keepAlive { connection.closeAfterWrite = true }
     connection.phase = .idle
     connection.idleSince = now
     if connection.parser.hasPartialHead { connection.headStart = now }
+    logCompleted(
+      current, status: response.status, bytes: response.body.count, wireBytes: wireBytes,
+      connection)
+  }
+
+  /// The metrics hook and the access log line of an answered request.
+  func logCompleted(
+    _ current: Connection.Current, status: Int, bytes: Int, wireBytes: Int,
+    _ connection: Connection, cut: Bool = false
+  ) {
     shared.observer?.requestCompleted(
-      method: current.method, status: response.status, nanoseconds: now &- current.started)
+      method: current.method, status: status, nanoseconds: now &- current.started)
     let logger = shared.logger
     if logger.isEnabled(.info) {
-      logger.info(
-        "request",
-        [
-          "method": .string(current.method.rawValue), "path": .string(current.path),
-          "status": .int(response.status),
-          "duration_ms": .double(Double(now &- current.started) / 1_000_000),
-          "request_id": .string(current.requestId), "bytes": .int(response.body.count),
-          "remote": .string(connection.remoteAddress),
-          "wire_bytes": .int(wireBytes),
-        ])
+      var fields: [String: LogValue] = [
+        "method": .string(current.method.rawValue), "path": .string(current.path),
+        "status": .int(status),
+        "duration_ms": .double(Double(now &- current.started) / 1_000_000),
+        "request_id": .string(current.requestId), "bytes": .int(bytes),
+        "remote": .string(connection.remoteAddress),
+        "wire_bytes": .int(wireBytes),
+      ]
+      if cut { fields["body_cut_short"] = .bool(true) }
+      logger.info("request", fields)
     }
   }
 

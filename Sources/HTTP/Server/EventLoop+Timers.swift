@@ -37,7 +37,9 @@ extension EventLoop {
           connection, at: connection.bodyStart + shared.bodyRateGracePeriodNs,
           kind: .bodyRate)
       }
-    case .inFlight:
+    case .inFlight, .streaming:
+      // A producer between pieces (a page being read) has no deadline of ours; a client not
+      // reading what it made has the write deadline above.
       setDeadline(connection, at: 0, kind: .idle)
     case .lingering:
       break

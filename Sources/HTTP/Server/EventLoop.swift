@@ -13,7 +13,10 @@ import Synchronization
 /// `run()`); other threads talk to the loop only through `post`, hence `@unchecked Sendable`.
 final class EventLoop: @unchecked Sendable {
   enum Message {
-    case response(fd: Int32, generation: UInt32, Response)
+    /// A handler's response; with a channel when its body is streamed through it.
+    case response(fd: Int32, generation: UInt32, Response, StreamChannel?)
+    /// A streamed body has pieces (or its end) waiting in its channel.
+    case stream(fd: Int32, generation: UInt32)
     case job(UnownedJob)
     case shutdown(deadline: UInt64)
     /// A connection a sibling accepted at the cap with no idle connection of its own to close:
@@ -148,6 +151,7 @@ final class EventLoop: @unchecked Sendable {
     }
     for case .job(let job) in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     for case .adopt(let fd, _) in left { refuse(fd) }
+    for case .response(_, _, _, let channel?) in left { channel.cancel() }
     for job in localJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     localJobs = []
   }
@@ -186,11 +190,19 @@ final class EventLoop: @unchecked Sendable {
     }
     for message in messages {
       switch message {
-      case .response(let fd, let generation, let response):
+      case .response(let fd, let generation, let response, let channel):
         guard let connection = connection(fd: fd, generation: generation),
           connection.phase == .inFlight
+        else {
+          channel?.cancel()
+          continue
+        }
+        complete(connection, with: response, channel: channel)
+        progress(connection)
+      case .stream(let fd, let generation):
+        guard let connection = connection(fd: fd, generation: generation),
+          connection.phase == .streaming
         else { continue }
-        complete(connection, with: response)
         progress(connection)
       case .job(let job):
         localJobs.append(job)

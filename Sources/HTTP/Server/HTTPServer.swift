@@ -88,6 +88,11 @@ public final class HTTPServer: Sendable {
     }
   }
 
+  /// The most bytes a streamed body has had buffered in this server at once, across all
+  /// streams so far: what `streamBufferBytes` bounds (plus one piece), observable by tests
+  /// and metrics.
+  public var streamBufferPeakBytes: Int { shared.streamBufferPeak.load(ordering: .relaxed) }
+
   private func loopExited() {
     let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
       guard case .running(let loops, let remaining, let waiters) = state else { return [] }

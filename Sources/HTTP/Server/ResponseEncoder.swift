@@ -1,6 +1,6 @@
 /// Serialises a response head: status line, `Date`, the handler's headers, `X-Request-Id`,
-/// `X-Content-Type-Options: nosniff`, `Connection` and `Content-Length`, then the blank line.
-/// The body follows as it is.
+/// `X-Content-Type-Options: nosniff`, `Connection` and `Content-Length` (`Transfer-Encoding:
+/// chunked` for a streamed body), then the blank line. The body follows as it is, or in chunks.
 enum ResponseEncoder {
   private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
   // Static strings, not arrays: writing one costs no reference counting (every response
@@ -12,6 +12,8 @@ enum ResponseEncoder {
   private static let noSniff: StaticString = "X-Content-Type-Options: nosniff\r\n"
   private static let connectionClose: StaticString = "Connection: close\r\n"
   private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
+  private static let chunked: StaticString = "Transfer-Encoding: chunked\r\n"
+  private static let lastChunk: StaticString = "0\r\n\r\n"
 
   /// What the head decided.
   struct Head {
@@ -72,9 +74,14 @@ enum ResponseEncoder {
     // 204 and 304 carry no body; 1xx are never produced by handlers.
     let bodyless = status == 204 || status == 304 || status < 200
     if !bodyless {
-      out.write(contentLength)
-      out.writeDecimal(response.body.count)
-      out.writeCRLF()
+      if response.stream != nil {
+        // Also after HEAD: the head a GET would get, whose body is never made.
+        out.write(chunked)
+      } else {
+        out.write(contentLength)
+        out.writeDecimal(response.body.count)
+        out.writeCRLF()
+      }
     }
     out.writeCRLF()
     return Head(keepAlive: keepAlive, includesBody: !headRequest && !bodyless)
@@ -102,6 +109,22 @@ enum ResponseEncoder {
     }
     if head.includesBody { out.append(contentsOf: response.body) }
     return head.keepAlive
+  }
+
+  /// One piece of a streamed body as a chunk: its size in hex, CRLF, the bytes, CRLF.
+  static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
+    let digits = Array(String(bytes.count, radix: 16).utf8)
+    out.append(contentsOf: digits)
+    out.append(13)
+    out.append(10)
+    out.append(contentsOf: bytes)
+    out.append(13)
+    out.append(10)
+  }
+
+  /// The last chunk, with no trailers: the body is complete.
+  static func appendLastChunk(to out: inout [UInt8]) {
+    lastChunk.withUTF8Buffer { out.append(contentsOf: $0) }
   }
 
   private static func isConnection(_ name: String) -> Bool {

@@ -32,8 +32,13 @@ public struct ServerConfiguration: Sendable {
   /// How long a body may arrive before its rate is judged. Default 2 s.
   public var bodyRateGracePeriod: Duration = .seconds(2)
   /// A keep-alive connection with no request in progress is closed silently after this long;
-  /// also the limit on a response write making no progress. Default 60 s.
+  /// also the limit on a response write making no progress (a client that stopped reading a
+  /// streamed body). Default 60 s.
   public var idleTimeout: Duration = .seconds(60)
+  /// Bytes of a streamed body (`BodyStream`) the server holds unsent before its producer
+  /// waits: the memory one export costs, whatever its size or its reader's speed. A client
+  /// that reads nothing for `idleTimeout` is closed, which stops the producer. Default 256 KiB.
+  public var streamBufferBytes = 256 * 1024
   /// On shutdown, how long in-flight requests may take to finish before connections are
   /// closed regardless. Default 10 s.
   public var shutdownGracePeriod: Duration = .seconds(10)

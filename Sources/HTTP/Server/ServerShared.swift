@@ -15,6 +15,8 @@ final class ServerShared: Sendable {
   let bodyRateGracePeriodNs: UInt64
   private let connections = Atomic<Int>(0)
   private let inFlight = Atomic<Int>(0)
+  /// The most bytes one streamed body ever had queued and unsent at once (see `StreamChannel`).
+  let streamBufferPeak = Atomic<Int>(0)
 
   init(
     configuration: ServerConfiguration, router: Router, logger: Logger,
@@ -45,6 +47,8 @@ final class ServerShared: Sendable {
   func acquireInFlight() -> Bool { acquire(inFlight, limit: configuration.maxInFlightRequests) }
 
   func releaseInFlight() { inFlight.subtract(1, ordering: .relaxed) }
+
+  func noteStreamBuffered(_ bytes: Int) { streamBufferPeak.max(bytes, ordering: .relaxed) }
 
   private func acquire(_ counter: borrowing Atomic<Int>, limit: Int) -> Bool {
     let now = counter.add(1, ordering: .relaxed).newValue

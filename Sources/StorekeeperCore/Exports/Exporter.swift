@@ -1,7 +1,9 @@
 import Postgres
 
 /// Streams one kind of row over a time range, a keyset page at a time: each page's lines are
-/// handed to `write` before the next page is read, so memory holds one page whatever the size.
+/// handed to `write` (which may wait: an HTTP client reading slowly) before the next page is
+/// read, so memory holds one page whatever the size, and a `write` that throws (the client
+/// went) ends the export there.
 /// Every line is built by PostgreSQL (`format`'s quoting there), so the bytes do not depend on
 /// Swift's number or date formatting.
 package struct Exporter: Sendable {
@@ -31,10 +33,11 @@ package struct Exporter: Sendable {
   }
 
   /// Rows whose time is in [`from`, `to`) (RFC 3339 or dates, read by PostgreSQL as UTC unless
-  /// they say otherwise), in key order; returns how many were written.
+  /// they say otherwise), in key order, a page's lines at a time; returns how many were
+  /// written.
   package func export(
     _ kind: ExportKind, format: ExportFormat, from: String, to: String, pageSize: Int = pageSize,
-    write: (String) throws -> Void
+    write: ([String]) async throws -> Void
   ) async throws -> Int {
     let source = kind.source
     let keys = kind.keyset
@@ -71,7 +74,7 @@ package struct Exporter: Sendable {
           unsafeSQL:
             " ORDER BY \(keys.map(\.column).joined(separator: ", ")) LIMIT \(pageSize)"))
       let rows = try await database.query(query)
-      for row in rows { try write(try row.decode("line")) }
+      try await write(try rows.map { try $0.decode("line") })
       written += rows.count
       guard rows.count == pageSize, let last = rows.last else { return written }
       after = try keys.indices.map { try last.decodeIfPresent("k\($0)") }
