@@ -8,6 +8,12 @@ bench_setup() {
   BENCH_TMP=$(mktemp -d /tmp/storekeeper-bench.XXXXXX)
   BENCH_PIDS=()
   trap bench_cleanup EXIT
+  # BENCH_BIN: a release binary built before (another commit's, for a before/after pair of
+  # runs back to back) instead of building this tree's.
+  if [ -n "${BENCH_BIN:-}" ]; then
+    [ -x "$BENCH_BIN" ] || { echo "BENCH_BIN $BENCH_BIN is not an executable" >&2; return 1; }
+    return 0
+  fi
   swift build -c release --product storekeeper >&2
   BENCH_BIN="$(swift build -c release --show-bin-path)/storekeeper"
 }

@@ -82,14 +82,20 @@ final class PostgresConnection: @unchecked Sendable {
 
   // MARK: async, on the connection's queue
 
+  /// With `cancellable` false the statement runs to its end even if the calling task is
+  /// cancelled (see `PostgresShieldedPool`).
   @discardableResult
-  func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-    try await onQueue { connection in try connection.executeBlocking(query).rows() }
+  func query(_ query: PostgresQuery, cancellable: Bool = true) async throws -> [PostgresRow] {
+    try await onQueue(cancellable: cancellable) { connection in
+      try connection.executeBlocking(query).rows()
+    }
   }
 
   @discardableResult
-  func execute(_ query: PostgresQuery) async throws -> Int {
-    try await onQueue { connection in try connection.executeBlocking(query).affectedRows }
+  func execute(_ query: PostgresQuery, cancellable: Bool = true) async throws -> Int {
+    try await onQueue(cancellable: cancellable) { connection in
+      try connection.executeBlocking(query).affectedRows
+    }
   }
 
   /// Runs SQL that may hold several statements and no parameters (migration files).
@@ -99,9 +105,14 @@ final class PostgresConnection: @unchecked Sendable {
 
   /// Runs `body` on the session's queue. Cancelling the calling task cancels the statement on
   /// the server (and poisons the session, like a timeout does).
-  private func onQueue<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
-    async throws -> T
-  {
+  private func onQueue<T: Sendable>(
+    cancellable: Bool = true, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+  ) async throws -> T {
+    guard cancellable else {
+      return try await withCheckedThrowingContinuation { continuation in
+        queue.async { continuation.resume(with: Result { try body(self) }) }
+      }
+    }
     let finished = Mutex(false)
     return try await withTaskCancellationHandler {
       defer { finished.withLock { $0 = true } }

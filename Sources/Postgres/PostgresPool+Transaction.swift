@@ -8,35 +8,44 @@ extension PostgresPool {
   public func withTransaction<T: Sendable>(_ body: (PostgresTransaction) async throws -> T)
     async throws -> T
   {
+    try await withTransaction(cancellable: true, body)
+  }
+
+  /// `cancellable` false: the calling task's cancellation cancels none of its statements
+  /// (`PostgresShieldedPool`).
+  func withTransaction<T: Sendable>(
+    cancellable: Bool, _ body: (PostgresTransaction) async throws -> T
+  ) async throws -> T {
     try await withConnection { connection in
       roundTrips.add()
-      try await connection.execute("BEGIN")
-      let transaction = PostgresTransaction(connection: connection, roundTrips: roundTrips)
+      try await connection.execute("BEGIN", cancellable: cancellable)
+      let transaction = PostgresTransaction(
+        connection: connection, roundTrips: roundTrips, cancellable: cancellable)
       let value: T
       do {
         value = try await body(transaction)
       } catch {
         transaction.end()
-        await rollback(connection)
+        await rollback(connection, cancellable: cancellable)
         throw error
       }
       transaction.end()
       if connection.isInFailedTransaction {
-        await rollback(connection)
+        await rollback(connection, cancellable: cancellable)
         throw PostgresError(
           kind: .server, sqlState: "25P02",
           message: "a statement in the transaction failed; it was rolled back")
       }
       roundTrips.add()
-      try await connection.execute("COMMIT")
+      try await connection.execute("COMMIT", cancellable: cancellable)
       return value
     }
   }
 
-  private func rollback(_ connection: PostgresConnection) async {
+  private func rollback(_ connection: PostgresConnection, cancellable: Bool) async {
     do {
       roundTrips.add()
-      try await connection.execute("ROLLBACK")
+      try await connection.execute("ROLLBACK", cancellable: cancellable)
     } catch {
       // The session's state is unknown now; `isReusable` sees it is not idle, and poisoning
       // makes sure the pool drops it.

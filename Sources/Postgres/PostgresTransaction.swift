@@ -5,25 +5,29 @@ import Synchronization
 public final class PostgresTransaction: PostgresExecutor, Sendable {
   let connection: PostgresConnection
   private let roundTrips: PostgresRoundTrips
+  /// False in a `PostgresShieldedPool`'s transaction: the calling task's cancellation does not
+  /// cancel its statements.
+  private let cancellable: Bool
   private let active = Mutex(true)
 
-  init(connection: PostgresConnection, roundTrips: PostgresRoundTrips) {
+  init(connection: PostgresConnection, roundTrips: PostgresRoundTrips, cancellable: Bool = true) {
     self.connection = connection
     self.roundTrips = roundTrips
+    self.cancellable = cancellable
   }
 
   @discardableResult
   public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
     try checkActive()
     roundTrips.add()
-    return try await connection.query(query)
+    return try await connection.query(query, cancellable: cancellable)
   }
 
   @discardableResult
   public func execute(_ query: PostgresQuery) async throws -> Int {
     try checkActive()
     roundTrips.add()
-    return try await connection.execute(query)
+    return try await connection.execute(query, cancellable: cancellable)
   }
 
   func end() {

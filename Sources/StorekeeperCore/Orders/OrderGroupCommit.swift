@@ -37,6 +37,7 @@ package final class OrderGroupCommit: Sendable {
   let maxFlushes: Int
   private let logger: Logger
   private let state = Mutex(State())
+  private let deadlocks = Atomic<Int>(0)
 
   private struct Waiting: Sendable {
     let submission: Submission
@@ -121,10 +122,12 @@ package final class OrderGroupCommit: Sendable {
     case .lead:
       let followers = state.withLock { $0.take(maxBatch - 1) }
       let started = ContinuousClock.now
-      // The flush holds other requests' orders: it runs in a task of its own so that the
-      // leader's cancellation (which cancels statements) cannot cut it short for them.
+      // The flush runs in the leader's own task, on its executor (an event loop's, for the
+      // route): a task of its own cost a hop to Swift's pool and back on every flush. It
+      // holds other requests' orders, so its statements are shielded from the leader's
+      // cancellation (`PostgresShieldedPool`): a departing client cannot cut it short.
       let batch = [submission] + followers.map(\.submission)
-      let results = await Task { await self.flush(batch) }.value
+      let results = await flush(batch)
       let elapsed = ContinuousClock.now - started
       if elapsed >= Self.slowFlush {
         // Every request of the batch, and every one queued behind it, waited this long: say
@@ -164,47 +167,83 @@ package final class OrderGroupCommit: Sendable {
 
   /// Writes `batch` and returns one answer per submission, in order.
   /// A batch of one takes the same statement: it is also the cheaper one.
+  ///
+  /// The orders the batch statement left out are written after it has committed, each on its
+  /// own (`commitAlone`). A keyed batch's transaction therefore takes slots in one statement
+  /// only, in the global order of `(user_id, slot)`: it never waits for a slot while holding
+  /// slots taken by an earlier statement, so two batches cannot wait on each other in a cycle
+  /// (decision 0006). Before, its lone retries ran inside the transaction and two keyed
+  /// batches of one user could deadlock until PostgreSQL broke it after `deadlock_timeout`.
   func flush(_ batch: [Submission]) async -> [Result<Order, any Error>] {
+    let written: [Result<Order, any Error>?]
     do {
       if batch.contains(where: { $0.key != nil }) {
-        return try await database.withTransaction { tx in try await write(batch, on: tx) }
+        written = try await database.shielded.withTransaction { tx in
+          try await write(batch, on: tx)
+        }
+      } else {
+        written = try await write(batch, on: database.shielded)
       }
-      return try await write(batch, on: database)
     } catch let error as PostgresError where error.kind == .server && !error.isUnavailable {
       // Rejected by the server, so rolled back: nothing of the batch exists.
+      if error.sqlState == PostgresError.deadlockDetected {
+        deadlocks.add(1, ordering: .relaxed)
+      }
       logger.warning(
         "an order batch was rejected; writing its orders one by one",
         [
           "orders": .int(batch.count), "sqlstate": .string(error.sqlState ?? ""),
           "error": .string(error.message),
         ])
-      // Each child stores its own answer at its index; nothing comes back through the task
-      // group's results. A release build once returned (Int, Result) pairs from this group
-      // with an index past the batch (a trap on the store; with a dictionary, a lost answer),
-      // under issue 23's burst of one user's mixed keyed and plain orders.
-      let answers = Answers(count: batch.count)
-      await withTaskGroup(of: Void.self) { group in
-        for (index, submission) in batch.enumerated() {
-          group.addTask {
-            do {
-              answers.set(index, .success(try await self.commitAlone(submission)))
-            } catch {
-              answers.set(index, .failure(error))
-            }
-          }
-        }
-      }
-      return answers.all
+      return await writeOneByOne(batch)
     } catch {
       return batch.map { _ in .failure(error) }
     }
+    var results: [Result<Order, any Error>] = []
+    results.reserveCapacity(batch.count)
+    for (submission, answer) in zip(batch, written) {
+      if let answer {
+        results.append(answer)
+        continue
+      }
+      do {
+        results.append(.success(try await commitAlone(submission)))
+      } catch {
+        results.append(.failure(error))
+      }
+    }
+    return results
   }
 
-  /// The batch statement, a lone retry for each order whose slot was taken meanwhile, and the
-  /// answers of keyed successes stored in one statement. Throws only when the batch statement
-  /// (or, in a transaction, anything) fails.
+  /// Batches PostgreSQL rejected as a deadlock's victim since this instance started.
+  package var deadlocksBroken: Int { deadlocks.load(ordering: .relaxed) }
+
+  /// Every order of a rejected batch in its own statement, at once.
+  private func writeOneByOne(_ batch: [Submission]) async -> [Result<Order, any Error>] {
+    // Each child stores its own answer at its index; nothing comes back through the task
+    // group's results. A release build once returned (Int, Result) pairs from this group
+    // with an index past the batch (a trap on the store; with a dictionary, a lost answer),
+    // under issue 23's burst of one user's mixed keyed and plain orders.
+    let answers = Answers(count: batch.count)
+    await withTaskGroup(of: Void.self) { group in
+      for (index, submission) in batch.enumerated() {
+        group.addTask {
+          do {
+            answers.set(index, .success(try await self.commitAlone(submission)))
+          } catch {
+            answers.set(index, .failure(error))
+          }
+        }
+      }
+    }
+    return answers.all
+  }
+
+  /// The batch statement and the answers of its keyed successes, stored in one statement.
+  /// nil for each order the statement left out (see `OrderRepository.createBatch`). Throws
+  /// only when a statement fails.
   private func write(_ batch: [Submission], on executor: any PostgresExecutor) async throws
-    -> [Result<Order, any Error>]
+    -> [Result<Order, any Error>?]
   {
     let outcomes = try await orders.createBatch(
       batch.map {
@@ -212,26 +251,18 @@ package final class OrderGroupCommit: Sendable {
           userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity,
           store: $0.order.store)
       }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
-    var results: [Result<Order, any Error>] = []
+    var results: [Result<Order, any Error>?] = []
     results.reserveCapacity(batch.count)
     var keyed: (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]]) = (
       [], [], [], []
     )
     for (submission, outcome) in zip(batch, outcomes) {
-      let result: Result<Order, any Error>
-      do {
-        let settled: OrderRepository.CreateOutcome
-        if let outcome {
-          settled = outcome
-        } else {
-          settled = try await orders.create(
-            userId: submission.order.userId, productId: submission.order.productId,
-            quantity: submission.order.quantity, store: submission.order.store,
-            ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
-        }
-        result = .success(try submission.order.created(settled, maxOpen: maxOpen))
-      } catch {
-        result = .failure(error)
+      guard let outcome else {
+        results.append(nil)
+        continue
+      }
+      let result = Result<Order, any Error> {
+        try submission.order.created(outcome, maxOpen: maxOpen)
       }
       if case .success(let order) = result, let key = submission.key {
         keyed.users.append(submission.order.userId)
@@ -250,19 +281,21 @@ package final class OrderGroupCommit: Sendable {
   }
 
   /// One order in its own statement (with its key, in its own transaction): the path every
-  /// order took before group commit, and the one a rejected batch falls back to.
+  /// order took before group commit, and the one a rejected batch falls back to. Shielded
+  /// from cancellation like a flush, whose orders these may be.
   func commitAlone(_ submission: Submission) async throws -> Order {
+    let database = database.shielded
     let new = submission.order
     guard let key = submission.key else {
       return try new.created(
         try await orders.create(
-          userId: new.userId, productId: new.productId, quantity: new.quantity,
+          userId: new.userId, productId: new.productId, quantity: new.quantity, store: new.store,
           ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database), maxOpen: maxOpen)
     }
     return try await database.withTransaction { tx in
       let order = try new.created(
         try await orders.create(
-          userId: new.userId, productId: new.productId, quantity: new.quantity,
+          userId: new.userId, productId: new.productId, quantity: new.quantity, store: new.store,
           ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx), maxOpen: maxOpen)
       try await idempotency.complete(
         userId: new.userId, key: key, status: Self.createdStatus, body: order.json, on: tx)

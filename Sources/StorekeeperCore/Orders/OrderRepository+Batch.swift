@@ -1,4 +1,5 @@
 import Postgres
+import Synchronization
 
 extension OrderRepository {
   /// One order wanted by a request that is written together with others.
@@ -37,15 +38,76 @@ extension OrderRepository {
       defer { earlier[user, default: 0] += 1 }
       return earlier[user] ?? 0
     }
+    let arrays: [String?] = [
+      PostgresArray(items.map(\.userId)).postgresText,
+      PostgresArray(items.map(\.productId)).postgresText,
+      PostgresArray(items.map(\.quantity)).postgresText,
+      PostgresArray(tradeNos).postgresText,
+      PostgresArray(tokens).postgresText,
+      PostgresArray(ranks).postgresText,
+      PostgresArray(items.map(\.store.rawValue)).postgresText,
+    ]
+    let template = Self.batchTemplate(ttlSeconds: ttlSeconds, maxOpen: maxOpen)
+    let query = PostgresQuery(
+      unsafeSQL: template.sql, binds: arrays + template.binds.dropFirst(arrays.count))
+    let rows = try await executor.query(query)
+    var written: [String: PostgresRow] = [:]
+    written.reserveCapacity(rows.count)
+    for row in rows { written[try row.decode("trade_no", as: String.self)] = row }
+    return try items.indices.map { index in
+      guard let row = written[tradeNos[index]] else { return nil }
+      let item = items[index]
+      return .created(
+        Order(
+          tradeNo: tradeNos[index], userId: item.userId, productId: item.productId,
+          quantity: item.quantity, price: try row.decode("price"),
+          currency: try row.decode("currency"), amount: try row.decode("amount"),
+          appAccountToken: tokens[index], tradeStatus: .waitBuyerPay, closeReason: nil,
+          origin: .order, transactionId: nil, environment: nil, verification: nil,
+          createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
+          paidAt: nil, closedAt: nil, store: item.store))
+    }
+  }
+
+  private struct BatchShape: Hashable {
+    var ttlSeconds: Int
+    var maxOpen: Int
+  }
+
+  /// The batch statement for one `ttlSeconds` and `maxOpen`, its seven arrays left empty: the
+  /// text and every other bind are the same for every batch of an instance, so they are built
+  /// once (building them, the free-slot subquery's renumbering included, was a share of every
+  /// flush) and each batch only puts its arrays in front.
+  private static func batchTemplate(ttlSeconds: Int, maxOpen: Int) -> PostgresQuery {
+    let shape = BatchShape(ttlSeconds: ttlSeconds, maxOpen: maxOpen)
+    if let template = batchTemplates.withLock({ $0[shape] }) { return template }
+    let template = batchQuery(
+      userIds: [], productIds: [], quantities: [], tradeNos: [], tokens: [], ranks: [],
+      stores: [], ttlSeconds: ttlSeconds, maxOpen: maxOpen)
+    batchTemplates.withLock { templates in
+      // An instance has one shape; tests make a few dozen. Bounded all the same.
+      if templates.count >= 64 { templates.removeAll() }
+      templates[shape] = template
+    }
+    return template
+  }
+
+  private static let batchTemplates = Mutex<[BatchShape: PostgresQuery]>([:])
+
+  /// The batch statement itself; its first seven binds are the arrays, in this order.
+  static func batchQuery(
+    userIds: [String], productIds: [String], quantities: [Int32], tradeNos: [String],
+    tokens: [String], ranks: [Int32], stores: [String], ttlSeconds: Int, maxOpen: Int
+  ) -> PostgresQuery {
     var query: PostgresQuery = """
       WITH r AS (
-        SELECT * FROM unnest(\(PostgresArray(items.map(\.userId)))::text[],
-                             \(PostgresArray(items.map(\.productId)))::text[],
-                             \(PostgresArray(items.map(\.quantity)))::int[],
+        SELECT * FROM unnest(\(PostgresArray(userIds))::text[],
+                             \(PostgresArray(productIds))::text[],
+                             \(PostgresArray(quantities))::int[],
                              \(PostgresArray(tradeNos))::text[],
                              \(PostgresArray(tokens))::uuid[],
                              \(PostgresArray(ranks))::int[],
-                             \(PostgresArray(items.map(\.store.rawValue)))::text[])
+                             \(PostgresArray(stores))::text[])
           AS r(user_id, product_id, quantity, trade_no, token, rank, store)
       ), o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
@@ -79,22 +141,6 @@ extension OrderRepository {
         \(unescaped: SQLTime.rfc3339("created_at")), \(unescaped: SQLTime.rfc3339("expires_at"))
       FROM o
       """)
-    let rows = try await executor.query(query)
-    var written: [String: PostgresRow] = [:]
-    written.reserveCapacity(rows.count)
-    for row in rows { written[try row.decode("trade_no", as: String.self)] = row }
-    return try items.indices.map { index in
-      guard let row = written[tradeNos[index]] else { return nil }
-      let item = items[index]
-      return .created(
-        Order(
-          tradeNo: tradeNos[index], userId: item.userId, productId: item.productId,
-          quantity: item.quantity, price: try row.decode("price"),
-          currency: try row.decode("currency"), amount: try row.decode("amount"),
-          appAccountToken: tokens[index], tradeStatus: .waitBuyerPay, closeReason: nil,
-          origin: .order, transactionId: nil, environment: nil, verification: nil,
-          createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-          paidAt: nil, closedAt: nil, store: item.store))
-    }
+    return query
   }
 }
