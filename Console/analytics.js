@@ -9,7 +9,9 @@ import { lineChart } from './chart.js';
 const CHARTS = {
   revenue: 'net', new_customers: 'new_customers', payers: 'payers', refund_rate: 'rate_by_count',
   active_subscriptions: 'active_subscriptions', active_trials: 'active_trials', mrr: 'mrr', arr: 'arr',
-  trial_conversion: 'conversion_rate', cohorts: 'retention',
+  trial_conversion: 'conversion_rate', cohorts: 'retention', churn: 'churn_rate',
+  reactivations: 'reactivations', billing_retry: 'in_billing_retry', grace_period: 'in_grace_period',
+  consumption_requests: 'requests',
 };
 const KEYS = new Set(['period', 'start', 'end', 'segment', 'currency', 'month']);
 // A segment value narrows the transactions to it through the filter of the same dimension.

@@ -16,9 +16,10 @@ from chart_history import History, Oracle
 from support import BUNDLE_ID, problem, unique
 
 CHARTS = ["revenue", "new_customers", "payers", "refund_rate", "active_subscriptions", "active_trials",
-          "mrr", "arr", "trial_conversion", "cohorts"]
+          "mrr", "arr", "trial_conversion", "cohorts", "churn", "reactivations", "billing_retry", "grace_period",
+          "consumption_requests"]
 MONEY = {"gross", "refunded", "net", "revenue", "arppu", "amount", "refunded_amount", "rate_by_count",
-         "rate_by_amount", "mrr", "arr", "retention", "conversion_rate"}
+         "rate_by_amount", "mrr", "arr", "retention", "conversion_rate", "churn_rate"}
 
 # (from, to, resolution, tz, segment, environment, filters)
 CASES = [
@@ -75,6 +76,9 @@ def expected_rows(oracle: Oracle, name: str) -> list[dict]:
         "mrr": lambda: oracle.stock(trials=False, money=True),
         "arr": lambda: oracle.stock(trials=False, money=True, annual=True),
         "trial_conversion": oracle.trial_conversion, "cohorts": oracle.cohorts,
+        "churn": oracle.churn, "reactivations": oracle.reactivations,
+        "billing_retry": lambda: oracle.billing(grace=False), "grace_period": lambda: oracle.billing(grace=True),
+        "consumption_requests": oracle.consumption_requests,
     }[name]()
 
 
@@ -218,7 +222,8 @@ def pages(api, name: str, **params) -> list[dict]:
 
 
 @pytest.mark.parametrize("name", ["revenue", "new_customers", "active_subscriptions", "active_trials", "mrr",
-                                  "refund_rate", "trial_conversion", "payers"])
+                                  "refund_rate", "trial_conversion", "payers", "churn", "reactivations",
+                                  "billing_retry", "grace_period", "consumption_requests"])
 def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
     stack, _ = charted
     params = {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "tz": "Europe/Berlin"}
@@ -253,6 +258,19 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
             assert sum(1 for t in txs if t["event"] == "trial_converted") == row["converted"]
         elif name == "payers":
             assert len({t["user_id"] for t in txs}) == row["payers"]
+        elif name == "churn":
+            assert len(txs) == row["active_at_start"]
+            assert sum(1 for t in txs if t["event"] == "churned") == row["churned"]
+        elif name == "reactivations":
+            assert len(txs) == row["reactivations"] and {t["event"] for t in txs} <= {"reactivation"}
+            assert len({t["user_id"] for t in txs}) == row["reactivated_customers"]
+        elif name in ("billing_retry", "grace_period"):
+            assert len(txs) == row[f"in_{name}"]
+            assert len({t["original_transaction_id"] for t in txs}) == len(txs)
+        elif name == "consumption_requests":
+            assert len(txs) == row["requests"]
+            for answer in ("answered", "skipped_without_consent", "skipped", "failed", "expired", "pending"):
+                assert sum(1 for t in txs if t["event"] == answer) == row[answer]
         checked += len(txs)
     assert checked > 0
 

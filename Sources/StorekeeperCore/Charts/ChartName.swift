@@ -10,6 +10,11 @@ package enum ChartName: String, Sendable, CaseIterable {
   case arr
   case trialConversion = "trial_conversion"
   case cohorts
+  case churn
+  case reactivations
+  case billingRetry = "billing_retry"
+  case gracePeriod = "grace_period"
+  case consumptionRequests = "consumption_requests"
 
   /// Whether the chart samples a state at each period's close (the others count events in it).
   package var isStock: Bool {

@@ -109,6 +109,11 @@ enum ChartSQL {
     case .arr: stock(seg, trials: false, money: true, annual: true)
     case .trialConversion: trialConversion(seg)
     case .cohorts: cohorts(seg)
+    case .churn: churn(seg)
+    case .reactivations: reactivations(seg)
+    case .billingRetry: billing(seg, grace: false)
+    case .gracePeriod: billing(seg, grace: true)
+    case .consumptionRequests: consumptionRequests(seg)
     }
   }
 
