@@ -23,7 +23,7 @@ WITH ev AS (
                 THEN 'grace_period'
               WHEN n.notification_type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED')
                 THEN 'billing_retry'
-              ELSE 'ok' END AS state,
+              ELSE 'ok' END AS billing_state,
          n.notification_type = 'DID_RENEW' AS renews
   FROM apple_notifications n
   WHERE n.original_transaction_id IS NOT NULL
@@ -42,14 +42,14 @@ WITH ev AS (
   WHERE gn.kind = 'subscription' AND gn.notification_type IN (1, 2, 4, 5, 6, 7, 12, 13)),
 seq AS (
   SELECT ev.*,
-         lag(ev.state) OVER s AS prev_state,
-         lead(ev.state) OVER s AS next_state,
+         lag(ev.billing_state) OVER s AS prev_state,
+         lead(ev.billing_state) OVER s AS next_state,
          lead(ev.renews) OVER s AS next_renews,
          lead(ev.at) OVER s AS next_at
   FROM ev
   WINDOW s AS (PARTITION BY ev.store, ev.subscription ORDER BY ev.at, ev.id))
 SELECT seq.store, seq.subscription AS original_transaction_id, c.transaction_id, c.user_id,
-       c.product_id, c.environment, c.country, seq.state, seq.at AS starts_at,
+       c.product_id, c.environment, c.country, seq.billing_state, seq.at AS starts_at,
        coalesce(seq.next_at, 'infinity') AS ends_at,
        coalesce(seq.prev_state, 'ok') AS prev_state, coalesce(seq.next_state, 'ok') AS next_state,
        coalesce(seq.next_renews, false) AS recovered
@@ -59,24 +59,62 @@ JOIN LATERAL (
   WHERE t.store = seq.store AND t.original_transaction_id = seq.subscription
     AND t.purchase_date <= seq.at
   ORDER BY t.purchase_date DESC, t.transaction_id DESC LIMIT 1) c ON true
-WHERE seq.state <> 'ok';
+WHERE seq.billing_state <> 'ok';
 
 -- Apple's CONSUMPTION_REQUEST notifications and how Storekeeper answered each (the jobs of
 -- Migrations/0036), at the instant Apple signed the request, with the transaction it asked
 -- about when Storekeeper knows it (product and storefront 'unknown' otherwise).
 CREATE OR REPLACE VIEW chart_consumption_requests AS
-SELECT 'app_store'::text AS store, a.notification_uuid, a.transaction_id,
-       coalesce(t.original_transaction_id, a.transaction_id) AS original_transaction_id,
-       coalesce(t.user_id, a.user_id) AS user_id, coalesce(t.product_id, 'unknown') AS product_id,
-       a.environment, coalesce(t.country, 'unknown') AS country, t.currency, t.price,
+SELECT 'app_store'::text AS store, answer.notification_uuid, answer.transaction_id,
+       coalesce(t.original_transaction_id, answer.transaction_id) AS original_transaction_id,
+       coalesce(t.user_id, answer.user_id) AS user_id, coalesce(t.product_id, 'unknown') AS product_id,
+       answer.environment, coalesce(t.country, 'unknown') AS country, t.currency, t.price,
        coalesce(t.is_trial, false) AS is_trial, t.trade_no, t.purchase_date, t.expires_date,
        t.refunded_at, coalesce(n.signed_date, n.received_at) AS requested_at,
-       CASE WHEN a.state = 'sent' THEN 'answered'
-            WHEN a.state = 'skipped' AND a.outcome = 'no_consent' THEN 'skipped_without_consent'
-            WHEN a.state = 'skipped' THEN 'skipped'
-            WHEN a.state = 'failed' AND a.outcome = 'window_passed' THEN 'expired'
-            WHEN a.state = 'failed' THEN 'failed'
+       CASE WHEN answer.state = 'sent' THEN 'answered'
+            WHEN answer.state = 'skipped' AND answer.outcome = 'no_consent' THEN 'skipped_without_consent'
+            WHEN answer.state = 'skipped' THEN 'skipped'
+            WHEN answer.state = 'failed' AND answer.outcome = 'window_passed' THEN 'expired'
+            WHEN answer.state = 'failed' THEN 'failed'
             ELSE 'pending' END AS answer
-FROM consumption_answers a
-JOIN apple_notifications n ON n.notification_uuid = a.notification_uuid
-LEFT JOIN chart_transactions t ON t.store = 'app_store' AND t.transaction_id = a.transaction_id;
+FROM consumption_answers answer
+JOIN apple_notifications n ON n.notification_uuid = answer.notification_uuid
+LEFT JOIN chart_transactions t ON t.store = 'app_store' AND t.transaction_id = answer.transaction_id;
+
+-- Currency conversion (`?currency=` on the money charts): the rate in force on `day` (a UTC
+-- day) for `cur` into `reporting`, 1 for the reporting currency itself, NULL when no rate is
+-- in force (or no currency: an unpriced transaction stays unpriced).
+CREATE OR REPLACE FUNCTION chart_rate(cur text, reporting text, day date) RETURNS numeric
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN cur = reporting THEN 1::numeric
+              ELSE (SELECT r.rate FROM currency_rates r
+                    WHERE r.reporting_currency = reporting AND r.currency = cur
+                      AND r.valid_from <= day
+                    ORDER BY r.valid_from DESC LIMIT 1) END
+$$;
+
+-- chart_transactions with every price converted at the rate of its purchase's UTC day; one
+-- without a rate keeps its own currency and price, so a chart reports it rather than drop it.
+CREATE OR REPLACE FUNCTION chart_transactions_in(reporting text) RETURNS SETOF chart_transactions
+LANGUAGE sql STABLE AS $$
+  SELECT c.store, c.transaction_id, c.original_transaction_id, c.user_id, c.product_id,
+         c.environment, c.country, CASE WHEN k.rate IS NULL THEN c.currency ELSE reporting END,
+         c.price * coalesce(k.rate, 1), c.purchase_date, c.expires_date, c.refunded_at,
+         c.is_upgraded, c.is_trial, c.is_subscription, c.trade_no, c.billed_period
+  FROM chart_transactions c
+  CROSS JOIN LATERAL (SELECT chart_rate(c.currency, reporting,
+                                        (c.purchase_date AT TIME ZONE 'UTC')::date) AS rate) k
+$$;
+
+-- chart_subscription_periods likewise, each period's price and MRR at its start's UTC day.
+CREATE OR REPLACE FUNCTION chart_subscription_periods_in(reporting text)
+  RETURNS SETOF chart_subscription_periods
+LANGUAGE sql STABLE AS $$
+  SELECT p.store, p.transaction_id, p.original_transaction_id, p.user_id, p.product_id,
+         p.environment, p.country, CASE WHEN k.rate IS NULL THEN p.currency ELSE reporting END,
+         p.price * coalesce(k.rate, 1), p.is_trial, p.starts_at, p.ends_at,
+         p.monthly_price * coalesce(k.rate, 1)
+  FROM chart_subscription_periods p
+  CROSS JOIN LATERAL (SELECT chart_rate(p.currency, reporting,
+                                        (p.starts_at AT TIME ZONE 'UTC')::date) AS rate) k
+$$;

@@ -160,6 +160,8 @@ struct Edge: Sendable {
       AdminConsoleRoutes(auth: auth, database: pools.reads).register(&router)
       AdminChartRoutes(auth: auth, charts: ChartRepository(database: pools.reads))
         .register(&router)
+      AdminCurrencyRateRoutes(auth: auth, rates: CurrencyRates(database: database))
+        .register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: domain.entitlements,
         adjustments: ManualAdjustments(database: database, outbox: domain.orders.outbox),

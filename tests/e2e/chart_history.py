@@ -363,7 +363,11 @@ class Oracle:
 
     # --- the request ------------------------------------------------------------------------
     def setup(self, frm: str, to: str, res: str = "day", tz: str = "UTC", segment: str = "none",
-              env: str | None = "Production", **filters):
+              env: str | None = "Production", currency: str | None = None,
+              rates: dict[str, list[tuple[date, Decimal]]] | None = None, **filters):
+        # `?currency=`: rates per currency into `currency`, (valid_from, rate) in any order.
+        self.cur = currency
+        self.rates = rates or {}
         self.zone = ZoneInfo(tz)
         self.res = res
         self.segment = segment
@@ -374,6 +378,21 @@ class Oracle:
         self.from_at = self.local(self.from_day)
         self.to_at = self.local(self.to_day + timedelta(days=1))
         self.limit_at = min(self.to_at, self.now)
+
+    def rate(self, currency: str | None, at: datetime) -> Decimal | None:
+        if self.cur is None or currency is None:
+            return None
+        if currency == self.cur:
+            return Decimal(1)
+        day = at.astimezone(UTC).date()
+        valid = [(d, r) for d, r in self.rates.get(currency, []) if d <= day]
+        return max(valid)[1] if valid else None
+
+    def conv(self, t: Tx) -> tuple[str | None, Decimal | None]:
+        """The transaction's currency and price as the chart reports them: converted at the rate
+        of its purchase's UTC day, or as signed when none applies."""
+        r = self.rate(t.currency, t.purchase)
+        return (t.currency, t.price) if r is None else (self.cur, t.price * r)
 
     def local(self, d: date) -> datetime:
         return datetime(d.year, d.month, d.day, tzinfo=self.zone).astimezone(UTC)
@@ -442,12 +461,13 @@ class Oracle:
         for t in self.h.txs:
             if not self.kept(t):
                 continue
+            currency, price = self.conv(t)
             for when, refund in ((t.purchase, False), (t.refunded_at, True)):
                 if self.in_range(when):
-                    a = agg.setdefault((self.key(when), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                    a = agg.setdefault((self.key(when), self.seg(t), currency), [0, 0, Decimal(0), Decimal(0)])
                     a[1 if refund else 0] += 1
-                    if t.price is not None:
-                        a[3 if refund else 2] += t.price
+                    if price is not None:
+                        a[3 if refund else 2] += price
 
         def m(a, c):
             a = a or [0, 0, Decimal(0), Decimal(0)]
@@ -479,9 +499,10 @@ class Oracle:
         agg: dict = {}
         for t in self.h.txs:
             if self.kept(t) and self.in_range(t.purchase) and t.price and t.user_id is not None:
-                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [set(), Decimal(0)])
+                currency, price = self.conv(t)
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), currency), [set(), Decimal(0)])
                 a[0].add(t.user_id)
-                a[1] += t.price
+                a[1] += price
 
         def m(a, c):
             if a is None:
@@ -493,12 +514,13 @@ class Oracle:
         agg: dict = {}
         for t in self.h.txs:
             if self.kept(t) and self.in_range(t.purchase) and t.price:
-                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                currency, price = self.conv(t)
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), currency), [0, 0, Decimal(0), Decimal(0)])
                 a[0] += 1
-                a[2] += t.price
+                a[2] += price
                 if t.refunded_at is not None:
                     a[1] += 1
-                    a[3] += t.price
+                    a[3] += price
 
         def m(a, c):
             a = a or [0, 0, Decimal(0), Decimal(0)]
@@ -529,15 +551,16 @@ class Oracle:
     def stock(self, trials: bool, money: bool, annual: bool = False) -> list[dict]:
         ps = [p for p in self.periods() if self.kept(p.tx) and p.tx.is_trial == trials and p.start < self.limit_at
               and p.end > p.start and (not money or p.tx.price is not None)]
-        keys = {(self.seg(p.tx), p.tx.currency if money else None) for p in ps}
+        keys = {(self.seg(p.tx), self.conv(p.tx)[0] if money else None) for p in ps}
         agg = {(None, s, c): None for s, c in keys}
         rows = self.fill(agg, lambda a, c: {})
         for row in rows:
             close = min(datetime.fromisoformat(row["end"].replace("Z", "+00:00")), self.now)
-            live = [p for p in ps if p.start < close <= p.end and (self.seg(p.tx), p.tx.currency if money else None)
+            live = [p for p in ps if p.start < close <= p.end and (self.seg(p.tx), self.conv(p.tx)[0] if money else None)
                     == (row["segment"], row["currency"])]
             if money:
-                total = sum((p.monthly or Decimal(0) for p in live), Decimal(0)) * (12 if annual else 1)
+                total = sum(((p.monthly or Decimal(0)) * (self.rate(p.tx.currency, p.start) or 1) for p in live),
+                            Decimal(0)) * (12 if annual else 1)
                 row.update({"subscriptions": len(live), "arr" if annual else "mrr": q(total, "0.01")})
             else:
                 row["active_trials" if trials else "active_subscriptions"] = len(live)
@@ -578,7 +601,8 @@ class Oracle:
                 cum: dict[str, Decimal] = {}
                 for t in pays:
                     if t.user_id in users and month(t.purchase) <= m and t.refunded_at is None:
-                        cum[t.currency] = cum.get(t.currency, Decimal(0)) + t.price
+                        currency, price = self.conv(t)
+                        cum[currency] = cum.get(currency, Decimal(0)) + price
                 start = self.local(cm)
                 end = self.local((cm.replace(day=28) + timedelta(days=4)).replace(day=1))
                 rows.append({"period": cm.isoformat(), "start": self.stamp(start), "end": self.stamp(end),

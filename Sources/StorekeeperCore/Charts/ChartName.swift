@@ -16,6 +16,14 @@ package enum ChartName: String, Sendable, CaseIterable {
   case gracePeriod = "grace_period"
   case consumptionRequests = "consumption_requests"
 
+  /// Whether the chart counts money, which `?currency=` converts.
+  package var isMoney: Bool {
+    switch self {
+    case .revenue, .payers, .refundRate, .mrr, .arr, .cohorts: true
+    default: false
+    }
+  }
+
   /// Whether the chart samples a state at each period's close (the others count events in it).
   package var isStock: Bool {
     switch self {

@@ -104,7 +104,7 @@ extension ChartSQL {
     let name = grace ? "in_grace_period" : "in_billing_retry"
     return """
       sp AS (SELECT x.*, \(seg) AS seg FROM chart_billing_spells x, w
-             WHERE \(filter) AND x.state IN \(states)),
+             WHERE \(filter) AND x.billing_state IN \(states)),
       ev AS (
         SELECT b.k, sp.seg, 1 AS inside, 0 AS entered, 0 AS recovered
         FROM b, w, sp
@@ -177,10 +177,10 @@ extension ChartSQL {
     case .billingRetry, .gracePeriod:
       return """
         q0 AS (SELECT 1)
-        SELECT \(columns), \(seg) AS segment, s.state AS event
+        SELECT \(columns), \(seg) AS segment, s.billing_state AS event
         FROM chart_billing_spells s JOIN chart_transactions x
           ON x.store = s.store AND x.transaction_id = s.transaction_id, w, pt
-        WHERE \(filter) AND s.state IN \(billingStates(grace: name == .gracePeriod))
+        WHERE \(filter) AND s.billing_state IN \(billingStates(grace: name == .gracePeriod))
           AND s.starts_at < pt.close_at AND s.ends_at >= pt.close_at
         """
     case .consumptionRequests:

@@ -103,6 +103,7 @@ extension ChartSQL {
       FROM \(source) x\(join), w, pt
       WHERE \(filter) AND \(condition)
       """
+    if query.currency != nil { text = converted(text) }
     sql.append(PostgresQuery(unsafeSQL: text))
     if let after { sql.append(" AND x.transaction_id > \(after)") }
     sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
