@@ -93,7 +93,7 @@ enum ChartSQL {
                  ORDER BY o.starts_at, o.seg, o.currency, (o.m ->> 'month')::int), '[]')::text AS rows,
                  (SELECT \(SQLTime.text("w.now_at")) FROM w) AS as_of,
                  (SELECT floor(extract(epoch FROM now() - w.now_at))::bigint FROM w) AS lag,
-                 \(unconverted) AS unconverted
+                 \(query.currency == nil ? "NULL::text" : unconverted) AS unconverted
           FROM o
           """))
     return sql
