@@ -9,8 +9,12 @@ import { lineChart } from './chart.js';
 const CHARTS = {
   revenue: 'net', new_customers: 'new_customers', payers: 'payers', refund_rate: 'rate_by_count',
   active_subscriptions: 'active_subscriptions', active_trials: 'active_trials', mrr: 'mrr', arr: 'arr',
-  trial_conversion: 'conversion_rate', cohorts: 'retention',
+  trial_conversion: 'conversion_rate', cohorts: 'retention', churn: 'churn_rate',
+  reactivations: 'reactivations', billing_retry: 'in_billing_retry', grace_period: 'in_grace_period',
+  consumption_requests: 'requests',
 };
+// The charts `?currency=` converts (docs/CHARTS.md, currency conversion).
+const MONEY = new Set(['revenue', 'payers', 'refund_rate', 'mrr', 'arr', 'cohorts']);
 const KEYS = new Set(['period', 'start', 'end', 'segment', 'currency', 'month']);
 // A segment value narrows the transactions to it through the filter of the same dimension.
 const FILTER_OF = { store: 'store', product: 'product', country: 'country', environment: 'environment' };
@@ -28,6 +32,8 @@ export async function renderAnalytics(main) {
     tz: h('input', { type: 'text', name: 'tz', value: 'UTC', spellcheck: 'false' }),
     segment: select('segment', ['none', 'store', 'product', 'country', 'environment'], 'none'),
     environment: select('environment', ['Production', 'Sandbox', 'all'], 'Production'),
+    currency: h('input', { type: 'text', name: 'currency', value: '', maxlength: 3, size: 4,
+      placeholder: 'as paid', spellcheck: 'false' }),
   };
   const status = h('div', { id: 'analytics-status' });
   const result = h('div', { id: 'analytics-result' });
@@ -36,6 +42,7 @@ export async function renderAnalytics(main) {
     field('To', controls.to, 'to'), field('Resolution', controls.resolution, 'resolution'),
     field('Time zone', controls.tz, 'tz'), field('Segment', controls.segment, 'segment'),
     field('Environment', controls.environment, 'environment'),
+    field('Currency', controls.currency, 'currency'),
     h('button', { type: 'submit' }, 'Show'), status);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -49,6 +56,9 @@ export async function renderAnalytics(main) {
 async function load(params, result, status, form) {
   const { chart, ...rest } = params;
   if (chart === 'cohorts') rest.resolution = 'month';
+  // Money as signed unless a reporting currency is asked for, and only where there is money.
+  rest.currency = rest.currency.trim().toUpperCase();
+  if (!rest.currency || !MONEY.has(chart)) delete rest.currency;
   replace(status);
   for (const p of form.querySelectorAll('.field-error')) p.textContent = '';
   let body;
@@ -76,6 +86,9 @@ async function load(params, result, status, form) {
   const where = body.source === 'rollup'
     ? `From the hourly rollup, exact up to ${body.as_of} (${body.lag_seconds} s behind now).`
     : `From the transactions, as of ${body.as_of}.`;
+  const converted = body.currency
+    ? ` Converted into ${body.currency}${body.unconverted?.length ? `; no rate for ${body.unconverted.join(', ')}, shown as paid` : ''}.`
+    : '';
   const behind = h('div', { id: 'point-transactions' });
   let index = 0;
   // A series without the measure (purchases whose store said no price) is in the table only.
@@ -98,7 +111,7 @@ async function load(params, result, status, form) {
   const columns = ['period', 'segment', 'currency', ...(chart === 'cohorts' ? ['month'] : []), ...measures]
     .map((k) => ({ label: k, value: (r) => format(r[k]) }));
   replace(result,
-    h('p', { id: 'analytics-source' }, where),
+    h('p', { id: 'analytics-source' }, where + converted),
     body.rows.length ? charts : notice('Nothing in this range.'),
     behind,
     h('h2', {}, 'Table'),

@@ -161,6 +161,8 @@ struct Edge: Sendable {
       AdminChartRoutes(auth: auth, charts: ChartRepository(database: pools.reads))
         .register(&router)
       AdminExportRoutes(auth: auth, exporter: Exporter(database: pools.reads)).register(&router)
+      AdminCurrencyRateRoutes(auth: auth, rates: CurrencyRates(database: database))
+        .register(&router)
       AdminUserRoutes(
         auth: auth, entitlements: domain.entitlements,
         adjustments: ManualAdjustments(database: database, outbox: domain.orders.outbox),

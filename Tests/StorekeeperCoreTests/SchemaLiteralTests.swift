@@ -29,8 +29,12 @@ import Testing
       name: "environment", pattern: #"environment\s*(?:=|<>)\s*'([^']*)'"#,
       allowed: Set(AppStoreEnvironment.allCases.map(\.rawValue))),
     Rule(
-      name: "notification state", pattern: #"\bstate\s*(?:=|<>)\s*'([^']*)'"#,
+      name: "notification state", pattern: #"(?<!answer\.)\bstate\s*(?:=|<>)\s*'([^']*)'"#,
       allowed: Set(NotificationState.allCases.map(\.rawValue))),
+    // `consumption_answers` is aliased `answer` wherever its state is compared.
+    Rule(
+      name: "consumption answer state", pattern: #"\banswer\.state\s*(?:=|<>)\s*'([^']*)'"#,
+      allowed: Set(ConsumptionAnswer.State.allCases.map(\.rawValue))),
     // Every dotted name (`balance.changed`) is an event type wherever it appears.
     Rule(
       name: "event type", pattern: #"'([a-z_]+\.[a-z_]+)'"#,

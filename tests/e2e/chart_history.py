@@ -89,6 +89,11 @@ class Tx:
 class History:
     txs: list[Tx] = field(default_factory=list)
     grace: dict[str, datetime] = field(default_factory=dict)
+    # Billing notifications: (store, subscription, at, id, state, renews), state as
+    # chart_billing_spells names it ('ok' for one that ends trouble); and CONSUMPTION_REQUESTs:
+    # (uuid, transaction_id, environment, requested_at, state, outcome).
+    billing: list[tuple] = field(default_factory=list)
+    consumption: list[tuple] = field(default_factory=list)
     counter: int = 0
 
     def next_id(self) -> str:
@@ -186,7 +191,89 @@ class History:
             t = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
             h.add(user_id="night-owl", product_id="coins", purchase=t, storefront="USA", currency="USD",
                   price_milli=4990)
+        h.lapses_and_trouble()
         return h
+
+    APPLE_BILLING = {"grace": ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "grace_period", False),
+                     "retry": ("DID_FAIL_TO_RENEW", None, "billing_retry", False),
+                     "grace_expired": ("GRACE_PERIOD_EXPIRED", None, "billing_retry", False),
+                     "renewed": ("DID_RENEW", "BILLING_RECOVERY", "ok", True),
+                     "expired": ("EXPIRED", "BILLING_RETRY", "ok", False),
+                     "resubscribed": ("SUBSCRIBED", "RESUBSCRIBE", "ok", False)}
+
+    def apple_billing(self, original: str, at: datetime, event: str):
+        self.billing.append(("app_store", original, at, f"bill-{len(self.billing):04d}", event))
+
+    def lapses_and_trouble(self):
+        """Subscribers who lapse and come back, billing retry and grace periods as Apple
+        notified them, and consumption requests answered every way (no randomness: the rest
+        of the history stays as it was)."""
+        d = lambda s: datetime.fromisoformat(s).replace(tzinfo=UTC)  # noqa: E731
+        sub = dict(product_id="pro_monthly", type=SUB)
+        # Lapsed in February after billing retry, back in March on the same subscription.
+        a = self.add(user_id="comeback-1", purchase=d("2026-01-10T08:00:00"), expires=d("2026-02-10T08:00:00"),
+                     price_milli=MONTHLY["USA"], **sub)
+        self.apple_billing(a.original_transaction_id, d("2026-02-10T08:00:05"), "retry")
+        self.apple_billing(a.original_transaction_id, d("2026-03-05T08:00:00"), "expired")
+        self.apple_billing(a.original_transaction_id, d("2026-03-20T21:30:00"), "resubscribed")
+        b = a
+        for start in ("2026-03-20T21:30:00", "2026-04-20T21:30:00"):
+            b = self.add(user_id="comeback-1", purchase=d(start), expires=add_months(d(start), 1),
+                         price_milli=MONTHLY["USA"], original_transaction_id=a.original_transaction_id, **sub)
+        # Lapsed in Japan, back on another subscription (yearly) in April.
+        c = self.add(user_id="comeback-2", purchase=d("2026-02-01T15:30:00"), expires=d("2026-03-01T15:30:00"),
+                     storefront="JPN", currency="JPY", price_milli=MONTHLY["JPN"], **sub)
+        self.add(user_id="comeback-2", product_id="pro_yearly", purchase=d("2026-04-05T02:00:00"),
+                 expires=d("2027-04-05T02:00:00"), storefront="JPN", currency="JPY", price_milli=YEARLY["JPN"],
+                 type=SUB)
+        # Billing retry that recovered: the renewal came four days late.
+        e = self.add(user_id="recovering", purchase=d("2026-02-05T12:00:00"), expires=d("2026-03-05T12:00:00"),
+                     storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
+        self.apple_billing(e.original_transaction_id, d("2026-03-05T12:00:00"), "grace")
+        self.apple_billing(e.original_transaction_id, d("2026-03-09T12:00:00"), "renewed")
+        self.add(user_id="recovering", purchase=d("2026-03-09T12:00:00"), expires=d("2026-04-09T12:00:00"),
+                 storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"],
+                 original_transaction_id=e.original_transaction_id, **sub)
+        # The grace period of the generated history, then billing retry, then expiry.
+        for original, grace_end in self.grace.items():
+            last = max((t for t in self.txs if t.original_transaction_id == original), key=lambda t: t.purchase)
+            self.apple_billing(original, last.expires, "grace")
+            self.apple_billing(original, grace_end, "grace_expired")
+            self.apple_billing(original, grace_end + timedelta(days=20), "expired")
+        # A sandbox subscription in billing retry, and a notification about one never seen.
+        sandbox = next(t for t in self.txs if t.environment == "Sandbox" and t.is_subscription)
+        self.apple_billing(sandbox.original_transaction_id, sandbox.expires, "grace")
+        self.apple_billing(sandbox.original_transaction_id, sandbox.expires + timedelta(days=3), "grace_expired")
+        s1 = self.add(user_id="comeback-sandbox", purchase=d("2026-01-20T10:00:00"), expires=d("2026-02-20T10:00:00"),
+                      environment="Sandbox", price_milli=MONTHLY["USA"], **sub)
+        self.add(user_id="comeback-sandbox", purchase=d("2026-03-25T10:00:00"), expires=d("2026-04-25T10:00:00"),
+                 environment="Sandbox", price_milli=MONTHLY["USA"], original_transaction_id=s1.transaction_id,
+                 **sub)
+        self.apple_billing("1999999999", d("2026-02-02T00:00:00"), "retry")
+        # Consumption requests: two days after a purchase (Apple asks when a refund is requested).
+        answers = [("sent", "accepted"), ("skipped", "no_consent"), ("skipped", "policy"), ("failed", "refused"),
+                   ("failed", "window_passed"), ("pending", None), ("sent", "accepted"), ("skipped", "no_consent")]
+        bought = [t for t in self.txs if t.product_id in ("coins", "gems") and t.user_id and t.price_milli
+                  and t.user_id != "night-owl"]
+        for i, t in enumerate(bought[:24]):
+            state, outcome = answers[i % len(answers)]
+            at = t.purchase + timedelta(days=2, hours=i % 5)
+            self.consumption.append((f"cons-{i:04d}", t.transaction_id, t.environment, at, state, outcome))
+        self.consumption.append(("cons-sub", b.transaction_id, "Production", b.purchase + timedelta(days=1),
+                                 "sent", "accepted"))
+        self.consumption.append(("cons-unknown", "1888888888", "Production", d("2026-03-03T03:03:03"),
+                                 "failed", "window_passed"))
+
+    def billing_events(self) -> list[tuple]:
+        """(store, subscription, at, id, state, renews) of every billing notification."""
+        out = []
+        for store, original, at, nid, event, *rest in self.billing:
+            if store == "app_store":
+                _, _, state, renews = self.APPLE_BILLING[event]
+            else:
+                state, renews = event, rest[0]
+            out.append((store, original, at, nid, state, renews))
+        return out
 
     def sql(self) -> str:
         def lit(v) -> str:
@@ -218,6 +305,27 @@ class History:
         if self.grace:
             parts.append("INSERT INTO subscription_states (original_transaction_id, grace_expires_at, status) VALUES "
                          + ", ".join(f"({lit(o)}, {lit(g)}, 'grace_period')" for o, g in self.grace.items()) + ";")
+        notes = []
+        for store, original, at, nid, event, *_ in self.billing:
+            if store == "app_store":
+                kind, subtype, _, _ = self.APPLE_BILLING[event]
+                notes.append((nid, kind, subtype, "Production", at, original))
+        for uuid, tid, env, at, _, _ in self.consumption:
+            notes.append((uuid, "CONSUMPTION_REQUEST", None, env, at, None, tid))
+        if notes:
+            parts.append(
+                "INSERT INTO apple_notifications (notification_uuid, notification_type, subtype, environment, "
+                "signed_date, original_transaction_id, transaction_id, payload, state) VALUES " + ", ".join(
+                    "(" + ", ".join(lit(v) for v in (n + (None,))[:7]) + ", '{}'::jsonb, 'processed')"
+                    for n in notes) + ";")
+        if self.consumption:
+            # A pending answer is due in the far future, so the instance's answerer leaves it be.
+            parts.append(
+                "INSERT INTO consumption_answers (notification_uuid, transaction_id, environment, deadline, state, "
+                "outcome, next_attempt_at) VALUES " + ", ".join(
+                    f"({lit(u)}, {lit(tid)}, {lit(env)}, {lit(at + timedelta(hours=12))}, {lit(state)}, "
+                    f"{lit(outcome)}, '9999-01-01'::timestamptz)" for u, tid, env, at, state, outcome
+                    in self.consumption) + ";")
         return "\n".join(parts)
 
 
@@ -255,7 +363,11 @@ class Oracle:
 
     # --- the request ------------------------------------------------------------------------
     def setup(self, frm: str, to: str, res: str = "day", tz: str = "UTC", segment: str = "none",
-              env: str | None = "Production", **filters):
+              env: str | None = "Production", currency: str | None = None,
+              rates: dict[str, list[tuple[date, Decimal]]] | None = None, **filters):
+        # `?currency=`: rates per currency into `currency`, (valid_from, rate) in any order.
+        self.cur = currency
+        self.rates = rates or {}
         self.zone = ZoneInfo(tz)
         self.res = res
         self.segment = segment
@@ -266,6 +378,21 @@ class Oracle:
         self.from_at = self.local(self.from_day)
         self.to_at = self.local(self.to_day + timedelta(days=1))
         self.limit_at = min(self.to_at, self.now)
+
+    def rate(self, currency: str | None, at: datetime) -> Decimal | None:
+        if self.cur is None or currency is None:
+            return None
+        if currency == self.cur:
+            return Decimal(1)
+        day = at.astimezone(UTC).date()
+        valid = [(d, r) for d, r in self.rates.get(currency, []) if d <= day]
+        return max(valid)[1] if valid else None
+
+    def conv(self, t: Tx) -> tuple[str | None, Decimal | None]:
+        """The transaction's currency and price as the chart reports them: converted at the rate
+        of its purchase's UTC day, or as signed when none applies."""
+        r = self.rate(t.currency, t.purchase)
+        return (t.currency, t.price) if r is None else (self.cur, t.price * r)
 
     def local(self, d: date) -> datetime:
         return datetime(d.year, d.month, d.day, tzinfo=self.zone).astimezone(UTC)
@@ -334,12 +461,13 @@ class Oracle:
         for t in self.h.txs:
             if not self.kept(t):
                 continue
+            currency, price = self.conv(t)
             for when, refund in ((t.purchase, False), (t.refunded_at, True)):
                 if self.in_range(when):
-                    a = agg.setdefault((self.key(when), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                    a = agg.setdefault((self.key(when), self.seg(t), currency), [0, 0, Decimal(0), Decimal(0)])
                     a[1 if refund else 0] += 1
-                    if t.price is not None:
-                        a[3 if refund else 2] += t.price
+                    if price is not None:
+                        a[3 if refund else 2] += price
 
         def m(a, c):
             a = a or [0, 0, Decimal(0), Decimal(0)]
@@ -371,9 +499,10 @@ class Oracle:
         agg: dict = {}
         for t in self.h.txs:
             if self.kept(t) and self.in_range(t.purchase) and t.price and t.user_id is not None:
-                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [set(), Decimal(0)])
+                currency, price = self.conv(t)
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), currency), [set(), Decimal(0)])
                 a[0].add(t.user_id)
-                a[1] += t.price
+                a[1] += price
 
         def m(a, c):
             if a is None:
@@ -385,12 +514,13 @@ class Oracle:
         agg: dict = {}
         for t in self.h.txs:
             if self.kept(t) and self.in_range(t.purchase) and t.price:
-                a = agg.setdefault((self.key(t.purchase), self.seg(t), t.currency), [0, 0, Decimal(0), Decimal(0)])
+                currency, price = self.conv(t)
+                a = agg.setdefault((self.key(t.purchase), self.seg(t), currency), [0, 0, Decimal(0), Decimal(0)])
                 a[0] += 1
-                a[2] += t.price
+                a[2] += price
                 if t.refunded_at is not None:
                     a[1] += 1
-                    a[3] += t.price
+                    a[3] += price
 
         def m(a, c):
             a = a or [0, 0, Decimal(0), Decimal(0)]
@@ -421,15 +551,16 @@ class Oracle:
     def stock(self, trials: bool, money: bool, annual: bool = False) -> list[dict]:
         ps = [p for p in self.periods() if self.kept(p.tx) and p.tx.is_trial == trials and p.start < self.limit_at
               and p.end > p.start and (not money or p.tx.price is not None)]
-        keys = {(self.seg(p.tx), p.tx.currency if money else None) for p in ps}
+        keys = {(self.seg(p.tx), self.conv(p.tx)[0] if money else None) for p in ps}
         agg = {(None, s, c): None for s, c in keys}
         rows = self.fill(agg, lambda a, c: {})
         for row in rows:
             close = min(datetime.fromisoformat(row["end"].replace("Z", "+00:00")), self.now)
-            live = [p for p in ps if p.start < close <= p.end and (self.seg(p.tx), p.tx.currency if money else None)
+            live = [p for p in ps if p.start < close <= p.end and (self.seg(p.tx), self.conv(p.tx)[0] if money else None)
                     == (row["segment"], row["currency"])]
             if money:
-                total = sum((p.monthly or Decimal(0) for p in live), Decimal(0)) * (12 if annual else 1)
+                total = sum(((p.monthly or Decimal(0)) * (self.rate(p.tx.currency, p.start) or 1) for p in live),
+                            Decimal(0)) * (12 if annual else 1)
                 row.update({"subscriptions": len(live), "arr" if annual else "mrr": q(total, "0.01")})
             else:
                 row["active_trials" if trials else "active_subscriptions"] = len(live)
@@ -470,7 +601,8 @@ class Oracle:
                 cum: dict[str, Decimal] = {}
                 for t in pays:
                     if t.user_id in users and month(t.purchase) <= m and t.refunded_at is None:
-                        cum[t.currency] = cum.get(t.currency, Decimal(0)) + t.price
+                        currency, price = self.conv(t)
+                        cum[currency] = cum.get(currency, Decimal(0)) + price
                 start = self.local(cm)
                 end = self.local((cm.replace(day=28) + timedelta(days=4)).replace(day=1))
                 rows.append({"period": cm.isoformat(), "start": self.stamp(start), "end": self.stamp(end),
@@ -480,3 +612,115 @@ class Oracle:
                 i += 1
                 m = (m.replace(day=28) + timedelta(days=4)).replace(day=1)
         return rows
+
+    # --- subscription movement, billing trouble, consumption requests ---------------------------
+    def paid_periods(self) -> list[Period]:
+        return [p for p in self.periods() if self.env_ok(p.tx) and not p.tx.is_trial and p.end > p.start]
+
+    def churn(self) -> list[dict]:
+        runs: dict[tuple[str, str], list[Period]] = {}
+        for p in self.paid_periods():
+            runs.setdefault((p.tx.store, p.tx.original_transaction_id), []).append(p)
+        span_end: dict[int, datetime] = {}
+        for ps in runs.values():
+            ps.sort(key=lambda p: (p.start, p.tx.transaction_id))
+            run: list[Period] = []
+            reach = None
+            for p in ps + [None]:
+                if p is None or (reach is not None and p.start > reach):
+                    for r in run:
+                        span_end[id(r)] = max(x.end for x in run)
+                    run = []
+                if p is not None:
+                    run.append(p)
+                    reach = p.end if reach is None else max(reach, p.end)
+        agg: dict = {}
+        for k, start, end in self.buckets():
+            for ps in runs.values():
+                for p in ps:
+                    if self.kept(p.tx) and p.start < start <= p.end:
+                        a = agg.setdefault((k, self.seg(p.tx), None), [0, 0])
+                        a[0] += 1
+                        a[1] += span_end[id(p)] < min(end, self.now)
+
+        def m(a, c):
+            a = a or [0, 0]
+            return {"active_at_start": a[0], "churned": a[1], "churn_rate": ratio(a[1], a[0])}
+        return self.fill(agg, m)
+
+    def reactivations(self) -> list[dict]:
+        by_user: dict[str, list[Period]] = {}
+        for p in self.paid_periods():
+            if p.tx.user_id is not None:
+                by_user.setdefault(p.tx.user_id, []).append(p)
+        agg: dict = {}
+        for user, ps in by_user.items():
+            ps.sort(key=lambda p: (p.start, p.tx.store, p.tx.transaction_id))
+            reach = None
+            for p in ps:
+                if reach is not None and reach < p.start and self.kept(p.tx) and self.in_range(p.start):
+                    a = agg.setdefault((self.key(p.start), self.seg(p.tx), None), [0, set()])
+                    a[0] += 1
+                    a[1].add(user)
+                reach = p.end if reach is None else max(reach, p.end)
+        return self.fill(agg, lambda a, c: {"reactivations": a[0] if a else 0,
+                                            "reactivated_customers": len(a[1]) if a else 0})
+
+    def spells(self) -> list[tuple]:
+        """(tx, state, start, end, prev_state, recovered) of every spell out of 'ok'."""
+        groups: dict[tuple[str, str], list[tuple]] = {}
+        for e in self.h.billing_events():
+            groups.setdefault((e[0], e[1]), []).append(e)
+        out = []
+        for (store, original), es in groups.items():
+            es.sort(key=lambda e: (e[2], e[3]))
+            for i, (_, _, at, _, state, _) in enumerate(es):
+                if state == "ok":
+                    continue
+                before = [t for t in self.h.txs if t.store == store and t.original_transaction_id == original
+                          and t.purchase <= at]
+                if not before:
+                    continue
+                tx = max(before, key=lambda t: (t.purchase, t.transaction_id))
+                nxt = es[i + 1] if i + 1 < len(es) else None
+                end = nxt[2] if nxt else datetime.max.replace(tzinfo=UTC)
+                prev = es[i - 1][4] if i > 0 else "ok"
+                out.append((tx, state, at, end, prev, bool(nxt and nxt[5])))
+        return out
+
+    def billing(self, grace: bool) -> list[dict]:
+        states = {"grace_period"} if grace else {"grace_period", "billing_retry"}
+        spells = [s for s in self.spells() if s[1] in states and self.kept(s[0])]
+        agg: dict = {}
+        for k, start, end in self.buckets():
+            close = min(end, self.now)
+            for tx, _, s, e, _, _ in spells:
+                if s < close <= e:
+                    agg.setdefault((k, self.seg(tx), None), [0, 0, 0])[0] += 1
+        for tx, _, s, e, prev, recovered in spells:
+            if prev not in states and self.in_range(s):
+                agg.setdefault((self.key(s), self.seg(tx), None), [0, 0, 0])[1] += 1
+            if recovered and self.in_range(e):
+                agg.setdefault((self.key(e), self.seg(tx), None), [0, 0, 0])[2] += 1
+        name = "in_grace_period" if grace else "in_billing_retry"
+        return self.fill(agg, lambda a, c: dict(zip([name, "entered", "recovered"], a or [0, 0, 0])))
+
+    ANSWERS = ["answered", "skipped_without_consent", "skipped", "failed", "expired", "pending"]
+
+    def consumption_requests(self) -> list[dict]:
+        known = {t.transaction_id: t for t in self.h.txs if t.store == "app_store"}
+        agg: dict = {}
+        for _, tid, env, at, state, outcome in self.h.consumption:
+            t = known.get(tid)
+            about = Tx(transaction_id=tid, original_transaction_id=tid, user_id=None,
+                       product_id=t.product_id if t else "unknown", purchase=at, environment=env,
+                       storefront=t.storefront if t else None)
+            if not (self.kept(about) and self.in_range(at)):
+                continue
+            answer = {("sent", "accepted"): "answered", ("skipped", "no_consent"): "skipped_without_consent",
+                      ("failed", "window_passed"): "expired"}.get((state, outcome)) or {
+                "skipped": "skipped", "failed": "failed", "pending": "pending"}[state]
+            a = agg.setdefault((self.key(at), self.seg(about), None), {n: 0 for n in ["requests"] + self.ANSWERS})
+            a["requests"] += 1
+            a[answer] += 1
+        return self.fill(agg, lambda a, c: a or {n: 0 for n in ["requests"] + self.ANSWERS})

@@ -71,7 +71,8 @@ def test_a_read_token_reads_everything_and_changes_nothing(sk, writer, reader, a
     writer.put_product(product_id, price="6.00")
     for path in ["/admin/v1/products", f"/admin/v1/products/{product_id}",
                  f"/admin/v1/products/{product_id}/price-history", "/admin/v1/orders",
-                 "/admin/v1/notifications", "/admin/v1/consumption-requests", "/admin/v1/audit"]:
+                 "/admin/v1/notifications", "/admin/v1/consumption-requests", "/admin/v1/audit",
+                 "/admin/v1/currency-rates"]:
         r = reader.get(path, admin=True)
         assert r.status_code == 200, f"GET {path}: {r.status_code} {r.text}"
         assert reader.request("HEAD", path, admin=True).status_code == 200, path
@@ -83,6 +84,8 @@ def test_a_read_token_reads_everything_and_changes_nothing(sk, writer, reader, a
         reader.request("DELETE", f"/admin/v1/products/{product_id}", admin=True),
         reader.post("/admin/v1/transactions/2000000000000001/transfer", admin=True,
                     json={"to_user_id": "erin"}),
+        reader.request("PUT", "/admin/v1/currency-rates/USD/EUR/2026-01-01", admin=True, json={"rate": "1.08"}),
+        reader.request("DELETE", "/admin/v1/currency-rates/USD/EUR/2026-01-01", admin=True),
     ]
     for r in refused:
         body = problem(r, 403, "insufficient_scope")

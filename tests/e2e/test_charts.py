@@ -5,7 +5,7 @@ purchase's price as Apple signed it; and the refusals of every parameter."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import subprocess
@@ -16,9 +16,10 @@ from chart_history import History, Oracle
 from support import BUNDLE_ID, problem, unique
 
 CHARTS = ["revenue", "new_customers", "payers", "refund_rate", "active_subscriptions", "active_trials",
-          "mrr", "arr", "trial_conversion", "cohorts"]
+          "mrr", "arr", "trial_conversion", "cohorts", "churn", "reactivations", "billing_retry", "grace_period",
+          "consumption_requests"]
 MONEY = {"gross", "refunded", "net", "revenue", "arppu", "amount", "refunded_amount", "rate_by_count",
-         "rate_by_amount", "mrr", "arr", "retention", "conversion_rate"}
+         "rate_by_amount", "mrr", "arr", "retention", "conversion_rate", "churn_rate"}
 
 # (from, to, resolution, tz, segment, environment, filters)
 CASES = [
@@ -75,6 +76,9 @@ def expected_rows(oracle: Oracle, name: str) -> list[dict]:
         "mrr": lambda: oracle.stock(trials=False, money=True),
         "arr": lambda: oracle.stock(trials=False, money=True, annual=True),
         "trial_conversion": oracle.trial_conversion, "cohorts": oracle.cohorts,
+        "churn": oracle.churn, "reactivations": oracle.reactivations,
+        "billing_retry": lambda: oracle.billing(grace=False), "grace_period": lambda: oracle.billing(grace=True),
+        "consumption_requests": oracle.consumption_requests,
     }[name]()
 
 
@@ -218,7 +222,8 @@ def pages(api, name: str, **params) -> list[dict]:
 
 
 @pytest.mark.parametrize("name", ["revenue", "new_customers", "active_subscriptions", "active_trials", "mrr",
-                                  "refund_rate", "trial_conversion", "payers"])
+                                  "refund_rate", "trial_conversion", "payers", "churn", "reactivations",
+                                  "billing_retry", "grace_period", "consumption_requests"])
 def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
     stack, _ = charted
     params = {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "tz": "Europe/Berlin"}
@@ -253,6 +258,19 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
             assert sum(1 for t in txs if t["event"] == "trial_converted") == row["converted"]
         elif name == "payers":
             assert len({t["user_id"] for t in txs}) == row["payers"]
+        elif name == "churn":
+            assert len(txs) == row["active_at_start"]
+            assert sum(1 for t in txs if t["event"] == "churned") == row["churned"]
+        elif name == "reactivations":
+            assert len(txs) == row["reactivations"] and {t["event"] for t in txs} <= {"reactivation"}
+            assert len({t["user_id"] for t in txs}) == row["reactivated_customers"]
+        elif name in ("billing_retry", "grace_period"):
+            assert len(txs) == row[f"in_{name}"]
+            assert len({t["original_transaction_id"] for t in txs}) == len(txs)
+        elif name == "consumption_requests":
+            assert len(txs) == row["requests"]
+            for answer in ("answered", "skipped_without_consent", "skipped", "failed", "expired", "pending"):
+                assert sum(1 for t in txs if t["event"] == answer) == row[answer]
         checked += len(txs)
     assert checked > 0
 
@@ -331,3 +349,113 @@ def test_every_parameter_is_checked(stack):
     # Three years of days answer: the bound is a size, not a refusal of what fits.
     answer = chart(api, "revenue", **{"from": "2024-01-01", "to": "2026-12-31"})
     assert answer["from"] == "2024-01-01"
+
+
+# ---------------------------------------------------------------------------------------------
+# Currency conversion with the admin's rate table
+
+RATES = {"EUR": [(date(2026, 1, 1), Decimal("1.08")), (date(2026, 3, 1), Decimal("1.1034"))],
+         # None before February: January's yen stay yen, reported as unconverted.
+         "JPY": [(date(2026, 2, 1), Decimal("0.00671"))]}
+MONEY_CHARTS = ["revenue", "payers", "refund_rate", "mrr", "arr", "cohorts"]
+
+
+@pytest.fixture(scope="module")
+def rated(charted):
+    stack, history = charted
+    written = []
+    for currency, rates in RATES.items():
+        for day, rate in rates:
+            path = f"/admin/v1/currency-rates/USD/{currency}/{day.isoformat()}"
+            r = stack.api.request("PUT", path, admin=True, json={"rate": str(rate)})
+            assert r.status_code == 201, r.text
+            written.append(path)
+    yield stack, history
+    for path in written:
+        assert stack.api.request("DELETE", path, admin=True).status_code == 204
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[1], CASES[2], CASES[5], CASES[7]],
+                         ids=lambda c: f"{c[2]}-{c[3]}-{c[4]}")
+@pytest.mark.parametrize("name", MONEY_CHARTS)
+def test_money_charts_convert_each_transaction_at_the_rate_of_its_day(rated, name, case):
+    stack, history = rated
+    frm, to, res, tz, segment, env, filters = case
+    if name == "cohorts":
+        res = "month"
+    params = {"from": frm, "to": to, "resolution": res, "tz": tz, "segment": segment, "currency": "USD", **filters}
+    answer = chart(stack.api, name, **params)
+    # Converted money is read from the transactions, never the rollup (which keeps currencies).
+    assert answer["source"] == "transactions" and answer["currency"] == "USD"
+    at = datetime.fromisoformat(answer["as_of"].replace("Z", "+00:00"))
+    oracle = Oracle(history, at)
+    oracle.setup(frm, to, res, tz, segment, env="Production", currency="USD", rates=RATES, **filters)
+    expected = sorted(expected_rows(oracle, name), key=row_key)
+    assert server_rows(answer) == expected and expected
+    # What no rate converted is named, not dropped: its rows keep their own currency.
+    currencies = {r["currency"] for r in expected} | {c for r in expected for c in r.get("cumulative_revenue", {})}
+    assert answer["unconverted"] == sorted(c for c in currencies if c not in (None, "USD"))
+
+
+def test_yen_before_the_first_rate_are_reported_unconverted(rated):
+    stack, _ = rated
+    answer = chart(stack.api, "revenue", **{"from": "2026-01-01", "to": "2026-02-28", "resolution": "month",
+                                            "currency": "USD"})
+    assert answer["unconverted"] == ["JPY"]
+    assert {r["currency"] for r in answer["rows"] if r["period"] == "2026-01-01"} >= {"USD", "JPY"}
+    assert "EUR" not in {r["currency"] for r in answer["rows"]}
+    # The points' transactions carry the converted price too.
+    txs = pages(stack.api, "revenue", period="2026-02-01", **{"from": "2026-01-01", "to": "2026-02-28",
+                                                                "resolution": "month", "currency": "USD"})
+    feb = next(r for r in answer["rows"] if r["period"] == "2026-02-01" and r["currency"] == "USD")
+    bought = [t for t in txs if t["event"] in ("purchase", "purchase_and_refund") and t.get("currency") == "USD"]
+    assert sum(Decimal(t["price"]) for t in bought) == Decimal(feb["gross"])
+
+
+def test_the_rate_table_is_checked_and_bounded(stack):
+    api = stack.api
+    path = "/admin/v1/currency-rates/USD/GBP/2026-05-01"
+    r = api.request("PUT", path, admin=True, json={"rate": "1.27"})
+    assert r.status_code == 201, r.text
+    assert r.json()["rate"] == "1.27" and r.json()["valid_from"] == "2026-05-01"
+    r = api.request("PUT", path, admin=True, json={"rate": "1.2712"})
+    assert r.status_code == 200 and r.json()["rate"] == "1.2712"
+    listed = api.get("/admin/v1/currency-rates", admin=True, params={"reporting_currency": "USD"}).json()["rates"]
+    assert {(x["currency"], x["valid_from"], x["rate"]) for x in listed} >= {("GBP", "2026-05-01", "1.2712")}
+    assert api.get("/admin/v1/currency-rates", admin=True, params={"reporting_currency": "CHF"}).json() == {
+        "rates": []}
+    for bad in ["0", "0.000", "-1", "1e3", "1,5", "", "1.", ".5", "1234567890123", "1.0000000000001", 1.5]:
+        body = problem(api.request("PUT", path, admin=True, json={"rate": bad}), 422, "validation_failed")
+        assert [f["field"] for f in body["errors"]] == ["rate"], bad
+    body = problem(api.request("PUT", "/admin/v1/currency-rates/usd/XXQ/2026-02-30", admin=True,
+                               json={"rate": "1", "colour": "red"}), 422, "validation_failed")
+    assert {f["field"] for f in body["errors"]} == {"reporting", "currency", "valid_from", "colour"}
+    body = problem(api.request("PUT", "/admin/v1/currency-rates/USD/USD/2026-01-01", admin=True,
+                               json={"rate": "1"}), 422, "validation_failed")
+    assert [f["field"] for f in body["errors"]] == ["currency"]
+    problem(api.get("/admin/v1/currency-rates", admin=True, params={"reporting_currency": "usd"}), 422,
+            "validation_failed")
+    assert api.request("DELETE", path, admin=True).status_code == 204
+    problem(api.request("DELETE", path, admin=True), 404, "currency_rate_not_found")
+    assert api.request("PUT", path, json={"rate": "1"}).status_code == 401
+    # Conversion is for money: a count cannot be converted, and the code must be ISO 4217.
+    for name, currency in [("new_customers", "USD"), ("revenue", "XXQ"), ("churn", "EUR")]:
+        body = problem(api.get(f"/admin/v1/charts/{name}", admin=True, params={"currency": currency}), 422,
+                       "invalid_chart_query")
+        assert [f["field"] for f in body["errors"]] == ["currency"]
+
+
+def test_the_rate_table_holds_at_most_ten_thousand_rates(stack):
+    api = stack.api
+    stack.db.server.psql(
+        "INSERT INTO currency_rates (reporting_currency, currency, valid_from, rate, updated_by) "
+        "SELECT 'CHF', 'EUR', date '2000-01-01' + i, 0.95, 'test' FROM generate_series(0, 9999) i",
+        database=stack.db.name)
+    try:
+        problem(api.request("PUT", "/admin/v1/currency-rates/CHF/USD/2026-01-01", admin=True,
+                            json={"rate": "0.88"}), 409, "currency_rates_full")
+        # A rate already there may still be corrected.
+        r = api.request("PUT", "/admin/v1/currency-rates/CHF/EUR/2000-01-01", admin=True, json={"rate": "0.96"})
+        assert r.status_code == 200, r.text
+    finally:
+        stack.db.server.psql("DELETE FROM currency_rates WHERE reporting_currency = 'CHF'", database=stack.db.name)

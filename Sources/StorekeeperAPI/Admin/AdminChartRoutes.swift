@@ -23,6 +23,9 @@ package struct AdminChartRoutes: Sendable {
     var tz: String
     var segment: String
     var filters: [String: String?]
+    /// The reporting currency asked for (`?currency=`), and the currencies no rate converted.
+    var currency: String?
+    var unconverted: [String]?
     /// `rollup` or `transactions`, and the instant the rows are exact up to with how far
     /// behind now that is (0 for the transactions; the rollup's lag otherwise).
     var source: String
@@ -30,7 +33,7 @@ package struct AdminChartRoutes: Sendable {
     var lagSeconds: Int64?
 
     enum CodingKeys: String, CodingKey {
-      case chart, from, to, resolution, tz, segment, filters, source
+      case chart, from, to, resolution, tz, segment, filters, source, currency, unconverted
       case asOf = "as_of"
       case lagSeconds = "lag_seconds"
     }
@@ -54,6 +57,7 @@ package struct AdminChartRoutes: Sendable {
       head.source = from.rollup ? "rollup" : "transactions"
       head.asOf = from.asOf
       head.lagSeconds = from.lagSeconds
+      head.unconverted = from.unconverted
       var body = try JSONCoding.encode(head)
       // `{…}` becomes `{…,"rows":[…]}`: the rows are JSON PostgreSQL built, never re-parsed.
       body.removeLast()
@@ -116,7 +120,7 @@ package struct AdminChartRoutes: Sendable {
       filters: [
         "store": query.store, "product": query.product, "country": query.country,
         "environment": query.environment ?? "all",
-      ], source: "transactions")
+      ], currency: query.currency, source: "transactions")
   }
 
   /// An unknown chart is 404, before any query.

@@ -8,6 +8,7 @@ import StorekeeperCore
 struct ChartParameters {
   static let known: Set<String> = [
     "from", "to", "resolution", "tz", "segment", "store", "product", "country", "environment",
+    "currency",
   ]
   static let stores: Set<String> = ["app_store", "google_play"]
 
@@ -159,11 +160,25 @@ struct ChartParameters {
           FieldError(field: "environment", message: "must be Production, Sandbox or all"))
       }
     }
+    let currency = query["currency"]
+    if let currency {
+      if Currency.exponent(of: currency) == nil {
+        problems.append(
+          FieldError(field: "currency", message: "must be an ISO 4217 code such as USD"))
+      } else if !name.isMoney {
+        problems.append(
+          FieldError(
+            field: "currency",
+            message: "converts money: revenue, payers, refund_rate, mrr, arr and cohorts only"))
+      }
+    }
     guard problems.isEmpty else { return nil }
-    return ChartQuery(
+    var parsed = ChartQuery(
       name: name, from: text(day: from), to: text(day: to), resolution: resolution,
       timeZone: timeZone, segment: segment, store: store, product: product, country: country,
       environment: environment)
+    parsed.currency = currency
+    return parsed
   }
 
   /// Throws the 422 naming every problem.

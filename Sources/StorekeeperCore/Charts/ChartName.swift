@@ -10,6 +10,19 @@ package enum ChartName: String, Sendable, CaseIterable {
   case arr
   case trialConversion = "trial_conversion"
   case cohorts
+  case churn
+  case reactivations
+  case billingRetry = "billing_retry"
+  case gracePeriod = "grace_period"
+  case consumptionRequests = "consumption_requests"
+
+  /// Whether the chart counts money, which `?currency=` converts.
+  package var isMoney: Bool {
+    switch self {
+    case .revenue, .payers, .refundRate, .mrr, .arr, .cohorts: true
+    default: false
+    }
+  }
 
   /// Whether the chart samples a state at each period's close (the others count events in it).
   package var isStock: Bool {

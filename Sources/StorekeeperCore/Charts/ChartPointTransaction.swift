@@ -1,7 +1,8 @@
 import Postgres
 
 /// One transaction behind a chart's point, and what it was there for (`event`: `purchase`,
-/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `active`, `trial`, `trial_converted`).
+/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `active`, `trial`, `trial_converted`,
+/// `churned`, `reactivation`, `billing_retry`, `grace_period`, or how a consumption request was answered).
 package struct ChartPointTransaction: Encodable, Sendable {
   var transactionId: String
   var originalTransactionId: String
@@ -14,7 +15,8 @@ package struct ChartPointTransaction: Encodable, Sendable {
   var price: String?
   var isTrial: Bool
   var tradeNo: String?
-  var purchaseDate: String
+  /// Nil only for a consumption request about a transaction Storekeeper has not seen.
+  var purchaseDate: String?
   var expiresDate: String?
   var refundedAt: String?
   var segment: String?
@@ -47,7 +49,7 @@ package struct ChartPointTransaction: Encodable, Sendable {
     price = try row.decodeIfPresent("price")
     isTrial = try row.decode("is_trial")
     tradeNo = try row.decodeIfPresent("trade_no")
-    purchaseDate = try row.decode("purchase_date")
+    purchaseDate = try row.decodeIfPresent("purchase_date")
     expiresDate = try row.decodeIfPresent("expires_date")
     refundedAt = try row.decodeIfPresent("refunded_at")
     segment = try row.decodeIfPresent("segment")

@@ -15,6 +15,8 @@ package struct ChartQuery: Sendable, Equatable {
   package var country: String?
   /// `Production` unless asked; nil is every environment.
   package var environment: String?
+  /// The reporting currency money is converted into (`CurrencyRates`), or nil: as signed.
+  package var currency: String? = nil
 
   /// The longest range a chart covers: three years of days is 1,096 points at most.
   package static let maxDays = 1096

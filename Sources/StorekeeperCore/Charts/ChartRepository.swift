@@ -22,6 +22,8 @@ package struct ChartRepository: Sendable {
     package var rollup: Bool
     package var asOf: String?
     package var lagSeconds: Int64?
+    /// With `?currency=`, the currencies of the rows that no rate converted.
+    package var unconverted: [String]? = nil
   }
 
   /// The chart's rows as a JSON array (text), in period order, and where they came from: the
@@ -31,7 +33,8 @@ package struct ChartRepository: Sendable {
     -> (rows: String, source: Source)
   {
     var useRollup = false
-    if !raw, ChartSQL.rolledUp.contains(query.name) {
+    // The rollup sums money per currency as signed: a converted chart reads the transactions.
+    if !raw, query.currency == nil, ChartSQL.rolledUp.contains(query.name) {
       let built = try await ChartRollup(database: database).state().asOf != nil
       let aligned: Bool =
         try await database.queryFirst(ChartSQL.hourAligned(query))?.decode("aligned") ?? false
@@ -46,7 +49,11 @@ package struct ChartRepository: Sendable {
       try row.decode("rows"),
       Source(
         rollup: useRollup, asOf: try row.decodeIfPresent("as_of"),
-        lagSeconds: try row.decodeIfPresent("lag"))
+        lagSeconds: try row.decodeIfPresent("lag"),
+        unconverted: query.currency == nil
+          ? nil
+          : (try row.decodeIfPresent("unconverted", as: String.self))?.split(separator: ",").map(
+            String.init) ?? [])
     )
   }
 

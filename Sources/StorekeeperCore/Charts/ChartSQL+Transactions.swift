@@ -25,6 +25,12 @@ extension ChartSQL {
         WHERE b.k = date_trunc(w.res, \(period)::date::timestamp)),
       """)
     let seg = query.segment.column
+    if let text = metricTransactions(query.name, segment: seg) {
+      sql.append(PostgresQuery(unsafeSQL: text))
+      if let after { sql.append(" AND x.transaction_id > \(after)") }
+      sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
+      return sql
+    }
     let source: String
     let condition: String
     var extra = "NULL::text AS event"
@@ -66,6 +72,8 @@ extension ChartSQL {
         AND x.ends_at > x.starts_at\(priced)
         """
       extra = "'active' AS event"
+    case .churn, .reactivations, .billingRetry, .gracePeriod, .consumptionRequests:
+      return sql  // answered by `metricTransactions` above
     case .trialConversion:
       source = "chart_subscription_periods"
       condition = "x.is_trial AND x.starts_at >= pt.starts_at AND x.starts_at < pt.ends_at"
@@ -95,6 +103,7 @@ extension ChartSQL {
       FROM \(source) x\(join), w, pt
       WHERE \(filter) AND \(condition)
       """
+    if query.currency != nil { text = converted(text) }
     sql.append(PostgresQuery(unsafeSQL: text))
     if let after { sql.append(" AND x.transaction_id > \(after)") }
     sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")

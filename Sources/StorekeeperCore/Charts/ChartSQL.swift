@@ -20,6 +20,7 @@ enum ChartSQL {
                \(query.from)::date AS from_day, \(query.to)::date AS to_day,
                \(query.store)::text AS f_store, \(query.product)::text AS f_product,
                \(query.country)::text AS f_country, \(query.environment)::text AS f_env,
+               \(query.currency)::text AS cur,
                \(unescaped: now) AS now_at, \(unescaped: generation) AS generation),
       w AS MATERIALIZED (
         SELECT r.*, ('1 ' || r.res)::interval AS step,
@@ -77,7 +78,8 @@ enum ChartSQL {
   static func chart(_ query: ChartQuery, rollup: Bool = false) -> PostgresQuery {
     var sql = parameters(query, rollup: rollup)
     let seg = query.segment.column
-    let text = rollup ? rollupBody(query.name, segment: seg) : body(query.name, segment: seg)
+    var text = rollup ? rollupBody(query.name, segment: seg) : body(query.name, segment: seg)
+    if query.currency != nil { text = converted(text) }
     sql.append(PostgresQuery(unsafeSQL: ",\n" + text))
     sql.append(
       PostgresQuery(
@@ -90,7 +92,8 @@ enum ChartSQL {
                    'segment', o.seg, 'currency', o.currency) || o.m
                  ORDER BY o.starts_at, o.seg, o.currency, (o.m ->> 'month')::int), '[]')::text AS rows,
                  (SELECT \(SQLTime.text("w.now_at")) FROM w) AS as_of,
-                 (SELECT floor(extract(epoch FROM now() - w.now_at))::bigint FROM w) AS lag
+                 (SELECT floor(extract(epoch FROM now() - w.now_at))::bigint FROM w) AS lag,
+                 \(query.currency == nil ? "NULL::text" : unconverted) AS unconverted
           FROM o
           """))
     return sql
@@ -109,6 +112,11 @@ enum ChartSQL {
     case .arr: stock(seg, trials: false, money: true, annual: true)
     case .trialConversion: trialConversion(seg)
     case .cohorts: cohorts(seg)
+    case .churn: churn(seg)
+    case .reactivations: reactivations(seg)
+    case .billingRetry: billing(seg, grace: false)
+    case .gracePeriod: billing(seg, grace: true)
+    case .consumptionRequests: consumptionRequests(seg)
     }
   }
 

@@ -3,7 +3,7 @@ import Postgres
 /// One `CONSUMPTION_REQUEST` and what was answered, as `consumption_answers` keeps it.
 package struct ConsumptionAnswer: Sendable, Encodable {
   /// Where an answer stands.
-  package enum State: String, Sendable, Codable, PostgresEnum {
+  package enum State: String, Sendable, Codable, CaseIterable, PostgresEnum {
     /// Not yet answered; tried again at `next_attempt_at`.
     case pending
     /// Apple accepted the answer.
