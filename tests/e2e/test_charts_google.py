@@ -90,24 +90,41 @@ def charted(module_launcher, module_storekeeper, google):
         (16, "gc.gold", "product", {"void": True}),
         (17, "gc.vip", "subscription", {"period_seconds": 30 * 86400, "price_micros": 3_000_000, "void": True}),
         (18, "gc.vip", "subscription", {"period_seconds": 86400, "test": True}),
+        # A daily plan renewed twice, each renewal an order of its own at a new price: a row
+        # each, under the first order's id.
+        (19, "gc.vip", "subscription", {"period_seconds": 86400}),
         # Billing trouble, as Google pushes it: a grace period (production and test), an
         # account hold after the daily plan's expiry; then both lapsed daily subscribers back.
         (30, None, "event", {"of": 1, "event": "grace"}),
         (31, None, "event", {"of": 5, "event": "grace"}),
         (38, None, "event", {"of": 3, "event": "hold"}),
         (40, "gc.vip", "subscription", {"period_seconds": 30 * 86400, "same_user": 3}),
+        (19 + 24, None, "renew", {"of": 9, "price_micros": 5_990_000}),
         (44, "gc.vip", "subscription", {"period_seconds": 30 * 86400, "test": True, "same_user": 8}),
-        # Renewed twice below, each renewal an order of its own at a new price.
-        (45, "gc.vip", "subscription", {"period_seconds": 86400}),
+        (19 + 48, None, "renew", {"of": 9, "price_micros": 6_990_000}),
     ]
     bought = []
     voided = []
+    renewals = []
     events = 0
     try:
         for hours, product, kind, fields in purchases:
             at = day + timedelta(hours=hours)
             google.control("clock", {"now_ms": int(at.timestamp() * 1000)})
             fields = dict(fields)
+            if kind == "renew":
+                _, first, first_tx = bought[fields["of"]]
+                google.control(f"subscriptions/{first['purchase_token']}/events",
+                               {"event": "renew", "price_micros": fields["price_micros"]})
+                order_id = f"{first['order_id']}..{sum(r[1]['purchase_token'] == first['purchase_token'] for r in renewals)}"
+                wait_until(lambda: db.server.psql(
+                    f"SELECT 1 FROM google_orders WHERE order_id = '{order_id}'", database=db.name).strip() == "1",
+                    30, f"renewal {order_id} recorded")
+                renewals.append((bought[fields["of"]][0], {"purchase_token": first["purchase_token"], "order_id": order_id},
+                                 replace(first_tx, transaction_id=order_id, purchase=at,
+                                         price_milli=fields["price_micros"] // 1000, expires=at + timedelta(days=1))))
+                bought.append(None)
+                continue
             if kind == "event":
                 google.control(f"subscriptions/{bought[fields['of']][1]['purchase_token']}/events",
                                {"event": fields["event"]})
@@ -140,21 +157,6 @@ def charted(module_launcher, module_storekeeper, google):
                 type=SUB if kind == "subscription" else "Consumable")))
             if void:
                 voided.append(bought[-1])
-        # The last daily subscription renews twice, each renewal an order of its own at a new
-        # price: a row each, under the first order's id.
-        daily_order, daily, daily_tx = bought[-1]
-        renewals = []
-        for n, micros in enumerate([5_990_000, 6_990_000], start=1):
-            at = daily_tx.purchase + timedelta(days=n)
-            google.control("clock", {"now_ms": int(at.timestamp() * 1000)})
-            google.control(f"subscriptions/{daily['purchase_token']}/events", {"event": "renew", "price_micros": micros})
-            order_id = f"{daily['order_id']}..{n - 1}"
-            wait_until(lambda: db.server.psql(
-                f"SELECT 1 FROM google_orders WHERE order_id = '{order_id}'", database=db.name).strip() == "1",
-                30, f"renewal {order_id} recorded")
-            renewals.append((daily_order, {"purchase_token": daily["purchase_token"], "order_id": order_id}, replace(
-                daily_tx, transaction_id=order_id, purchase=at, price_milli=micros // 1000,
-                expires=at + timedelta(days=1))))
         bought += renewals
     finally:
         google.control("clock", {"now_ms": int(datetime.now(UTC).timestamp() * 1000)})
@@ -240,17 +242,18 @@ def test_each_store_is_its_own_segment_with_googles_prices(charted):
     answer = chart(api, "revenue", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
     got = {(r["segment"], r["currency"]): (r["transactions"], Decimal(r["gross"]) if r["gross"] else None)
            for r in answer["rows"]}
-    # Google: three subscriptions and two one-time products (two units of gold at 0.99, and
-    # one), each at what the Orders API said was paid (the voided ones are refunds the day they
-    # were voided); the renewals fall on later days. The App Store's two, by Apple's price.
+    # Google: four production subscriptions and two one-time products (two units of gold at
+    # 0.99, and one), each at what the Orders API said was paid (the voided ones are refunds the
+    # day they were voided); the renewals fall on later days. The App Store's two, by Apple's price.
     assert got == {("app_store", "USD"): (3, Decimal("11.98")), ("google_play", "EUR"): (1, Decimal("2.5")),
-                   ("google_play", "USD"): (5, Decimal("15.95"))}
-    # Each renewal is a transaction of its own, at its own price.
-    for n, price in [(1, "5.99"), (2, "6.99")]:
+                   ("google_play", "USD"): (6, Decimal("20.94"))}
+    # Each renewal is a transaction of its own, at its own price: the first beside the lapsed
+    # daily subscriber's return at 4.99, the second alone.
+    for n, count, price in [(1, 2, "10.98"), (2, 1, "6.99")]:
         d2 = (day + timedelta(days=n)).date().isoformat()
         answer = chart(api, "revenue", **{"from": d2, "to": d2, "segment": "store", "source": "transactions"})
         row = next(r for r in answer["rows"] if r["segment"] == "google_play" and r["currency"] == "USD")
-        assert (row["transactions"], Decimal(row["gross"])) == (1, Decimal(price))
+        assert (row["transactions"], Decimal(row["gross"])) == (count, Decimal(price))
     # The weekly plan's MRR is its price times 52/12.
     mrr = chart(api, "mrr", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
     row = next(r for r in mrr["rows"] if r["segment"] == "google_play" and r["currency"] == "EUR")
