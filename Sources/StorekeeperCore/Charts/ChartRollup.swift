@@ -71,10 +71,14 @@ package struct ChartRollup: Sendable {
     try await database.withTransaction { tx in
       // Passes take turns on the state row; readers never wait (they read committed rows).
       let state = try await tx.query(
-        "SELECT generation, horizon::text AS horizon FROM chart_rollup_state FOR UPDATE"
+        """
+        SELECT generation, horizon::text AS horizon, as_of::text AS as_of
+        FROM chart_rollup_state FOR UPDATE
+        """
       ).first
       let current: Int64 = try state?.decode("generation") ?? 0
       let previous: String? = try state?.decodeIfPresent("horizon")
+      let asOf: String? = try state?.decodeIfPresent("as_of")
       // Taken before anything is read: whatever this pass's reads miss was written by a
       // transaction still running or not yet begun now, whose id is at or after this one.
       // (Without an answer, 0: the next pass re-reads everything, which is safe.)
@@ -82,8 +86,8 @@ package struct ChartRollup: Sendable {
         try await tx.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon")
         .first?.decode("horizon") ?? "0"
       let done: Pass
-      if let previous, !whole {
-        done = try await refresh(on: tx, generation: current, since: previous)
+      if let previous, let asOf, !whole {
+        done = try await refresh(on: tx, generation: current, since: previous, asOf: asOf)
       } else {
         done = try await rebuild(on: tx, generation: current + 1)
       }
@@ -113,11 +117,11 @@ package struct ChartRollup: Sendable {
     return Pass(generation: next, rows: Int64(rows))
   }
 
-  func refresh(on tx: PostgresTransaction, generation: Int64, since horizon: String)
-    async throws -> Pass
-  {
+  func refresh(
+    on tx: PostgresTransaction, generation: Int64, since horizon: String, asOf: String
+  ) async throws -> Pass {
     for query in ChartSQL.scratch { try await tx.execute(query) }
-    let units = try await tx.execute(ChartSQL.changedUnits(horizon: horizon))
+    let units = try await tx.execute(ChartSQL.changedUnits(horizon: horizon, asOf: asOf))
     guard units > 0 else { return Pass(generation: generation, rows: 0, units: 0) }
     try await tx.execute("ANALYZE chart_dirty")
     var rows = try await tx.execute(ChartSQL.removeShares(generation: generation))

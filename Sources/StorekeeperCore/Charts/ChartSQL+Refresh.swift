@@ -8,7 +8,9 @@ import Postgres
 /// periods, so the whole unit is recomputed, which is also what makes a pass safe to repeat.
 extension ChartSQL {
   /// A unit's share is stored whole, future period ends included: charts cut it at their
-  /// `as_of`, so a stored row needs no pass when time moves on, only when its unit changes.
+  /// `as_of`, so a stored row needs no pass when time moves on, only when its unit changes;
+  /// but whether a purchase was refunded is as of the pass's `as_of` (the start of the hour
+  /// `now()` is in), and the next pass recomputes the units refunded since.
   static let rollupMeasures = [
     "bought", "gross", "refunds", "refunded", "paid", "paid_amount", "paid_refunded",
     "paid_refunded_amount", "subscription_starts", "trial_starts", "subscription_delta",
@@ -22,8 +24,10 @@ extension ChartSQL {
     "CREATE TEMP TABLE chart_dirty_users (user_id text NOT NULL) ON COMMIT DROP",
   ]
 
-  /// The changed units of a pass: rows written by transactions at or after `horizon`.
-  static func changedUnits(horizon: String) -> PostgresQuery {
+  /// The changed units of a pass: rows written by transactions at or after `horizon`, and
+  /// the units with a refund between the previous pass's `as_of` and this one's, which the
+  /// previous pass saw but did not yet count as refunded (a refund counts from `as_of` on).
+  static func changedUnits(horizon: String, asOf: String) -> PostgresQuery {
     """
     INSERT INTO chart_dirty (store, unit_id)
     SELECT 'app_store'::text, original_transaction_id
@@ -36,6 +40,14 @@ extension ChartSQL {
     SELECT 'google_play', CASE WHEN order_id = purchase_token
                                THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
     FROM google_purchases WHERE chart_xid >= \(horizon)::xid8
+    UNION
+    SELECT 'app_store', original_transaction_id FROM apple_transactions
+    WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now())
+    UNION
+    SELECT 'google_play', CASE WHEN order_id = purchase_token
+                               THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
+    FROM google_purchases
+    WHERE revoked_at >= \(asOf)::timestamptz AND revoked_at < date_trunc('hour', now())
     """
   }
 
@@ -67,9 +79,9 @@ extension ChartSQL {
                0 AS refunded,
                CASE WHEN x.price > 0 THEN 1 ELSE 0 END AS paid,
                CASE WHEN x.price > 0 THEN x.price ELSE 0 END AS paid_amount,
-               CASE WHEN x.price > 0 AND x.refunded_at IS NOT NULL THEN 1 ELSE 0 END
+               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now()) THEN 1 ELSE 0 END
                  AS paid_refunded,
-               CASE WHEN x.price > 0 AND x.refunded_at IS NOT NULL THEN x.price ELSE 0 END
+               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now()) THEN x.price ELSE 0 END
                  AS paid_refunded_amount,
                0 AS ss, 0 AS ts, 0 AS sd, 0 AS td, 0 AS md
         FROM chart_transactions x WHERE \(x)
@@ -152,7 +164,7 @@ extension ChartSQL {
           store, environment, product_id, country, currency, price, refunded)
         SELECT x.store, x.original_transaction_id, x.transaction_id, x.user_id, x.purchase_date,
                x.store, x.environment, x.product_id, x.country, x.currency, x.price,
-               x.refunded_at IS NOT NULL
+               coalesce(x.refunded_at < date_trunc('hour', now()), false)
         FROM chart_transactions x
         WHERE x.price > 0 AND x.user_id IS NOT NULL AND \(unit("x", changed: changed))
         """)
