@@ -3,10 +3,15 @@ import Postgres
 import StorekeeperCore
 
 extension Commands {
-  /// `storekeeper charts-backfill`: rebuilds the charts' hourly rollup from the transactions
-  /// now, whatever the background pass's lease (a rebuild waits for one in progress, then makes
-  /// its own), and prints what it built. For a fresh install with history, or after a restore.
-  public static func chartsBackfill() async -> Int32 {
+  /// `storekeeper charts-backfill [--changes]`: rebuilds the charts' rollups from the
+  /// transactions now, whatever the background pass's lease (it waits for a pass in progress,
+  /// then makes its own), and prints what it built. For a fresh install with history, or after
+  /// a restore. `--changes` runs one incremental pass instead, as the background pass does.
+  public static func chartsBackfill(_ arguments: [String] = []) async -> Int32 {
+    guard arguments.allSatisfy({ $0 == "--changes" }) else {
+      FileHandle.standardError.write(Data("usage: storekeeper charts-backfill [--changes]\n".utf8))
+      return 2
+    }
     guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
       FileHandle.standardError.write(
         Data("configuration error: DATABASE_URL is required but not set\n".utf8))
@@ -16,10 +21,11 @@ extension Commands {
       configuration: PostgresConfiguration(url: url), logger: logger(.notice))
     do {
       let rollup = ChartRollup(database: pool)
-      let built = try await rollup.rebuild()
+      let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()
       let state = try await rollup.state()
+      let units = built.units.map { ", \($0) changed units" } ?? ""
       print(
-        "charts rollup: generation \(built.generation), \(built.rows) rows, exact up to "
+        "charts rollup: generation \(built.generation), \(built.rows) rows\(units), exact up to "
           + "\(state.asOf ?? "?"), built in \(state.buildMs ?? 0) ms")
       await pool.shutdown()
       return 0

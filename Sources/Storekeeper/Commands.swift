@@ -17,7 +17,8 @@ public enum Commands {
       seed-demo              load the demo catalog (five gold packs, three VIP products)
       reconcile [--dry-run] [--limit N]
                              compare subscribers with Apple's subscription statuses, repair
-      charts-backfill        rebuild the charts' hourly rollup from the transactions now
+      charts-backfill [--changes]
+                             rebuild the charts' rollups now (--changes: one incremental pass)
       export orders|ledger|transactions --from TIME --to TIME [--format csv|jsonl]
                              stream rows over a time range to standard output
       verify --bundle-id ID [--environment Production|Sandbox] [--root FILE.pem] FILE|-

@@ -1,10 +1,10 @@
 import StorekeeperCore
 import StorekeeperLogging
 
-/// One tick of the charts' rollup (docs/CHARTS.md): the instance that takes the lease rebuilds
-/// the hourly rollup, the others skip. Charts read the previous generation until the new one
-/// commits, so a pass is never seen half done; its `as_of` and lag are in every rolled-up
-/// chart and in /metrics.
+/// One tick of the charts' rollup (docs/CHARTS.md): the instance that takes the lease brings
+/// the rollups up to date with what changed since the last pass (the first pass rebuilds
+/// them whole), the others skip. A pass is one transaction, never seen half done; its
+/// `as_of` and lag are in every rolled-up chart and in /metrics.
 package struct ChartRollupPass: Sendable {
   let rollup: ChartRollup
   let intervalMs: Int64
@@ -19,13 +19,14 @@ package struct ChartRollupPass: Sendable {
   package func runOnce() async {
     do {
       guard try await rollup.claim(intervalMs: intervalMs) else { return }
-      let built = try await rollup.rebuild()
+      let pass = try await rollup.refresh()
       let state = try await rollup.state()
       logger.info(
-        "chart rollup rebuilt",
+        pass.units == nil ? "chart rollup rebuilt" : "chart rollup refreshed",
         [
-          "generation": .int(Int(built.generation)), "rows": .int(Int(built.rows)),
-          "build_ms": .int(Int(state.buildMs ?? 0)), "as_of": .string(state.asOf ?? ""),
+          "generation": .int(Int(pass.generation)), "rows": .int(Int(pass.rows)),
+          "units": .int(Int(pass.units ?? -1)), "build_ms": .int(Int(state.buildMs ?? 0)),
+          "as_of": .string(state.asOf ?? ""),
         ])
     } catch {
       logger.warning("chart rollup failed", ["error": .string("\(error)")])

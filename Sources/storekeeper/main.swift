@@ -10,7 +10,7 @@ case "serve": status = await Commands.serve(Array(arguments.dropFirst()))
 case "migrate": status = await Commands.migrate()
 case "seed-demo": status = await Commands.seedDemo()
 case "reconcile": status = await Commands.reconcile(Array(arguments.dropFirst()))
-case "charts-backfill": status = await Commands.chartsBackfill()
+case "charts-backfill": status = await Commands.chartsBackfill(Array(arguments.dropFirst()))
 case "export": status = await Commands.export(Array(arguments.dropFirst()))
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
 case "--version", "version":

@@ -34,11 +34,13 @@ CASES = [
     ("2026-02-20", "2026-04-10", "week", "Asia/Kolkata", "product", None, {}),
 ]
 ROLLED_UP = {"revenue", "refund_rate", "active_subscriptions", "active_trials", "mrr", "arr"}
+# Rolled up per user at exact instants: every zone, Kolkata's included.
+BY_USER = {"new_customers", "payers", "cohorts", "trial_conversion"}
 
 
-def backfill(stack) -> str:
-    done = subprocess.run([stack.sk.argv[0], "charts-backfill"], env=stack.sk.env, capture_output=True, text=True,
-                          timeout=120)
+def backfill(stack, *args: str) -> str:
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill", *args], env=stack.sk.env, capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -118,7 +120,7 @@ def test_each_chart_matches_an_independent_computation(charted, name, case, sour
         params["environment"] = env
     answer = chart(stack.api, name, **params)
     assert answer["chart"] == name and answer["tz"] == tz and answer["segment"] == segment
-    rolled = source == "auto" and name in ROLLED_UP and tz != "Asia/Kolkata"
+    rolled = source == "auto" and (name in BY_USER or (name in ROLLED_UP and tz != "Asia/Kolkata"))
     assert answer["source"] == ("rollup" if rolled else "transactions")
     # The rollup is exact up to its as_of, the transactions up to now.
     at = datetime.fromisoformat(answer["as_of"].replace("Z", "+00:00"))
@@ -160,6 +162,111 @@ def test_the_rollup_is_exact_up_to_its_as_of_and_says_how_far_behind_it_is(chart
     finally:
         stack.db.server.psql("DELETE FROM apple_transactions WHERE transaction_id = '8000000001'",
                              database=stack.db.name)
+        backfill(stack)
+
+
+def sql(stack, text: str) -> None:
+    stack.db.server.psql(text, database=stack.db.name)
+
+
+def changed_units(output: str) -> int:
+    assert " changed units" in output, output
+    return int(output.split(" changed units")[0].rsplit(", ", 1)[1])
+
+
+# Past ranges, so that the rollup (as of its hour) and the transactions (as of now) agree.
+AGREE = [
+    {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "segment": "product"},
+    {"from": "2026-01-05", "to": "2026-04-26", "resolution": "week", "tz": "America/New_York", "segment": "country"},
+    {"from": "2026-02-01", "to": "2026-03-31", "resolution": "day", "tz": "Asia/Kolkata", "environment": "all"},
+]
+
+
+def rollup_equals_transactions(api) -> None:
+    for params in AGREE:
+        for name in CHARTS:
+            asked = {**params, "resolution": "month"} if name == "cohorts" else params
+            rolled = chart(api, name, **asked)
+            if name in BY_USER or (name in ROLLED_UP and asked.get("tz") != "Asia/Kolkata"):
+                assert rolled["source"] == "rollup", (name, asked)
+            raw = chart(api, name, source="transactions", **asked)
+            assert rolled["rows"] == raw["rows"], (name, asked)
+            assert raw["rows"], (name, asked)
+
+
+def test_the_incremental_pass_takes_in_new_purchases_refunds_renewals_and_transfers(charted):
+    stack, history = charted
+    api = stack.api
+    backfill(stack)
+    assert changed_units(backfill(stack, "--changes")) == 0
+    # A new customer's purchase, a renewal of a subscription (which ends its previous
+    # period early), and a refund of a purchase bought months before.
+    sub = next(t for t in sorted(history.txs, key=lambda t: t.purchase)
+               if t.is_subscription and not t.is_trial and t.revocation is None and t.environment == "Production"
+               and datetime(2026, 2, 1, tzinfo=timezone.utc) <= t.purchase < datetime(2026, 3, 1, tzinfo=timezone.utc)
+               and t.price_milli)
+    old = next(t for t in history.txs if t.product_id == "coins" and t.revocation is None and t.price_milli
+               and t.environment == "Production" and t.user_id
+               and datetime(2026, 1, 1, tzinfo=timezone.utc) <= t.purchase < datetime(2026, 2, 1, tzinfo=timezone.utc))
+    first = min((t for t in history.txs if t.user_id and t.environment == "Production"), key=lambda t: t.purchase)
+    renewal_at = (sub.purchase + timedelta(days=10)).isoformat()
+    try:
+        sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+                   "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+                   "VALUES ('8100000001', '8100000001', 'gems', 'b', 'Production', 1, 'Consumable', "
+                   "'2026-02-10T12:00:00Z', 'incremental-user', 'signed_transaction', 4990, 'USD', 'USA')")
+        sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+                   "environment, quantity, type, purchase_date, expires_date, user_id, source, price_milliunits, "
+                   f"currency, storefront) VALUES ('8100000002', '{sub.original_transaction_id}', '{sub.product_id}', "
+                   f"'b', 'Production', 1, 'Auto-Renewable Subscription', '{renewal_at}', "
+                   f"'{renewal_at}'::timestamptz + interval '1 month', '{sub.user_id}', 'signed_transaction', "
+                   f"{sub.price_milli}, '{sub.currency}', '{sub.storefront}')")
+        assert changed_units(backfill(stack, "--changes")) == 2
+        rollup_equals_transactions(api)
+        # The refund, after the pass: the rollup shows it only after the next one.
+        before = chart(api, "revenue", **{"from": "2026-03-01", "to": "2026-03-31", "resolution": "month"})
+        sql(stack, f"UPDATE apple_transactions SET revocation_date = '2026-03-05T10:00:00Z', revocation_reason = 1 "
+                   f"WHERE transaction_id = '{old.transaction_id}'")
+        stale = chart(api, "revenue", **{"from": "2026-03-01", "to": "2026-03-31", "resolution": "month"})
+        assert stale["rows"] == before["rows"]
+        # A transfer of a customer's first purchase to another user moves who is new when.
+        sql(stack, f"UPDATE apple_transactions SET user_id = 'incremental-heir' "
+                   f"WHERE transaction_id = '{first.transaction_id}'")
+        assert changed_units(backfill(stack, "--changes")) == 2
+        fresh = chart(api, "revenue", **{"from": "2026-03-01", "to": "2026-03-31", "resolution": "month"})
+        assert sum(r["refunds"] for r in fresh["rows"]) == sum(r["refunds"] for r in before["rows"]) + 1
+        rollup_equals_transactions(api)
+    finally:
+        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id IN ('8100000001', '8100000002')")
+        sql(stack, f"UPDATE apple_transactions SET revocation_date = NULL, revocation_reason = NULL "
+                   f"WHERE transaction_id = '{old.transaction_id}'")
+        sql(stack, f"UPDATE apple_transactions SET user_id = '{first.user_id}' "
+                   f"WHERE transaction_id = '{first.transaction_id}'")
+        # Deleted rows leave no change for a pass to find: a deletion needs the backfill.
+        backfill(stack)
+
+
+def test_an_answer_over_the_row_cap_is_refused_with_the_field_and_the_limit(charted):
+    stack, _ = charted
+    api = stack.api
+    # 30 products in three years of days: 30 x 1,096 rows, over the cap of 25,000.
+    values = ", ".join(
+        f"('82000000{i:02d}', '82000000{i:02d}', 'cap_{i:02d}', 'b', 'Production', 1, 'Consumable', "
+        f"'2025-06-01T12:00:00Z', 'cap-user', 'signed_transaction', 990, 'USD', 'USA')" for i in range(30))
+    sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+               "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+               f"VALUES {values}")
+    try:
+        params = {"from": "2024-01-01", "to": "2026-12-31", "source": "transactions"}
+        body = problem(api.get("/admin/v1/charts/revenue", admin=True, params={**params, "segment": "product"}),
+                       422, "chart_too_large")
+        assert [f["field"] for f in body["errors"]] == ["segment"]
+        assert body["limit"] == 25000 and body["rows"] > 25000
+        # By month, or unsegmented, the same range fits.
+        assert chart(api, "revenue", **params, segment="product", resolution="month")["rows"]
+        assert chart(api, "revenue", **params)["rows"]
+    finally:
+        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id LIKE '82000000%'")
         backfill(stack)
 
 

@@ -18,7 +18,7 @@ import pytest
 from chart_history import SUB, History, Oracle, Tx
 from google_support import FakeGooglePlay
 from support import free_port, unique, wait_until
-from test_charts import CHARTS, ROLLED_UP, chart, expected_rows, row_key, server_rows
+from test_charts import BY_USER, CHARTS, ROLLED_UP, chart, expected_rows, row_key, server_rows
 
 AUDIENCE = "https://storekeeper.test/v1/google/notifications"
 PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
@@ -221,7 +221,7 @@ def test_google_purchases_are_charted_beside_the_app_store(charted, name, case, 
     if env:
         params["environment"] = env
     answer = chart(api, name, **params)
-    rolled = source == "auto" and name in ROLLED_UP and tz != "Asia/Kolkata"
+    rolled = source == "auto" and (name in BY_USER or (name in ROLLED_UP and tz != "Asia/Kolkata"))
     assert answer["source"] == ("rollup" if rolled else "transactions")
     at = datetime.fromisoformat(answer["as_of"].replace("Z", "+00:00"))
     # What had happened by the answer's as_of (the rollup's is the last whole hour; the voids

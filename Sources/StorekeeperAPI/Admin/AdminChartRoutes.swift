@@ -52,7 +52,8 @@ package struct AdminChartRoutes: Sendable {
         throw HTTPError(422, code: "invalid_chart_query")
       }
       let query = try await parse(name, rest)
-      let (rows, from) = try await charts.rows(query, raw: source == "transactions")
+      let (rows, count, from) = try await charts.rows(query, raw: source == "transactions")
+      if count > ChartQuery.maxRows { throw Self.tooLarge(query, rows: count) }
       var head = Self.head(query)
       head.source = from.rollup ? "rollup" : "transactions"
       head.asOf = from.asOf
@@ -121,6 +122,24 @@ package struct AdminChartRoutes: Sendable {
         "store": query.store, "product": query.product, "country": query.country,
         "environment": query.environment ?? "all",
       ], currency: query.currency, source: "transactions")
+  }
+
+  /// An answer over `ChartQuery.maxRows` rows: 422 naming the parameter that multiplies them
+  /// most (the segment, else the resolution, else the range) and the limit.
+  static func tooLarge(_ query: ChartQuery, rows: Int64) -> HTTPError {
+    let field =
+      query.segment != .none ? "segment" : query.resolution != .month ? "resolution" : "from"
+    var problem = HTTPError(
+      422, code: "chart_too_large",
+      detail: "the answer would have \(rows) rows, over the limit of \(ChartQuery.maxRows)",
+      fields: [
+        FieldError(
+          field: field,
+          message: "makes \(rows) rows, over \(ChartQuery.maxRows): ask for fewer segments "
+            + "(a filter), a coarser resolution or a shorter range")
+      ])
+    problem.members = [("limit", String(ChartQuery.maxRows)), ("rows", String(rows))]
+    return problem
   }
 
   /// An unknown chart is 404, before any query.

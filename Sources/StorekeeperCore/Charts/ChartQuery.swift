@@ -20,6 +20,9 @@ package struct ChartQuery: Sendable, Equatable {
 
   /// The longest range a chart covers: three years of days is 1,096 points at most.
   package static let maxDays = 1096
+  /// The most rows one answer holds (periods × segments × currencies, or cohort months):
+  /// three years of days for 22 keys, about 5 MB of JSON.
+  package static let maxRows = 25_000
 
   package init(
     name: ChartName, from: String, to: String, resolution: ChartResolution,

@@ -26,27 +26,33 @@ package struct ChartRepository: Sendable {
     package var unconverted: [String]? = nil
   }
 
-  /// The chart's rows as a JSON array (text), in period order, and where they came from: the
-  /// rollup when one is built, the chart is one it holds and every period begins at a whole
-  /// UTC hour, unless `raw` is asked for; the transactions otherwise.
+  /// The chart's rows as a JSON array (text), in period order, how many there are, and where
+  /// they came from: a rollup when one is built and holds the chart (the hourly one only when
+  /// every period begins at a whole UTC hour), unless `raw` is asked for; the transactions
+  /// otherwise. Over `ChartQuery.maxRows`, `rows` is empty and `count` says how many it had.
   package func rows(_ query: ChartQuery, raw: Bool = false) async throws
-    -> (rows: String, source: Source)
+    -> (rows: String, count: Int64, source: Source)
   {
     var useRollup = false
     // The rollup sums money per currency as signed: a converted chart reads the transactions.
-    if !raw, query.currency == nil, ChartSQL.rolledUp.contains(query.name) {
+    if !raw, query.currency == nil,
+      ChartSQL.rolledUp.contains(query.name) || ChartSQL.rolledUpByUser.contains(query.name)
+    {
       let built = try await ChartRollup(database: database).state().asOf != nil
-      let aligned: Bool =
-        try await database.queryFirst(ChartSQL.hourAligned(query))?.decode("aligned") ?? false
-      useRollup = built && aligned
+      if built, ChartSQL.rolledUpByUser.contains(query.name) {
+        useRollup = true
+      } else if built {
+        useRollup =
+          try await database.queryFirst(ChartSQL.hourAligned(query))?.decode("aligned") ?? false
+      }
     }
-    // The instant the rows are exact up to comes from the chart's own statement, so a rebuild
-    // finishing in between cannot make the answer name another generation's.
+    // The instant the rows are exact up to comes from the chart's own statement, so a pass
+    // finishing in between cannot make the answer name another pass's.
     guard let row = try await database.queryFirst(ChartSQL.chart(query, rollup: useRollup)) else {
-      return ("[]", Source(rollup: useRollup))
+      return ("[]", 0, Source(rollup: useRollup))
     }
     return (
-      try row.decode("rows"),
+      try row.decode("rows"), try row.decode("count"),
       Source(
         rollup: useRollup, asOf: try row.decodeIfPresent("as_of"),
         lagSeconds: try row.decodeIfPresent("lag"),

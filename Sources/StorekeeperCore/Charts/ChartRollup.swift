@@ -1,7 +1,8 @@
 import Postgres
 
-/// The hourly rollups of `chart_hourly` (Migrations/0046): rebuilt whole, as one new
-/// generation, by the leased background pass and by `storekeeper charts-backfill`. A rebuild
+/// The charts' rollups (Migrations/0046, 0080): `chart_hourly` and the per-user tables, kept
+/// up by the leased background pass, which recomputes only what changed since its last
+/// horizon (`refresh`), and rebuilt whole by `storekeeper charts-backfill` (`rebuild`). A pass
 /// is exact up to `as_of`, the start of the hour it began in; what happened since is the
 /// rollup's lag, which every chart answered from it shows.
 package struct ChartRollup: Sendable {
@@ -46,24 +47,102 @@ package struct ChartRollup: Sendable {
       """) != nil
   }
 
-  /// Builds the next generation in one transaction and makes it the one charts read; the
-  /// previous generation goes with it. Returns the new state's generation and its row count.
-  package func rebuild() async throws -> (generation: Int64, rows: Int64) {
+  /// What a pass did: the generation charts read after it, the `chart_hourly` rows it wrote,
+  /// and the units it recomputed (nil for a whole rebuild, which recomputes every unit).
+  package struct Pass: Sendable, Equatable {
+    package var generation: Int64
+    package var rows: Int64
+    package var units: Int64?
+  }
+
+  /// Rebuilds every rollup from the transactions as a new generation, in one transaction:
+  /// `storekeeper charts-backfill`, and the first pass of a database that never had one.
+  package func rebuild() async throws -> Pass {
+    try await pass(whole: true)
+  }
+
+  /// The background pass: recomputes only the units written since the previous pass's
+  /// horizon (a whole rebuild when there is none yet), in one transaction.
+  package func refresh() async throws -> Pass {
+    try await pass(whole: false)
+  }
+
+  func pass(whole: Bool) async throws -> Pass {
     try await database.withTransaction { tx in
-      // Builders take turns on the state row; readers never wait (they read a generation).
-      let current: Int64 =
-        try await tx.query("SELECT generation FROM chart_rollup_state FOR UPDATE").first?
-        .decode("generation") ?? 0
-      let next = current + 1
-      let inserted = try await tx.execute(ChartSQL.rebuild(generation: next))
+      // Passes take turns on the state row; readers never wait (they read committed rows).
+      let state = try await tx.query(
+        """
+        SELECT generation, horizon::text AS horizon, as_of::text AS as_of
+        FROM chart_rollup_state FOR UPDATE
+        """
+      ).first
+      let current: Int64 = try state?.decode("generation") ?? 0
+      let previous: String? = try state?.decodeIfPresent("horizon")
+      let asOf: String? = try state?.decodeIfPresent("as_of")
+      // Taken before anything is read: whatever this pass's reads miss was written by a
+      // transaction still running or not yet begun now, whose id is at or after this one.
+      // (Without an answer, 0: the next pass re-reads everything, which is safe.)
+      let horizon: String =
+        try await tx.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon")
+        .first?.decode("horizon") ?? "0"
+      let done: Pass
+      if let previous, let asOf, !whole {
+        done = try await refresh(on: tx, generation: current, since: previous, asOf: asOf)
+      } else {
+        done = try await rebuild(on: tx, generation: current + 1)
+      }
       try await tx.execute(
         """
         UPDATE chart_rollup_state
-        SET generation = \(next), as_of = date_trunc('hour', now()), built_at = clock_timestamp(),
-            build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint
+        SET generation = \(done.generation), as_of = date_trunc('hour', now()),
+            built_at = clock_timestamp(), horizon = \(horizon)::xid8,
+            build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
+            pass_units = \(done.units), full_build = \(done.units == nil)
         """)
-      try await tx.execute("DELETE FROM chart_hourly WHERE generation < \(next)")
-      return (next, Int64(inserted))
+      return done
     }
+  }
+
+  func rebuild(on tx: PostgresTransaction, generation next: Int64) async throws -> Pass {
+    for table in ["chart_unit_hourly", "chart_payments", "chart_trials", "chart_customers"] {
+      // DELETE, not TRUNCATE: charts go on reading the old rows until this commits.
+      try await tx.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"))
+    }
+    try await tx.execute(ChartSQL.insertShares(generation: nil))
+    let rows = try await tx.execute(ChartSQL.sumShares(generation: next))
+    try await tx.execute("DELETE FROM chart_hourly WHERE generation < \(next)")
+    try await tx.execute(ChartSQL.insertPayments(changed: false))
+    try await tx.execute(ChartSQL.insertTrials(changed: false))
+    try await tx.execute(ChartSQL.insertCustomers(changed: false))
+    return Pass(generation: next, rows: Int64(rows))
+  }
+
+  func refresh(
+    on tx: PostgresTransaction, generation: Int64, since horizon: String, asOf: String
+  ) async throws -> Pass {
+    for query in ChartSQL.scratch { try await tx.execute(query) }
+    let units = try await tx.execute(ChartSQL.changedUnits(horizon: horizon, asOf: asOf))
+    guard units > 0 else { return Pass(generation: generation, rows: 0, units: 0) }
+    try await tx.execute("ANALYZE chart_dirty")
+    var rows = try await tx.execute(ChartSQL.removeShares(generation: generation))
+    rows += try await tx.execute(ChartSQL.insertShares(generation: generation))
+    // A key whose every share left (a period end that moved to another hour) is no row.
+    try await tx.execute(
+      PostgresQuery(
+        unsafeSQL: "DELETE FROM chart_hourly WHERE generation = \(generation) AND "
+          + ChartSQL.rollupMeasures.map { "\($0) = 0" }.joined(separator: " AND ")))
+    try await tx.execute(
+      PostgresQuery(
+        unsafeSQL: "DELETE FROM chart_payments WHERE \(ChartSQL.ofChangedUnits("chart_payments"))"))
+    try await tx.execute(ChartSQL.insertPayments(changed: true))
+    try await tx.execute(
+      PostgresQuery(
+        unsafeSQL: "DELETE FROM chart_trials WHERE \(ChartSQL.ofChangedUnits("chart_trials"))"))
+    try await tx.execute(ChartSQL.insertTrials(changed: true))
+    try await tx.execute(ChartSQL.changedUsers)
+    try await tx.execute(
+      "DELETE FROM chart_customers WHERE user_id IN (SELECT user_id FROM chart_dirty_users)")
+    try await tx.execute(ChartSQL.insertCustomers(changed: true))
+    return Pass(generation: generation, rows: Int64(rows), units: Int64(units))
   }
 }

@@ -85,16 +85,20 @@ enum ChartSQL {
       PostgresQuery(
         unsafeSQL: """
 
+          , n AS (SELECT count(*) AS n FROM o)
           SELECT coalesce(json_agg(jsonb_build_object(
                    'period', o.period,
                    'start', \(SQLTime.text("o.starts_at")),
                    'end', \(SQLTime.text("o.ends_at")),
                    'segment', o.seg, 'currency', o.currency) || o.m
                  ORDER BY o.starts_at, o.seg, o.currency, (o.m ->> 'month')::int), '[]')::text AS rows,
+                 (SELECT n FROM n) AS count,
                  (SELECT \(SQLTime.text("w.now_at")) FROM w) AS as_of,
                  (SELECT floor(extract(epoch FROM now() - w.now_at))::bigint FROM w) AS lag,
                  \(query.currency == nil ? "NULL::text" : unconverted) AS unconverted
           FROM o
+          -- An answer over the cap is counted, never built.
+          WHERE (SELECT n FROM n) <= \(ChartQuery.maxRows)
           """))
     return sql
   }
@@ -197,12 +201,14 @@ enum ChartSQL {
       SELECT \(bucket("f.purchase_date")) AS k, f.seg, NULL::text AS currency,
              count(*) AS customers, count(*) FILTER (WHERE f.is_trial) AS trials
       FROM f, w GROUP BY 1, 2),
-    \(filled("""
-      jsonb_build_object('new_customers', coalesce(agg.customers, 0),
-                         'started_with_trial', coalesce(agg.trials, 0))
-      """))
+    \(filled(newCustomersMeasures))
     """
   }
+
+  static let newCustomersMeasures = """
+      jsonb_build_object('new_customers', coalesce(agg.customers, 0),
+                         'started_with_trial', coalesce(agg.trials, 0))
+    """
 
   static func payers(_ seg: String) -> String {
     """
@@ -214,14 +220,16 @@ enum ChartSQL {
       WHERE f.purchase_date >= w.from_at AND f.purchase_date < w.to_at AND f.price > 0
         AND f.user_id IS NOT NULL
       GROUP BY 1, 2, 3),
-    \(filled("""
+    \(filled(payersMeasures))
+    """
+  }
+
+  static let payersMeasures = """
       jsonb_build_object(
         'payers', coalesce(agg.payers, 0),
         'revenue', \(money("coalesce(agg.revenue, 0)")),
         'arppu', \(money("round(agg.revenue / nullif(agg.payers, 0), 2)")))
-      """))
     """
-  }
 
   static func refundRate(_ seg: String) -> String {
     """
@@ -310,14 +318,16 @@ enum ChartSQL {
              count(*) AS trials, count(*) FILTER (WHERE tc.converted) AS converted,
              count(*) FILTER (WHERE NOT tc.converted AND tc.ends_at > now()) AS pending
       FROM tc, w GROUP BY 1, 2),
-    \(filled("""
+    \(filled(trialConversionMeasures))
+    """
+  }
+
+  static let trialConversionMeasures = """
       jsonb_build_object(
         'trials', coalesce(agg.trials, 0), 'converted', coalesce(agg.converted, 0),
         'pending', coalesce(agg.pending, 0),
         'conversion_rate', \(ratio("agg.converted", "agg.trials")))
-      """))
     """
-  }
 
   /// Customers by the month of their first transaction, and for each month since: how many of
   /// them paid in it, and what the cohort has paid so far net of refunds, per currency.
@@ -328,6 +338,19 @@ enum ChartSQL {
       SELECT x.user_id, date_trunc('month', x.purchase_date AT TIME ZONE w.tz) AS cm, \(seg) AS seg
       FROM firsts x, w
       WHERE \(filter) AND x.purchase_date >= w.from_at AND x.purchase_date < w.to_at),
+    pay AS (
+      SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded_at IS NOT NULL AS refunded,
+             date_trunc('month', c.purchase_date AT TIME ZONE w.tz) AS pm
+      FROM chart_transactions c JOIN cohort ON cohort.user_id = c.user_id, w
+      WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.price > 0
+        AND c.purchase_date < w.limit_at),
+    \(cohortTail)
+    """
+  }
+
+  /// The cohorts from `cohort` (user_id, cm, seg) and `pay` (cm, seg, user_id, currency,
+  /// price, refunded, pm), whichever source they were read from.
+  static let cohortTail = """
     sizes AS (SELECT cm, seg, count(*) AS n FROM cohort GROUP BY 1, 2),
     months AS (
       SELECT s.cm, s.seg, s.n, gs.i,
@@ -335,18 +358,12 @@ enum ChartSQL {
       FROM sizes s, w,
            generate_series(0, ((extract(year FROM w.limit_at AT TIME ZONE w.tz) - extract(year FROM s.cm)) * 12
                                + extract(month FROM w.limit_at AT TIME ZONE w.tz) - extract(month FROM s.cm))::int) gs(i)),
-    pay AS (
-      SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded_at,
-             date_trunc('month', c.purchase_date AT TIME ZONE w.tz) AS pm
-      FROM chart_transactions c JOIN cohort ON cohort.user_id = c.user_id, w
-      WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.price > 0
-        AND c.purchase_date < w.limit_at),
     paying AS (SELECT cm, seg, pm, count(DISTINCT user_id) AS n FROM pay GROUP BY 1, 2, 3),
     -- What each cohort paid per month and currency, refunded transactions left out: summed
     -- once, so the cumulative sums below read a few rows per cohort, not every payment.
     monthly AS (
       SELECT cm, seg, pm, currency, sum(price) AS amount FROM pay
-      WHERE refunded_at IS NULL GROUP BY 1, 2, 3, 4),
+      WHERE NOT refunded GROUP BY 1, 2, 3, 4),
     cum AS (
       SELECT m.cm, m.seg, m.i,
              jsonb_object_agg(q.currency, \(money("q.amount")) ORDER BY q.currency) AS amounts
@@ -368,5 +385,4 @@ enum ChartSQL {
       LEFT JOIN paying ON paying.cm = m.cm AND coalesce(paying.seg, '') = coalesce(m.seg, '') AND paying.pm = m.mk
       LEFT JOIN cum ON cum.cm = m.cm AND coalesce(cum.seg, '') = coalesce(m.seg, '') AND cum.i = m.i)
     """
-  }
 }
