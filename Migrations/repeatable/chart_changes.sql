@@ -15,3 +15,5 @@ CREATE OR REPLACE TRIGGER google_purchases_chart_changed BEFORE UPDATE ON google
   FOR EACH ROW EXECUTE FUNCTION chart_mark_changed();
 CREATE OR REPLACE TRIGGER subscription_states_chart_changed BEFORE UPDATE ON subscription_states
   FOR EACH ROW EXECUTE FUNCTION chart_mark_changed();
+CREATE OR REPLACE TRIGGER google_orders_chart_changed BEFORE UPDATE ON google_orders
+  FOR EACH ROW EXECUTE FUNCTION chart_mark_changed();

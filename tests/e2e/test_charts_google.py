@@ -18,7 +18,7 @@ import pytest
 from chart_history import SUB, History, Oracle, Tx
 from google_support import FakeGooglePlay
 from support import free_port, unique, wait_until
-from test_charts import BY_USER, CHARTS, ROLLED_UP, chart, expected_rows, row_key, server_rows
+from test_charts import BY_USER, CHARTS, ROLLED_UP, changed_units, chart, expected_rows, row_key, server_rows
 
 AUDIENCE = "https://storekeeper.test/v1/google/notifications"
 PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
@@ -195,7 +195,7 @@ def charted(module_launcher, module_storekeeper, google):
 
     done = subprocess.run([sk.argv[0], "charts-backfill"], env=sk.env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return api, history, day
+    return api, history, day, sk
 
 
 CASES = [
@@ -211,7 +211,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3] or 'prod'}")
 @pytest.mark.parametrize("name", [c for c in CHARTS if c != "consumption_requests"])  # Apple's only
 def test_google_purchases_are_charted_beside_the_app_store(charted, name, case, source):
-    api, history, day = charted
+    api, history, day, _ = charted
     res, tz, segment, env = case
     if name == "cohorts":
         res = "month"
@@ -237,7 +237,7 @@ def test_google_purchases_are_charted_beside_the_app_store(charted, name, case, 
 
 
 def test_each_store_is_its_own_segment_with_googles_prices(charted):
-    api, history, day = charted
+    api, history, day, _ = charted
     d = day.date().isoformat()
     answer = chart(api, "revenue", **{"from": d, "to": d, "segment": "store", "source": "transactions"})
     got = {(r["segment"], r["currency"]): (r["transactions"], Decimal(r["gross"]) if r["gross"] else None)
@@ -266,3 +266,41 @@ def test_each_store_is_its_own_segment_with_googles_prices(charted):
     assert listed == {t.transaction_id for t in history.txs
                       if t.store == "google_play" and t.environment == "Production" and t.purchase.date() == day.date()}
     assert all(t.startswith("GPA.") for t in listed)
+
+
+def test_the_incremental_pass_sees_a_google_order_change_its_purchase_row_does_not(charted):
+    # A renewal's price recorded late by the Orders API, or one order voided, changes
+    # google_orders alone: the pass must still take the subscription in again.
+    api, history, day, sk = charted
+
+    def pass_once() -> int:
+        done = subprocess.run([sk.argv[0], "charts-backfill", "--changes"], env=sk.env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return changed_units(done.stdout)
+
+    def both() -> tuple[list, list]:
+        # Whole past days, where the rollup (as of its hour) and the transactions agree.
+        params = {"from": (day - timedelta(days=1)).date().isoformat(),
+                  "to": (day + timedelta(days=2)).date().isoformat(), "resolution": "day", "segment": "store"}
+        rolled = chart(api, "revenue", **params)
+        assert rolled["source"] == "rollup"
+        return rolled["rows"], chart(api, "revenue", source="transactions", **params)["rows"]
+
+    renewal = next(t for t in history.txs if t.store == "google_play" and t.transaction_id.endswith("..1"))
+    pass_once()
+    rolled, raw = both()
+    assert rolled == raw
+    psql = sk.env["DATABASE_URL"]
+    update = ("UPDATE google_orders SET price_micros = price_micros + 1000000 "
+              f"WHERE order_id = '{renewal.transaction_id}'")
+    subprocess.run(["psql", psql, "-qAtc", update], check=True, timeout=30)
+    try:
+        stale, fresh = both()
+        assert stale == rolled and fresh != raw
+        assert pass_once() == 1
+        rolled, raw = both()
+        assert rolled == raw == fresh
+    finally:
+        subprocess.run(["psql", psql, "-qAtc", update.replace("+ 1000000", "- 1000000")], check=True, timeout=30)
+        pass_once()

@@ -41,6 +41,13 @@ extension ChartSQL {
                                THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
     FROM google_purchases WHERE chart_xid >= \(horizon)::xid8
     UNION
+    -- An order of a purchase (a renewal, a price the Orders API gave, a void of one order)
+    -- changes its purchase's unit.
+    SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
+                               THEN 'token:' || left(md5(gp.purchase_token), 16) ELSE gp.order_id END
+    FROM google_orders o JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
+    WHERE o.chart_xid >= \(horizon)::xid8
+    UNION
     SELECT 'app_store', original_transaction_id FROM apple_transactions
     WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now())
     UNION
@@ -48,6 +55,11 @@ extension ChartSQL {
                                THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
     FROM google_purchases
     WHERE revoked_at >= \(asOf)::timestamptz AND revoked_at < date_trunc('hour', now())
+    UNION
+    SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
+                               THEN 'token:' || left(md5(gp.purchase_token), 16) ELSE gp.order_id END
+    FROM google_orders o JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
+    WHERE o.refunded_at >= \(asOf)::timestamptz AND o.refunded_at < date_trunc('hour', now())
     """
   }
 
