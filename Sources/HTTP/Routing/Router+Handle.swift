@@ -24,6 +24,11 @@ extension Router {
         response = Self.run(run, request, context)
       case .async(let run, _):
         response = await Self.run(run, request, context)
+      case .deferrable(let run, _):
+        switch Self.run(run, request, context) {
+        case .response(let answer): response = answer
+        case .later(let rest): response = await Self.run(rest, request, context)
+        }
       }
     }
     response.headers.replaceOrAdd("X-Request-Id", requestId)
@@ -64,6 +69,17 @@ extension Router {
       return try handler(request, context)
     } catch {
       return failure(error, request: request, context: context)
+    }
+  }
+
+  /// A deferrable handler's error is its answer, now.
+  static func run(_ handler: DeferrableHandler, _ request: Request, _ context: Context)
+    -> ImmediateOutcome
+  {
+    do {
+      return try handler(request, context)
+    } catch {
+      return .response(failure(error, request: request, context: context))
     }
   }
 

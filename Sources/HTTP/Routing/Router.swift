@@ -2,12 +2,15 @@ import StorekeeperLogging
 
 public typealias Handler = @Sendable (Request, Context) async throws -> Response
 public typealias ImmediateHandler = @Sendable (Request, Context) throws -> Response
+public typealias DeferrableHandler = @Sendable (Request, Context) throws -> ImmediateOutcome
 
-/// What a route runs: an async handler placed as asked, or an immediate one on the event-loop
-/// thread (only for work that never blocks, such as returning pre-encoded bytes).
+/// What a route runs: an async handler placed as asked, an immediate one on the event-loop
+/// thread (only for work that never blocks, such as returning pre-encoded bytes), or an
+/// immediate one that may hand the rest of the request to an async handler placed as asked.
 enum RouteHandler: Sendable {
   case async(Handler, HandlerPlacement)
   case immediate(ImmediateHandler)
+  case deferrable(DeferrableHandler, HandlerPlacement)
 }
 
 /// Maps method and path to handlers. Static paths are a dictionary lookup; patterned paths are
@@ -41,6 +44,14 @@ public struct Router: Sendable {
     _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
   ) {
     insert(method, pattern, .immediate(handler))
+  }
+
+  /// `placement` is where the async rest runs when the handler answers `.later`.
+  public mutating func addDeferrable(
+    _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
+    _ handler: @escaping DeferrableHandler
+  ) {
+    insert(method, pattern, .deferrable(handler, placement))
   }
 
   private mutating func insert(_ method: HTTPMethod, _ text: String, _ handler: RouteHandler) {

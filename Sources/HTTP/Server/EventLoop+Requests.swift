@@ -58,8 +58,8 @@ extension EventLoop {
   }
 
   /// Routes a complete request: immediate handlers and routing errors answer now; async
-  /// handlers run as tasks, on the task pool or on this loop (see `HandlerPlacement`), and
-  /// hand their response back to this loop.
+  /// handlers, and deferrable ones that defer, run as tasks, on the task pool or on this loop
+  /// (see `HandlerPlacement`), and hand their response back to this loop.
   private func start(
     head: consuming RequestHead, body: consuming [UInt8], on connection: Connection
   ) {
@@ -94,45 +94,58 @@ extension EventLoop {
       case .immediate(let run):
         complete(connection, with: Router.run(run, request, context))
       case .async(let run, let placement):
-        guard shared.acquireInFlight() else {
-          let busy = HTTPError(
-            503, code: "overloaded", detail: "Too many requests in progress; retry shortly.",
-            headers: ["Retry-After": String(shared.configuration.retryAfterSeconds)])
-          complete(connection, with: busy.response(requestId: requestId))
-          return
-        }
-        let fd = connection.fd
-        let generation = connection.generation
-        let shared = self.shared
-        let request = request
-        let context = context
-        let operation: @Sendable () async -> Void = {
-          let response = await Router.run(run, request, context)
-          if let stream = response.stream, request.method != .head {
-            guard !http10 else {
-              shared.releaseInFlight()
-              self.deliver(
-                fd: fd, generation: generation,
-                Self.streamNeedsHTTP11.response(requestId: context.requestId))
-              return
-            }
-            // The producer runs in this task, which keeps its in-flight slot until the body
-            // is done, and which the connection cancels when its client goes.
-            let channel = StreamChannel(loop: self, fd: fd, generation: generation, shared: shared)
-            self.deliver(fd: fd, generation: generation, response, channel: channel)
-            await channel.run(stream.produce)
-            shared.releaseInFlight()
-            return
-          }
-          shared.releaseInFlight()
-          self.deliver(fd: fd, generation: generation, response)
-        }
-        switch placement {
-        case .taskPool: connection.current?.handler = Task(operation: operation)
-        case .eventLoop:
-          connection.current?.handler = Task(executorPreference: self, operation: operation)
+        startTask(run, placement, request, context, http10: http10, on: connection)
+      case .deferrable(let run, let placement):
+        switch Router.run(run, request, context) {
+        case .response(let response): complete(connection, with: response)
+        case .later(let rest):
+          startTask(rest, placement, request, context, http10: http10, on: connection)
         }
       }
+    }
+  }
+
+  /// Runs an async handler as a task, within the in-flight limit; its response comes back to
+  /// this loop. A streamed body's producer runs in the same task.
+  private func startTask(
+    _ run: @escaping Handler, _ placement: HandlerPlacement, _ request: Request,
+    _ context: Context, http10: Bool, on connection: Connection
+  ) {
+    guard shared.acquireInFlight() else {
+      let busy = HTTPError(
+        503, code: "overloaded", detail: "Too many requests in progress; retry shortly.",
+        headers: ["Retry-After": String(shared.configuration.retryAfterSeconds)])
+      complete(connection, with: busy.response(requestId: context.requestId))
+      return
+    }
+    let fd = connection.fd
+    let generation = connection.generation
+    let shared = self.shared
+    let operation: @Sendable () async -> Void = {
+      let response = await Router.run(run, request, context)
+      if let stream = response.stream, request.method != .head {
+        guard !http10 else {
+          shared.releaseInFlight()
+          self.deliver(
+            fd: fd, generation: generation,
+            Self.streamNeedsHTTP11.response(requestId: context.requestId))
+          return
+        }
+        // The producer runs in this task, which keeps its in-flight slot until the body is
+        // done, and which the connection cancels when its client goes.
+        let channel = StreamChannel(loop: self, fd: fd, generation: generation, shared: shared)
+        self.deliver(fd: fd, generation: generation, response, channel: channel)
+        await channel.run(stream.produce)
+        shared.releaseInFlight()
+        return
+      }
+      shared.releaseInFlight()
+      self.deliver(fd: fd, generation: generation, response)
+    }
+    switch placement {
+    case .taskPool: connection.current?.handler = Task(operation: operation)
+    case .eventLoop:
+      connection.current?.handler = Task(executorPreference: self, operation: operation)
     }
   }
 

@@ -22,14 +22,9 @@ package struct AppAuthenticator: Sendable {
   package func caller(_ request: Request, _ context: Context) async throws -> Caller {
     if let known = Self.authenticated { return known }
     switch mode {
-    case .none:
-      return .anyone
-    case .apiKeys(let keys):
-      guard let name = keys.match(try Self.bearer(request)) else {
-        context.logger.notice("app request refused", ["reason": .string("unknown API key")])
-        throw Self.invalid("the API key is not valid")
-      }
-      return .backend(name)
+    case .none, .apiKeys:
+      // Proven without waiting.
+      return try callerNow(request, context) ?? .anyone
     case .jwt(let verifier):
       let token = try Self.bearer(request)
       do {
@@ -47,6 +42,24 @@ package struct AppAuthenticator: Sendable {
         context.logger.notice("app token refused", ["reason": .string("\(error)")])
         throw Self.invalid(error.publicReason)
       }
+    }
+  }
+
+  /// The caller, when proving it needs no waiting (`APP_AUTH=none` or `api_key`), for handlers
+  /// that answer on the event loop; nil when a token must be verified (`caller` does that).
+  package func callerNow(_ request: Request, _ context: Context) throws -> Caller? {
+    if let known = Self.authenticated { return known }
+    switch mode {
+    case .none:
+      return .anyone
+    case .apiKeys(let keys):
+      guard let name = keys.match(try Self.bearer(request)) else {
+        context.logger.notice("app request refused", ["reason": .string("unknown API key")])
+        throw Self.invalid("the API key is not valid")
+      }
+      return .backend(name)
+    case .jwt:
+      return nil
     }
   }
 

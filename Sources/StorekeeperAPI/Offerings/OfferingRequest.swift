@@ -18,8 +18,11 @@ enum OfferingRequest {
 
   static func facts(_ request: Request) throws -> RequestFacts {
     var problems: [FieldError] = []
-    for name in request.query.keys.sorted() where !known.contains(name) {
-      problems.append(FieldError(field: name, message: "is not a known parameter"))
+    // Sorted (for a stable answer) only when there is something to refuse.
+    if request.query.keys.contains(where: { !known.contains($0) }) {
+      for name in request.query.keys.sorted() where !known.contains(name) {
+        problems.append(FieldError(field: name, message: "is not a known parameter"))
+      }
     }
     var facts = RequestFacts()
     do {

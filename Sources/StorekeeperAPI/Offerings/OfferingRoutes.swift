@@ -30,7 +30,10 @@ package struct OfferingRoutes: Sendable {
   static let experimentHeader = "Storekeeper-Experiment"
 
   package func register(_ router: inout APIRouter) {
-    router.add(.get, "/v1/offerings/{placement}", placement: .eventLoop) { request, context in
+    // Answered on the event loop, like the catalog, unless a token must be verified or the
+    // user's facts read: only those requests become tasks.
+    router.addDeferrable(.get, "/v1/offerings/{placement}", placement: .eventLoop) {
+      request, context in
       let id = context.parameters["placement"] ?? ""
       let requestFacts = try OfferingRequest.facts(request)
       let named = try OfferingRequest.named(request)
@@ -39,46 +42,67 @@ package struct OfferingRoutes: Sendable {
       else {
         throw HTTPError(404, code: "placement_not_found", detail: "no placement \(id)")
       }
-      var userId: String?
-      if placement.needsUser, request.headers["Authorization"] != nil || named != nil {
-        userId = try auth.user(try await auth.caller(request, context), named: named)
+      guard placement.needsUser, request.headers["Authorization"] != nil || named != nil else {
+        let rule = TargetingRule.firstMatchWithoutFacts(
+          placement.rules, request: requestFacts, hasUser: false)
+        return .response(
+          try answer(placement, rule ?? nil, user: nil, requestFacts, request, context))
       }
-      let user = userId
-      let rule = try await TargetingRule.firstMatch(placement.rules, request: requestFacts) {
-        guard let user else { return nil }
-        return try await facts.facts(user)
+      if let caller = try auth.callerNow(request, context) {
+        let user = try auth.user(caller, named: named)
+        if let rule = TargetingRule.firstMatchWithoutFacts(
+          placement.rules, request: requestFacts, hasUser: user != nil)
+        {
+          return .response(try answer(placement, rule, user: user, requestFacts, request, context))
+        }
       }
-      var offeringId = rule?.offeringId ?? placement.offeringId
-      // No rule chose: a running experiment splits the rest of the audience. Anonymous callers
-      // cannot be assigned (nor counted), so they get the placement's own offering.
-      var experimentTag: String?
-      if rule == nil, let experiment = placement.experiment, experiment.status == .running,
-        let user, let variant = experiment.assign(user)
-      {
-        offeringId = variant.offeringId
-        experimentTag = "\(experiment.experimentId); variant=\(variant.variant)"
-        exposures.record(
-          Exposure(
-            experimentId: experiment.experimentId, userId: user, variant: variant.variant,
-            atMs: clock.milliseconds))
+      return .later { request, context in
+        let user = try auth.user(try await auth.caller(request, context), named: named)
+        let rule = try await TargetingRule.firstMatch(placement.rules, request: requestFacts) {
+          guard let user else { return nil }
+          return try await facts.facts(user)
+        }
+        return try answer(placement, rule, user: user, requestFacts, request, context)
       }
-      guard
-        let entry = cache.read({
-          $0.offerings.offerings[offeringId]?.entry(requestFacts.storefront)
-        })
-      else {
-        // A placement names only offerings that exist (checked when it is written, and an
-        // offering in use cannot be removed): this is a snapshot read mid-change.
-        context.logger.warning(
-          "placement names an offering the catalog does not hold",
-          ["placement": .string(id), "offering": .string(offeringId)])
-        throw HTTPError(
-          503, code: "offering_unavailable", detail: "the offering is being changed; retry",
-          headers: HTTPHeaders([("Retry-After", "1")]))
-      }
-      var response = CatalogRoutes.serve(entry, request)
-      if let experimentTag { response.headers.add(Self.experimentHeader, experimentTag) }
-      return response
     }
+  }
+
+  /// The offering the rule chose, else the variant a running experiment assigns the user
+  /// (recorded as an exposure), else the placement's own, as its precomputed bytes.
+  private func answer(
+    _ placement: ServedPlacement, _ rule: TargetingRule?, user: String?,
+    _ requestFacts: RequestFacts, _ request: Request, _ context: Context
+  ) throws -> Response {
+    var offeringId = rule?.offeringId ?? placement.offeringId
+    // No rule chose: a running experiment splits the rest of the audience. Anonymous callers
+    // cannot be assigned (nor counted), so they get the placement's own offering.
+    var experimentTag: String?
+    if rule == nil, let experiment = placement.experiment, experiment.status == .running,
+      let user, let variant = experiment.assign(user)
+    {
+      offeringId = variant.offeringId
+      experimentTag = "\(experiment.experimentId); variant=\(variant.variant)"
+      exposures.record(
+        Exposure(
+          experimentId: experiment.experimentId, userId: user, variant: variant.variant,
+          atMs: clock.milliseconds))
+    }
+    guard
+      let entry = cache.read({
+        $0.offerings.offerings[offeringId]?.entry(requestFacts.storefront)
+      })
+    else {
+      // A placement names only offerings that exist (checked when it is written, and an
+      // offering in use cannot be removed): this is a snapshot read mid-change.
+      context.logger.warning(
+        "placement names an offering the catalog does not hold",
+        ["placement": .string(placement.placementId), "offering": .string(offeringId)])
+      throw HTTPError(
+        503, code: "offering_unavailable", detail: "the offering is being changed; retry",
+        headers: HTTPHeaders([("Retry-After", "1")]))
+    }
+    var response = CatalogRoutes.serve(entry, request)
+    if let experimentTag { response.headers.add(Self.experimentHeader, experimentTag) }
+    return response
   }
 }

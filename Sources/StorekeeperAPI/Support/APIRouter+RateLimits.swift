@@ -60,6 +60,43 @@ extension APIRouter {
     }
   }
 
+  /// Deferrable handlers are limited by address only, like immediate ones (their routes are
+  /// reads): the bucket is taken once, on the loop, and its fields go on the answer whichever
+  /// part gives it, refusals included.
+  func limited(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping DeferrableHandler)
+    -> DeferrableHandler
+  {
+    guard let limiter, limiter.perAddress != nil else { return handler }
+    let scope = RateLimitRules.scope(method, pattern)
+    if scope == .none { return handler }
+    return { request, context in
+      let decision = try Self.admit(limiter, request, context)
+      do {
+        switch try handler(request, context) {
+        case .response(let response): return .response(Self.annotate(response, decision))
+        case .later(let rest):
+          return .later { request, context in
+            do {
+              return Self.annotate(try await rest(request, context), decision)
+            } catch let error as HTTPError {
+              throw Self.annotate(error, decision)
+            }
+          }
+        }
+      } catch let error as HTTPError {
+        throw Self.annotate(error, decision)
+      }
+    }
+  }
+
+  /// A refusal carries the bucket's fields too, unless it is the 429 that already names one.
+  private static func annotate(_ error: HTTPError, _ decision: RateLimitDecision?) -> HTTPError {
+    guard let decision, error.headers["RateLimit-Limit"] == nil else { return error }
+    var error = error
+    for (name, value) in decision.headers { error.headers.add(name, value) }
+    return error
+  }
+
   /// The client address's bucket; 429 when it is empty.
   private static func admit(_ limiter: RateLimiter, _ request: Request, _ context: Context)
     throws -> RateLimitDecision?

@@ -32,13 +32,8 @@ package struct APIRouter {
     let mapped: Handler = { request, context in
       do {
         return try await handler(request, context)
-      } catch let refusal as any DomainProblem {
-        throw refusal.problem
-      } catch let refused as OrderStateMachine.Refused {
-        context.logger.error("illegal order transition", ["error": .string(refused.description)])
-        throw refused.problem
-      } catch let error as PostgresError {
-        throw Self.map(error, context)
+      } catch {
+        throw Self.mapped(error, context)
       }
     }
     router.add(method, pattern, placement: placement, limited(method, pattern, mapped))
@@ -48,6 +43,47 @@ package struct APIRouter {
     _ method: HTTPMethod, _ pattern: String, _ handler: @escaping ImmediateHandler
   ) {
     router.addImmediate(method, pattern, limited(method, pattern, handler))
+  }
+
+  /// An immediate handler that may defer the rest of a request to an async one running as
+  /// `placement` says; both parts get the same error policy.
+  mutating func addDeferrable(
+    _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
+    _ handler: @escaping DeferrableHandler
+  ) {
+    let mapped: DeferrableHandler = { request, context in
+      do {
+        switch try handler(request, context) {
+        case .response(let response): return .response(response)
+        case .later(let rest):
+          return .later { request, context in
+            do {
+              return try await rest(request, context)
+            } catch {
+              throw Self.mapped(error, context)
+            }
+          }
+        }
+      } catch {
+        throw Self.mapped(error, context)
+      }
+    }
+    router.addDeferrable(method, pattern, placement: placement, limited(method, pattern, mapped))
+  }
+
+  /// The domain's refusals as their problem answers, database errors as 503 or 500.
+  static func mapped(_ error: any Error, _ context: Context) -> any Error {
+    switch error {
+    case let refusal as any DomainProblem:
+      return refusal.problem
+    case let refused as OrderStateMachine.Refused:
+      context.logger.error("illegal order transition", ["error": .string(refused.description)])
+      return refused.problem
+    case let error as PostgresError:
+      return map(error, context)
+    default:
+      return error
+    }
   }
 
   static func map(_ error: PostgresError, _ context: Context) -> HTTPError {

@@ -7,20 +7,30 @@ package struct AppVersion: Sendable, Comparable, CustomStringConvertible {
   /// As written, for showing back.
   package let description: String
 
-  package init?(_ text: some StringProtocol) {
-    let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-    guard (1...4).contains(pieces.count) else { return nil }
+  /// One pass over the bytes: apps send it with every request, so parsing it is on the
+  /// offerings' hot path (a generic `split` cost more than the rest of the route).
+  package init?(_ text: String) {
     var parts: [UInt32] = []
-    for piece in pieces {
-      guard (1...9).contains(piece.utf8.count),
-        piece.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-        let value = UInt32(piece)
-      else { return nil }
-      parts.append(value)
+    parts.reserveCapacity(4)
+    var value: UInt32 = 0
+    var digits = 0
+    for byte in text.utf8 {
+      if byte == UInt8(ascii: ".") {
+        guard digits > 0, parts.count < 3 else { return nil }
+        parts.append(value)
+        value = 0
+        digits = 0
+      } else {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 9 else { return nil }
+        value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
+        digits += 1
+      }
     }
+    guard digits > 0 else { return nil }
+    parts.append(value)
     while parts.count > 1 && parts.last == 0 { parts.removeLast() }
     self.parts = parts
-    description = String(text)
+    description = text
   }
 
   package static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {

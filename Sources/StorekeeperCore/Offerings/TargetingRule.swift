@@ -33,4 +33,21 @@ package struct TargetingRule: Encodable, Sendable, Equatable {
     }
     return nil
   }
+
+  /// The first rule that matches when the user's facts are not at hand: `.some` with the rule
+  /// (or none) when choosing needs no facts, nil when a rule whose request conditions hold has
+  /// conditions on the user and there is a user (then `firstMatch(_:request:user:)` reads
+  /// them). Without a user every condition on the user fails, as there.
+  package static func firstMatchWithoutFacts(
+    _ rules: [TargetingRule], request: RequestFacts, hasUser: Bool
+  ) -> TargetingRule?? {
+    for rule in rules where rule.when.matches(request) {
+      if rule.when.needsUser {
+        if hasUser { return nil }
+        guard rule.when.matches(nil) else { continue }
+      }
+      return .some(rule)
+    }
+    return .some(nil)
+  }
 }
