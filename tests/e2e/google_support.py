@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from support import Process, wait_until
+from support import Process, free_port, wait_until
 
 PACKAGE = "com.example.storekeeper"
 SCOPE = "https://www.googleapis.com/auth/androidpublisher"
@@ -121,3 +121,19 @@ class FakeGooglePlay(Process):
             key = "consumptionState" if consumed else "acknowledgementState"
             return purchase if purchase and purchase.get(key) == 1 else None
         return wait_until(done, timeout, f"{product_id} {'consumed' if consumed else 'acknowledged'}")
+
+
+# The push subscription the e2e suite configures: its audience and its service account.
+PUSH_AUDIENCE = "https://storekeeper.test/v1/google/notifications"
+PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+
+
+def start_pushing_fake(workdir: Path) -> FakeGooglePlay:
+    """A fake Google Play that pushes its notifications, as Pub/Sub would, to a Storekeeper the
+    test starts on `fake.storekeeper_port`."""
+    port = free_port()
+    fake = FakeGooglePlay(workdir, extra=[
+        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", PUSH_AUDIENCE,
+        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
+    fake.storekeeper_port = port
+    return fake

@@ -16,12 +16,11 @@ from decimal import Decimal
 import pytest
 
 from chart_history import SUB, History, Oracle, Tx
-from google_support import FakeGooglePlay
-from support import free_port, unique, wait_until
+from google_support import PUSH_AUDIENCE, PUSH_EMAIL, start_pushing_fake
+from support import unique, wait_until
 from test_charts import BY_USER, CHARTS, ROLLED_UP, changed_units, chart, expected_rows, row_key, server_rows
 
-AUDIENCE = "https://storekeeper.test/v1/google/notifications"
-PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+AUDIENCE = PUSH_AUDIENCE
 UTC = timezone.utc
 
 
@@ -36,11 +35,7 @@ class GoogleTx(Tx):
 
 @pytest.fixture(scope="module")
 def google(tmp_path_factory):
-    port = free_port()
-    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-charts"), extra=[
-        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", AUDIENCE,
-        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
-    fake.storekeeper_port = port
+    fake = start_pushing_fake(tmp_path_factory.mktemp("google-charts"))
     yield fake
     fake.terminate(15)
     fake.forget()

@@ -21,11 +21,10 @@ import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from google_support import PACKAGE, FakeGooglePlay
-from support import free_port, problem, unique, wait_until
+from google_support import PACKAGE, PUSH_AUDIENCE, PUSH_EMAIL, start_pushing_fake
+from support import problem, unique, wait_until
 
-AUDIENCE = "https://storekeeper.test/v1/google/notifications"
-PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+AUDIENCE = PUSH_AUDIENCE
 
 
 class KeySetServer:
@@ -95,11 +94,7 @@ def jwks():
 
 @pytest.fixture(scope="module")
 def google(tmp_path_factory):
-    port = free_port()
-    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-rtdn"), extra=[
-        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", AUDIENCE,
-        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
-    fake.storekeeper_port = port
+    fake = start_pushing_fake(tmp_path_factory.mktemp("google-rtdn"))
     yield fake
     fake.terminate(15)
     fake.forget()

@@ -12,20 +12,15 @@ from decimal import Decimal
 
 import pytest
 
-from google_support import FakeGooglePlay
-from support import free_port, unique, wait_until
+from google_support import PUSH_AUDIENCE, PUSH_EMAIL, start_pushing_fake
+from support import unique, wait_until
 
-AUDIENCE = "https://storekeeper.test/v1/google/notifications"
-PUSH_EMAIL = "pubsub-push@fake-project.iam.gserviceaccount.com"
+AUDIENCE = PUSH_AUDIENCE
 
 
 @pytest.fixture(scope="module")
 def google(tmp_path_factory):
-    port = free_port()
-    fake = FakeGooglePlay(tmp_path_factory.mktemp("google-orders"), extra=[
-        "--push-url", f"http://127.0.0.1:{port}/v1/google/notifications", "--push-audience", AUDIENCE,
-        "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
-    fake.storekeeper_port = port
+    fake = start_pushing_fake(tmp_path_factory.mktemp("google-orders"))
     yield fake
     fake.terminate(15)
     fake.forget()
