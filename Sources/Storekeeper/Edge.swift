@@ -69,7 +69,8 @@ struct Edge: Sendable {
         ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
         maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
         logger: logger.with("component", "orders")),
-      googlePlay: domain.google != nil
+      googlePlay: domain.google != nil,
+      offerings: (catalog, OrderOfferingRepository(database: database))
     ).register(&router)
     SettlementRoutes(
       processor: domain.processor, receipts: domain.receipts, auth: appAuth,

@@ -274,3 +274,69 @@ def test_unknown_placements_and_offerings_are_refused(setup):
     problem(api.get("/admin/v1/experiments/nope/results", admin=True), 404, "experiment_not_found")
     problem(api.request("POST", "/admin/v1/experiments/nope/pause", admin=True), 404, "experiment_not_found")
     problem(api.get("/admin/v1/experiments", headers={"Authorization": "Bearer wrong"}), 401)
+
+
+def order_from(api, user: str, product: str, **named):
+    r = api.post("/v1/orders", json={"user_id": user, "product_id": product, **named})
+    return r
+
+
+def test_an_order_naming_its_offering_counts_for_that_variant_whatever_the_window(setup):
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    exp = unique("tagged").lower()
+    create(api, exp, hours=1)
+    users = [unique("tagged-buyer") for _ in range(10)]
+    served = {u: offering_for(api, u)[0] for u in users}
+    wait_until(lambda: len(exposures(db, exp)) == len(users), 10, "exposures were not all written")
+    # Every exposure two hours back: by the window rule alone (one hour) nothing would count.
+    db.server.psql(f"UPDATE experiment_exposures SET exposed_at = exposed_at - interval '2 hours' "
+                   f"WHERE experiment_id = '{exp}'", database=db.name)
+    tagged, other_offering, untagged = users[:6], users[6], users[7]
+    prices = {"x-a": Decimal("1.00"), "x-b": Decimal("2.00")}
+    mine = {}
+    for user in tagged + [other_offering, untagged]:
+        named = {}
+        if user in tagged:
+            named = {"placement": "paywall", "offering": served[user]}
+        elif user == other_offering:
+            # The placement's own offering, or a rule's: offered by the placement, but not
+            # what the experiment showed this user.
+            named = {"placement": "paywall", "offering": "x-c"}
+        r = order_from(api, user, P + (served[user] if user in tagged else "c")[-1], **named)
+        assert r.status_code == 201, r.text
+        order = r.json()
+        purchase = fake.purchase(order["product_id"], "consumable", app_account_token=order["app_account_token"])
+        assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+        mine[user] = order["trade_no"]
+    # What was kept, checked against the documented assignment computed here.
+    for user in tagged:
+        row = db.rows(f"SELECT placement_id, offering_id, experiment_id, variant FROM order_offerings "
+                      f"WHERE trade_no = '{mine[user]}'")
+        assert row == [["paywall", served[user], exp, expected_variant(exp, user, (50, 50))]], user
+    assert db.rows(f"SELECT offering_id, coalesce(experiment_id, '-') FROM order_offerings "
+                   f"WHERE trade_no = '{mine[other_offering]}'") == [["x-c", "-"]]
+    assert db.scalar(f"SELECT count(*) FROM order_offerings WHERE trade_no = '{mine[untagged]}'") == "0"
+
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert r.status_code == 200, r.text
+    got = {v["variant"]: v for v in r.json()["variants"]}
+    for variant in ("v0", "v1"):
+        buyers = [u for u in tagged if expected_variant(exp, u, (50, 50)) == variant]
+        assert got[variant]["payers"] == got[variant]["orders"] == len(buyers), (variant, got[variant])
+        revenue = sum((prices[served[u]] for u in buyers), Decimal("0"))
+        assert Decimal(got[variant]["revenue"].get("USD", "0")) == revenue
+    assert sum(v["exposed"] for v in got.values()) == len(users)
+    conclude_all(api)
+
+
+@pytest.mark.parametrize("named, field", [
+    ({"placement": "nowhere", "offering": "x-a"}, "placement"),
+    ({"placement": "paywall", "offering": "x-nothing"}, "offering"),
+    ({"placement": "paywall"}, "offering"),
+    ({"offering": "x-a"}, "placement"),
+    ({"placement": "Paywall", "offering": "x-a"}, "placement"),
+])
+def test_an_order_naming_what_no_placement_offers_is_refused_with_the_field(setup, named, field):
+    r = order_from(setup.api, unique("namer"), P + "a", **named)
+    assert field in error_fields(problem(r, 422, "validation_failed"))

@@ -14,12 +14,17 @@ package struct OrderRoutes: Sendable {
   let groupCommit: OrderGroupCommit
   /// Whether orders may be for Google Play (`GOOGLE_PLAY_PACKAGE_NAME` set).
   var googlePlay = false
+  /// The served offerings an order may name (`placement` and `offering`), and where what it
+  /// named is kept; nil: orders name none (a body that does is refused).
+  var offerings: (served: ServedCatalog, shown: OrderOfferingRepository)?
 
   package init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore, ttlSeconds: Int,
-    auth: AppAuthenticator, groupCommit: OrderGroupCommit, googlePlay: Bool = false
+    auth: AppAuthenticator, groupCommit: OrderGroupCommit, googlePlay: Bool = false,
+    offerings: (served: ServedCatalog, shown: OrderOfferingRepository)? = nil
   ) {
     self.googlePlay = googlePlay
+    self.offerings = offerings
     self.database = database
     self.orders = orders
     self.idempotency = idempotency
@@ -31,7 +36,7 @@ package struct OrderRoutes: Sendable {
   package func register(_ router: inout APIRouter) {
     router.add(.post, "/v1/orders", placement: .eventLoop) { request, context in
       let caller = try await auth.caller(request, context)
-      return try await create(request, caller: caller)
+      return try await create(request, caller: caller, context)
     }
     router.add(.get, "/v1/orders/{trade_no}", placement: .eventLoop) { request, context in
       let caller = try await auth.caller(request, context)
@@ -56,10 +61,14 @@ package struct OrderRoutes: Sendable {
     return response
   }
 
-  /// The body as sent; `user_id` may be left out when the token names the user.
-  static func parse(_ request: Request, userRequired: Bool = true) throws -> NewOrder {
+  /// The body as sent; `user_id` may be left out when the token names the user. `placement`
+  /// and `offering`, together or not at all, name what the order was made from.
+  static func parse(_ request: Request, userRequired: Bool = true) throws -> (
+    order: NewOrder, placement: String?, offering: String?
+  ) {
     var fields = try RequestFields(request: request)
-    fields.rejectUnknown(allowed: ["user_id", "product_id", "quantity", "store"])
+    fields.rejectUnknown(
+      allowed: ["user_id", "product_id", "quantity", "store", "placement", "offering"])
     let userId = fields.string("user_id", required: userRequired, maxLength: 128)
     if let userId, !UserId.isValid(userId) {
       fields.fail("user_id", "must be 1-128 printable characters")
@@ -69,19 +78,80 @@ package struct OrderRoutes: Sendable {
     let storeText = fields.string("store", maxLength: 32)
     let store = storeText.map { OrderStore(rawValue: $0) } ?? .appStore
     if store == nil { fields.fail("store", "must be app_store or google_play") }
+    let placement = fields.string("placement", maxLength: 64)
+    let offering = fields.string("offering", maxLength: 64)
+    for (name, id) in [("placement", placement), ("offering", offering)] {
+      if let id, !OfferingDraft.isValidId(id) { fields.fail(name, "must be 1-64 of [a-z0-9_-]") }
+    }
+    if (placement == nil) != (offering == nil) {
+      fields.fail(placement == nil ? "placement" : "offering", "placement and offering go together")
+    }
     try fields.validate()
-    return NewOrder(
-      userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity),
-      store: store ?? .appStore)
+    return (
+      NewOrder(
+        userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity),
+        store: store ?? .appStore), placement, offering
+    )
   }
 
-  func create(_ request: Request, caller: Caller) async throws -> Response {
-    var new = try Self.parse(request, userRequired: caller.confinedTo == nil)
+  /// What the order names as shown, checked against the served placements: the placement
+  /// must exist and the offering be one it can answer with (its own, a rule's or an
+  /// experiment variant's); the variant is recorded when a running experiment assigns this
+  /// user the variant of that offering.
+  func shown(placement: String?, offering: String?, userId: String) throws -> OfferingShown? {
+    guard let placement, let offering else { return nil }
+    guard let served = offerings?.served,
+      let placed = served.read({ $0.offerings.placements[placement] })
+    else {
+      throw Self.invalid("placement", "no placement \(placement)")
+    }
+    let variants = placed.experiment?.variants ?? []
+    guard
+      placed.offeringId == offering || placed.rules.contains(where: { $0.offeringId == offering })
+        || variants.contains(where: { $0.offeringId == offering })
+    else {
+      throw Self.invalid("offering", "placement \(placement) never offers \(offering)")
+    }
+    var shown = OfferingShown(placementId: placement, offeringId: offering)
+    if let experiment = placed.experiment, experiment.status == .running,
+      let variant = experiment.assign(userId), variant.offeringId == offering
+    {
+      shown.experimentId = experiment.experimentId
+      shown.variant = variant.variant
+    }
+    return shown
+  }
+
+  static func invalid(_ field: String, _ message: String) -> HTTPError {
+    HTTPError(
+      422, code: "validation_failed", detail: "one or more fields are invalid",
+      fields: [FieldError(field: field, message: message)])
+  }
+
+  /// Keeps what the created order was made from. A failure costs only the tag (the order
+  /// stands, and is attributed by the window rule), so it is logged, not answered.
+  func keep(_ shown: OfferingShown?, of order: Order, _ context: Context) async {
+    guard let shown, let repository = offerings?.shown else { return }
+    do {
+      try await repository.record(shown, tradeNo: order.tradeNo)
+    } catch {
+      context.logger.warning(
+        "the offering an order was made from could not be recorded",
+        ["trade_no": .string(order.tradeNo), "error": .string(String(describing: error))])
+    }
+  }
+
+  func create(_ request: Request, caller: Caller, _ context: Context) async throws -> Response {
+    let parsed = try Self.parse(request, userRequired: caller.confinedTo == nil)
+    var new = parsed.order
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     if new.store == .googlePlay, !googlePlay { throw GooglePlayOff().problem }
+    let shown = try shown(
+      placement: parsed.placement, offering: parsed.offering, userId: new.userId)
     guard let key = request.headers["Idempotency-Key"] else {
-      return try Self.created(
-        await orderOrProblem { try await groupCommit.commit(.init(order: new)) })
+      let order = try await orderOrProblem { try await groupCommit.commit(.init(order: new)) }
+      await keep(shown, of: order, context)
+      return Self.created(order)
     }
     guard IdempotencyStore.isValidKey(key) else {
       throw HTTPError(
@@ -92,6 +162,7 @@ package struct OrderRoutes: Sendable {
     let fingerprint =
       "\(new.userId)\n\(new.productId)\n\(new.quantity)"
       + (new.store == .appStore ? "" : "\n\(new.store.rawValue)")
+      + (shown.map { "\noffering \($0.placementId) \($0.offeringId)" } ?? "")
     switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
     case .replay(let status, let body):
       var headers = HTTPHeaders()
@@ -110,8 +181,11 @@ package struct OrderRoutes: Sendable {
     case .claimed:
       do {
         // The order and its key's answer are committed together (see `OrderGroupCommit`).
-        return try Self.created(
-          await orderOrProblem { try await groupCommit.commit(.init(order: new, key: key)) })
+        let order = try await orderOrProblem {
+          try await groupCommit.commit(.init(order: new, key: key))
+        }
+        await keep(shown, of: order, context)
+        return Self.created(order)
       } catch let error as HTTPError where error.status < 500 {
         // A definite answer (unknown product…) is remembered like a success.
         let body = error.response(requestId: "").body

@@ -162,7 +162,8 @@ package struct ExperimentRepository: Sendable {
   }
 
   /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox) of
-  /// each exposed user from their first exposure to `attribution_hours` after it.
+  /// each exposed user: those made from the variant's offering (`order_offerings`), and those
+  /// that name no offering from the first exposure to `attribution_hours` after it.
   static func results(_ experiment: Experiment, on executor: any PostgresExecutor) async throws
     -> [VariantResult]
   {
@@ -173,13 +174,26 @@ package struct ExperimentRepository: Sendable {
         SELECT variant, user_id, exposed_at FROM experiment_exposures
         WHERE experiment_id = \(experiment.experimentId)),
       attributed AS (
+        -- An order made from this experiment's offering counts for the variant it names, at
+        -- any time after the exposure.
+        SELECT e.variant, e.user_id, o.currency, o.amount,
+               o.close_reason IN ('refunded', 'revoked') AS refunded
+        FROM exposed e
+        JOIN order_offerings x ON x.experiment_id = \(experiment.experimentId)
+          AND x.variant = e.variant
+        JOIN orders o ON o.trade_no = x.trade_no AND o.user_id = e.user_id
+          AND o.paid_at IS NOT NULL AND o.environment IS DISTINCT FROM 'Sandbox'
+        UNION ALL
+        -- An order that names no offering, by the window after the first exposure; one that
+        -- names another offering was not made from this experiment.
         SELECT e.variant, e.user_id, o.currency, o.amount,
                o.close_reason IN ('refunded', 'revoked') AS refunded
         FROM exposed e
         JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
           AND o.paid_at >= e.exposed_at
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
-          AND o.environment IS DISTINCT FROM 'Sandbox'),
+          AND o.environment IS DISTINCT FROM 'Sandbox'
+        WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)),
       counts AS (
         SELECT variant, count(*) AS exposed FROM exposed GROUP BY variant),
       paid AS (
