@@ -61,14 +61,14 @@ struct Edge: Sendable {
       exposures: domain.exposures, clock: domain.clock
     ).register(&router)
     let requestMetrics = RequestMetrics()
+    let orderBatches = OrderGroupCommit(
+      database: database, orders: domain.orders, idempotency: domain.idempotency,
+      ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
+      maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
+      logger: logger.with("component", "orders"))
     OrderRoutes(
       database: database, orders: domain.orders, idempotency: domain.idempotency,
-      ttlSeconds: config.orderTTLSeconds, auth: appAuth,
-      groupCommit: OrderGroupCommit(
-        database: database, orders: domain.orders, idempotency: domain.idempotency,
-        ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
-        maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
-        logger: logger.with("component", "orders")),
+      ttlSeconds: config.orderTTLSeconds, auth: appAuth, groupCommit: orderBatches,
       googlePlay: domain.google != nil,
       offerings: (catalog, OrderOfferingRepository(database: database))
     ).register(&router)
@@ -122,7 +122,7 @@ struct Edge: Sendable {
         catalog: catalog, requests: requestMetrics,
         appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
         receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate,
-        google: googleHealth
+        google: googleHealth, orderBatches: orderBatches
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)

@@ -25,15 +25,18 @@ package struct MetricsRoutes: Sendable {
   var verification: VerificationGate? = nil
   /// Google Play's service account and acknowledgement backlog, when it is on.
   var google: GooglePlayHealth? = nil
+  /// This instance's group commit of orders.
+  var orderBatches: OrderGroupCommit? = nil
 
   package init(
     auth: AdminAuthenticator, snapshot: MetricsSnapshot, stored: StoredStateMetrics,
     catalog: ServedCatalog, requests: RequestMetrics, appleSettings: AppleConfigurationMonitor,
     pools: DatabasePools, webhooks: WebhookMetrics? = nil,
     receiptCalls: ServerAPIReceiptMetrics? = nil, verification: VerificationGate? = nil,
-    google: GooglePlayHealth? = nil
+    google: GooglePlayHealth? = nil, orderBatches: OrderGroupCommit? = nil
   ) {
     self.google = google
+    self.orderBatches = orderBatches
     self.auth = auth
     self.snapshot = snapshot
     self.stored = stored
@@ -62,6 +65,16 @@ package struct MetricsRoutes: Sendable {
       lines += receiptCalls?.lines ?? []
       lines += verification?.lines ?? []
       lines += await google?.lines(nowMs: WallClock.system.milliseconds) ?? []
+      if let orderBatches {
+        // Keyed batches take their slots in one order and retry after they commit, so none
+        // should ever deadlock (docs/decisions/0006): a rising count is a regression.
+        lines += [
+          "# HELP storekeeper_order_batch_deadlocks_total Order batches PostgreSQL broke out of "
+            + "a deadlock since start (each written again one order at a time).",
+          "# TYPE storekeeper_order_batch_deadlocks_total counter",
+          "storekeeper_order_batch_deadlocks_total \(orderBatches.deadlocksBroken)",
+        ]
+      }
       lines += await DatabaseMetrics(pools: pools).lines()
       return Response(
         status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
