@@ -20,18 +20,4 @@ package struct OrderOfferingRepository: Sendable {
       ON CONFLICT (trade_no) DO NOTHING
       """)
   }
-
-  package func find(_ tradeNo: String) async throws -> OfferingShown? {
-    try await database.queryFirst(
-      """
-      SELECT placement_id, offering_id, experiment_id, variant FROM order_offerings
-      WHERE trade_no = \(tradeNo)
-      """
-    ).map {
-      OfferingShown(
-        placementId: try $0.decode("placement_id"), offeringId: try $0.decode("offering_id"),
-        experimentId: try $0.decodeIfPresent("experiment_id"),
-        variant: try $0.decodeIfPresent("variant"))
-    }
-  }
 }
