@@ -4,8 +4,11 @@
 -- (:body, a real signed transaction: the same length as the ones Storekeeper stores), and the
 -- one-row table of the INSERT baseline. Run with psql -v total=N -v users=U -v body=TEXT: order g
 -- is user (g - 1) % U + 1's, so with U < N users come back, each order in a slot of its own.
-CREATE TABLE bench_proof (body text NOT NULL);
-INSERT INTO bench_proof VALUES (:'body');
+-- With its JOSE header and the rest apart, as 0085 stores a signed transaction.
+CREATE TABLE bench_proof (body text NOT NULL, header text, header_hash text, rest text);
+INSERT INTO bench_proof VALUES (:'body', split_part(:'body', '.', 1),
+  encode(sha256(convert_to(split_part(:'body', '.', 1), 'UTF8')), 'hex'),
+  substr(:'body', length(split_part(:'body', '.', 1)) + 2));
 CREATE TABLE bench_reports (n int PRIMARY KEY, trade_no text, user_id text, token uuid, tx text,
   tx_json text, purchase_ms bigint, proof_hash text, detail text);
 WITH made AS (
