@@ -39,14 +39,14 @@ DECLARE
 BEGIN
   INSERT INTO user_event_sequences AS s (user_id, last_sequence) VALUES (NEW.user_id, 0)
   ON CONFLICT (user_id) DO UPDATE SET last_sequence = s.last_sequence;
-  SELECT b.total INTO v_total FROM user_balances b
-  WHERE b.user_id = NEW.user_id AND b.asset = NEW.asset;
-  v_total := coalesce(v_total, 0);
+  -- The balance before this row is what the upsert returns less the row: one statement, where
+  -- a read before the upsert was a second one on every ledger row (issue 23).
   INSERT INTO user_balances AS b (user_id, asset, total, sandbox)
   VALUES (NEW.user_id, NEW.asset, NEW.amount,
           CASE WHEN NEW.environment = 'Sandbox' THEN NEW.amount ELSE 0 END)
   ON CONFLICT (user_id, asset) DO UPDATE
-    SET total = b.total + EXCLUDED.total, sandbox = b.sandbox + EXCLUDED.sandbox;
+    SET total = b.total + EXCLUDED.total, sandbox = b.sandbox + EXCLUDED.sandbox
+  RETURNING b.total - NEW.amount INTO v_total;
 
   -- The lots (0035), under the same lock: what is left of each credit, first in first out.
   IF NEW.amount > 0 THEN

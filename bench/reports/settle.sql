@@ -15,7 +15,8 @@
 \set n :base + :client_id + :clients * :k
 SELECT b.trade_no AS b_trade_no, b.user_id AS b_user_id, b.token AS b_token, b.tx AS b_tx,
   b.tx_json AS b_tx_json, b.purchase_ms AS b_ms, b.proof_hash AS b_hash, b.detail AS b_detail,
-  (SELECT body FROM bench_proof) AS b_body,
+  (SELECT body FROM bench_proof) AS b_body, (SELECT header FROM bench_proof) AS b_header,
+  (SELECT header_hash FROM bench_proof) AS b_header_hash, (SELECT rest FROM bench_proof) AS b_rest,
   o.trade_no, o.user_id, o.product_id, o.quantity,
   o.unit_price::text AS price, o.currency, o.amount::text AS amount,
   o.app_account_token::text AS app_account_token, o.trade_status,
@@ -67,18 +68,18 @@ WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transact
     SELECT trade_no, 'WAIT_BUYER_PAY', 'TRADE_SUCCESS', 'paid', 'report',
            :b_detail::jsonb
     FROM changed
-  ), effect0 AS (INSERT INTO proofs (hash, kind, body, last_used_at)
-  SELECT :b_hash, 'signed_transaction', :b_body, now() WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at RETURNING 1), effect1 AS (INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+  ), effect0 AS (INSERT INTO proof_headers (hash, header) SELECT :b_header_hash, :b_header WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO NOTHING RETURNING 1), effect1 AS (INSERT INTO proofs (hash, kind, body, header_hash, last_used_at)
+  SELECT :b_hash, 'signed_transaction', :b_rest, :b_header_hash::text, now() WHERE EXISTS (SELECT 1 FROM changed) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at RETURNING 1), effect2 AS (INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
     outcome, attempts, proof_hash, proof_size)
   SELECT trade_no, user_id, product_id, 'TRADE_SUCCESS', 'signed_transaction',
     'settled', 1, :b_hash::text, octet_length(:b_body::text)::integer
-  FROM changed RETURNING 1), effect2 AS (UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL,
+  FROM changed RETURNING 1), effect3 AS (UPDATE trade_reports SET outcome = 'settled', next_attempt_at = NULL,
     updated_at = now()
   WHERE trade_no IN (SELECT trade_no FROM changed)
-    AND outcome IN ('pending', 'received') RETURNING 1), effect3 AS (INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+    AND outcome IN ('pending', 'received') RETURNING 1), effect4 AS (INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
   SELECT changed.user_id, g.key, g.value::bigint * changed.quantity, 'grant',
          changed.trade_no, :b_tx, 'Production'
-  FROM changed, jsonb_each_text('{"gold": 100}'::jsonb) AS g RETURNING 1), effect4 AS (UPDATE apple_notifications SET state = 'pending'
+  FROM changed, jsonb_each_text('{"gold": 100}'::jsonb) AS g RETURNING 1), effect5 AS (UPDATE apple_notifications SET state = 'pending'
   WHERE state = 'deferred' AND EXISTS (SELECT 1 FROM changed)
     AND (transaction_id = :b_tx OR original_transaction_id = :b_tx) RETURNING 1), emitted AS (SELECT storekeeper_append_events(g.user_id, g.events, now(), NULL::jsonb) AS written FROM (SELECT c.user_id, '[]'::jsonb || jsonb_agg(jsonb_build_object('type', 'order.paid'::text, 'data', jsonb_strip_nulls(
      jsonb_build_object(
@@ -87,7 +88,7 @@ WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transact
        'previous_status', 'WAIT_BUYER_PAY'::text, 'close_reason', c.close_reason,
        'reason', 'paid'::text, 'cause', 'report'::text,
        'transaction_id', c.transaction_id, 'environment', c.environment, 'origin', c.origin)))
-   ORDER BY c.trade_no) AS events FROM changed c, (SELECT count(*) FROM claim) AS done_claim, (SELECT count(*) FROM effect0) AS done0, (SELECT count(*) FROM effect1) AS done1, (SELECT count(*) FROM effect2) AS done2, (SELECT count(*) FROM effect3) AS done3, (SELECT count(*) FROM effect4) AS done4 GROUP BY c.user_id ORDER BY c.user_id) g) SELECT trade_no, user_id, product_id, quantity,
+   ORDER BY c.trade_no) AS events FROM changed c, (SELECT count(*) FROM claim) AS done_claim, (SELECT count(*) FROM effect0) AS done0, (SELECT count(*) FROM effect1) AS done1, (SELECT count(*) FROM effect2) AS done2, (SELECT count(*) FROM effect3) AS done3, (SELECT count(*) FROM effect4) AS done4, (SELECT count(*) FROM effect5) AS done5 GROUP BY c.user_id ORDER BY c.user_id) g) SELECT trade_no, user_id, product_id, quantity,
   unit_price::text AS price, currency, amount::text AS amount,
   app_account_token::text AS app_account_token, trade_status,
   close_reason, origin, transaction_id, environment,

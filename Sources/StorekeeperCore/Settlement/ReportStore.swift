@@ -48,22 +48,72 @@ package struct ReportStore: Sendable {
 
   static func proofHash(_ proof: Proof) -> PostgresQuery { "\(proof.hash)::text" }
 
-  /// Stores the proof unless it is stored already, and marks it used now (the upsert locks the
-  /// row, so a purge at the same moment either finishes first — and the proof is stored anew —
-  /// or sees it used). With `when`, only if that query yields a row.
-  func storeProof(_ proof: Proof, when condition: PostgresQuery? = nil) -> PostgresQuery {
+  /// The writes that store the proof unless it is stored already and mark it used now (the
+  /// upsert locks the row, so a purge at the same moment either finishes first — and the proof
+  /// is stored anew — or sees it used), each the body of a CTE. A signed transaction's shared
+  /// header goes to `proof_headers` first (`Proof.sharedHeader`; headers are never purged: one
+  /// per signing certificate), unless `whole`: a proof the retry worker will read back (a
+  /// pending report's) is kept whole, so an instance of the release before 0085 reads it too,
+  /// and one stored split before is made whole again. With `when`, only if that query yields a
+  /// row.
+  func storeProof(_ proof: Proof, when condition: PostgresQuery? = nil, whole: Bool = false)
+    -> [PostgresQuery]
+  {
+    let shared = whole ? nil : proof.sharedHeader
+    var writes: [PostgresQuery] = []
+    if let shared {
+      var header: PostgresQuery = """
+        INSERT INTO proof_headers (hash, header) SELECT \(shared.hash), \(shared.header)
+        """
+      Self.append(condition, to: &header)
+      header.append(" ON CONFLICT (hash) DO NOTHING")
+      writes.append(header)
+    }
     var query: PostgresQuery = """
-      INSERT INTO proofs (hash, kind, body, last_used_at)
-      SELECT \(proof.hash), \(proof.kind), \(proof.text), \(clock.now())
+      INSERT INTO proofs (hash, kind, body, header_hash, last_used_at)
+      SELECT \(proof.hash), \(proof.kind), \(shared?.rest ?? proof.text), \(shared?.hash)::text,
+        \(clock.now())
       """
-    if let condition {
-      query.append(" WHERE EXISTS (")
-      query.append(condition)
+    Self.append(condition, to: &query)
+    query.append(" ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at")
+    if whole {
+      // The stored body is kept as it is (its TOAST pointer, not a copy) unless it was split.
+      query.append(
+        """
+        , body = CASE WHEN proofs.header_hash IS NULL THEN proofs.body ELSE EXCLUDED.body END,
+          header_hash = NULL
+        """)
+    }
+    writes.append(query)
+    return writes
+  }
+
+  private static func append(_ condition: PostgresQuery?, to query: inout PostgresQuery) {
+    guard let condition else { return }
+    query.append(" WHERE EXISTS (")
+    query.append(condition)
+    query.append(")")
+  }
+
+  /// `WITH` and the proof's writes as CTEs, for a statement that stores the proof beside its
+  /// own write.
+  func withProofStored(_ proof: Proof, whole: Bool = false) -> PostgresQuery {
+    var query: PostgresQuery = "WITH "
+    for (index, write) in storeProof(proof, whole: whole).enumerated() {
+      if index > 0 { query.append(", ") }
+      query.append("stored\(unescaped: String(index)) AS (")
+      query.append(write)
       query.append(")")
     }
-    query.append(" ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at")
+    query.append(" ")
     return query
   }
+
+  /// A stored proof's text, whole again: its shared header, if it has one, before the rest.
+  static let storedText = """
+    (SELECT coalesce(h.header || '.', '') || p.body FROM proofs p
+     LEFT JOIN proof_headers h ON h.hash = p.header_hash WHERE p.hash = r.proof_hash)
+    """
 
   /// Records a report that is about to be verified by Apple; it stays pending until an outcome
   /// lands, and until its lease ends no worker takes it.
@@ -71,11 +121,10 @@ package struct ReportStore: Sendable {
     tradeNo: String?, userId: String?, productId: String?, proof: Proof
   ) async throws -> Int64 {
     let now = clock.now()
-    var query: PostgresQuery = "WITH stored AS ("
-    query.append(storeProof(proof))
+    var query = withProofStored(proof, whole: true)
     query.append(
       """
-      ) INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
+      INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
         outcome, attempts, created_at, next_attempt_at, give_up_at, proof_hash, proof_size)
       VALUES (\(tradeNo), \(userId), \(productId), \(TradeStatus.tradeSuccess), \(proof.kind),
         \(ReportOutcome.pending), 1, \(now), \(now.addingMs(leaseMs)),
@@ -109,9 +158,7 @@ package struct ReportStore: Sendable {
   ) async throws {
     var query: PostgresQuery = ""
     if let proof, outcome != .invalid {
-      query.append("WITH stored AS (")
-      query.append(storeProof(proof))
-      query.append(") ")
+      query.append(withProofStored(proof))
     }
     query.append(
       """
@@ -140,7 +187,7 @@ package struct ReportStore: Sendable {
       // A stored report waits on this order like any other, so `waiting` settles it.
       break
     case .new(let proof)?:
-      effects.append(storeProof(proof, when: "SELECT 1 FROM changed"))
+      effects.append(contentsOf: storeProof(proof, when: "SELECT 1 FROM changed"))
       effects.append(
         """
         INSERT INTO trade_reports (trade_no, user_id, product_id, trade_status, proof_kind,
@@ -187,7 +234,7 @@ package struct ReportStore: Sendable {
         WHERE outcome = \(ReportOutcome.pending) AND next_attempt_at <= \(now)
         ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
       RETURNING r.id, r.trade_no, r.user_id, r.product_id, r.proof_kind, r.attempts,
-        (SELECT body FROM proofs WHERE hash = r.proof_hash) AS proof,
+        \(unescaped: Self.storedText) AS proof,
         (extract(epoch FROM r.created_at) * 1000)::bigint AS first_attempt_ms
       """)
     return try rows.map { row in
