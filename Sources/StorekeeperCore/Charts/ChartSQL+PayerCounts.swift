@@ -67,17 +67,23 @@ extension ChartSQL {
   }
 
   /// The users and periods whose counts a pass changes: those of the changed units' payments
-  /// before it (`chart_payments`) and after it (`chart_new_payments`).
-  static let dirtyPayers = PostgresQuery(
-    unsafeSQL: """
-      INSERT INTO chart_dirty_payers (user_id, resolution, period)
-      SELECT DISTINCT c.user_id, r.resolution,
-             date_trunc(r.resolution, c.purchased_at AT TIME ZONE 'UTC')
-      FROM (SELECT user_id, purchased_at FROM chart_payments
-            WHERE \(ofChangedUnits("chart_payments"))
-            UNION
-            SELECT user_id, purchased_at FROM chart_new_payments) c, \(payerResolutions)
-      """)
+  /// that are not the same before the pass (`chart_payments`) and after it
+  /// (`chart_new_payments`). A refund changes no payer count, nor does a renewal change the
+  /// periods of the subscription's earlier payments, so neither makes their periods counted
+  /// again.
+  static let dirtyPayers: PostgresQuery = {
+    let columns =
+      "transaction_id, user_id, purchased_at, store, environment, product_id, country, currency, price"
+    let old = "SELECT \(columns) FROM chart_payments WHERE \(ofChangedUnits("chart_payments"))"
+    let new = "SELECT \(columns) FROM chart_new_payments"
+    return PostgresQuery(
+      unsafeSQL: """
+        INSERT INTO chart_dirty_payers (user_id, resolution, period)
+        SELECT DISTINCT c.user_id, r.resolution,
+               date_trunc(r.resolution, c.purchased_at AT TIME ZONE 'UTC')
+        FROM ((\(old) EXCEPT \(new)) UNION ALL (\(new) EXCEPT \(old))) c, \(payerResolutions)
+        """)
+  }()
 
   /// `payers` from the counts for the grouping `dims` (`payerDims`), in UTC. A period is
   /// read from the counts when it is whole (not cut by the range) and over by the rollup's
