@@ -98,12 +98,15 @@ extension ChartSQL {
     return """
       cut AS (SELECT b.* FROM b, w WHERE NOT coalesce(\(whole), false)),
       -- Per cut period, its own range of the payments' time index (none when none is cut).
+      -- OFFSET 0 keeps the subquery a subquery: flattened into a join, PostgreSQL scanned
+      -- every payment to join them with no cut period (4.7 s instead of 0.12 in bench/charts).
       f AS (
         SELECT x.*
         FROM cut, w, LATERAL (
           SELECT x.*, \(seg) AS seg FROM chart_payments x
           WHERE \(filter) AND x.purchased_at >= cut.starts_at
-            AND x.purchased_at < least(cut.ends_at, w.limit_at)) x),
+            AND x.purchased_at < least(cut.ends_at, w.limit_at)
+          OFFSET 0) x),
       agg AS (
         SELECT \(bucket("f.purchased_at")) AS k, f.seg, f.currency,
                count(DISTINCT f.user_id) AS payers, sum(f.price) AS revenue
