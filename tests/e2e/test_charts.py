@@ -179,7 +179,18 @@ AGREE = [
     {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "segment": "product"},
     {"from": "2026-01-05", "to": "2026-04-26", "resolution": "week", "tz": "America/New_York", "segment": "country"},
     {"from": "2026-02-01", "to": "2026-03-31", "resolution": "day", "tz": "Asia/Kolkata", "environment": "all"},
+    # UTC, where payers reads its per-period counts (Migrations/0092), weeks cut at both ends.
+    {"from": "2026-01-07", "to": "2026-04-22", "resolution": "week", "segment": "store"},
+    {"from": "2026-02-01", "to": "2026-03-31", "resolution": "day", "environment": "all"},
 ]
+
+
+def sql_rows(stack, text: str) -> str:
+    return stack.db.server.psql(text, database=stack.db.name)
+
+
+PAYER_COUNTS = ("SELECT resolution, period, dims, store, environment, product_id, country, currency, payers, "
+                "revenue FROM chart_payer_counts ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
 
 
 def rollup_equals_transactions(api) -> None:
@@ -215,13 +226,18 @@ def test_the_incremental_pass_takes_in_new_purchases_refunds_renewals_and_transf
                    "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
                    "VALUES ('8100000001', '8100000001', 'gems', 'b', 'Production', 1, 'Consumable', "
                    "'2026-02-10T12:00:00Z', 'incremental-user', 'signed_transaction', 4990, 'USD', 'USA')")
+        # The same user again that day, another product: one payer of the day, two of its products.
+        sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+                   "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+                   "VALUES ('8100000003', '8100000003', 'coins', 'b', 'Production', 1, 'Consumable', "
+                   "'2026-02-10T18:00:00Z', 'incremental-user', 'signed_transaction', 990, 'USD', 'USA')")
         sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
                    "environment, quantity, type, purchase_date, expires_date, user_id, source, price_milliunits, "
                    f"currency, storefront) VALUES ('8100000002', '{sub.original_transaction_id}', '{sub.product_id}', "
                    f"'b', 'Production', 1, 'Auto-Renewable Subscription', '{renewal_at}', "
                    f"'{renewal_at}'::timestamptz + interval '1 month', '{sub.user_id}', 'signed_transaction', "
                    f"{sub.price_milli}, '{sub.currency}', '{sub.storefront}')")
-        assert changed_units(backfill(stack, "--changes")) == 2
+        assert changed_units(backfill(stack, "--changes")) == 3
         rollup_equals_transactions(api)
         # The refund, after the pass: the rollup shows it only after the next one.
         before = chart(api, "revenue", **{"from": "2026-03-01", "to": "2026-03-31", "resolution": "month"})
@@ -236,8 +252,14 @@ def test_the_incremental_pass_takes_in_new_purchases_refunds_renewals_and_transf
         fresh = chart(api, "revenue", **{"from": "2026-03-01", "to": "2026-03-31", "resolution": "month"})
         assert sum(r["refunds"] for r in fresh["rows"]) == sum(r["refunds"] for r in before["rows"]) + 1
         rollup_equals_transactions(api)
+        # The payer counts the passes kept are the ones a whole rebuild counts, every grouping.
+        kept = sql_rows(stack, PAYER_COUNTS)
+        assert kept.count("\n") > 100
+        backfill(stack)
+        assert sql_rows(stack, PAYER_COUNTS) == kept
     finally:
-        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id IN ('8100000001', '8100000002')")
+        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id IN ('8100000001', '8100000002', "
+                   "'8100000003')")
         sql(stack, f"UPDATE apple_transactions SET revocation_date = NULL, revocation_reason = NULL "
                    f"WHERE transaction_id = '{old.transaction_id}'")
         sql(stack, f"UPDATE apple_transactions SET user_id = '{first.user_id}' "

@@ -48,7 +48,15 @@ package struct ChartRepository: Sendable {
     }
     // The instant the rows are exact up to comes from the chart's own statement, so a pass
     // finishing in between cannot make the answer name another pass's.
-    guard let row = try await database.queryFirst(ChartSQL.chart(query, rollup: useRollup)) else {
+    // Without JIT: a chart's plan is estimated from generated periods and CTEs, often
+    // thousands of times over what it reads, which makes PostgreSQL spend seconds compiling
+    // a statement that runs in milliseconds (bench/charts; docs/CHARTS.md, "Cost").
+    let chart = ChartSQL.chart(query, rollup: useRollup)
+    let found = try await database.withTransaction { tx in
+      try await tx.execute("SET LOCAL jit = off")
+      return try await tx.query(chart).first
+    }
+    guard let row = found else {
       return ("[]", 0, Source(rollup: useRollup))
     }
     return (

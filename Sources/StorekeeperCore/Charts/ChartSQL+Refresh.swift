@@ -22,6 +22,11 @@ extension ChartSQL {
   static let scratch: [PostgresQuery] = [
     "CREATE TEMP TABLE chart_dirty (store text NOT NULL, unit_id text NOT NULL) ON COMMIT DROP",
     "CREATE TEMP TABLE chart_dirty_users (user_id text NOT NULL) ON COMMIT DROP",
+    "CREATE TEMP TABLE chart_new_payments (LIKE chart_payments) ON COMMIT DROP",
+    """
+    CREATE TEMP TABLE chart_dirty_payers (user_id text NOT NULL, resolution text NOT NULL,
+      period timestamp NOT NULL) ON COMMIT DROP
+    """,
   ]
 
   /// The changed units of a pass: rows written by transactions at or after `horizon`, and
@@ -168,11 +173,13 @@ extension ChartSQL {
         """)
   }
 
-  /// The changed units' transactions priced above 0 with an owner.
-  static func insertPayments(changed: Bool) -> PostgresQuery {
+  /// The changed units' transactions priced above 0 with an owner, into `table` (a pass
+  /// stages them in `chart_new_payments`, to count payers before and after).
+  static func insertPayments(changed: Bool, into table: String = "chart_payments") -> PostgresQuery
+  {
     PostgresQuery(
       unsafeSQL: """
-        INSERT INTO chart_payments (unit_store, unit_id, transaction_id, user_id, purchased_at,
+        INSERT INTO \(table) (unit_store, unit_id, transaction_id, user_id, purchased_at,
           store, environment, product_id, country, currency, price, refunded)
         SELECT x.store, x.original_transaction_id, x.transaction_id, x.user_id, x.purchase_date,
                x.store, x.environment, x.product_id, x.country, x.currency, x.price,
