@@ -1,5 +1,6 @@
 // Orders: search (trade number, user, status, creation date range) and one order's story:
-// timeline, Apple transaction, verification and report attempts, notifications.
+// the offering it named, timeline, Apple transaction, verification and report attempts,
+// notifications.
 import { h, replace, field, showFieldErrors, table, notice, facts, json } from './dom.js';
 import { get, path, query, ApiError } from './api.js';
 
@@ -100,6 +101,10 @@ export async function renderOrder(main, tradeNo) {
       ['Store', STORES[o.store] || o.store], ['Verification', o.verification], ['Environment', o.environment],
       [o.store === 'google_play' ? 'Google order' : 'Apple transaction', o.transaction_id], ['Created', o.created_at], ['Paid', o.paid_at],
       ['Closed', o.closed_at], ['Expires', o.expires_at],
+      // What the app said the order was made from, and the experiment variant that was.
+      ['Placement', o.placement], ['Offering', o.offering],
+      ['Experiment', o.experiment && h('a', { href: `#/experiments/${encodeURIComponent(o.experiment)}` }, o.experiment)],
+      ['Variant', o.variant],
     ]),
     h('h2', {}, 'Timeline'),
     h('ol', { class: 'timeline', id: 'timeline' }, detail.history.map((e) => h('li', {},

@@ -30,6 +30,12 @@ import Testing
     ],
     ["user_id": "quote \" backslash \\ slash / é 😀 newline \n tab \t cr \r"],
     ["user_id": "control \u{01}\u{1F}"],
+    // The offering the order named, with and without the experiment that assigned it.
+    ["placement": "main_shop", "offering": "summer"],
+    [
+      "placement": "onboarding", "offering": "trial-b", "experiment": "trial_length",
+      "variant": "b", "trade_status": "TRADE_SUCCESS", "paid_at": "2026-11-29T15:23:00.000Z",
+    ],
   ]
 
   @Test(arguments: cases.indices)
@@ -38,5 +44,10 @@ import Testing
     let expected = try JSONCoding.encode(order)
     #expect(
       String(decoding: order.json, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+    // What the case named is what is written: a field the writer dropped fails here.
+    let written = try JSONSerialization.jsonObject(with: Data(order.json)) as? [String: Any]
+    for (key, value) in Self.cases[index] {
+      #expect(written?[key] as? String == value, "\(key)")
+    }
   }
 }

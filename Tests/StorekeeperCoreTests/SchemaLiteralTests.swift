@@ -89,6 +89,51 @@ import Testing
     }
   }
 
+  /// The values of the last definition of CHECK constraint `name` in the versioned
+  /// migrations: the one a migrated database holds.
+  static func latestCheck(_ name: String) throws -> Set<String>? {
+    let directory = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Migrations")
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+      .filter { $0.hasSuffix(".sql") }.sorted()
+    let definition = try NSRegularExpression(
+      pattern: #"ADD CONSTRAINT \#(name)\s+CHECK\s*\(\s*\w+\s+IN\s*\(([^)]*)\)"#)
+    let literal = try NSRegularExpression(pattern: #"'([^']*)'"#)
+    var latest: Set<String>?
+    for file in names {
+      let sql = code(
+        try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8))
+      for match in definition.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)) {
+        guard let list = Range(match.range(at: 1), in: sql).map({ String(sql[$0]) }) else {
+          continue
+        }
+        latest = Set(
+          literal.matches(in: list, range: NSRange(list.startIndex..., in: list)).compactMap {
+            Range($0.range(at: 1), in: list).map { String(list[$0]) }
+          })
+      }
+    }
+    return latest
+  }
+
+  /// `admin_audit` refuses what its CHECK constraints do not list: an audited change whose
+  /// action or target type the migrations left out would fail in production, and a value
+  /// the code never writes is dead. Both lists are the enums, exactly.
+  @Test func theAuditChecksListEveryActionAndTargetType() throws {
+    #expect(
+      try Self.latestCheck("admin_audit_action_check")
+        == Set(AdminAction.allCases.map(\.rawValue)))
+    #expect(
+      try Self.latestCheck("admin_audit_target_type_check")
+        == Set(AuditTargetType.allCases.map(\.rawValue)))
+    // Every action's target type is one the constraint allows.
+    let targets = try Self.latestCheck("admin_audit_target_type_check") ?? []
+    for action in AdminAction.allCases {
+      #expect(targets.contains(action.targetType.rawValue), "\(action)")
+    }
+  }
+
   @Test func aLiteralOutsideItsEnumIsFound() throws {
     let sql = "WHERE o.trade_status = 'TRADE_SUCCES' AND p.type = 'consumable'"
     #expect(try Self.literals(Self.rules[0], in: sql) == ["TRADE_SUCCES"])

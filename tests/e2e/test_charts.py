@@ -574,6 +574,63 @@ def test_the_rate_table_is_checked_and_bounded(stack):
         assert [f["field"] for f in body["errors"]] == ["currency"]
 
 
+def rate_audit(api, target: str) -> list[dict]:
+    """The audit entries of one rate (`reporting/currency/valid_from`), newest first."""
+    return api.admin_pages("/admin/v1/audit", "entries", target_id=target)
+
+
+def test_every_rate_change_is_audited_with_the_rate_before_and_after(stack):
+    api = stack.api
+    target = "USD/SEK/2026-07-01"
+    path = f"/admin/v1/currency-rates/{target}"
+    created = api.request("PUT", path, admin=True, json={"rate": "0.0952"}, headers={"X-Request-Id": "rate-put-1"})
+    assert created.status_code == 201, created.text
+    updated = api.request("PUT", path, admin=True, json={"rate": "0.0961"}, headers={"X-Request-Id": "rate-put-2"})
+    assert updated.status_code == 200, updated.text
+    # Refused writes of this rate leave nothing: bad input, no token.
+    problem(api.request("PUT", path, admin=True, json={"rate": "-1"}), 422, "validation_failed")
+    problem(api.request("PUT", path, admin=True, json={"rate": "1", "colour": "red"}), 422, "validation_failed")
+    assert api.request("PUT", path, json={"rate": "1"}).status_code == 401
+    deleted = api.request("DELETE", path, admin=True, headers={"X-Request-Id": "rate-delete-1"})
+    assert deleted.status_code == 204, deleted.text
+    # Deleting it again is answered as before, and audits nothing either.
+    problem(api.request("DELETE", path, admin=True, headers={"X-Request-Id": "rate-delete-2"}), 404,
+            "currency_rate_not_found")
+
+    entries = rate_audit(api, target)
+    assert [e["action"] for e in entries] == ["currency_rate_deleted", "currency_rate_written",
+                                              "currency_rate_written"]
+    deletion, update, creation = entries
+    for entry, request_id in [(creation, "rate-put-1"), (update, "rate-put-2"), (deletion, "rate-delete-1")]:
+        assert entry["admin"] == "ops" and entry["target_type"] == "currency_rate"
+        assert entry["target_id"] == target and entry["request_id"] == request_id
+        assert entry["client_address"] == "127.0.0.1"
+    key = {"reporting_currency": "USD", "currency": "SEK", "valid_from": "2026-07-01"}
+    # The states are the rate as the API answered it: before is absent for a new rate, after
+    # for a removed one.
+    assert "before" not in creation and creation["after"] == created.json()
+    assert update["before"] == created.json() and update["after"] == updated.json()
+    assert deletion["before"] == updated.json() and "after" not in deletion
+    assert {k: creation["after"][k] for k in key} == key
+    assert (update["before"]["rate"], update["after"]["rate"]) == ("0.0952", "0.0961")
+    assert deletion["id"] > update["id"] > creation["id"]
+    # The listing's action filter knows both actions.
+    written = api.admin_pages("/admin/v1/audit", "entries", action="currency_rate_written")
+    assert {e["id"] for e in written} >= {creation["id"], update["id"]}
+    assert all(e["action"] == "currency_rate_written" for e in written)
+
+    # A rate never written: a refused put and a delete leave no audit row.
+    missing = "USD/NOK/2026-07-01"
+    problem(api.request("PUT", f"/admin/v1/currency-rates/{missing}", admin=True, json={"rate": "1.5.0"}),
+            422, "validation_failed")
+    problem(api.request("DELETE", f"/admin/v1/currency-rates/{missing}", admin=True), 404,
+            "currency_rate_not_found")
+    assert rate_audit(api, missing) == []
+    assert stack.db.scalar(
+        "SELECT count(*) FROM admin_audit WHERE target_type = 'currency_rate' "
+        f"AND target_id IN ('{target}', '{missing}')") == "3"
+
+
 def test_the_rate_table_holds_at_most_ten_thousand_rates(stack):
     api = stack.api
     stack.db.server.psql(
@@ -583,6 +640,8 @@ def test_the_rate_table_holds_at_most_ten_thousand_rates(stack):
     try:
         problem(api.request("PUT", "/admin/v1/currency-rates/CHF/USD/2026-01-01", admin=True,
                             json={"rate": "0.88"}), 409, "currency_rates_full")
+        # Refused: nothing written, nothing audited.
+        assert rate_audit(api, "CHF/USD/2026-01-01") == []
         # A rate already there may still be corrected.
         r = api.request("PUT", "/admin/v1/currency-rates/CHF/EUR/2000-01-01", admin=True, json={"rate": "0.96"})
         assert r.status_code == 200, r.text

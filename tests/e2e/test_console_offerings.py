@@ -110,10 +110,12 @@ def test_an_experiment_is_started_followed_and_concluded(console, stack, tokens)
     console.find("#variant-results")
 
     users = [unique("shopper") for _ in range(8)]
+    served = {}
     for user in users:
         r = requests.get(stack.sk.url + "/v1/offerings/console-wall", timeout=10,
                          headers={"Authorization": f"Bearer {mint(user)}"})
         assert r.status_code == 200
+        served[user] = r.json()["offering_id"]
         if user in users[:3]:
             buy(api, stack.fake, user, P + r.json()["offering_id"].split("-")[1])
     wait_until(lambda: sum(v["exposed"] for v in api.get("/admin/v1/experiments/console-test/results",
@@ -125,6 +127,23 @@ def test_an_experiment_is_started_followed_and_concluded(console, stack, tokens)
     text = console.text("#variant-results")
     assert "USD" in text and "%" in text
     console.screenshot("experiment-results")
+
+    # An order naming what it was shown: its page says so, with the variant it counts for.
+    named = api.post("/v1/orders", json={"user_id": users[3], "product_id": P + served[users[3]].split("-")[1],
+                                         "placement": "console-wall", "offering": served[users[3]]})
+    assert named.status_code == 201, named.text
+    order = named.json()
+    assert order["experiment"] == "console-test"
+    console.go(f"#/orders/{order['trade_no']}", "#timeline")
+    facts = dict(console.driver.execute_script(
+        "return [...document.querySelectorAll('main dl.facts dt')]"
+        ".map((dt) => [dt.textContent, dt.nextElementSibling.textContent])"))
+    assert {k: facts.get(k) for k in ("Placement", "Offering", "Experiment", "Variant")} == {
+        "Placement": "console-wall", "Offering": served[users[3]], "Experiment": "console-test",
+        "Variant": order["variant"]}, facts
+    assert console.all('main dl.facts a[href="#/experiments/console-test"]')
+    console.screenshot("order-offering")
+    console.go("#/experiments/console-test", "#variant-results")
 
     console.click("Pause")
     console.wait_text("#experiment-status", "paused")

@@ -330,6 +330,56 @@ def test_an_order_naming_its_offering_counts_for_that_variant_whatever_the_windo
     conclude_all(api)
 
 
+SHOWN = ("placement", "offering", "experiment", "variant")
+
+
+def shown(order: dict) -> dict:
+    """What an order's answer says it was made from."""
+    return {k: order[k] for k in SHOWN if k in order}
+
+
+def test_an_order_shows_the_offering_it_named_on_creation_read_and_in_the_admin_view(setup):
+    api, fake = setup.api, setup.fake
+    conclude_all(api)
+    exp = unique("shown").lower()
+    create(api, exp)
+    assigned, other_offering, unnamed = (unique("shown-buyer") for _ in range(3))
+    served, _ = offering_for(api, assigned)
+    variant = expected_variant(exp, assigned, (50, 50))
+    cases = [
+        # The experiment's variant for this user: the order says which.
+        (assigned, {"placement": "paywall", "offering": served},
+         {"placement": "paywall", "offering": served, "experiment": exp, "variant": variant}),
+        # A rule's offering of the placement: named, but for no variant.
+        (other_offering, {"placement": "paywall", "offering": "x-c"}, {"placement": "paywall", "offering": "x-c"}),
+        (unnamed, {}, {}),
+    ]
+    for user, named, expected in cases:
+        key = unique("shown-key")
+        body = {"user_id": user, "product_id": P + (named.get("offering") or "x-a")[-1], **named}
+        r = api.post("/v1/orders", json=body, headers={"Idempotency-Key": key})
+        assert r.status_code == 201, r.text
+        order = r.json()
+        assert shown(order) == expected, user
+        # A retry with the key replays the same answer, offering and all.
+        again = api.post("/v1/orders", json=body, headers={"Idempotency-Key": key})
+        assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true"
+        assert again.json() == order
+        assert shown(api.order(order["trade_no"])) == expected, user
+        assert shown(api.admin_order(order["trade_no"])["order"]) == expected, user
+        # Without a key, through the batch path: the same answer.
+        plain = order_from(api, user, body["product_id"], **named)
+        assert plain.status_code == 201, plain.text
+        assert shown(plain.json()) == expected and shown(api.order(plain.json()["trade_no"])) == expected
+        # Paid, the order still shows what it was made from.
+        purchase = fake.purchase(order["product_id"], "consumable", app_account_token=order["app_account_token"])
+        assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+        paid = api.order(order["trade_no"])
+        assert paid["trade_status"] == "TRADE_SUCCESS" and shown(paid) == expected
+        assert shown(api.admin_order(order["trade_no"])["order"]) == expected
+    conclude_all(api)
+
+
 @pytest.mark.parametrize("named, field", [
     ({"placement": "nowhere", "offering": "x-a"}, "placement"),
     ({"placement": "paywall", "offering": "x-nothing"}, "offering"),

@@ -115,7 +115,7 @@ package struct AdminCurrencyRateRoutes: Sendable {
       let key = Self.key(context, &problems)
       guard problems.isEmpty,
         try await rates.delete(
-          reporting: key.reporting, currency: key.currency, validFrom: key.validFrom)
+          reporting: key.reporting, currency: key.currency, validFrom: key.validFrom, by: admin)
       else {
         throw HTTPError(404, code: "currency_rate_not_found", detail: "no such rate")
       }

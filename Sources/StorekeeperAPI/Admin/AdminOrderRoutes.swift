@@ -31,7 +31,8 @@ package struct AdminOrderRoutes: Sendable {
     router.add(.get, "/admin/v1/orders/{trade_no}") { request, context in
       _ = try auth.authenticate(request, context)
       let tradeNo = context.parameters["trade_no"] ?? ""
-      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo) else {
+      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.findShowing(tradeNo)
+      else {
         throw HTTPError(404, code: "order_not_found", detail: "no order \(tradeNo)")
       }
       let detail = try await OrderDetail.load(order, database: database, orders: orders)

@@ -43,7 +43,7 @@ package struct OrderRoutes: Sendable {
       let tradeNo = context.parameters["trade_no"] ?? ""
       // Another user's order is answered exactly like one that does not exist, so trade
       // numbers cannot be probed.
-      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.find(tradeNo),
+      guard TradeNumber.isWellFormed(tradeNo), let order = try await orders.findShowing(tradeNo),
         UserId.may(caller.confinedTo, actFor: order.userId)
       else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo).problem
@@ -148,6 +148,7 @@ package struct OrderRoutes: Sendable {
     if new.store == .googlePlay, !googlePlay { throw GooglePlayOff().problem }
     let shown = try shown(
       placement: parsed.placement, offering: parsed.offering, userId: new.userId)
+    new.shown = shown
     guard let key = request.headers["Idempotency-Key"] else {
       let order = try await orderOrProblem { try await groupCommit.commit(.init(order: new)) }
       await keep(shown, of: order, context)

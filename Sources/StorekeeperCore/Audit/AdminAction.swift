@@ -28,6 +28,9 @@ package enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum 
   case experimentCreated = "experiment_created"
   case experimentUpdated = "experiment_updated"
   case experimentConcluded = "experiment_concluded"
+  /// A currency rate written (created or changed) or removed (issue 28).
+  case currencyRateWritten = "currency_rate_written"
+  case currencyRateDeleted = "currency_rate_deleted"
 
   /// What the action's `target_id` names.
   var targetType: AuditTargetType {
@@ -41,6 +44,7 @@ package enum AdminAction: String, Codable, Sendable, CaseIterable, PostgresEnum 
     case .offeringWritten, .offeringDeleted: .offering
     case .placementWritten, .placementDeleted: .placement
     case .experimentCreated, .experimentUpdated, .experimentConcluded: .experiment
+    case .currencyRateWritten, .currencyRateDeleted: .currencyRate
     }
   }
 }

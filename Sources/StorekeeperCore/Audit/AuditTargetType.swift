@@ -1,7 +1,7 @@
 import Postgres
 
 /// What kind of record an audit row's `target_id` names.
-enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
+enum AuditTargetType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   /// A product id.
   case product
   /// An Apple transaction id.
@@ -14,4 +14,6 @@ enum AuditTargetType: String, Codable, Sendable, PostgresEnum {
   case offering
   case placement
   case experiment
+  /// A currency rate, as `reporting/currency/valid_from` (`USD/EUR/2026-05-01`).
+  case currencyRate = "currency_rate"
 }

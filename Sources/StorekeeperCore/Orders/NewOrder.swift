@@ -4,12 +4,19 @@ package struct NewOrder: Sendable {
   package var productId: String
   package var quantity: Int32
   package var store: OrderStore
+  /// What the order names as shown, so that its answer (and the answer an `Idempotency-Key`
+  /// replays) says so; it is kept in `order_offerings` after the order commits.
+  package var shown: OfferingShown?
 
-  package init(userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore) {
+  package init(
+    userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore,
+    shown: OfferingShown? = nil
+  ) {
     self.userId = userId
     self.productId = productId
     self.quantity = quantity
     self.store = store
+    self.shown = shown
   }
 
   /// The order a creation's outcome made, or the refusal it stands for.
@@ -17,7 +24,9 @@ package struct NewOrder: Sendable {
     -> Order
   {
     switch outcome {
-    case .created(let order): order
+    case .created(var order):
+      order.shown = shown
+      return order
     case .productNotFound: throw .productNotFound(productId)
     case .productInactive: throw .productInactive(productId)
     case .quantityNotAllowed: throw .quantityNotAllowed

@@ -25,6 +25,10 @@ package struct Order: Codable, Sendable, Equatable {
   /// `app_account_token`, 36 characters, unique per order); a purchase carrying it pays this
   /// order and no other.
   package var obfuscatedAccountId: String? { store == .googlePlay ? appAccountToken : nil }
+  /// The placement and offering the order named when it was created (`order_offerings`), with
+  /// the experiment variant when one assigned it; nil when it named none, and on reads that
+  /// do not join `order_offerings` (settlement's).
+  package var shown: OfferingShown? = nil
 
   enum CodingKeys: String, CodingKey {
     case tradeNo = "trade_no"
@@ -45,6 +49,7 @@ package struct Order: Codable, Sendable, Equatable {
     case closedAt = "closed_at"
     case store
     case obfuscatedAccountId = "obfuscated_account_id"
+    case placement, offering, experiment, variant
   }
 
   package func encode(to encoder: any Encoder) throws {
@@ -69,6 +74,10 @@ package struct Order: Codable, Sendable, Equatable {
     try c.encodeIfPresent(closedAt, forKey: .closedAt)
     try c.encode(store, forKey: .store)
     try c.encodeIfPresent(obfuscatedAccountId, forKey: .obfuscatedAccountId)
+    try c.encodeIfPresent(shown?.placementId, forKey: .placement)
+    try c.encodeIfPresent(shown?.offeringId, forKey: .offering)
+    try c.encodeIfPresent(shown?.experimentId, forKey: .experiment)
+    try c.encodeIfPresent(shown?.variant, forKey: .variant)
   }
 
   /// The select list that `init(row:)` reads, built once (it is on every order query).
@@ -113,6 +122,14 @@ extension Order {
     paidAt = try c.decodeIfPresent(String.self, forKey: .paidAt)
     closedAt = try c.decodeIfPresent(String.self, forKey: .closedAt)
     store = try c.decodeIfPresent(OrderStore.self, forKey: .store) ?? .appStore
+    if let placement = try c.decodeIfPresent(String.self, forKey: .placement),
+      let offering = try c.decodeIfPresent(String.self, forKey: .offering)
+    {
+      shown = OfferingShown(
+        placementId: placement, offeringId: offering,
+        experimentId: try c.decodeIfPresent(String.self, forKey: .experiment),
+        variant: try c.decodeIfPresent(String.self, forKey: .variant))
+    }
   }
 
   init(row: PostgresRow) throws {
