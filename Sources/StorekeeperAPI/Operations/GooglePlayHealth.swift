@@ -9,13 +9,17 @@ package struct GooglePlayHealth: Sendable {
   let queue: GoogleAcknowledgementQueue
   /// The orders still waiting for `orders.get` to price them.
   let prices: GoogleOrderPrices?
+  /// The voided purchases sweep, for the voids it could match to no credited purchase.
+  let sweeps: GoogleSweeps?
 
   package init(
-    monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue, prices: GoogleOrderPrices? = nil
+    monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue,
+    prices: GoogleOrderPrices? = nil, sweeps: GoogleSweeps? = nil
   ) {
     self.monitor = monitor
     self.queue = queue
     self.prices = prices
+    self.sweeps = sweeps
   }
 
   func problems(nowMs: Int64) async -> [Readiness.Problem] {
@@ -72,6 +76,14 @@ package struct GooglePlayHealth: Sendable {
           + "for at least once (retried with backoff).",
         "# TYPE storekeeper_google_order_prices_failing gauge",
         "storekeeper_google_order_prices_failing \(due.failing)",
+      ]
+    }
+    if let sweeps, let unmatched = try? await sweeps.unmatchedVoids() {
+      lines += [
+        "# HELP storekeeper_google_unmatched_voids_total Voided purchases Google listed for a "
+          + "purchase token Storekeeper never credited (nothing taken back), each counted once.",
+        "# TYPE storekeeper_google_unmatched_voids_total counter",
+        "storekeeper_google_unmatched_voids_total \(unmatched)",
       ]
     }
     guard let backlog = try? await queue.backlog() else { return lines }
