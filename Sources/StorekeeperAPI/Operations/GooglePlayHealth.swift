@@ -2,8 +2,9 @@ import Foundation
 import StorekeeperCore
 
 /// What an operator must hear of Google Play, for `/readyz` and `/metrics`: whether Google
-/// takes the service account (this instance's memory), and the acknowledgement backlog (the
-/// database's, shared by every instance).
+/// takes the service account (this instance's memory), and the acknowledgement and price
+/// backlogs (the database's, shared by every instance). None makes the instance unready: taking
+/// it out of rotation would fix none of them.
 package struct GooglePlayHealth: Sendable {
   let monitor: GooglePlayMonitor
   let queue: GoogleAcknowledgementQueue
@@ -50,7 +51,34 @@ package struct GooglePlayHealth: Sendable {
             + (backlog.lastError.map { " (last error: \($0.prefix(200)))" } ?? ""),
           since: since(oldest), count: backlog.overdue))
     }
+    if let prices, let backlog = try? await prices.backlog(), let problem = Self.pricing(backlog) {
+      problems.append(problem)
+    }
     return problems
+  }
+
+  /// Orders `orders.get` failed to price and that still wait for it (a 5xx, a quota, a refused
+  /// account), from the first failure until Google prices them. `since` is when the oldest was
+  /// credited. A refused account is named: the Orders API needs "View financial data", which
+  /// an account that may read purchases can lack, so Google's other answers never clear it.
+  static func pricing(_ backlog: GoogleOrderPrices.Backlog) -> Readiness.Problem? {
+    guard backlog.failing > 0, let oldest = backlog.oldestFailingMs else { return nil }
+    let error = backlog.lastError ?? ""
+    var detail =
+      "\(backlog.failing) credited Google Play order(s) whose price orders.get failed to give; "
+      + "retried with backoff, charts count them at the plan's price or none until then"
+      + " (oldest's last error: \(error.prefix(200)))"
+    if error.hasPrefix("google_credentials_refused") {
+      detail +=
+        ": give the service account \"View financial data\" in Play Console (\(GooglePlayMonitor.variable))"
+    }
+    return Readiness.Problem(
+      code: "google_order_prices_failing",
+      setting: error.hasPrefix("google_credentials_refused") ? GooglePlayMonitor.variable : nil,
+      detail: detail,
+      since: ISO8601DateFormatter().string(
+        from: Date(timeIntervalSince1970: Double(oldest) / 1000)),
+      count: backlog.failing)
   }
 
   func lines(nowMs: Int64) async -> [String] {
