@@ -9,13 +9,17 @@ for good), so only the voided purchases sweep (`voidedpurchases.list`) can learn
   one log line), and a report of it afterwards is refused.
 - A void of a renewal whose push never came either: the subscription ends once, and the renewal
   arriving late credits nothing.
+- A subscription reported after Google refunded it, when Google's list no longer reaches back to
+  the void: the void kept unmatched is applied by the next sweep, once.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from google_support import push_env, start_pushing_fake
+from google_support import FakeGooglePlay, push_env, start_pushing_fake
 from support import unique, wait_until
 
 
@@ -205,6 +209,40 @@ def test_a_void_of_a_renewal_never_seen_ends_the_subscription_once(storekeeper, 
     assert renewal_id not in {o.get("transaction_id") for o in orders}
     assert [e["transaction_id"] for e in refunds(second, user)] == [first_id]
     assert vip(second) is None
+    assert db.scalar(f"SELECT count(*) FROM google_voids WHERE purchase_token = '{token}'") == "1"
+    google.terminate(15)
+    google.forget()
+
+
+def test_a_subscription_reported_after_google_refunded_it_is_taken_back_by_the_next_sweep(
+        storekeeper, new_db, tmp_path):
+    # Bought and refunded three hours ago, before any Storekeeper ran: Google's list shows the
+    # void to the first pass (29 days back) only; later passes start an hour before the last.
+    google = FakeGooglePlay(tmp_path, name="fake-googleplay-late-report").start()
+    google.control("clock", {"now_ms": int(time.time() * 1000) - 3 * 3600 * 1000})
+    try:
+        token = google.subscribe("gu.vip")["purchase_token"]
+        void = google.control("voids", {"purchase_token": token})
+    finally:
+        google.control("clock", {"now_ms": int(time.time() * 1000)})
+    db = new_db()
+    sk = storekeeper(db, **google.env_for_storekeeper(), GOOGLE_PLAY_SWEEP_INTERVAL="1s")
+    sk.client.put_product("gu.vip", "auto_renewable", grants={"entitlement": "vip"})
+    wait_until(lambda: db.scalar(f"SELECT count(*) FROM google_unmatched_voids WHERE purchase_token = '{token}'")
+               == "1", 30, "the first pass kept the void it could match to nothing")
+    sweeps_after(db)
+    user = unique("gu-late-report")
+    order = order_for(sk, user, "gu.vip")
+    # Google answers an expired subscription as once paid: the report credits it.
+    r = report(sk, order, token)
+    assert r.status_code == 200, r.text
+    wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "the kept void applied by the next sweep")
+    assert sk.client.order(order["trade_no"])["close_reason"] == "refunded"
+    sweeps_after(db)
+    assert [e["transaction_id"] for e in refunds(sk, user)] == [void["orderId"]]
+    assert db.scalar(f"SELECT count(*) || ' ' || bool_and(matched_at IS NOT NULL) FROM google_unmatched_voids "
+                     f"WHERE purchase_token = '{token}'") == "1 true"
     assert db.scalar(f"SELECT count(*) FROM google_voids WHERE purchase_token = '{token}'") == "1"
     google.terminate(15)
     google.forget()

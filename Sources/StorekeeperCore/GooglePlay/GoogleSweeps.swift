@@ -99,6 +99,7 @@ package struct GoogleSweeps: Sendable {
         default: break
         }
       }
+      reversed += try await applyMatchedLater()
       await release("voided", checkedUntilMs: lease.nowMs, error: nil)
       // A pass that changed nothing is routine: not worth a notice every interval.
       let fields: [String: LogValue] = [
