@@ -68,13 +68,14 @@ package struct GooglePlayHealth: Sendable {
       "\(backlog.failing) credited Google Play order(s) whose price orders.get failed to give; "
       + "retried with backoff, charts count them at the plan's price or none until then"
       + " (oldest's last error: \(error.prefix(200)))"
-    if error.hasPrefix("google_credentials_refused") {
+    let refused = error.hasPrefix("google_credentials_refused")
+    if refused {
       detail +=
-        ": give the service account \"View financial data\" in Play Console (\(GooglePlayMonitor.variable))"
+        ": give the service account \"View financial data\" in Play Console "
+        + "(\(GooglePlayMonitor.variable))"
     }
     return Readiness.Problem(
-      code: "google_order_prices_failing",
-      setting: error.hasPrefix("google_credentials_refused") ? GooglePlayMonitor.variable : nil,
+      code: "google_order_prices_failing", setting: refused ? GooglePlayMonitor.variable : nil,
       detail: detail,
       since: ISO8601DateFormatter().string(
         from: Date(timeIntervalSince1970: Double(oldest) / 1000)),

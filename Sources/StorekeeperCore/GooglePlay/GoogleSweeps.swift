@@ -5,8 +5,9 @@ import StorekeeperLogging
 /// The Google Play sweeps, for what notifications missed: every `intervalMs`, one instance
 /// (a lease per sweep in `google_sweeps`) reads `voidedpurchases.list` from where the last pass
 /// ended (overlapping an hour, at most 29 days back) and takes back each credited purchase it
-/// lists (one it never credited is recorded once, and nothing taken back), and another checks the subscriptions least recently reconciled against
-/// `subscriptionsv2.get`, with the same effects as a subscription notification.
+/// lists (one not credited is kept once, and taken back if a report credits it later), and
+/// another checks the subscriptions least recently reconciled against `subscriptionsv2.get`,
+/// with the same effects as a subscription notification.
 package struct GoogleSweeps: Sendable {
   let notifications: GoogleNotificationService
   let intervalMs: Int64
