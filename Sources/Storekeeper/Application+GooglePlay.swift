@@ -19,6 +19,9 @@ struct GooglePlayParts: Sendable {
   /// Checks Pub/Sub's OIDC tokens; nil without GOOGLE_PUBSUB_AUDIENCE and
   /// GOOGLE_PUBSUB_SERVICE_ACCOUNT (then pushes are refused, 503).
   let pushVerifier: PushTokenVerifier?
+  /// What notifications missed (voided purchases, subscriptions), every
+  /// `GOOGLE_PLAY_SWEEP_INTERVAL`; `/metrics` reads the voids it could match to no purchase.
+  let sweeps: GoogleSweeps
   let sweepIntervalMs: Int64
 
   static func make(
@@ -86,6 +89,9 @@ struct GooglePlayParts: Sendable {
       client: client, monitor: monitor, verifier: verifier, acknowledgements: acknowledgements,
       settlement: settlement, notifications: notifications, prices: prices,
       pushVerifier: pushVerifier,
+      sweeps: GoogleSweeps(
+        notifications: notifications, intervalMs: settings.sweepIntervalMs,
+        logger: logger.with("component", "google-sweeps")),
       sweepIntervalMs: settings.sweepIntervalMs)
   }
 

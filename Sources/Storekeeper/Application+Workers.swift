@@ -72,9 +72,7 @@ extension Application {
           name: "google-notifications", intervalMs: min(config.retryBaseMs, 5000),
           signal: domain.googleNotificationsPending, logger: logger
         ) { await notifications.processPending() })
-      let sweeps = GoogleSweeps(
-        notifications: notifications, intervalMs: google.sweepIntervalMs,
-        logger: logger.with("component", "google-sweeps"))
+      let sweeps = google.sweeps
       services.append(
         BackgroundLoop(
           name: "google-sweeps", intervalMs: min(google.sweepIntervalMs, 60_000), logger: logger

@@ -46,7 +46,8 @@ struct Edge: Sendable {
       logger: logger.with("component", "http"), limiter: limiter,
       identify: { request, context in try await appAuth.caller(request, context) })
     let googleHealth = domain.google.map {
-      GooglePlayHealth(monitor: $0.monitor, queue: $0.acknowledgements, prices: $0.prices)
+      GooglePlayHealth(
+        monitor: $0.monitor, queue: $0.acknowledgements, prices: $0.prices, sweeps: $0.sweeps)
     }
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Application.openAPI(config),

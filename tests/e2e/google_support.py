@@ -79,6 +79,12 @@ class FakeGooglePlay(Process):
         assert r.status_code in (200, 201), r.text
         return r.json()
 
+    def pushes(self) -> dict[str, dict]:
+        """What the fake published, by message id: delivered, withheld, attempts, data."""
+        r = requests.get(f"{self.base}/fake/v1/pushes", timeout=10)
+        assert r.status_code == 200, r.text
+        return {p["message_id"]: p for p in r.json()["pushes"]}
+
     def buy(self, product_id: str, **fields) -> dict:
         return self.control("products", {"product_id": product_id, **fields})
 
@@ -137,3 +143,9 @@ def start_pushing_fake(workdir: Path) -> FakeGooglePlay:
         "--push-email", PUSH_EMAIL, "--push-min-backoff", "0.2"]).start()
     fake.storekeeper_port = port
     return fake
+
+
+def push_env(fake: FakeGooglePlay) -> dict[str, str]:
+    """Storekeeper's settings to use the fake and trust the pushes it signs."""
+    return {**fake.env_for_storekeeper(), "GOOGLE_PUBSUB_AUDIENCE": PUSH_AUDIENCE,
+            "GOOGLE_PUBSUB_SERVICE_ACCOUNT": PUSH_EMAIL, "GOOGLE_OIDC_JWKS_URL": fake.base + "/oauth2/v3/certs"}

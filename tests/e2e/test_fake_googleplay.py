@@ -178,6 +178,22 @@ def response_schema(discovery: dict, resource: str, method: str) -> dict:
     return discovery["resources"]["purchases"]["resources"][resource]["methods"][method]["response"]
 
 
+def voided_purchases(fake, credentials, discovery) -> list[dict]:
+    """Every page of purchases.voidedpurchases.list (subscriptions included), each checked
+    against the Discovery document."""
+    voided, page_token = [], None
+    while True:
+        params = {"type": 1, **({"token": page_token} if page_token else {})}
+        answer = api(fake, credentials, "GET", "voidedpurchases", params=params)
+        assert answer.status_code == 200
+        check_schema(discovery, answer.json(), response_schema(discovery, "voidedpurchases", "list"),
+                     "VoidedPurchasesListResponse")
+        voided += answer.json().get("voidedPurchases", [])
+        page_token = answer.json().get("tokenPagination", {}).get("nextPageToken")
+        if not page_token:
+            return voided
+
+
 def test_google_auth_gets_an_access_token_with_the_fakes_key_file(fake, credentials):
     assert credentials.token.startswith("ya29.")
     assert credentials.valid
@@ -233,17 +249,7 @@ def test_answers_match_the_discovery_document(fake, credentials, discovery):
 
     for token in (product, new, control(fake, "products", {"product_id": "coins"})["purchase_token"]):
         control(fake, "voids", {"purchase_token": token, "reason": 7})
-    voided, page_token = [], None
-    while True:
-        params = {"type": 1, **({"token": page_token} if page_token else {})}
-        answer = api(fake, credentials, "GET", "voidedpurchases", params=params)
-        assert answer.status_code == 200
-        check_schema(discovery, answer.json(), response_schema(discovery, "voidedpurchases", "list"),
-                     "VoidedPurchasesListResponse")
-        voided += answer.json().get("voidedPurchases", [])
-        page_token = answer.json().get("tokenPagination", {}).get("nextPageToken")
-        if not page_token:
-            break
+    voided = voided_purchases(fake, credentials, discovery)
     assert [v["purchaseToken"] for v in voided][:2] == [product, new]
 
     missing = api(fake, credentials, "GET", "products/gold_100/tokens/fake.nothing")
@@ -320,3 +326,45 @@ def test_orders_get_answers_each_order_as_the_discovery_document_shapes_it(fake,
     unauthenticated = requests.get(f"{base}/androidpublisher/v3/applications/{PACKAGE}/orders/{sub['order_id']}",
                                    timeout=10)
     assert unauthenticated.status_code == 401
+
+
+def test_a_withheld_push_is_never_sent_until_released_and_the_voided_list_still_shows_it(
+        fake, credentials, discovery, receiver):
+    base, _ = fake
+
+    def pushes() -> dict[str, dict]:
+        return {p["message_id"]: p for p in requests.get(base + "/fake/v1/pushes", timeout=10).json()["pushes"]}
+
+    def received(message_id: str) -> int:
+        return sum(1 for _, body in receiver.pushes if body["message"]["messageId"] == message_id)
+
+    def wait_delivered(message_id: str) -> None:
+        deadline = time.time() + 20
+        while time.time() < deadline and not pushes()[message_id]["delivered"]:
+            time.sleep(0.1)
+        assert pushes()[message_id]["delivered"], pushes()[message_id]
+
+    token = control(fake, "products", {"product_id": "gems"})["purchase_token"]
+    before = set(pushes())
+    assert control(fake, "pushes/withhold") == {"withholding": 1}
+    void = control(fake, "voids", {"purchase_token": token, "reason": 7})
+    (held_id,) = set(pushes()) - before
+    held = pushes()[held_id]
+    assert held["withheld"] and not held["delivered"] and held["attempts"] == []
+    assert held["data"]["voidedPurchaseNotification"]["purchaseToken"] == token
+    # Google's list shows the void all the same, shaped as the Discovery document says.
+    listed = [v for v in voided_purchases(fake, credentials, discovery) if v["purchaseToken"] == token]
+    assert [(v["orderId"], v["voidedReason"]) for v in listed] == [(void["orderId"], 7)]
+    # Only the next message was withheld: the one after it is pushed as ever, and the withheld
+    # one still is not.
+    after = control(fake, "notifications/test")["message_id"]
+    wait_delivered(after)
+    assert pushes()[held_id]["withheld"] and received(held_id) == 0
+    # Released, it arrives late, once (the receiver takes it at the first attempt).
+    assert control(fake, f"pushes/{held_id}/release") == {"message_id": held_id, "released": True}
+    wait_delivered(held_id)
+    assert received(held_id) == 1 and not pushes()[held_id]["withheld"]
+    again = requests.post(f"{base}/fake/v1/pushes/{held_id}/release", timeout=10)
+    assert again.status_code == 409 and again.json()["code"] == "not_withheld"
+    assert requests.post(f"{base}/fake/v1/pushes/1/release", timeout=10).status_code == 404
+    assert requests.post(f"{base}/fake/v1/pushes/withhold", json={"count": 0}, timeout=10).status_code == 422

@@ -3,8 +3,9 @@ Google makes them (a quantity-based partial refund takes back its share of a mul
 purchase, under REFUND_POLICY, once; a later full refund takes back only the rest; a revocation
 refunds the subscription's latest order; a void names the order it refunds, a renewal's
 included), and each order's price comes from the Orders API (orders.get), retried when Google
-fails without holding up the credit. The fake both pushes and is swept every second, so every
-void reaches Storekeeper twice: each must apply once."""
+fails without holding up the credit, and listed in /readyz (still ready) while it fails. The
+fake both pushes and is swept every second, so every void reaches Storekeeper twice: each must
+apply once."""
 
 from __future__ import annotations
 
@@ -12,10 +13,8 @@ from decimal import Decimal
 
 import pytest
 
-from google_support import PUSH_AUDIENCE, PUSH_EMAIL, start_pushing_fake
+from google_support import push_env, start_pushing_fake
 from support import unique, wait_until
-
-AUDIENCE = PUSH_AUDIENCE
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +28,7 @@ def google(tmp_path_factory):
 @pytest.fixture(scope="module")
 def sk(module_launcher, module_storekeeper, google):
     db = module_launcher.database()
-    sk = module_storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
-                            GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
-                            GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs", GOOGLE_PLAY_SWEEP_INTERVAL="1s")
+    sk = module_storekeeper(db, port=google.storekeeper_port, **push_env(google), GOOGLE_PLAY_SWEEP_INTERVAL="1s")
     sk.client.put_product("go.gold", "consumable", grants={"balance": {"gold": 100}})
     sk.client.put_product("go.vip", "auto_renewable", grants={"entitlement": "vip"})
     sk.db = db
@@ -237,9 +234,47 @@ def test_orders_google_will_not_price_are_counted_in_metrics_until_it_does(sk, g
         wait_until(lambda: metric(sk, "storekeeper_google_order_prices_failing") >= 1, 30,
                    "the failing price lookup counted")
         assert metric(sk, "storekeeper_google_order_prices_due") >= 1
+        # An outage names no setting: nothing of the operator's is to blame.
+        outage = readiness_problems(sk)["google_order_prices_failing"]
+        assert "setting" not in outage and "google_status 503" in outage["detail"]
     finally:
         google.clear_faults()
     order_id = sk.client.order(order["trade_no"])["transaction_id"]
     wait_until(lambda: priced(sk, order_id), 60, "priced once Google answers")
     wait_until(lambda: metric(sk, "storekeeper_google_order_prices_due") == 0, 30, "nothing left to price")
     assert metric(sk, "storekeeper_google_order_prices_failing") == 0
+
+
+def readiness_problems(sk) -> dict[str, dict]:
+    r = sk.client.get("/readyz")
+    # A failing dependency other than the database never makes the instance unready.
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "ready"
+    return {p["code"]: p for p in r.json().get("problems", [])}
+
+
+def test_orders_google_will_not_price_are_a_readiness_problem_until_it_does(sk, google):
+    user = unique("g-price-readyz")
+    assert "google_order_prices_failing" not in readiness_problems(sk)
+    # Only orders.get refused, as for an account without "View financial data": purchases.get
+    # answers, so each report clears google_play_configuration, but the price problem stays.
+    google.fault(403, target="orders")
+    try:
+        first, _ = buy_gold(sk, google, user, 1)
+        problem = wait_until(lambda: readiness_problems(sk).get("google_order_prices_failing"), 30,
+                             "the failing price lookup listed in /readyz")
+        assert problem["count"] >= 1
+        assert problem["setting"] == "GOOGLE_PLAY_SERVICE_ACCOUNT_FILE"
+        assert "View financial data" in problem["detail"] and "google_credentials_refused" in problem["detail"]
+        assert problem["since"].endswith("Z")
+        second, _ = buy_gold(sk, google, user, 1)
+        assert sk.client.balance(user) == 200
+        problem = readiness_problems(sk)["google_order_prices_failing"]
+        assert problem["count"] >= 1
+    finally:
+        google.clear_faults()
+    for order in (first, second):
+        order_id = sk.client.order(order["trade_no"])["transaction_id"]
+        wait_until(lambda: priced(sk, order_id), 60, "priced once Google answers")
+    wait_until(lambda: "google_order_prices_failing" not in readiness_problems(sk), 30,
+               "the problem cleared once every order is priced")

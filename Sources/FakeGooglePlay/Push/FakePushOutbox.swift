@@ -11,6 +11,9 @@ import Synchronization
 /// envelope with an OIDC token to the push endpoint, and until it answers 2xx (102 too, as
 /// Pub/Sub counts it) retries with exponential backoff between `minBackoff` and `maxBackoff`,
 /// giving up once `retention` has passed since the message was published (Pub/Sub: 7 days).
+/// A test may withhold the next messages (`withhold`): they are recorded but never pushed, as a
+/// push lost for good (an endpoint down past the retention, a subscription misconfigured), until
+/// `release` pushes one late.
 final class FakePushOutbox: Sendable {
   struct Settings: Sendable {
     var url: URL?
@@ -29,6 +32,8 @@ final class FakePushOutbox: Sendable {
     var attempts: [Int?] = []
     var delivered = false
     var gaveUp = false
+    /// Recorded but not pushed (until released).
+    var withheld = false
   }
 
   private struct State {
@@ -37,6 +42,8 @@ final class FakePushOutbox: Sendable {
     var tasks: [String: Task<Void, Never>] = [:]
     var counter = 0
     var closed = false
+    /// How many of the next messages to withhold.
+    var withholding = 0
   }
 
   let settings: Settings
@@ -63,22 +70,53 @@ final class FakePushOutbox: Sendable {
     let data =
       (try? JSONSerialization.data(withJSONObject: notification, options: [.sortedKeys]))
       .map { [UInt8]($0) } ?? []
-    let (messageId, closed) = state.withLock { state -> (String, Bool) in
+    let (messageId, held) = state.withLock { state -> (String, Bool) in
       state.counter += 1
       let id = String(17_000_000_000_000 + state.counter)
+      let withheld = state.withholding > 0
+      if withheld { state.withholding -= 1 }
       state.records[id] = Record(
         messageId: id, data: data,
-        publishTime: FakeSubscription.time(FakePlayState.realMillis()))
+        publishTime: FakeSubscription.time(FakePlayState.realMillis()), withheld: withheld)
       state.order.append(id)
-      return (id, state.closed)
+      return (id, withheld)
     }
-    guard !closed, let url = settings.url else { return messageId }
+    if !held { startDelivery(messageId) }
+    return messageId
+  }
+
+  /// Withholds the next `count` messages published; returns how many are still to withhold.
+  func withhold(_ count: Int) -> Int {
+    state.withLock { state in
+      state.withholding += count
+      return state.withholding
+    }
+  }
+
+  /// What `release` found.
+  enum Release {
+    case released, unknown, notWithheld
+  }
+
+  /// Pushes a withheld message now, as a late delivery.
+  func release(_ messageId: String) -> Release {
+    let found = state.withLock { state -> Release in
+      guard let record = state.records[messageId] else { return .unknown }
+      guard record.withheld else { return .notWithheld }
+      state.records[messageId]?.withheld = false
+      return .released
+    }
+    if found == .released { startDelivery(messageId) }
+    return found
+  }
+
+  private func startDelivery(_ messageId: String) {
+    guard let url = settings.url, !state.withLock({ $0.closed }) else { return }
     let task = Task { [weak self] in
       guard let self else { return }
       await self.deliver(messageId, to: url)
     }
     state.withLock { $0.tasks[messageId] = task }
-    return messageId
   }
 
   var records: [Record] {

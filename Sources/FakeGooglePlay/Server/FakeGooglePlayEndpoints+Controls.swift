@@ -28,7 +28,7 @@ extension FakeGooglePlayEndpoints {
       let id = outbox.publish(notification(["testNotification": ["version": "1.0"]]))
       return FakeGoogleError.json(["message_id": id])
     }
-    router.add(.get, "/fake/v1/pushes") { [self] _, _ in pushes() }
+    registerPushControls(&router)
   }
 
   /// `POST /fake/v1/products` `{product_id, state?: purchased|pending, test?, quantity?,
@@ -269,18 +269,6 @@ extension FakeGooglePlayEndpoints {
       return contents.faults.count
     }
     return FakeGoogleError.json(["faults": total])
-  }
-
-  func pushes() -> Response {
-    FakeGoogleError.json([
-      "pushes": outbox.records.map { record -> [String: Any] in
-        [
-          "message_id": record.messageId, "delivered": record.delivered,
-          "gave_up": record.gaveUp, "attempts": record.attempts.map { $0 ?? 0 },
-          "data": (try? JSONSerialization.jsonObject(with: Data(record.data))) ?? [:],
-        ]
-      }
-    ])
   }
 
   /// A developer notification of the configured package, now on the fake's clock.

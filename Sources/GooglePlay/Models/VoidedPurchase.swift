@@ -19,6 +19,19 @@ public struct VoidedPurchase: Sendable, Decodable, Equatable {
     case voidedReason, voidedQuantity
   }
 
+  /// An entry as Storekeeper kept it, to apply later what Google listed before.
+  public init(
+    purchaseToken: String, orderId: String, voidedTimeMillis: Int64, voidedReason: Int32?,
+    voidedQuantity: Int32?
+  ) {
+    kind = "androidpublisher#voidedPurchase"
+    self.purchaseToken = purchaseToken
+    self.orderId = orderId
+    self.voidedTimeMillis = voidedTimeMillis
+    self.voidedReason = voidedReason
+    self.voidedQuantity = voidedQuantity
+  }
+
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     kind = try c.decodeIfPresent(String.self, forKey: .kind)

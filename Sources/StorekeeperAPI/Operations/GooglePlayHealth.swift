@@ -2,20 +2,25 @@ import Foundation
 import StorekeeperCore
 
 /// What an operator must hear of Google Play, for `/readyz` and `/metrics`: whether Google
-/// takes the service account (this instance's memory), and the acknowledgement backlog (the
-/// database's, shared by every instance).
+/// takes the service account (this instance's memory), and the acknowledgement and price
+/// backlogs (the database's, shared by every instance). None makes the instance unready: taking
+/// it out of rotation would fix none of them.
 package struct GooglePlayHealth: Sendable {
   let monitor: GooglePlayMonitor
   let queue: GoogleAcknowledgementQueue
   /// The orders still waiting for `orders.get` to price them.
   let prices: GoogleOrderPrices?
+  /// The voided purchases sweep, for the voids it could match to no credited purchase.
+  let sweeps: GoogleSweeps?
 
   package init(
-    monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue, prices: GoogleOrderPrices? = nil
+    monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue,
+    prices: GoogleOrderPrices? = nil, sweeps: GoogleSweeps? = nil
   ) {
     self.monitor = monitor
     self.queue = queue
     self.prices = prices
+    self.sweeps = sweeps
   }
 
   func problems(nowMs: Int64) async -> [Readiness.Problem] {
@@ -46,7 +51,35 @@ package struct GooglePlayHealth: Sendable {
             + (backlog.lastError.map { " (last error: \($0.prefix(200)))" } ?? ""),
           since: since(oldest), count: backlog.overdue))
     }
+    if let prices, let backlog = try? await prices.backlog(), let problem = Self.pricing(backlog) {
+      problems.append(problem)
+    }
     return problems
+  }
+
+  /// Orders `orders.get` failed to price and that still wait for it (a 5xx, a quota, a refused
+  /// account), from the first failure until Google prices them. `since` is when the oldest was
+  /// credited. A refused account is named: the Orders API needs "View financial data", which
+  /// an account that may read purchases can lack, so Google's other answers never clear it.
+  static func pricing(_ backlog: GoogleOrderPrices.Backlog) -> Readiness.Problem? {
+    guard backlog.failing > 0, let oldest = backlog.oldestFailingMs else { return nil }
+    let error = backlog.lastError ?? ""
+    var detail =
+      "\(backlog.failing) credited Google Play order(s) whose price orders.get failed to give; "
+      + "retried with backoff, charts count them at the plan's price or none until then"
+      + " (oldest's last error: \(error.prefix(200)))"
+    let refused = error.hasPrefix("google_credentials_refused")
+    if refused {
+      detail +=
+        ": give the service account \"View financial data\" in Play Console "
+        + "(\(GooglePlayMonitor.variable))"
+    }
+    return Readiness.Problem(
+      code: "google_order_prices_failing", setting: refused ? GooglePlayMonitor.variable : nil,
+      detail: detail,
+      since: ISO8601DateFormatter().string(
+        from: Date(timeIntervalSince1970: Double(oldest) / 1000)),
+      count: backlog.failing)
   }
 
   func lines(nowMs: Int64) async -> [String] {
@@ -72,6 +105,14 @@ package struct GooglePlayHealth: Sendable {
           + "for at least once (retried with backoff).",
         "# TYPE storekeeper_google_order_prices_failing gauge",
         "storekeeper_google_order_prices_failing \(due.failing)",
+      ]
+    }
+    if let sweeps, let unmatched = try? await sweeps.unmatchedVoids() {
+      lines += [
+        "# HELP storekeeper_google_unmatched_voids_total Voided purchases Google listed for a "
+          + "purchase token Storekeeper never credited (nothing taken back), each counted once.",
+        "# TYPE storekeeper_google_unmatched_voids_total counter",
+        "storekeeper_google_unmatched_voids_total \(unmatched)",
       ]
     }
     guard let backlog = try? await queue.backlog() else { return lines }

@@ -111,22 +111,34 @@ package struct GoogleOrderPrices: Sendable {
   }
 
   /// Orders still waiting for their price, and of those the ones Google failed at least once,
-  /// for `/metrics`.
+  /// for `/metrics` and `/readyz`: when the oldest failing one was credited, and why its last
+  /// lookup failed.
   package struct Backlog: Sendable, Equatable {
     package var due: Int64
     package var failing: Int64
+    package var oldestFailingMs: Int64? = nil
+    package var lastError: String? = nil
   }
 
   package func backlog() async throws -> Backlog {
     guard
       let row = try await database.query(
         """
-        SELECT count(*) AS due, count(*) FILTER (WHERE price_error IS NOT NULL) AS failing
-        FROM google_orders WHERE price_due_at IS NOT NULL
+        SELECT b.due, b.failing, f.price_error AS last_error,
+          (extract(epoch FROM f.created_at) * 1000)::bigint AS oldest_failing_ms
+        FROM (SELECT count(*) AS due, count(*) FILTER (WHERE price_error IS NOT NULL) AS failing
+              FROM google_orders WHERE price_due_at IS NOT NULL) b
+        LEFT JOIN LATERAL (
+          SELECT created_at, price_error FROM google_orders
+          WHERE price_due_at IS NOT NULL AND price_error IS NOT NULL
+          ORDER BY created_at, order_id LIMIT 1) f ON true
         """
       ).first
     else { return Backlog(due: 0, failing: 0) }
-    return Backlog(due: try row.decode("due"), failing: try row.decode("failing"))
+    return Backlog(
+      due: try row.decode("due"), failing: try row.decode("failing"),
+      oldestFailingMs: try row.decodeIfPresent("oldest_failing_ms"),
+      lastError: try row.decodeIfPresent("last_error"))
   }
 
   private func failed(_ due: Due, _ failure: GooglePlayFailure, fields: [String: LogValue])

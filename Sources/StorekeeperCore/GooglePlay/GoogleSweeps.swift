@@ -5,8 +5,9 @@ import StorekeeperLogging
 /// The Google Play sweeps, for what notifications missed: every `intervalMs`, one instance
 /// (a lease per sweep in `google_sweeps`) reads `voidedpurchases.list` from where the last pass
 /// ended (overlapping an hour, at most 29 days back) and takes back each credited purchase it
-/// lists, and another checks the subscriptions least recently reconciled against
-/// `subscriptionsv2.get`, with the same effects as a subscription notification.
+/// lists (one not credited is kept once, and taken back if a report credits it later), and
+/// another checks the subscriptions least recently reconciled against `subscriptionsv2.get`,
+/// with the same effects as a subscription notification.
 package struct GoogleSweeps: Sendable {
   let notifications: GoogleNotificationService
   let intervalMs: Int64
@@ -85,20 +86,27 @@ package struct GoogleSweeps: Sendable {
         return
       }
       var reversed = 0
+      var unmatched = 0
       // Each entry once (`google_voids`), oldest first, so a partial refund comes before the
       // full refund of what it left.
       for entry in voided.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
-        guard let token = entry.purchaseToken, let purchase = try await notifications.known(token)
-        else { continue }
+        guard let token = entry.purchaseToken, !token.isEmpty else { continue }
+        guard let purchase = try await notifications.known(token) else {
+          if try await recordUnmatched(entry, token: token) { unmatched += 1 }
+          continue
+        }
         switch try await notifications.applyVoid(entry, token: token, purchase) {
         case "refunded", "partial_refund": reversed += 1
         default: break
         }
       }
+      reversed += try await applyMatchedLater()
       await release("voided", checkedUntilMs: lease.nowMs, error: nil)
       // A pass that changed nothing is routine: not worth a notice every interval.
-      let fields: [String: LogValue] = ["listed": .int(voided.count), "reversed": .int(reversed)]
-      if reversed > 0 {
+      let fields: [String: LogValue] = [
+        "listed": .int(voided.count), "reversed": .int(reversed), "unmatched": .int(unmatched),
+      ]
+      if reversed + unmatched > 0 {
         logger.notice("voided purchases swept", fields)
       } else {
         logger.info("voided purchases swept", fields)
