@@ -11,10 +11,10 @@ import Synchronization
 /// are dropped and counted; a dropped user is recorded at their next exposure.
 package final class ExposureRecorder: Sendable {
   private struct State {
-    var pending: [Exposure] = []
-    var pendingKeys: Set<String> = []
+    var pending: [(key: ExposureKey, exposure: Exposure)] = []
+    var pendingKeys: Set<ExposureKey> = []
     /// Keys written by this instance; cleared when it reaches `maxRecent`.
-    var recent: Set<String> = []
+    var recent: Set<ExposureKey> = []
     var dropped: Int = 0
     var written: Int = 0
   }
@@ -42,14 +42,21 @@ package final class ExposureRecorder: Sendable {
 
   /// Called by the request that served the variant; never waits on the database.
   package func record(_ exposure: Exposure) {
-    let key = exposure.experimentId + "\n" + exposure.userId
+    record(
+      ExperimentAssignment.key(experimentId: exposure.experimentId, userId: exposure.userId)
+    ) { exposure }
+  }
+
+  /// `key` is the assignment's (`ExperimentAssignment.key`); `exposure` is made only for a
+  /// user not seen yet, so the common request, a user already recorded, builds nothing.
+  package func record(_ key: ExposureKey, _ exposure: () -> Exposure) {
     let full = state.withLock { state -> Bool in
       guard !state.recent.contains(key), !state.pendingKeys.contains(key) else { return false }
       guard state.pending.count < maxPending else {
         state.dropped += 1
         return false
       }
-      state.pending.append(exposure)
+      state.pending.append((key, exposure()))
       state.pendingKeys.insert(key)
       return state.pending.count == batchSize
     }
@@ -65,18 +72,17 @@ package final class ExposureRecorder: Sendable {
   /// front of the buffer and the error is thrown for the loop to log.
   package func flush() async throws {
     while true {
-      let batch = state.withLock { state -> [Exposure] in
+      let batch = state.withLock { state -> [(key: ExposureKey, exposure: Exposure)] in
         let batch = Array(state.pending.prefix(batchSize))
         state.pending.removeFirst(batch.count)
         return batch
       }
       guard !batch.isEmpty else { return }
       do {
-        let written = try await write(batch)
+        let written = try await write(batch.map(\.exposure))
         state.withLock { state in
           if state.recent.count + batch.count > maxRecent { state.recent.removeAll() }
-          for exposure in batch {
-            let key = exposure.experimentId + "\n" + exposure.userId
+          for (key, _) in batch {
             state.pendingKeys.remove(key)
             state.recent.insert(key)
           }
