@@ -101,10 +101,15 @@ package final class ExposureRecorder: Sendable {
   /// an experiment that is no longer running (concluded meanwhile) is kept: it was served.
   func write(_ batch: [Exposure]) async throws -> Int {
     let json = try JSONCoding.text(batch)
-    return try await database.withTransaction { tx in
-      try await outbox.lock(batch.map(\.userId), on: tx)
-      let inserted = try await tx.query(
-        """
+    // The events are appended by the same statement that inserts the rows, one round trip a
+    // batch rather than one per user (a fresh audience is a batch of 500 first exposures).
+    let event: PostgresQuery = """
+      jsonb_build_array(jsonb_build_object('type', \(EventType.experimentExposed.rawValue)::text,
+        'data', jsonb_build_object('experiment_id', experiment_id, 'variant', variant,
+          'exposed_at', \(unescaped: SQLTime.text("exposed_at")))))
+      """
+    var query: PostgresQuery = """
+      WITH inserted AS (
         INSERT INTO experiment_exposures (experiment_id, user_id, variant, exposed_at)
         SELECT x->>'experiment_id', x->>'user_id', x->>'variant',
                to_timestamp((x->>'at_ms')::bigint / 1000.0)
@@ -112,22 +117,15 @@ package final class ExposureRecorder: Sendable {
         WHERE EXISTS (SELECT 1 FROM experiments e WHERE e.experiment_id = x->>'experiment_id')
         ORDER BY x->>'user_id'
         ON CONFLICT (experiment_id, user_id) DO NOTHING
-        RETURNING experiment_id, user_id, variant, \(unescaped: SQLTime.rfc3339("exposed_at"))
-        """)
-      for row in inserted {
-        let user: String = try row.decode("user_id")
-        try await outbox.append(
-          [
-            EventDraft(
-              .experimentExposed,
-              [
-                "experiment_id": .string(try row.decode("experiment_id")),
-                "variant": .string(try row.decode("variant")),
-                "exposed_at": .string(try row.decode("exposed_at")),
-              ])
-          ], for: user, on: tx)
-      }
-      return inserted.count
+        RETURNING experiment_id, user_id, variant, exposed_at
+      )
+      """
+    query.append(" SELECT ")
+    query.append(try outbox.call(user: "i.user_id", events: event))
+    query.append(" AS written FROM (SELECT * FROM inserted ORDER BY user_id) i")
+    return try await database.withTransaction { [query] tx in
+      try await outbox.lock(batch.map(\.userId), on: tx)
+      return try await tx.query(query).count
     }
   }
 }
