@@ -16,6 +16,17 @@ package enum SHA256Digest {
     return digest
   }
 
+  /// Writes the digest of `bytes` into `digest` (at least `byteCount` bytes), for hot paths
+  /// that keep it on the stack rather than in a new array.
+  package static func hash(
+    _ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer
+  ) {
+    precondition(digest.count >= byteCount, "a SHA-256 digest is 32 bytes")
+    _ = COpenSSL.SHA256(
+      bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+      digest.baseAddress?.assumingMemoryBound(to: UInt8.self))
+  }
+
   /// The digest of any bytes (`[UInt8]`, `ArraySlice`, `Data`), read in place when they are
   /// contiguous.
   package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {

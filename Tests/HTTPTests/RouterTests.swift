@@ -134,6 +134,8 @@ struct Boom: Error {}
     let absolute = Request(method: .get, target: "http://example.com/a/b?q=1")
     #expect(absolute.path == "/a/b")
     #expect(absolute.query == ["q": "1"])
+    let odd = Request(method: .get, target: "/p?&&a=b=c&=x&a=2&e%3D=%26#f=g")
+    #expect(odd.query == ["a": "b=c", "": "x", "e=": "&"])
   }
 
   @Test func headersAreCaseInsensitiveAndOrdered() {

@@ -67,6 +67,21 @@ import Testing
     )
   }
 
+  @Test func theExposureKeyIsTheFirstSixteenBytesOfTheSameDigest() {
+    // int.from_bytes(digest[8:16], "big") of the same digests, computed in Python.
+    #expect(
+      ExperimentAssignment.key(experimentId: "exp", userId: "user")
+        == ExposureKey(bucket: 10_082_825_706_543_001_498, rest: 14_488_307_844_563_650_590))
+    // Byte for byte, as PostgreSQL keys the exposure: two spellings that Swift's `String`
+    // calls equal are two users, with two keys.
+    #expect(
+      ExperimentAssignment.key(experimentId: "e", userId: "jose\u{301}")
+        == ExposureKey(bucket: 2_187_261_508_883_923_450, rest: 7_529_133_846_832_441_990))
+    #expect(
+      ExperimentAssignment.key(experimentId: "e", userId: "jos\u{e9}")
+        == ExposureKey(bucket: 9_124_162_467_072_324_788, rest: 14_203_149_884_503_931_185))
+  }
+
   @Test func wilsonIntervalsAreBoundedAndContainTheRate() {
     let none = VariantResult.wilson(successes: 0, trials: 10)
     #expect(none.low == 0 && none.high > 0.2 && none.high < 0.35)

@@ -22,14 +22,35 @@ struct RequestTarget {
     guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return }
     var rest = target[utf8.index(after: mark)...]
     if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-    for pair in rest.split(separator: "&", omittingEmptySubsequences: true) {
-      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let key = PercentDecoding.decode(parts[0], plusAsSpace: true) ?? String(parts[0])
-      let value =
-        parts.count > 1
-        ? (PercentDecoding.decode(parts[1], plusAsSpace: true) ?? String(parts[1])) : ""
-      if query[key] == nil { query[key] = value }
+    // One pass over the bytes, `&` between pairs and the first `=` in each: apps send a
+    // query with every offering request, and two `split`s cost an array each per pair.
+    let bytes = rest.utf8
+    var pairStart = bytes.startIndex
+    var equals: String.Index?
+    var i = bytes.startIndex
+    while true {
+      let atEnd = i == bytes.endIndex
+      if atEnd || bytes[i] == UInt8(ascii: "&") {
+        if pairStart != i {
+          let key = rest[pairStart..<(equals ?? i)]
+          let value = equals.map { rest[bytes.index(after: $0)..<i] } ?? ""
+          add(key, value)
+        }
+        if atEnd { break }
+        pairStart = bytes.index(after: i)
+        equals = nil
+      } else if equals == nil && bytes[i] == UInt8(ascii: "=") {
+        equals = i
+      }
+      i = bytes.index(after: i)
     }
+  }
+
+  /// The first value of a key wins.
+  private mutating func add(_ rawKey: Substring, _ rawValue: Substring) {
+    let key = PercentDecoding.decode(rawKey, plusAsSpace: true) ?? String(rawKey)
+    guard query[key] == nil else { return }
+    query[key] = PercentDecoding.decode(rawValue, plusAsSpace: true) ?? String(rawValue)
   }
 
   /// The path part of an origin-form or absolute-form target, still encoded.

@@ -22,18 +22,17 @@ struct RoutePattern: Sendable {
 
   var isStatic: Bool { !segments.contains { if case .parameter = $0 { true } else { false } } }
 
-  /// Matches raw (still percent-encoded) path segments; parameters come back decoded.
-  func match(_ rawSegments: [Substring]) -> [String: String]? {
-    guard rawSegments.count == segments.count else { return nil }
+  /// Matches path segments, already percent-decoded.
+  func match(_ decoded: [String]) -> [String: String]? {
+    guard decoded.count == segments.count else { return nil }
     var parameters: [String: String] = [:]
-    for (segment, raw) in zip(segments, rawSegments) {
-      guard let decoded = PercentDecoding.decode(raw, plusAsSpace: false) else { return nil }
-      switch segment {
+    for index in segments.indices {
+      switch segments[index] {
       case .literal(let literal):
-        if decoded != literal { return nil }
+        if decoded[index] != literal { return nil }
       case .parameter(let name):
-        if decoded.isEmpty { return nil }
-        parameters[name] = decoded
+        if decoded[index].isEmpty { return nil }
+        parameters[name] = decoded[index]
       }
     }
     return parameters

@@ -78,16 +78,38 @@ public struct Router: Sendable {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
-      let rawPath = RequestTarget.rawPath(of: target)
-      let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-      let segments = Array(raw)
-      for route in patternRoutes {
+      // Each segment decoded once, not once per route tried; one that does not decode
+      // matches no pattern.
+      guard let segments = Self.decodedSegments(RequestTarget.rawPath(of: target)) else {
+        return .notFound
+      }
+      for route in patternRoutes where route.pattern.segments.count == segments.count {
         if let parameters = route.pattern.match(segments) {
           return pick(method, route.methods, parameters: parameters, route: route.pattern.text)
         }
       }
     }
     return .notFound
+  }
+
+  /// The raw path's segments after its leading `/`, split on the byte (a `split` on
+  /// `Character` walks grapheme boundaries) and percent-decoded; nil if one does not decode.
+  static func decodedSegments(_ rawPath: Substring) -> [String]? {
+    var segments: [String] = []
+    let bytes = rawPath.utf8
+    guard var start = bytes.firstIndex(of: UInt8(ascii: "/")) else { return [] }
+    start = bytes.index(after: start)
+    var i = start
+    while true {
+      if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
+        guard let segment = PercentDecoding.decode(rawPath[start..<i], plusAsSpace: false)
+        else { return nil }
+        segments.append(segment)
+        if i == bytes.endIndex { return segments }
+        start = bytes.index(after: i)
+      }
+      i = bytes.index(after: i)
+    }
   }
 
   private func pick(

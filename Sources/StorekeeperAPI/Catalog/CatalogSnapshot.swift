@@ -63,6 +63,14 @@ package struct CatalogSnapshot: Sendable {
       headers = notModifiedHeaders
       headers.add("Content-Type", contentType)
     }
+
+    /// The same representation with one more header on its 200 and its 304.
+    func adding(_ name: String, _ value: String) -> Entry {
+      var entry = self
+      entry.headers.add(name, value)
+      entry.notModifiedHeaders.add(name, value)
+      return entry
+    }
   }
 
   /// The list and each product, in one storefront or with default prices.

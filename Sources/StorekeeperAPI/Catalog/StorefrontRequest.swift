@@ -13,16 +13,21 @@ enum StorefrontRequest {
   /// The alpha-3 code, or nil when the request names none. Both places are checked when both
   /// are sent, so a malformed header is never hidden by a good parameter.
   static func storefront(_ request: Request) throws -> String? {
+    try storefront(parameter: request.query[parameter], header: request.headers[header])
+  }
+
+  /// The same from the values already read (the offerings route reads its query in one pass).
+  static func storefront(parameter text: String?, header value: String?) throws -> String? {
     var chosen: String?
     var problems: [FieldError] = []
-    for (field, text) in [(parameter, request.query[parameter]), (header, request.headers[header])]
-    {
-      guard let text else { continue }
-      if let code = Storefront.canonical(text) {
-        chosen = chosen ?? code
-      } else {
-        problems.append(FieldError(field: field, message: "is not an ISO 3166-1 country code"))
-      }
+    if let text {
+      chosen = Storefront.canonical(text)
+      if chosen == nil { problems.append(Self.problem(parameter)) }
+    }
+    if let value {
+      let code = Storefront.canonical(value)
+      if code == nil { problems.append(Self.problem(header)) }
+      chosen = chosen ?? code
     }
     guard problems.isEmpty else {
       throw HTTPError(
@@ -31,5 +36,9 @@ enum StorefrontRequest {
         fields: problems)
     }
     return chosen
+  }
+
+  private static func problem(_ field: String) -> FieldError {
+    FieldError(field: field, message: "is not an ISO 3166-1 country code")
   }
 }

@@ -18,26 +18,41 @@ enum OfferingRequest {
 
   static func facts(_ request: Request) throws -> RequestFacts {
     var problems: [FieldError] = []
-    // Sorted (for a stable answer) only when there is something to refuse.
-    if request.query.keys.contains(where: { !known.contains($0) }) {
+    // The query in one pass (it usually holds one parameter, or none) rather than a hashed
+    // lookup per name; the unknown names are sorted, for a stable answer, only when there is
+    // something to refuse.
+    var given = Given()
+    var unknown = false
+    for (name, text) in request.query {
+      switch name {
+      case "storefront": given.storefront = text
+      case "store": given.store = text
+      case "app_version": given.appVersion = text
+      case "locale": given.locale = text
+      case "user_id": break  // `named(_:)`
+      default: unknown = true
+      }
+    }
+    if unknown {
       for name in request.query.keys.sorted() where !known.contains(name) {
         problems.append(FieldError(field: name, message: "is not a known parameter"))
       }
     }
     var facts = RequestFacts()
     do {
-      facts.storefront = try StorefrontRequest.storefront(request)
+      facts.storefront = try StorefrontRequest.storefront(
+        parameter: given.storefront, header: request.headers[StorefrontRequest.header])
     } catch let error as HTTPError {
       problems.append(contentsOf: error.fields)
     }
-    if let (field, text) = value(request, "store", storeHeader) {
+    if let (field, text) = value(given.store, "store", request, storeHeader) {
       if let store = AppStoreName(rawValue: text) {
         facts.store = store
       } else {
         problems.append(FieldError(field: field, message: "must be app_store or google_play"))
       }
     }
-    if let (field, text) = value(request, "app_version", versionHeader) {
+    if let (field, text) = value(given.appVersion, "app_version", request, versionHeader) {
       if let version = AppVersion(text) {
         facts.appVersion = version
       } else {
@@ -45,7 +60,7 @@ enum OfferingRequest {
           FieldError(field: field, message: "must be a version of 1-4 numbers such as 2.1.0"))
       }
     }
-    if let text = request.query["locale"] {
+    if let text = given.locale {
       if TargetingRule.isLanguageTag(text) {
         facts.locale = text
       } else {
@@ -77,10 +92,18 @@ enum OfferingRequest {
     return named
   }
 
-  private static func value(_ request: Request, _ parameter: String, _ header: String)
-    -> (field: String, text: String)?
-  {
-    if let text = request.query[parameter] { return (parameter, text) }
+  /// The parameters this route reads, as given.
+  private struct Given {
+    var storefront: String?
+    var store: String?
+    var appVersion: String?
+    var locale: String?
+  }
+
+  private static func value(
+    _ given: String?, _ parameter: String, _ request: Request, _ header: String
+  ) -> (field: String, text: String)? {
+    if let text = given { return (parameter, text) }
     if let text = request.headers[header] { return (header, text) }
     return nil
   }

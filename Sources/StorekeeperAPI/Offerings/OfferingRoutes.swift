@@ -43,14 +43,14 @@ package struct OfferingRoutes: Sendable {
         throw HTTPError(404, code: "placement_not_found", detail: "no placement \(id)")
       }
       guard placement.needsUser, request.headers["Authorization"] != nil || named != nil else {
-        let rule = TargetingRule.firstMatchWithoutFacts(
+        let rule = TargetingRule.firstIndexWithoutFacts(
           placement.rules, request: requestFacts, hasUser: false)
         return .response(
           try answer(placement, rule ?? nil, user: nil, requestFacts, request, context))
       }
       if let caller = try auth.callerNow(request, context) {
         let user = try auth.user(caller, named: named)
-        if let rule = TargetingRule.firstMatchWithoutFacts(
+        if let rule = TargetingRule.firstIndexWithoutFacts(
           placement.rules, request: requestFacts, hasUser: user != nil)
         {
           return .response(try answer(placement, rule, user: user, requestFacts, request, context))
@@ -58,7 +58,7 @@ package struct OfferingRoutes: Sendable {
       }
       return .later { request, context in
         let user = try auth.user(try await auth.caller(request, context), named: named)
-        let rule = try await TargetingRule.firstMatch(placement.rules, request: requestFacts) {
+        let rule = try await TargetingRule.firstIndex(placement.rules, request: requestFacts) {
           guard let user else { return nil }
           return try await facts.facts(user)
         }
@@ -67,33 +67,36 @@ package struct OfferingRoutes: Sendable {
     }
   }
 
-  /// The offering the rule chose, else the variant a running experiment assigns the user
-  /// (recorded as an exposure), else the placement's own, as its precomputed bytes.
+  /// The offering the rule (by index) chose, else the variant a running experiment assigns
+  /// the user (recorded as an exposure), else the placement's own, as its precomputed bytes.
   private func answer(
-    _ placement: ServedPlacement, _ rule: TargetingRule?, user: String?,
+    _ placement: ServedPlacement, _ rule: Int?, user: String?,
     _ requestFacts: RequestFacts, _ request: Request, _ context: Context
   ) throws -> Response {
-    var offeringId = rule?.offeringId ?? placement.offeringId
-    // No rule chose: a running experiment splits the rest of the audience. Anonymous callers
-    // cannot be assigned (nor counted), so they get the placement's own offering.
-    var experimentTag: String?
-    if rule == nil, let experiment = placement.experiment, experiment.status == .running,
-      let user, let variant = experiment.assign(user)
+    let encoded: ServedOfferings.Encoded?
+    var variant: ExperimentVariant?
+    if let rule {
+      encoded = placement.ruleOfferings[rule]
+    } else if let user, let experiment = placement.experiment,
+      let (index, key) = placement.assign(user)
     {
-      offeringId = variant.offeringId
-      experimentTag = "\(experiment.experimentId); variant=\(variant.variant)"
-      exposures.record(
+      // No rule chose: a running experiment splits the rest of the audience. Anonymous
+      // callers cannot be assigned (nor counted), so they get the placement's own offering.
+      encoded = placement.variantOfferings[index]
+      variant = experiment.variants[index]
+      exposures.record(key) {
         Exposure(
-          experimentId: experiment.experimentId, userId: user, variant: variant.variant,
-          atMs: clock.milliseconds))
+          experimentId: experiment.experimentId, userId: user,
+          variant: experiment.variants[index].variant, atMs: clock.milliseconds)
+      }
+    } else {
+      encoded = placement.own
     }
-    guard
-      let entry = cache.read({
-        $0.offerings.offerings[offeringId]?.entry(requestFacts.storefront)
-      })
-    else {
+    guard let entry = encoded?.entry(requestFacts.storefront) else {
       // A placement names only offerings that exist (checked when it is written, and an
       // offering in use cannot be removed): this is a snapshot read mid-change.
+      let offeringId =
+        rule.map { placement.rules[$0].offeringId } ?? variant?.offeringId ?? placement.offeringId
       context.logger.warning(
         "placement names an offering the catalog does not hold",
         ["placement": .string(placement.placementId), "offering": .string(offeringId)])
@@ -101,8 +104,6 @@ package struct OfferingRoutes: Sendable {
         503, code: "offering_unavailable", detail: "the offering is being changed; retry",
         headers: HTTPHeaders([("Retry-After", "1")]))
     }
-    var response = CatalogRoutes.serve(entry, request)
-    if let experimentTag { response.headers.add(Self.experimentHeader, experimentTag) }
-    return response
+    return CatalogRoutes.serve(entry, request)
   }
 }

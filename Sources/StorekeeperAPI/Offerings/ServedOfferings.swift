@@ -12,6 +12,13 @@ struct ServedOfferings: Sendable {
       if let storefront, let entry = byStorefront[storefront] { return entry }
       return fallback
     }
+
+    /// Every representation with one more header (an experiment's variant), built once here.
+    func adding(_ name: String, _ value: String) -> Encoded {
+      Encoded(
+        fallback: fallback.adding(name, value),
+        byStorefront: byStorefront.mapValues { $0.adding(name, value) })
+    }
   }
 
   var offerings: [String: Encoded]
@@ -56,11 +63,13 @@ struct ServedOfferings: Sendable {
     for placement in contents.placements {
       placements[placement.placementId] = ServedPlacement(
         placementId: placement.placementId, offeringId: placement.offeringId,
-        rules: placement.rules, experiment: experiments[placement.placementId])
+        rules: placement.rules, experiment: experiments[placement.placementId],
+        offerings: offerings)
     }
     if placements[Placement.defaultId] == nil {
       placements[Placement.defaultId] = ServedPlacement(
-        placementId: Placement.defaultId, offeringId: OfferingDraft.catalogOfferingId, rules: [])
+        placementId: Placement.defaultId, offeringId: OfferingDraft.catalogOfferingId, rules: [],
+        experiment: nil, offerings: offerings)
     }
     self.placements = placements
   }

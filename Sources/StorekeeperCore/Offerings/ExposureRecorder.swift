@@ -11,10 +11,10 @@ import Synchronization
 /// are dropped and counted; a dropped user is recorded at their next exposure.
 package final class ExposureRecorder: Sendable {
   private struct State {
-    var pending: [Exposure] = []
-    var pendingKeys: Set<String> = []
+    var pending: [(key: ExposureKey, exposure: Exposure)] = []
+    var pendingKeys: Set<ExposureKey> = []
     /// Keys written by this instance; cleared when it reaches `maxRecent`.
-    var recent: Set<String> = []
+    var recent: Set<ExposureKey> = []
     var dropped: Int = 0
     var written: Int = 0
   }
@@ -42,14 +42,21 @@ package final class ExposureRecorder: Sendable {
 
   /// Called by the request that served the variant; never waits on the database.
   package func record(_ exposure: Exposure) {
-    let key = exposure.experimentId + "\n" + exposure.userId
+    record(
+      ExperimentAssignment.key(experimentId: exposure.experimentId, userId: exposure.userId)
+    ) { exposure }
+  }
+
+  /// `key` is the assignment's (`ExperimentAssignment.key`); `exposure` is made only for a
+  /// user not seen yet, so the common request, a user already recorded, builds nothing.
+  package func record(_ key: ExposureKey, _ exposure: () -> Exposure) {
     let full = state.withLock { state -> Bool in
       guard !state.recent.contains(key), !state.pendingKeys.contains(key) else { return false }
       guard state.pending.count < maxPending else {
         state.dropped += 1
         return false
       }
-      state.pending.append(exposure)
+      state.pending.append((key, exposure()))
       state.pendingKeys.insert(key)
       return state.pending.count == batchSize
     }
@@ -65,18 +72,17 @@ package final class ExposureRecorder: Sendable {
   /// front of the buffer and the error is thrown for the loop to log.
   package func flush() async throws {
     while true {
-      let batch = state.withLock { state -> [Exposure] in
+      let batch = state.withLock { state -> [(key: ExposureKey, exposure: Exposure)] in
         let batch = Array(state.pending.prefix(batchSize))
         state.pending.removeFirst(batch.count)
         return batch
       }
       guard !batch.isEmpty else { return }
       do {
-        let written = try await write(batch)
+        let written = try await write(batch.map(\.exposure))
         state.withLock { state in
           if state.recent.count + batch.count > maxRecent { state.recent.removeAll() }
-          for exposure in batch {
-            let key = exposure.experimentId + "\n" + exposure.userId
+          for (key, _) in batch {
             state.pendingKeys.remove(key)
             state.recent.insert(key)
           }
@@ -95,10 +101,15 @@ package final class ExposureRecorder: Sendable {
   /// an experiment that is no longer running (concluded meanwhile) is kept: it was served.
   func write(_ batch: [Exposure]) async throws -> Int {
     let json = try JSONCoding.text(batch)
-    return try await database.withTransaction { tx in
-      try await outbox.lock(batch.map(\.userId), on: tx)
-      let inserted = try await tx.query(
-        """
+    // The events are appended by the same statement that inserts the rows, one round trip a
+    // batch rather than one per user (a fresh audience is a batch of 500 first exposures).
+    let event: PostgresQuery = """
+      jsonb_build_array(jsonb_build_object('type', \(EventType.experimentExposed.rawValue)::text,
+        'data', jsonb_build_object('experiment_id', experiment_id, 'variant', variant,
+          'exposed_at', \(unescaped: SQLTime.text("exposed_at")))))
+      """
+    var query: PostgresQuery = """
+      WITH inserted AS (
         INSERT INTO experiment_exposures (experiment_id, user_id, variant, exposed_at)
         SELECT x->>'experiment_id', x->>'user_id', x->>'variant',
                to_timestamp((x->>'at_ms')::bigint / 1000.0)
@@ -106,22 +117,15 @@ package final class ExposureRecorder: Sendable {
         WHERE EXISTS (SELECT 1 FROM experiments e WHERE e.experiment_id = x->>'experiment_id')
         ORDER BY x->>'user_id'
         ON CONFLICT (experiment_id, user_id) DO NOTHING
-        RETURNING experiment_id, user_id, variant, \(unescaped: SQLTime.rfc3339("exposed_at"))
-        """)
-      for row in inserted {
-        let user: String = try row.decode("user_id")
-        try await outbox.append(
-          [
-            EventDraft(
-              .experimentExposed,
-              [
-                "experiment_id": .string(try row.decode("experiment_id")),
-                "variant": .string(try row.decode("variant")),
-                "exposed_at": .string(try row.decode("exposed_at")),
-              ])
-          ], for: user, on: tx)
-      }
-      return inserted.count
+        RETURNING experiment_id, user_id, variant, exposed_at
+      )
+      """
+    query.append(" SELECT ")
+    query.append(try outbox.call(user: "i.user_id", events: event))
+    query.append(" AS written FROM (SELECT * FROM inserted ORDER BY user_id) i")
+    return try await database.withTransaction { [query] tx in
+      try await outbox.lock(batch.map(\.userId), on: tx)
+      return try await tx.query(query).count
     }
   }
 }

@@ -23,13 +23,22 @@ package struct TargetingRule: Encodable, Sendable, Equatable {
     _ rules: [TargetingRule], request: RequestFacts,
     user: () async throws -> UserFacts?
   ) async rethrows -> TargetingRule? {
+    try await firstIndex(rules, request: request, user: user).map { rules[$0] }
+  }
+
+  /// `firstMatch(_:request:user:)` by index. By index throughout: a `for` loop over the rules
+  /// copies (retains and releases) every rule it visits, on every request for the placement.
+  package static func firstIndex(
+    _ rules: [TargetingRule], request: RequestFacts,
+    user: () async throws -> UserFacts?
+  ) async rethrows -> Int? {
     var facts: UserFacts?? = nil
-    for rule in rules where rule.when.matches(request) {
-      if rule.when.needsUser {
+    for index in rules.indices where rules[index].when.matches(request) {
+      if rules[index].when.needsUser {
         if facts == nil { facts = .some(try await user()) }
-        guard rule.when.matches(facts ?? nil) else { continue }
+        guard rules[index].when.matches(facts ?? nil) else { continue }
       }
-      return rule
+      return index
     }
     return nil
   }
@@ -41,12 +50,19 @@ package struct TargetingRule: Encodable, Sendable, Equatable {
   package static func firstMatchWithoutFacts(
     _ rules: [TargetingRule], request: RequestFacts, hasUser: Bool
   ) -> TargetingRule?? {
-    for rule in rules where rule.when.matches(request) {
-      if rule.when.needsUser {
+    firstIndexWithoutFacts(rules, request: request, hasUser: hasUser).map { $0.map { rules[$0] } }
+  }
+
+  /// `firstMatchWithoutFacts(_:request:hasUser:)` by index.
+  package static func firstIndexWithoutFacts(
+    _ rules: [TargetingRule], request: RequestFacts, hasUser: Bool
+  ) -> Int?? {
+    for index in rules.indices where rules[index].when.matches(request) {
+      if rules[index].when.needsUser {
         if hasUser { return nil }
-        guard rule.when.matches(nil) else { continue }
+        guard rules[index].when.matches(nil) else { continue }
       }
-      return .some(rule)
+      return .some(index)
     }
     return .some(nil)
   }

@@ -10,6 +10,14 @@
 package enum UserId {
   /// 1–128 characters, none of them a control character.
   package static func isValid(_ id: String) -> Bool {
+    // Most ids are ASCII: checked byte by byte without decoding scalars (the offerings route
+    // checks the id it is named on every request).
+    let ascii = id.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+      guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+      return bytes.count >= 1 && bytes.count <= 128
+        && bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+    }
+    if let ascii = ascii ?? nil { return ascii }
     let count = id.unicodeScalars.count
     return count >= 1 && count <= 128
       && id.unicodeScalars.allSatisfy {
