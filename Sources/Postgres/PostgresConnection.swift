@@ -16,7 +16,7 @@ import Synchronization
 /// another thread) and the idle-time checks the pool makes while it holds the connection
 /// exclusively.
 final class PostgresConnection: @unchecked Sendable {
-  let handle: OpaquePointer
+  private let handle: OpaquePointer
   private let cancelHandle: OpaquePointer?
   private let queue: DispatchQueue
   /// Kept alive as long as the `PGconn` that calls it.
@@ -25,7 +25,7 @@ final class PostgresConnection: @unchecked Sendable {
   /// pool must not hand it out again.
   private let poisoned = Mutex(false)
   /// Only touched on `queue`, like the `PGconn`.
-  var statements: PostgresStatementCache
+  private var statements: PostgresStatementCache
 
   private init(
     handle: OpaquePointer, queue: DispatchQueue, statementCacheCapacity: Int, logger: Logger
@@ -105,7 +105,7 @@ final class PostgresConnection: @unchecked Sendable {
 
   /// Runs `body` on the session's queue. Cancelling the calling task cancels the statement on
   /// the server (and poisons the session, like a timeout does).
-  func onQueue<T: Sendable>(
+  private func onQueue<T: Sendable>(
     cancellable: Bool = true, _ body: @escaping @Sendable (PostgresConnection) throws -> T
   ) async throws -> T {
     guard cancellable else {
@@ -130,13 +130,6 @@ final class PostgresConnection: @unchecked Sendable {
   // MARK: blocking, on the caller's thread
 
   func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
-    try withBinds(query) { values in try executeBlocking(query, values) }
-  }
-
-  /// The binds as C strings for libpq, valid during `body`.
-  func withBinds<T>(_ query: PostgresQuery, _ body: ([UnsafePointer<CChar>?]) throws -> T)
-    throws -> T
-  {
     for case let bind? in query.binds where bind.utf8.contains(0) {
       // Text-format parameters end at NUL, and PostgreSQL text cannot hold one anyway:
       // refuse rather than send a silently truncated value.
@@ -146,12 +139,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
     let copies: [UnsafeMutablePointer<CChar>?] = query.binds.map { $0.map { strdup($0) } }
     defer { copies.forEach { free($0) } }
-    return try body(copies.map { $0.map { UnsafePointer($0) } })
-  }
-
-  private func executeBlocking(_ query: PostgresQuery, _ values: [UnsafePointer<CChar>?]) throws
-    -> PostgresResult
-  {
+    let values = copies.map { $0.map { UnsafePointer($0) } }
     guard statements.isEnabled else {
       return try check(
         PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0))
@@ -184,7 +172,7 @@ final class PostgresConnection: @unchecked Sendable {
       PQexecPrepared(handle, lookup.name, Int32(values.count), values, nil, nil, 0))
   }
 
-  static func invalidatesStatement(_ error: PostgresError) -> Bool {
+  private static func invalidatesStatement(_ error: PostgresError) -> Bool {
     error.kind == .server
       && (error.sqlState == PostgresError.invalidStatementName
         || (error.sqlState == PostgresError.featureNotSupported
@@ -193,7 +181,7 @@ final class PostgresConnection: @unchecked Sendable {
 
   /// Best effort: in a failed transaction DEALLOCATE would only fail, and a statement left on
   /// the server costs nothing but memory until the session ends.
-  func deallocate(_ name: String) {
+  private func deallocate(_ name: String) {
     guard PQtransactionStatus(handle) != PQTRANS_INERROR else { return }
     if let raw = PQexec(handle, "DEALLOCATE " + name) { PQclear(raw) }
   }
@@ -202,7 +190,7 @@ final class PostgresConnection: @unchecked Sendable {
     _ = try check(PQexec(handle, sql))
   }
 
-  func check(_ raw: OpaquePointer?) throws -> PostgresResult {
+  private func check(_ raw: OpaquePointer?) throws -> PostgresResult {
     guard let raw else { throw connectionError() }
     let result = PostgresResult(raw)
     if result.isSuccess { return result }
@@ -210,7 +198,7 @@ final class PostgresConnection: @unchecked Sendable {
     throw connectionError()
   }
 
-  func connectionError() -> PostgresError {
+  private func connectionError() -> PostgresError {
     let message = String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines
     return PostgresError(
       kind: .connection, message: message.isEmpty ? "connection to the server lost" : message)

@@ -5,24 +5,9 @@ public protocol PostgresExecutor: Sendable {
   @discardableResult func query(_ query: PostgresQuery) async throws -> [PostgresRow]
   /// Runs a statement and returns the number of rows it affected.
   @discardableResult func execute(_ query: PostgresQuery) async throws -> Int
-  /// Runs a statement and returns its rows, calling `executed` once it has run. Returns when
-  /// the statement is as committed as `query`'s would be. `PostgresShieldedPool` calls
-  /// `executed` before the commit's WAL flush is done (see `PostgresConnection+Pipeline`);
-  /// every other executor when the statement returns.
-  @discardableResult func query(
-    _ query: PostgresQuery, whenExecuted executed: @escaping @Sendable () -> Void
-  ) async throws -> [PostgresRow]
 }
 
 extension PostgresExecutor {
-  @discardableResult
-  public func query(
-    _ query: PostgresQuery, whenExecuted executed: @escaping @Sendable () -> Void
-  ) async throws -> [PostgresRow] {
-    defer { executed() }
-    return try await self.query(query)
-  }
-
   /// The first row, or nil.
   public func queryFirst(_ query: PostgresQuery) async throws -> PostgresRow? {
     try await self.query(query).first

@@ -11,27 +11,6 @@ public struct PostgresShieldedPool: PostgresExecutor {
     return try await pool.withConnection { try await $0.query(query, cancellable: false) }
   }
 
-  /// The statement in its own transaction, `executed` called as soon as it has run, while
-  /// its commit may still wait for the WAL flush; returns once it is committed.
-  @discardableResult
-  public func query(
-    _ query: PostgresQuery, whenExecuted executed: @escaping @Sendable () -> Void
-  ) async throws -> [PostgresRow] {
-    pool.roundTrips.add()
-    var lent = false
-    do {
-      return try await pool.withConnection { connection in
-        lent = true
-        return try await connection.query(query, whenExecuted: executed)
-      }
-    } catch {
-      // No session could be had: the statement never ran, and is done with all the same
-      // (once lent, the session calls `executed` itself).
-      if !lent { executed() }
-      throw error
-    }
-  }
-
   @discardableResult
   public func execute(_ query: PostgresQuery) async throws -> Int {
     pool.roundTrips.add()

@@ -108,66 +108,6 @@ import Testing
     }
   }
 
-  /// A flush gives up its place once its statement has run: with one place, the next batch's
-  /// statement runs while the previous batch's commit still waits (here on a lock a deferred
-  /// trigger takes at commit, held by the test), and every order is answered once its own
-  /// commit is done.
-  @Test func theNextBatchRunsWhileThePreviousOnesCommitWaits() async throws {
-    try await DomainHarness.with { h in
-      try await h.addConsumable()
-      try await h.database.execute(
-        PostgresQuery(
-          unsafeSQL: """
-            CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql
-            AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4242); RETURN NULL; END $$
-            """))
-      try await h.database.execute(
-        """
-        CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON orders
-        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_commit()
-        """)
-      let commit = OrderGroupCommit(
-        database: h.database, orders: h.orders, idempotency: IdempotencyStore(database: h.database),
-        ttlSeconds: 3600, maxOpen: 20, maxFlushes: 1, logger: DomainHarness.logger)
-      var configuration = h.database.configuration
-      configuration.maxConnections = 1
-      let holder = PostgresPool(configuration: configuration, logger: DomainHarness.logger)
-      defer { Task { await holder.shutdown() } }
-      // Commits waiting on the lock, each a batch whose statement has run; polled until
-      // there are `count` (or a generous bound, after which the test fails).
-      func waitFor(_ count: Int) async throws -> Int {
-        var n = 0
-        for _ in 0..<1500 {
-          n =
-            try await h.database.query(
-              """
-              SELECT count(*)::int AS n FROM pg_locks
-              WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted
-              """
-            ).first?.decode("n", as: Int.self) ?? 0
-          if n >= count { break }
-          try await Task.sleep(for: .milliseconds(20))
-        }
-        return n
-      }
-      let (firstOrder, secondOrder) = (submission("first"), submission("second"))
-      let tasks = try await holder.withTransaction { tx in
-        try await tx.execute("SELECT pg_advisory_xact_lock(4242)")
-        let first = Task { try await commit.commit(firstOrder) }
-        try #require(try await waitFor(1) == 1, "the first batch's commit never waited")
-        let second = Task { try await commit.commit(secondOrder) }
-        try #require(
-          try await waitFor(2) == 2, "the second batch did not run while the first one committed")
-        #expect(try await orderCount(h, user: "first") == 0)
-        return (first, second)
-      }
-      #expect(try await tasks.0.value.userId == "first")
-      #expect(try await tasks.1.value.userId == "second")
-      #expect(try await orderCount(h, user: "first") == 1)
-      #expect(try await orderCount(h, user: "second") == 1)
-    }
-  }
-
   @Test func theOpenOrderCapHoldsInsideOneBatch() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

@@ -6,11 +6,10 @@ import Synchronization
 /// written wait together and are written in one statement (one transaction) by the next flush,
 /// so the database commits once per batch instead of once per order.
 ///
-/// No request waits for a timer: when fewer than `maxFlushes` flushes are running their
-/// statement, a request starts one at once (often of just itself); otherwise it waits for the
-/// next flush, which its oldest waiter starts the moment a running one's statement has run
-/// (its commit's WAL flush then only waits, on its own session), so its wait is bounded by one
-/// flush, about what it would have spent on its own commit. A request is answered only after
+/// No request waits for a timer: when fewer than `maxFlushes` flushes are running, a request
+/// starts one at once (often of just itself); otherwise it waits for the next flush, which its
+/// oldest waiter starts the moment a running one ends, so its wait is bounded by one flush,
+/// about what it would have spent on its own commit. A request is answered only after
 /// the batch that holds it commits. A batch PostgreSQL rejects is rolled back as a whole and
 /// its requests are written again one by one, so one bad order never fails its neighbours; a
 /// batch whose outcome is unknown (the connection broke) answers every request with the error,
@@ -34,9 +33,7 @@ package final class OrderGroupCommit: Sendable {
   let maxOpen: Int
   /// Most requests in one flush (`ORDER_BATCH_MAX`); 1 writes every order on its own.
   let maxBatch: Int
-  /// Flushes whose statement runs at once (`ORDER_BATCH_FLUSHES`), each on its own session.
-  /// A flush whose statement has run and whose commit waits for the WAL flush no longer
-  /// counts: the next batch starts then, on another session.
+  /// Flushes running at once (`ORDER_BATCH_FLUSHES`), each on its own session.
   let maxFlushes: Int
   private let logger: Logger
   private let state = Mutex(State())
@@ -73,25 +70,8 @@ package final class OrderGroupCommit: Sendable {
     var all: [Result<Order, any Error>] { results.withLock { $0 } }
   }
 
-  /// A flush's place among the `maxFlushes`, given up once: when its statement has run, or
-  /// when the flush ends without that.
-  private final class Place: Sendable {
-    private let given = Atomic<Bool>(false)
-    private let owner: OrderGroupCommit
-
-    init(_ owner: OrderGroupCommit) {
-      self.owner = owner
-    }
-
-    func giveUp() {
-      guard !given.exchange(true, ordering: .acquiringAndReleasing) else { return }
-      owner.passLead()
-    }
-  }
-
   private struct State: ~Copyable {
     var queue: [Waiting] = []
-    /// Flushes holding a place: leading, or running their statement.
     var flushing = 0
 
     mutating func take(_ limit: Int) -> [Waiting] {
@@ -119,9 +99,9 @@ package final class OrderGroupCommit: Sendable {
   /// The created order once it is committed; throws the refusal (`OrderRefusal`) or the
   /// database's error otherwise.
   ///
-  /// Leader and followers: a request that finds a flush's place free leads a flush at once;
-  /// one that does not waits, and is woken either with its answer (a leader wrote it) or to
-  /// lead the next flush itself, when a running flush's statement has run.
+  /// Leader and followers: a request that finds a flush slot free leads a flush at once; one
+  /// that does not waits, and is woken either with its answer (a leader wrote it) or to lead
+  /// the next flush itself, when the leader before it is done.
   package func commit(_ submission: Submission) async throws -> Order {
     if maxBatch == 1 { return try await commitAlone(submission) }
     let wakeup = await withCheckedContinuation {
@@ -147,11 +127,7 @@ package final class OrderGroupCommit: Sendable {
       // holds other requests' orders, so its statements are shielded from the leader's
       // cancellation (`PostgresShieldedPool`): a departing client cannot cut it short.
       let batch = [submission] + followers.map(\.submission)
-      // The next batch may start as soon as this one's statement has run: its commit's WAL
-      // flush then only waits, and the database can run the next statement meanwhile.
-      let place = Place(self)
-      let results = await flush(batch, whenExecuted: { place.giveUp() })
-      place.giveUp()
+      let results = await flush(batch)
       let elapsed = ContinuousClock.now - started
       if elapsed >= Self.slowFlush {
         // Every request of the batch, and every one queued behind it, waited this long: say
@@ -169,20 +145,16 @@ package final class OrderGroupCommit: Sendable {
       for (follower, result) in zip(followers, results.dropFirst()) {
         follower.continuation.resume(returning: .answered(result))
       }
+      let next = state.withLock { state -> Waiting? in
+        if state.queue.isEmpty {
+          state.flushing -= 1
+          return nil
+        }
+        return state.queue.removeFirst()
+      }
+      next?.continuation.resume(returning: .lead)
       return try results[0].get()
     }
-  }
-
-  /// A flush gave up its place: the oldest waiter leads the next one, with everyone waiting.
-  private func passLead() {
-    let next = state.withLock { state -> Waiting? in
-      if state.queue.isEmpty {
-        state.flushing -= 1
-        return nil
-      }
-      return state.queue.removeFirst()
-    }
-    next?.continuation.resume(returning: .lead)
   }
 
   /// A flush this long is logged as a warning.
@@ -202,21 +174,15 @@ package final class OrderGroupCommit: Sendable {
   /// slots taken by an earlier statement, so two batches cannot wait on each other in a cycle
   /// (decision 0006). Before, its lone retries ran inside the transaction and two keyed
   /// batches of one user could deadlock until PostgreSQL broke it after `deadlock_timeout`.
-  ///
-  /// `executed` is called once the batch statement has run (before its commit is durable,
-  /// when the batch has no key and so commits on its own), or at the latest when this returns.
-  func flush(
-    _ batch: [Submission], whenExecuted executed: @escaping @Sendable () -> Void = {}
-  ) async -> [Result<Order, any Error>] {
+  func flush(_ batch: [Submission]) async -> [Result<Order, any Error>] {
     let written: [Result<Order, any Error>?]
-    defer { executed() }
     do {
       if batch.contains(where: { $0.key != nil }) {
         written = try await database.shielded.withTransaction { tx in
-          try await write(batch, on: tx, whenExecuted: executed)
+          try await write(batch, on: tx)
         }
       } else {
-        written = try await write(batch, on: database.shielded, whenExecuted: executed)
+        written = try await write(batch, on: database.shielded)
       }
     } catch let error as PostgresError where error.kind == .server && !error.isUnavailable {
       // Rejected by the server, so rolled back: nothing of the batch exists.
@@ -276,16 +242,15 @@ package final class OrderGroupCommit: Sendable {
   /// The batch statement and the answers of its keyed successes, stored in one statement.
   /// nil for each order the statement left out (see `OrderRepository.createBatch`). Throws
   /// only when a statement fails.
-  private func write(
-    _ batch: [Submission], on executor: any PostgresExecutor,
-    whenExecuted executed: @escaping @Sendable () -> Void
-  ) async throws -> [Result<Order, any Error>?] {
+  private func write(_ batch: [Submission], on executor: any PostgresExecutor) async throws
+    -> [Result<Order, any Error>?]
+  {
     let outcomes = try await orders.createBatch(
       batch.map {
         OrderRepository.BatchItem(
           userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity,
           store: $0.order.store)
-      }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor, whenExecuted: executed)
+      }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
     var results: [Result<Order, any Error>?] = []
     results.reserveCapacity(batch.count)
     var keyed: (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]]) = (

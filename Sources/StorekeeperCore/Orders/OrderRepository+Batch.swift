@@ -25,11 +25,9 @@ extension OrderRepository {
   /// as it does across them. The free slots are found from the user's taken ones
   /// (`freeSlots`), so the statement's cost does not grow with `maxOpen`.
   ///
-  /// Throws when the statement fails as a whole; nothing of it is then written. `executed` is
-  /// called once the statement has run (see `PostgresExecutor.query(_:whenExecuted:)`).
+  /// Throws when the statement fails as a whole; nothing of it is then written.
   func createBatch(
-    _ items: [BatchItem], ttlSeconds: Int, maxOpen: Int, on executor: any PostgresExecutor,
-    whenExecuted executed: @escaping @Sendable () -> Void = {}
+    _ items: [BatchItem], ttlSeconds: Int, maxOpen: Int, on executor: any PostgresExecutor
   ) async throws -> [CreateOutcome?] {
     // One draw of randomness for the whole batch, not five system calls per order.
     var random = SecureRandom(words: items.count * (TradeNumber.words + AccountToken.words))
@@ -55,7 +53,7 @@ extension OrderRepository {
     let template = Self.batchTemplate(ttlSeconds: ttlSeconds, maxOpen: maxOpen)
     let query = PostgresQuery(
       unsafeSQL: template.sql, binds: arrays + template.binds.dropFirst(arrays.count))
-    let rows = try await executor.query(query, whenExecuted: executed)
+    let rows = try await executor.query(query)
     var written: [String: PostgresRow] = [:]
     written.reserveCapacity(rows.count)
     for row in rows { written[try row.decode("trade_no", as: String.self)] = row }
