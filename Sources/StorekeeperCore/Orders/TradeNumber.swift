@@ -1,3 +1,5 @@
+import Digest
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -11,6 +13,15 @@ package enum TradeNumber {
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
   static func make() -> String {
+    var random = SecureRandom(words: words)
+    return make(using: &random)
+  }
+
+  /// The words of randomness one trade number usually takes (a rejected byte may take one
+  /// more, drawn when needed).
+  static let words = 3
+
+  static func make(using generator: inout some RandomNumberGenerator) -> String {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     var seconds = ts.tv_sec
@@ -35,9 +46,8 @@ package enum TradeNumber {
     digits(Int(parts.tm_min), 2)
     digits(Int(parts.tm_sec), 2)
     digits(ts.tv_nsec / 1_000_000, 3)
-    // SystemRandomNumberGenerator reads getrandom(2): one call yields eight bytes (a byte at
-    // a time would be a system call per byte). Rejecting bytes from 248 up keeps it uniform.
-    var generator = SystemRandomNumberGenerator()
+    // Eight bytes a word (a byte at a time from the kernel was a system call per byte).
+    // Rejecting bytes from 248 up keeps it uniform.
     while out.count < 17 + randomLength {
       var word = generator.next()
       for _ in 0..<8 where out.count < 17 + randomLength {
