@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// libpq keyword/value pairs: the URL (or conninfo string) first, expanded by libpq, then the
-/// client-side settings Storekeeper relies on, which win over the URL's.
+/// client-side settings Storekeeper relies on, which win over the URL's; except the URL's own
+/// `connect_timeout` and `application_name`, which an operator writes there on purpose.
 ///
 /// Nothing is set on the server through the startup packet's `options` (no `-c TimeZone=…`):
 /// PgBouncer refuses that parameter, and a transaction pooler could not keep it anyway. Every
@@ -36,7 +37,7 @@ struct PostgresConnectionParameters: Sendable {
     pairs = [
       ("dbname", url),
       ("client_encoding", "UTF8"),
-      ("connect_timeout", String(max(1, connectTimeoutSeconds))),
+      ("connect_timeout", given["connect_timeout"] ?? String(max(1, connectTimeoutSeconds))),
       ("application_name", given["application_name"] ?? "storekeeper"),
       // A server that vanishes without closing the socket is noticed by keepalives
       // (matters for the listener, which otherwise only waits for input).
