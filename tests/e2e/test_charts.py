@@ -191,6 +191,10 @@ def sql_rows(stack, text: str) -> str:
 
 PAYER_COUNTS = ("SELECT resolution, period, dims, store, environment, product_id, country, currency, payers, "
                 "revenue FROM chart_payer_counts ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
+COHORT_COUNTS = ("SELECT scope, cohort_month, month, dims, store, environment, product_id, country, currency, "
+                 "payers, payments, revenue FROM chart_cohort_counts ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9")
+COHORT_SIZES = ("SELECT scope, cohort_month, dims, store, environment, product_id, country, customers "
+                "FROM chart_cohort_sizes ORDER BY 1, 2, 3, 4, 5, 6, 7")
 
 
 def rollup_equals_transactions(api) -> None:
@@ -255,8 +259,14 @@ def test_the_incremental_pass_takes_in_new_purchases_refunds_renewals_and_transf
         # The payer counts the passes kept are the ones a whole rebuild counts, every grouping.
         kept = sql_rows(stack, PAYER_COUNTS)
         assert kept.count("\n") > 100
+        # So are the cohort counts and sizes.
+        cohorts = sql_rows(stack, COHORT_COUNTS)
+        sizes = sql_rows(stack, COHORT_SIZES)
+        assert cohorts.count("\n") > 100 and sizes.count("\n") > 10
         backfill(stack)
         assert sql_rows(stack, PAYER_COUNTS) == kept
+        assert sql_rows(stack, COHORT_COUNTS) == cohorts
+        assert sql_rows(stack, COHORT_SIZES) == sizes
     finally:
         sql(stack, "DELETE FROM apple_transactions WHERE transaction_id IN ('8100000001', '8100000002', "
                    "'8100000003')")

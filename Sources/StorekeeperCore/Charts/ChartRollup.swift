@@ -73,7 +73,7 @@ package struct ChartRollup: Sendable {
       let state = try await tx.query(
         """
         SELECT generation, horizon::text AS horizon, as_of::text AS as_of,
-               horizon = payer_horizon AS payers_kept
+               horizon = payer_horizon AND horizon = cohort_horizon AS payers_kept
         FROM chart_rollup_state FOR UPDATE
         """
       ).first
@@ -100,7 +100,7 @@ package struct ChartRollup: Sendable {
         UPDATE chart_rollup_state
         SET generation = \(done.generation), as_of = date_trunc('hour', now()),
             built_at = clock_timestamp(), horizon = \(horizon)::xid8,
-            payer_horizon = \(horizon)::xid8,
+            payer_horizon = \(horizon)::xid8, cohort_horizon = \(horizon)::xid8,
             build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
             pass_units = \(done.units), full_build = \(done.units == nil)
         """)
@@ -111,7 +111,7 @@ package struct ChartRollup: Sendable {
   func rebuild(on tx: PostgresTransaction, generation next: Int64) async throws -> Pass {
     for table in [
       "chart_unit_hourly", "chart_payments", "chart_trials", "chart_customers",
-      "chart_payer_counts",
+      "chart_payer_counts", "chart_cohort_sizes", "chart_cohort_counts",
     ] {
       // DELETE, not TRUNCATE: charts go on reading the old rows until this commits.
       try await tx.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"))
@@ -123,11 +123,12 @@ package struct ChartRollup: Sendable {
     try await tx.execute(ChartSQL.countAllPayers)
     try await tx.execute(ChartSQL.insertTrials(changed: false))
     try await tx.execute(ChartSQL.insertCustomers(changed: false))
+    try await tx.execute(ChartSQL.countAllCohorts)
     // Every row is new: without statistics until autovacuum came by, the first charts read
     // them with plans made for empty tables (33 s instead of 0.2 for payers in bench/charts).
     for table in [
       "chart_hourly", "chart_unit_hourly", "chart_payments", "chart_trials", "chart_customers",
-      "chart_payer_counts",
+      "chart_payer_counts", "chart_cohort_sizes", "chart_cohort_counts",
     ] {
       try await tx.execute(PostgresQuery(unsafeSQL: "ANALYZE \(table)"))
     }
@@ -154,6 +155,12 @@ package struct ChartRollup: Sendable {
     try await tx.execute(ChartSQL.dirtyPayers)
     try await tx.execute("ANALYZE chart_dirty_payers")
     try await tx.execute(ChartSQL.countDirtyPayers(sign: "-"))
+    // Cohorts: what the users of the changed units and of the first transactions that may
+    // move counted is taken out before their payments and customers are replaced, and their
+    // recount put back after.
+    try await tx.execute(ChartSQL.changedUsers)
+    try await tx.execute(ChartSQL.dirtyCohortUsers)
+    try await tx.execute(ChartSQL.countDirtyCohorts(sign: "-"))
     try await tx.execute(
       PostgresQuery(
         unsafeSQL: "DELETE FROM chart_payments WHERE \(ChartSQL.ofChangedUnits("chart_payments"))"))
@@ -164,10 +171,12 @@ package struct ChartRollup: Sendable {
       PostgresQuery(
         unsafeSQL: "DELETE FROM chart_trials WHERE \(ChartSQL.ofChangedUnits("chart_trials"))"))
     try await tx.execute(ChartSQL.insertTrials(changed: true))
-    try await tx.execute(ChartSQL.changedUsers)
     try await tx.execute(
       "DELETE FROM chart_customers WHERE user_id IN (SELECT user_id FROM chart_dirty_users)")
     try await tx.execute(ChartSQL.insertCustomers(changed: true))
+    try await tx.execute(ChartSQL.countDirtyCohorts(sign: ""))
+    try await tx.execute("DELETE FROM chart_cohort_sizes WHERE customers = 0")
+    try await tx.execute("DELETE FROM chart_cohort_counts WHERE payments = 0")
     return Pass(generation: generation, rows: Int64(rows), units: Int64(units))
   }
 }

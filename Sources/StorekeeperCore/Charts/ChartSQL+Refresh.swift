@@ -27,6 +27,7 @@ extension ChartSQL {
     CREATE TEMP TABLE chart_dirty_payers (user_id text NOT NULL, resolution text NOT NULL,
       period timestamp NOT NULL) ON COMMIT DROP
     """,
+    "CREATE TEMP TABLE chart_dirty_cohort_users (user_id text NOT NULL) ON COMMIT DROP",
   ]
 
   /// The changed units of a pass: rows written by transactions at or after `horizon`, and

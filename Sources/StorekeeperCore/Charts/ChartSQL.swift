@@ -81,6 +81,8 @@ enum ChartSQL {
     var text =
       if rollup, query.name == .payers, let dims = payerDims(query) {
         payerCountsBody(seg, dims: dims)
+      } else if rollup, query.name == .cohorts, query.currency == nil, let dims = payerDims(query) {
+        cohortCountsBody(seg, dims: dims)
       } else {
         rollup ? rollupBody(query.name, segment: seg) : body(query.name, segment: seg)
       }
@@ -357,12 +359,6 @@ enum ChartSQL {
   /// price, refunded, pm), whichever source they were read from.
   static let cohortTail = """
     sizes AS (SELECT cm, seg, count(*) AS n FROM cohort GROUP BY 1, 2),
-    months AS (
-      SELECT s.cm, s.seg, s.n, gs.i,
-             s.cm + make_interval(months => gs.i) AS mk
-      FROM sizes s, w,
-           generate_series(0, ((extract(year FROM w.limit_at AT TIME ZONE w.tz) - extract(year FROM s.cm)) * 12
-                               + extract(month FROM w.limit_at AT TIME ZONE w.tz) - extract(month FROM s.cm))::int) gs(i)),
     paying AS (SELECT cm, seg, pm, count(DISTINCT user_id) AS n FROM pay GROUP BY 1, 2, 3),
     -- What each cohort paid per month and currency, refunded transactions left out: summed
     -- once, so the cumulative sums below read a few rows per cohort, not every payment.
@@ -371,6 +367,18 @@ enum ChartSQL {
     monthly AS MATERIALIZED (
       SELECT cm, seg, pm, currency, sum(price) AS amount FROM pay
       WHERE NOT refunded GROUP BY 1, 2, 3, 4),
+    \(cohortCurves)
+    """
+
+  /// Each cohort's months from `sizes` (cm, seg, n), `paying` (cm, seg, pm, n) and `monthly`
+  /// (cm, seg, pm, currency, amount), one row per cohort and payment month in each.
+  static let cohortCurves = """
+    months AS (
+      SELECT s.cm, s.seg, s.n, gs.i,
+             s.cm + make_interval(months => gs.i) AS mk
+      FROM sizes s, w,
+           generate_series(0, ((extract(year FROM w.limit_at AT TIME ZONE w.tz) - extract(year FROM s.cm)) * 12
+                               + extract(month FROM w.limit_at AT TIME ZONE w.tz) - extract(month FROM s.cm))::int) gs(i)),
     cum AS (
       SELECT m.cm, m.seg, m.i,
              jsonb_object_agg(q.currency, \(money("q.amount")) ORDER BY q.currency) AS amounts
