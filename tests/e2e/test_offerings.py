@@ -315,6 +315,28 @@ def test_rules_on_the_user_read_what_storekeeper_knows(stack, api, targeted):
     assert served(api, {**v2, **signed_in(vip)}, user_id=vip) == "t-vip"
 
 
+def test_a_user_with_only_an_unpaid_order_is_returning_not_new(api, targeted):
+    """`user: "returning"` holds once Storekeeper has any order of the user, paid or not, and
+    never for a caller it cannot name; `targeted`'s own `new` rule comes first, so a placement of
+    its own checks the condition alone."""
+    r = api.request("PUT", "/admin/v1/placements/returning-only", admin=True, json={
+        "offering_id": "t-fallback", "rules": [{"offering_id": "t-payer", "when": {"user": "returning"}}]})
+    assert r.status_code in (200, 201), r.text
+
+    def served_here(headers=None) -> str:
+        r = api.get("/v1/offerings/returning-only", headers=headers or {})
+        assert r.status_code == 200, r.text
+        return r.json()["offering_id"]
+
+    user = unique("back")
+    assert served_here(signed_in(user)) == "t-fallback", "unknown to Storekeeper: new"
+    api.create_order(user, P + "t.fallback")
+    assert served_here(signed_in(user)) == "t-payer", "an unpaid order makes the user returning"
+    assert served_here() == "t-fallback", "anonymous: no user condition holds"
+    # The same user under the placement whose `new` rule precedes: no longer new.
+    assert served(api, {"Storekeeper-App-Version": "2.0", **signed_in(user)}) == "t-fallback"
+
+
 def test_a_backend_with_an_api_key_names_the_user(module_storekeeper, db, sk):
     keyed = module_storekeeper(db, share_admin_with=sk, APP_AUTH="api_key",
                                APP_API_KEYS="backend:k-0123456789abcdef0123456789abcdef0123")
