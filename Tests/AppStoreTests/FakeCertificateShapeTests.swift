@@ -9,35 +9,36 @@ import Testing
   let directory: URL
   let authority: FakeCertificateAuthority
 
-  init() throws {
+  init() async throws {
     directory = try Subprocess.temporaryDirectory()
     authority = try FakeCertificateAuthority()
     for (name, base64) in zip(["leaf", "intermediate", "root"], authority.certificateChainBase64) {
       try Data(base64Encoded: base64)?.write(to: directory.appendingPathComponent("\(name).der"))
-      try openssl("x509", "-inform", "DER", "-in", "\(name).der", "-out", "\(name).pem")
+      try await openssl("x509", "-inform", "DER", "-in", "\(name).der", "-out", "\(name).pem")
     }
   }
 
   deinit { try? FileManager.default.removeItem(at: directory) }
 
   @discardableResult
-  func openssl(_ arguments: String...) throws -> String {
-    String(decoding: try Subprocess.run(["openssl"] + arguments, in: directory), as: UTF8.self)
+  func openssl(_ arguments: String...) async throws -> String {
+    String(
+      decoding: try await Subprocess.run(["openssl"] + arguments, in: directory), as: UTF8.self)
   }
 
   /// `openssl x509 -ext` output of one certificate, e.g. "X509v3 Basic Constraints: critical".
-  func extensions(_ name: String, _ list: String) throws -> String {
-    try openssl("x509", "-in", "\(name).pem", "-noout", "-ext", list)
+  func extensions(_ name: String, _ list: String) async throws -> String {
+    try await openssl("x509", "-in", "\(name).pem", "-noout", "-ext", list)
   }
 
-  @Test func theChainPassesOpenSSLsStrictVerification() throws {
-    let answer = try openssl(
+  @Test func theChainPassesOpenSSLsStrictVerification() async throws {
+    let answer = try await openssl(
       "verify", "-x509_strict", "-CAfile", "root.pem", "-untrusted", "intermediate.pem",
       "leaf.pem")
     #expect(answer.contains("leaf.pem: OK"), "\(answer)")
   }
 
-  @Test func eachIssuedCertificateNamesItsIssuersKeyIdentifier() throws {
+  @Test func eachIssuedCertificateNamesItsIssuersKeyIdentifier() async throws {
     func keyId(_ text: String, after label: String) -> String? {
       let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
       guard let index = lines.firstIndex(where: { $0.hasPrefix(label) }),
@@ -45,10 +46,10 @@ import Testing
       else { return nil }
       return lines[index + 1].replacingOccurrences(of: "keyid:", with: "")
     }
-    let root = try extensions("root", "subjectKeyIdentifier,authorityKeyIdentifier")
-    let intermediate = try extensions(
+    let root = try await extensions("root", "subjectKeyIdentifier,authorityKeyIdentifier")
+    let intermediate = try await extensions(
       "intermediate", "subjectKeyIdentifier,authorityKeyIdentifier")
-    let leaf = try extensions("leaf", "subjectKeyIdentifier,authorityKeyIdentifier")
+    let leaf = try await extensions("leaf", "subjectKeyIdentifier,authorityKeyIdentifier")
     let rootId = try #require(keyId(root, after: "X509v3 Subject Key Identifier"))
     let intermediateId = try #require(
       keyId(intermediate, after: "X509v3 Subject Key Identifier"))
@@ -59,11 +60,11 @@ import Testing
     #expect(keyId(leaf, after: "X509v3 Authority Key Identifier") == intermediateId)
   }
 
-  @Test func constraintsAndUsagesAreCriticalAndAsApplesAre() throws {
+  @Test func constraintsAndUsagesAreCriticalAndAsApplesAre() async throws {
     let list = "basicConstraints,keyUsage"
-    let root = try extensions("root", list)
-    let intermediate = try extensions("intermediate", list)
-    let leaf = try extensions("leaf", list)
+    let root = try await extensions("root", list)
+    let intermediate = try await extensions("intermediate", list)
+    let leaf = try await extensions("leaf", list)
     for text in [root, intermediate, leaf] {
       #expect(text.contains("X509v3 Basic Constraints: critical"), "\(text)")
       #expect(text.contains("X509v3 Key Usage: critical"), "\(text)")
@@ -74,12 +75,12 @@ import Testing
     #expect(intermediate.contains("Certificate Sign, CRL Sign"))
   }
 
-  @Test func applesMarkersAreOnTheIntermediateAndTheLeafOnly() throws {
-    func text(_ name: String) throws -> String {
-      try openssl("x509", "-in", "\(name).pem", "-noout", "-text")
+  @Test func applesMarkersAreOnTheIntermediateAndTheLeafOnly() async throws {
+    func text(_ name: String) async throws -> String {
+      try await openssl("x509", "-in", "\(name).pem", "-noout", "-text")
     }
-    #expect(try text("intermediate").contains("1.2.840.113635.100.6.2.1"))
-    #expect(try text("leaf").contains("1.2.840.113635.100.6.11.1"))
-    #expect(!(try text("root")).contains("1.2.840.113635.100.6"))
+    #expect(try await text("intermediate").contains("1.2.840.113635.100.6.2.1"))
+    #expect(try await text("leaf").contains("1.2.840.113635.100.6.11.1"))
+    #expect(!(try await text("root")).contains("1.2.840.113635.100.6"))
   }
 }

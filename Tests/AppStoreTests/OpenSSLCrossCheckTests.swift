@@ -9,11 +9,11 @@ import Testing
   let rootPEM: String
   let chain: [String]  // base64 DER: leaf, intermediate, root
 
-  init() throws {
+  init() async throws {
     let directory = try Subprocess.temporaryDirectory()
     self.directory = directory
-    func openssl(_ arguments: String...) throws {
-      try Subprocess.run(["openssl"] + arguments, in: directory)
+    func openssl(_ arguments: String...) async throws {
+      try await Subprocess.run(["openssl"] + arguments, in: directory)
     }
     try Self.write(
       "[ext]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\n",
@@ -25,17 +25,17 @@ import Testing
       "[ext]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
         + "1.2.840.113635.100.6.11.1=DER:0500\n", to: "leaf.cnf", in: directory)
     for name in ["root", "intermediate", "leaf"] {
-      try openssl(
+      try await openssl(
         "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
     }
-    try openssl(
+    try await openssl(
       "req", "-x509", "-new", "-key", "root.key", "-subj", "/CN=Cross-check Root", "-days", "3650",
       "-config", "root.cnf", "-extensions", "ext", "-out", "root.pem")
     for (name, issuer) in [("intermediate", "root"), ("leaf", "intermediate")] {
-      try openssl(
+      try await openssl(
         "req", "-new", "-key", "\(name).key", "-subj", "/CN=Cross-check \(name)", "-out",
         "\(name).csr")
-      try openssl(
+      try await openssl(
         "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
         "-set_serial", name == "leaf" ? "3" : "2", "-days", "3650", "-extfile", "\(name).cnf",
         "-extensions", "ext",
@@ -44,8 +44,8 @@ import Testing
     rootPEM = try String(contentsOf: directory.appendingPathComponent("root.pem"), encoding: .utf8)
     var chain: [String] = []
     for name in ["leaf", "intermediate", "root"] {
-      try openssl("x509", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).der")
-      let base64 = try Subprocess.run(
+      try await openssl("x509", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).der")
+      let base64 = try await Subprocess.run(
         ["openssl", "base64", "-A", "-in", "\(name).der"], in: directory)
       chain.append(
         String(decoding: base64, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
@@ -56,8 +56,8 @@ import Testing
   deinit { try? FileManager.default.removeItem(at: directory) }
 
   @discardableResult
-  func openssl(_ arguments: String...) throws -> Data {
-    try Subprocess.run(["openssl"] + arguments, in: directory)
+  func openssl(_ arguments: String...) async throws -> Data {
+    try await Subprocess.run(["openssl"] + arguments, in: directory)
   }
 
   static func write(_ text: String, to name: String, in directory: URL) throws {
@@ -65,11 +65,11 @@ import Testing
   }
 
   /// `header.payload.signature`, signed by `openssl dgst -sha256 -sign` with the leaf key.
-  func token(chain: [String], payload: String) throws -> String {
+  func token(chain: [String], payload: String) async throws -> String {
     let header = #"{"alg":"ES256","x5c":["\#(chain.joined(separator: #"",""#))"]}"#
     let input = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(Data(payload.utf8))
     try Data(input.utf8).write(to: directory.appendingPathComponent("input.txt"))
-    let der = try openssl("dgst", "-sha256", "-sign", "leaf.key", "input.txt")
+    let der = try await openssl("dgst", "-sha256", "-sign", "leaf.key", "input.txt")
     return input + "." + Self.base64URL(Data(try Self.rawSignature(fromDER: [UInt8](der))))
   }
 
@@ -85,14 +85,14 @@ import Testing
     return try SignedDataVerifier(configuration: configuration)
   }
 
-  @Test func acceptsAJWSMadeByTheOpenSSLTool() throws {
-    let result = try verifier().verifyTransaction(try token(chain: chain, payload: payload))
+  @Test func acceptsAJWSMadeByTheOpenSSLTool() async throws {
+    let result = try verifier().verifyTransaction(try await token(chain: chain, payload: payload))
     #expect(result.value?.transactionId == "42")
   }
 
-  @Test func refusesTheTokenWithAnyCharacterChanged() throws {
+  @Test func refusesTheTokenWithAnyCharacterChanged() async throws {
     let verifier = try verifier()
-    let original = try token(chain: chain, payload: payload)
+    let original = try await token(chain: chain, payload: payload)
     var characters = Array(original.utf8)
     let dots = characters.indices.filter { characters[$0] == UInt8(ascii: ".") }
     // Every segment's first and last characters, and a stride through the whole token.
@@ -110,14 +110,14 @@ import Testing
     #expect(verifier.verifyTransaction(String(decoding: characters, as: UTF8.self)).value != nil)
   }
 
-  @Test func refusesAChainWithTheLeafOrIntermediateAlteredEvenWhenFreshlySigned() throws {
+  @Test func refusesAChainWithTheLeafOrIntermediateAlteredEvenWhenFreshlySigned() async throws {
     let verifier = try verifier()
     for index in 0..<2 {
       var der = try #require(Data(base64Encoded: chain[index]))
       der[der.count / 2] ^= 0x01
       var altered = chain
       altered[index] = der.base64EncodedString()
-      let result = verifier.verifyTransaction(try token(chain: altered, payload: payload))
+      let result = verifier.verifyTransaction(try await token(chain: altered, payload: payload))
       // A changed name breaks the path (untrusted_root), a changed body its signature.
       #expect(
         result == .invalid("untrusted_root") || result == .invalid("invalid_certificate"),
@@ -127,12 +127,12 @@ import Testing
 
   /// Apple's verifier never reads the root a token presents: the chain is built to the
   /// configured one, so an altered (or re-issued) presented root changes nothing.
-  @Test func ignoresTheRootTheTokenPresents() throws {
+  @Test func ignoresTheRootTheTokenPresents() async throws {
     var der = try #require(Data(base64Encoded: chain[2]))
     der[der.count / 2] ^= 0x01
     var altered = chain
     altered[2] = der.base64EncodedString()
-    let result = try verifier().verifyTransaction(try token(chain: altered, payload: payload))
+    let result = try verifier().verifyTransaction(try await token(chain: altered, payload: payload))
     #expect(result.value?.transactionId == "42", "\(result.reason ?? "accepted")")
   }
 

@@ -17,7 +17,7 @@ import Testing
     var url: String { "postgresql://storekeeper@127.0.0.1:\(port)/postgres" }
 
     /// Creates and starts a cluster on a free port (initdb takes a few seconds).
-    static func startPrivate() throws -> Server {
+    static func startPrivate() async throws -> Server {
       let testData = try #require(
         ProcessInfo.processInfo.environment["STOREKEEPER_TEST_PGDATA"],
         "scripts/test sets STOREKEEPER_TEST_PGDATA")
@@ -26,7 +26,8 @@ import Testing
         + String(UUID().uuidString.prefix(8))
       let firstPort = String(Int.random(in: 16_000..<24_000))
       var server = Server(dataDirectory: directory, port: firstPort)
-      try server.run(#"p=$(free_port "$2") && pg_start "$1" "$p" && echo "$p" > "$1.port""#)
+      try await server.runOffPool(
+        #"p=$(free_port "$2") && pg_start "$1" "$p" && echo "$p" > "$1.port""#)
       let written = try String(contentsOfFile: directory + ".port", encoding: .utf8)
       server = Server(
         dataDirectory: directory, port: written.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -37,8 +38,18 @@ import Testing
       try? run(#"pg_stop "$1"; rm -rf "$1" "$1.port""#)
     }
 
-    func stop() throws { try run("pg_stop \"$1\"") }
-    func start() throws { try run("pg_start \"$1\" \"$2\"") }
+    func stop() async throws { try await runOffPool("pg_stop \"$1\"") }
+    func start() async throws { try await runOffPool("pg_start \"$1\" \"$2\"") }
+
+    /// `run` on a thread of its own: initdb and pg_ctl take seconds, which must not hold a
+    /// thread of the cooperative pool every other test needs.
+    private func runOffPool(_ command: String) async throws {
+      let server = self
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        Thread { continuation.resume(with: Result { try server.run(command) }) }.start()
+      }
+    }
 
     /// Calls the functions of scripts/lib/common.sh, which know how to run the server as the
     /// right user. posix_spawn + waitpid rather than Foundation's Process, whose
@@ -60,7 +71,7 @@ import Testing
   }
 
   @Test func poolAndListenerRecoverWhenTheServerRestarts() async throws {
-    let server = try Server.startPrivate()
+    let server = try await Server.startPrivate()
     defer { server.remove() }
     var configuration = PostgresConfiguration(url: server.url)
     configuration.maxConnections = 4
@@ -85,7 +96,7 @@ import Testing
       try await pool.notify(channel: "restart", payload: "before")
       #expect(await eventually { received.count == 1 })
 
-      try server.stop()
+      try await server.stop()
       let outage: Result<Void, any Error>
       do {
         let error = try await #require(throws: PostgresError.self) {
@@ -97,7 +108,7 @@ import Testing
       } catch {
         outage = .failure(error)
       }
-      try server.start()
+      try await server.start()
       try outage.get()
 
       // The same pool, not recreated, works again at once.

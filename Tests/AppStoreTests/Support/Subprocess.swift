@@ -10,10 +10,29 @@ enum Subprocess {
     var description: String
   }
 
+  /// Runs on a thread of its own, so the wait never holds one of the cooperative pool's few
+  /// threads (two on two cores: two suites waiting for a tool would stall every other test).
+  @discardableResult
+  static func run(_ arguments: [String], in directory: URL, input: Data? = nil) async throws
+    -> Data
+  {
+    try await onOwnThread { try runBlocking(arguments, in: directory, input: input) }
+  }
+
+  /// Blocking work (a child's output, its exit) away from the cooperative pool.
+  static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws
+    -> T
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+  }
+
   /// posix_spawn + waitpid rather than Foundation's Process, whose `waitUntilExit` can hang
   /// on Linux while the suite keeps Dispatch's threads busy. Input and output go through files.
-  @discardableResult
-  static func run(_ arguments: [String], in directory: URL, input: Data? = nil) throws -> Data {
+  private static func runBlocking(_ arguments: [String], in directory: URL, input: Data?) throws
+    -> Data
+  {
     let id = UUID().uuidString
     let files = ["in", "out", "err"].map { directory.appendingPathComponent(".\($0)-\(id)").path }
     defer { files.forEach { try? FileManager.default.removeItem(atPath: $0) } }
