@@ -17,6 +17,8 @@ let package = Package(
     .target(name: "CBuildInfo"),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "StorekeeperLogging"),
     .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
     // SHA-256, HMAC-SHA256 and constant-time comparison, once, for every layer above.
@@ -24,8 +26,8 @@ let package = Package(
     .target(name: "Postgres", dependencies: ["CPostgres", "Digest", "StorekeeperLogging"]),
     // JWS encodings both JWT checkers need (Apple's signed data, the app's sign-in tokens).
     .target(name: "JOSE"),
-    // The server's own requests to others through URLSession, with a kept deadline.
-    .target(name: "OutboundHTTP"),
+    // The server's own requests to others through libcurl, with a kept deadline.
+    .target(name: "OutboundHTTP", dependencies: ["CCurl"]),
     .target(
       name: "AppStore",
       dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
@@ -54,7 +56,9 @@ let package = Package(
     // The background loops over the domain, each a `Service` started and stopped as a list.
     .target(
       name: "StorekeeperWorkers",
-      dependencies: ["StorekeeperCore", "Postgres", "AppStore", "StorekeeperLogging"]),
+      dependencies: [
+        "StorekeeperCore", "Postgres", "AppStore", "OutboundHTTP", "StorekeeperLogging",
+      ]),
     // The app: configuration, and composition of the domain, the API and the workers.
     .target(
       name: "Storekeeper",
@@ -64,10 +68,14 @@ let package = Package(
       ]),
     .target(
       name: "FakeAppStore",
-      dependencies: ["AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "StorekeeperLogging"]),
+      dependencies: [
+        "AppStore", "HTTP", "COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging",
+      ]),
     .target(
       name: "FakeGooglePlay",
-      dependencies: ["GooglePlay", "HTTP", "COpenSSL", "JOSE", "StorekeeperLogging"]),
+      dependencies: [
+        "GooglePlay", "HTTP", "COpenSSL", "JOSE", "OutboundHTTP", "StorekeeperLogging",
+      ]),
     .executableTarget(name: "storekeeper", dependencies: ["Storekeeper"]),
     // Apple's stand-in for tests and the demo, apart so the shipped binary carries no fake CA.
     .executableTarget(name: "storekeeper-fake-appstore", dependencies: ["FakeAppStore"]),
@@ -89,6 +97,7 @@ let package = Package(
       name: "FakeAppStoreTestSupport",
       dependencies: ["AppStore", "FakeAppStore", "HTTP", "StorekeeperLogging"],
       path: "Tests/FakeAppStoreTestSupport"),
+    .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP"]),
     .testTarget(
       name: "AppStoreTests",
       dependencies: [

@@ -3,7 +3,7 @@
 public enum OutboundHTTPError: Error {
   /// The session's own deadline passed first.
   case deadlinePassed
-  /// URLSession's error (its own timeout, a refused connection, a TLS failure).
+  /// libcurl's error (a refused connection, a TLS failure, an answer cut short).
   case failed(any Error)
   /// An answer that is not HTTP.
   case notHTTP

@@ -4,21 +4,20 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The server's own requests to others (Apple, an identity provider's key set) through one
-/// ephemeral URLSession: no cache, no cookies, and what URLSession on Linux does not reliably
-/// do itself — keep the request's deadline, and stop the request when the task awaiting it is
-/// cancelled.
+/// The server's own requests to others (Apple, Google, an identity provider's key set, a
+/// webhook receiver), run by libcurl on `CurlLoop`'s thread rather than by URLSession (see
+/// there why). No cache, no cookies, no redirects followed; the deadline covers the whole
+/// exchange, connection included; a cancelled task stops its request; an answer's body is
+/// read up to `maxBody` bytes and the transfer then ended, so a peer cannot make the process
+/// hold more than that per request.
 public final class OutboundHTTPSession: Sendable {
-  private let session: URLSession
+  private let maxBody: Int
 
-  public init() {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.httpShouldSetCookies = false
-    session = URLSession(configuration: configuration)
+  /// `maxBody` bounds every answer's body kept (16 MiB by default: Apple's and Google's
+  /// answers are a few KiB).
+  public init(maxBody: Int = 16 << 20) {
+    self.maxBody = maxBody
   }
-
-  deinit { session.finishTasksAndInvalidate() }
 
   /// The status and body of the answer to `request`, whatever the status. Throws an
   /// `OutboundHTTPError` when no HTTP answer came within `timeout`.
@@ -30,52 +29,48 @@ public final class OutboundHTTPSession: Sendable {
   }
 
   /// The whole answer to `request`, its header fields included (a `Retry-After` to keep).
-  /// Throws an `OutboundHTTPError` when no HTTP answer came within `timeout`.
+  /// Throws an `OutboundHTTPError` when no HTTP answer came within `timeout`, and
+  /// `CancellationError` when the task is cancelled first.
   public func exchange(_ request: URLRequest, timeout: Duration) async throws -> OutboundHTTPAnswer
   {
-    // Whichever finishes first wins, the other is cancelled.
-    try await withThrowingTaskGroup(of: OutboundHTTPAnswer.self) { group in
-      group.addTask { try await self.perform(request) }
-      group.addTask {
-        try await Task.sleep(for: timeout)
-        throw OutboundHTTPError.deadlinePassed
-      }
-      defer { group.cancelAll() }
-      guard let first = try await group.next() else { throw OutboundHTTPError.deadlinePassed }
-      return first
+    guard let url = request.url?.absoluteString else {
+      throw OutboundHTTPError.failed(URLError(.badURL))
     }
+    let outbound = OutboundRequest(
+      url: url, method: request.httpMethod ?? "GET",
+      headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0, $1) },
+      body: request.httpBody.map { [UInt8]($0) }, timeout: timeout)
+    return try await exchange(outbound)
   }
 
-  private func perform(_ request: URLRequest) async throws -> OutboundHTTPAnswer {
-    let running = RunningDataTask()
+  /// One POST of `body` (a webhook's), with its headers in the order given.
+  public func post(url: URL, body: [UInt8], headers: [(String, String)], timeout: Duration)
+    async throws -> OutboundHTTPAnswer
+  {
+    try await exchange(
+      OutboundRequest(
+        url: url.absoluteString, method: "POST", headers: headers, body: body, timeout: timeout))
+  }
+
+  private func exchange(_ request: OutboundRequest) async throws -> OutboundHTTPAnswer {
+    let transfer: CurlTransfer
+    do {
+      transfer = try CurlTransfer(request, maxBody: maxBody)
+    } catch {
+      throw OutboundHTTPError.failed(error)
+    }
+    let loop = CurlLoop.shared
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let task = session.dataTask(with: request) { data, response, error in
-          if let error {
-            continuation.resume(throwing: OutboundHTTPError.failed(error))
-          } else if let response = response as? HTTPURLResponse {
-            continuation.resume(
-              returning: OutboundHTTPAnswer(
-                status: response.statusCode, headers: Self.headers(of: response),
-                body: data.map { [UInt8]($0) } ?? []))
-          } else {
-            continuation.resume(throwing: OutboundHTTPError.notHTTP)
-          }
+        transfer.wait(continuation)
+        if Task.isCancelled {
+          transfer.resume(.failure(CancellationError()))
+        } else {
+          loop.add(transfer)
         }
-        running.start(task)
       }
     } onCancel: {
-      running.cancel()
+      loop.cancel(transfer)
     }
-  }
-
-  /// Field names lowercased, so lookups need not guess the peer's spelling.
-  private static func headers(of response: HTTPURLResponse) -> [String: String] {
-    var headers: [String: String] = [:]
-    for (name, value) in response.allHeaderFields {
-      guard let name = name as? String, let value = value as? String else { continue }
-      headers[name.lowercased()] = value
-    }
-    return headers
   }
 }

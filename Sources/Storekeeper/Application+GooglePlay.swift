@@ -39,7 +39,7 @@ struct GooglePlayParts: Sendable {
       throw ConfigError(variable: "GOOGLE_PLAY_API_URL", problem: "is not a URL")
     }
     let timeout = Duration.milliseconds(settings.timeoutMs)
-    let transport = URLSessionGooglePlayTransport()
+    let transport = HTTPGooglePlayTransport()
     let client = GooglePlayClient(
       packageName: settings.packageName,
       tokens: AccessTokenSource(key: key, transport: transport, timeout: timeout),
@@ -72,7 +72,7 @@ struct GooglePlayParts: Sendable {
       pushVerifier = PushTokenVerifier(
         settings: .init(audience: audience, serviceAccountEmail: email),
         keys: PushKeySource(
-          fetcher: URLSessionPushKeyFetcher(url: jwks),
+          fetcher: HTTPPushKeyFetcher(url: jwks),
           logger: logger.with("component", "google-push-keys")))
     } else {
       logger.warning(

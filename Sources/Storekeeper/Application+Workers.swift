@@ -17,7 +17,7 @@ extension Application {
     let webhooksPending = domain.webhooksPending
     // Sends webhooks; drained on shutdown so attempts in flight are recorded.
     let dispatcher = WebhookDispatcher(
-      queue: domain.webhookQueue, transport: URLSessionWebhookTransport(), clock: domain.clock,
+      queue: domain.webhookQueue, transport: OutboundWebhookTransport(), clock: domain.clock,
       attempts: domain.webhookAttempts, logger: logger.with("component", "webhooks"),
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a delivery is sent: one POST, its answer or why there was none. A seam so the
-/// dispatcher can be tested without sockets; production uses `URLSessionWebhookTransport`.
+/// dispatcher can be tested without sockets; production uses `OutboundWebhookTransport`.
 package protocol WebhookTransport: Sendable {
   func post(url: URL, body: [UInt8], headers: [(String, String)], timeout: Duration) async
     -> WebhookTransportAnswer

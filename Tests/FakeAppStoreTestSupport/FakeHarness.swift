@@ -145,7 +145,7 @@ package struct FakeHarness: Sendable {
 
   package func receiptVerifier(
     sharedSecret: String? = nil, timeout: Duration = .seconds(10),
-    transport: any ReceiptTransport = URLSessionReceiptTransport()
+    transport: any ReceiptTransport = HTTPReceiptTransport()
   ) throws -> ReceiptVerifier {
     ReceiptVerifier(
       configuration: try appStoreConfiguration(sharedSecret: sharedSecret, timeout: timeout),

@@ -36,7 +36,7 @@ import Testing
       #expect(set.string("mode") == mode)
       // The timeout needs a transport that honours it (see FakeTestTransport).
       let transport: any ReceiptTransport =
-        mode == "timeout" ? FakeTestTransport(headers: [:]) : URLSessionReceiptTransport()
+        mode == "timeout" ? FakeTestTransport(headers: [:]) : HTTPReceiptTransport()
       let verifier = try fake.receiptVerifier(
         timeout: Self.timeout(for: mode), transport: transport)
       #expect(await verifier.verify(receipt: receipt) == .retryable(reason))
@@ -170,7 +170,7 @@ import Testing
 /// The URLSession transport with fixed headers added (the fake's per-request fault switch).
 struct FakeTestTransport: ReceiptTransport {
   var headers: [String: String]
-  private let transport = URLSessionReceiptTransport()
+  private let transport = HTTPReceiptTransport()
 
   init(headers: [String: String]) { self.headers = headers }
 

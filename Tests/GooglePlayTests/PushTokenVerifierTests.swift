@@ -153,7 +153,7 @@ final class MemoryKeyFetcher: PushKeyFetching {
         let verifier = PushTokenVerifier(
           settings: .init(audience: Self.audience, serviceAccountEmail: Self.email),
           keys: PushKeySource(
-            fetcher: URLSessionPushKeyFetcher(url: jwksURL), logger: FakePlay.quiet))
+            fetcher: HTTPPushKeyFetcher(url: jwksURL), logger: FakePlay.quiet))
         _ = try await verifier.verify(authorization: authorization)
         let push = try PubSubPushDecoder.decode(body)
         #expect(push.notification.purchaseToken == token)

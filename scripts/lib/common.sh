@@ -2,7 +2,7 @@
 # PostgreSQL cluster. Source it; it defines functions only.
 
 # Debian packages the project needs to build, test and run.
-STOREKEEPER_PACKAGES=(postgresql libpq-dev libssl-dev pkg-config openssl curl)
+STOREKEEPER_PACKAGES=(postgresql libpq-dev libssl-dev libcurl4-openssl-dev pkg-config openssl curl ca-certificates)
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi

@@ -19,7 +19,7 @@ public final class ReceiptVerifier: Sendable {
 
   public init(
     configuration: AppStoreConfiguration,
-    transport: any ReceiptTransport = URLSessionReceiptTransport(),
+    transport: any ReceiptTransport = HTTPReceiptTransport(),
     logger: Logger
   ) {
     self.configuration = configuration

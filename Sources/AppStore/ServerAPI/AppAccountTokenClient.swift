@@ -21,7 +21,7 @@ public struct AppAccountTokenClient: Sendable {
 
   public init(
     key: AppStoreAPIKey, bundleId: String,
-    transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
+    transport: any ReceiptTransport = HTTPReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)
   }

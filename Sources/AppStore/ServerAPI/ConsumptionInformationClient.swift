@@ -24,7 +24,7 @@ public struct ConsumptionInformationClient: Sendable {
 
   public init(
     productionURL: URL, sandboxURL: URL, key: AppStoreAPIKey, bundleId: String,
-    transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
+    transport: any ReceiptTransport = HTTPReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     self.productionURL = productionURL
     self.sandboxURL = sandboxURL

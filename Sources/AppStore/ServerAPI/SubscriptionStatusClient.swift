@@ -24,7 +24,7 @@ public struct SubscriptionStatusClient: Sendable {
 
   public init(
     baseURL: URL, key: AppStoreAPIKey, bundleId: String,
-    transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
+    transport: any ReceiptTransport = HTTPReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     self.baseURL = baseURL
     api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)

@@ -13,7 +13,7 @@ public struct TransactionLookupClient: Sendable {
 
   public init(
     key: AppStoreAPIKey, bundleId: String,
-    transport: any ReceiptTransport = URLSessionReceiptTransport(), timeout: Duration = .seconds(10)
+    transport: any ReceiptTransport = HTTPReceiptTransport(), timeout: Duration = .seconds(10)
   ) {
     api = AppStoreServerAPI(key: key, bundleId: bundleId, transport: transport, timeout: timeout)
   }

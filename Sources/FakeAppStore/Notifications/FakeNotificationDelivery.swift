@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import OutboundHTTP
 
 /// POSTs `{"signedPayload": ...}` to the app's notification URL, as Apple does.
 final class FakeNotificationDelivery: Sendable {
@@ -17,48 +14,27 @@ final class FakeNotificationDelivery: Sendable {
     var succeeded: Bool { result == .success }
   }
 
-  private let session: URLSession
-  private let timeout: TimeInterval
+  private let session = OutboundHTTPSession(maxBody: 64 << 10)
+  private let timeout: Duration
 
-  init(timeout: TimeInterval = 10) {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.timeoutIntervalForRequest = timeout
-    session = URLSession(configuration: configuration)
+  init(timeout: Duration = .seconds(10)) {
     self.timeout = timeout
   }
 
-  deinit { session.finishTasksAndInvalidate() }
-
   func deliver(_ signedPayload: String, to url: URL) async -> Outcome {
-    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
-    // Through the property: FoundationNetworking ignores the initializer's timeout.
-    request.timeoutInterval = timeout
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    let body: [UInt8]
     do {
-      request.httpBody = try JSONEncoder().encode(["signedPayload": signedPayload])
+      body = [UInt8](try JSONEncoder().encode(["signedPayload": signedPayload]))
     } catch {
       return Outcome(status: nil, error: "could not encode the body", result: .other)
     }
-    return await withCheckedContinuation { continuation in
-      let task = session.dataTask(with: request) { _, response, error in
-        if let error {
-          continuation.resume(
-            returning: Outcome(
-              status: nil, error: error.localizedDescription,
-              result: FakeSendAttemptResult(error)))
-        } else if let response = response as? HTTPURLResponse {
-          continuation.resume(
-            returning: Outcome(
-              status: response.statusCode, error: nil,
-              result: FakeSendAttemptResult(status: response.statusCode)))
-        } else {
-          continuation.resume(
-            returning: Outcome(status: nil, error: "no HTTP response", result: .invalidResponse))
-        }
-      }
-      task.resume()
+    do {
+      let answer = try await session.post(
+        url: url, body: body, headers: [("Content-Type", "application/json")], timeout: timeout)
+      return Outcome(
+        status: answer.status, error: nil, result: FakeSendAttemptResult(status: answer.status))
+    } catch {
+      return Outcome(status: nil, error: "\(error)", result: FakeSendAttemptResult(error))
     }
   }
 }

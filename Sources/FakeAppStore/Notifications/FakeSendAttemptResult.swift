@@ -1,8 +1,4 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import OutboundHTTP
 
 /// Apple's `sendAttemptResult`: how one attempt to deliver a notification went, as the App
 /// Store Server API's notification history reports it.
@@ -21,12 +17,21 @@ enum FakeSendAttemptResult: String, Sendable, Encodable {
   }
 
   init(_ error: any Error) {
-    switch (error as? URLError)?.code {
-    case .timedOut: self = .timedOut
-    case .cannotConnectToHost, .cannotFindHost, .notConnectedToInternet: self = .socketIssue
-    case .networkConnectionLost: self = .prematureClose
-    case .badServerResponse, .cannotParseResponse: self = .invalidResponse
-    case .zeroByteResource: self = .noResponse
+    switch error {
+    case OutboundHTTPError.deadlinePassed: self = .timedOut
+    case OutboundHTTPError.notHTTP: self = .invalidResponse
+    case OutboundHTTPError.failed(let cause as CurlError):
+      if cause.couldNotConnect {
+        self = .socketIssue
+      } else if cause.gotNothing {
+        self = .noResponse
+      } else if cause.cutShort {
+        self = .prematureClose
+      } else if cause.unreadableAnswer {
+        self = .invalidResponse
+      } else {
+        self = .other
+      }
     default: self = .other
     }
   }

@@ -1,11 +1,8 @@
 import Foundation
 import JOSE
+import OutboundHTTP
 import StorekeeperLogging
 import Synchronization
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
 
 /// Pushes developer notifications as a Pub/Sub push subscription does: POSTs the message
 /// envelope with an OIDC token to the push endpoint, and until it answers 2xx (102 too, as
@@ -49,19 +46,14 @@ final class FakePushOutbox: Sendable {
   let settings: Settings
   private let signer: FakeOIDCSigner
   private let logger: Logger
-  private let session: URLSession
+  private let session = OutboundHTTPSession(maxBody: 64 << 10)
   private let state = Mutex(State())
 
   init(settings: Settings, signer: FakeOIDCSigner, logger: Logger) {
     self.settings = settings
     self.signer = signer
     self.logger = logger
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = 10
-    session = URLSession(configuration: configuration)
   }
-
-  deinit { session.finishTasksAndInvalidate() }
 
   /// Publishes `notification` (the developer notification's JSON) and starts delivering it;
   /// returns the message id. With no push URL configured it is only recorded.
@@ -175,16 +167,13 @@ final class FakePushOutbox: Sendable {
       ] as [String: Any],
       "subscription": settings.subscription,
     ]
-    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
-    request.timeoutInterval = 10
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
-    request.httpBody = try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys])
-    return await withCheckedContinuation { continuation in
-      session.dataTask(with: request) { _, response, _ in
-        continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
-      }.resume()
-    }
+    guard
+      let body = try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys])
+    else { return nil }
+    let answer = try? await session.post(
+      url: url, body: [UInt8](body),
+      headers: [("Content-Type", "application/json"), ("Authorization", "Bearer " + token)],
+      timeout: .seconds(10))
+    return answer?.status
   }
 }

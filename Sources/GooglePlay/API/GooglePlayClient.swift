@@ -26,7 +26,7 @@ public struct GooglePlayClient: Sendable {
   /// another.
   public init(
     packageName: String, tokens: AccessTokenSource, baseURL: URL = defaultBaseURL,
-    transport: any GooglePlayTransport = URLSessionGooglePlayTransport(),
+    transport: any GooglePlayTransport = HTTPGooglePlayTransport(),
     timeout: Duration = .seconds(10)
   ) {
     self.packageName = packageName

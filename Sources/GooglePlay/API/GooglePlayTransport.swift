@@ -13,9 +13,9 @@ public protocol GooglePlayTransport: Sendable {
   ) async throws -> OutboundHTTPAnswer
 }
 
-/// The transport of production: an `OutboundHTTPSession` (URLSession's own threads, never an
+/// The transport of production: an `OutboundHTTPSession` (libcurl on its own thread, never an
 /// event loop's, with the deadline kept).
-public final class URLSessionGooglePlayTransport: GooglePlayTransport {
+public final class HTTPGooglePlayTransport: GooglePlayTransport {
   private let session = OutboundHTTPSession()
 
   public init() {}

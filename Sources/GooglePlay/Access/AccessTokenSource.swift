@@ -23,7 +23,7 @@ public actor AccessTokenSource {
   public private(set) var exchangeCount = 0
 
   public init(
-    key: ServiceAccountKey, transport: any GooglePlayTransport = URLSessionGooglePlayTransport(),
+    key: ServiceAccountKey, transport: any GooglePlayTransport = HTTPGooglePlayTransport(),
     timeout: Duration = .seconds(10), refreshMargin: Duration = .seconds(300),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {

@@ -17,7 +17,7 @@ public struct PushKeyFetchError: Error, CustomStringConvertible, Sendable {
 }
 
 /// GETs the JWKS (`GOOGLE_OIDC_JWKS_URL`) through an `OutboundHTTPSession`.
-public final class URLSessionPushKeyFetcher: PushKeyFetching {
+public final class HTTPPushKeyFetcher: PushKeyFetching {
   public static let googleCertsURL: URL = {
     guard let url = URL(string: "https://www.googleapis.com/oauth2/v3/certs") else {
       preconditionFailure("Google's certs URL is not a URL")

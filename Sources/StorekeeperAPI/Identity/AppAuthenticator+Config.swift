@@ -21,7 +21,7 @@ extension AppAuthenticator {
         keys = StaticKeySource(.hmac(secret: secret))
       } else if let text = jwt.jwksURL, let url = URL(string: text) {
         keys = JWKSKeySource(
-          fetcher: URLSessionJWKSFetcher(url: url),
+          fetcher: HTTPJWKSFetcher(url: url),
           minRefetchInterval: .seconds(jwt.jwksRefetchSeconds),
           logger: logger.with("component", "jwks"))
       } else {

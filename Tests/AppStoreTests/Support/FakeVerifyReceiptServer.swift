@@ -3,7 +3,8 @@ import Foundation
 /// A real HTTP server on 127.0.0.1 (Python's http.server in a subprocess) that answers like
 /// verifyReceipt: /production says 21007, /sandbox checks the request and says 0, /slow never
 /// answers in time, /broken answers 500. It exits when the test closes its stdin.
-final class FakeVerifyReceiptServer {
+/// Immutable once started (`@unchecked`: Process and Pipe are not marked Sendable).
+final class FakeVerifyReceiptServer: @unchecked Sendable {
   let process = Process()
   private let stdin = Pipe()
   let port: Int
@@ -55,7 +56,13 @@ final class FakeVerifyReceiptServer {
     os._exit(0)
     """#
 
-  init(bundleId: String) throws {
+  /// Started on a thread of its own: waiting for the child's port must not hold a thread of
+  /// the cooperative pool, which every other test needs.
+  static func start(bundleId: String) async throws -> FakeVerifyReceiptServer {
+    try await Subprocess.onOwnThread { try FakeVerifyReceiptServer(bundleId: bundleId) }
+  }
+
+  private init(bundleId: String) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", Self.script, bundleId]
     let output = Pipe()

@@ -4,11 +4,11 @@ import StorekeeperLogging
 import Testing
 
 /// The production transport over real sockets, against a local HTTP server.
-@Suite final class URLSessionReceiptTransportTests {
+@Suite final class HTTPReceiptTransportTests {
   let server: FakeVerifyReceiptServer
 
-  init() throws {
-    server = try FakeVerifyReceiptServer(bundleId: Fixtures.bundleId)
+  init() async throws {
+    server = try await FakeVerifyReceiptServer.start(bundleId: Fixtures.bundleId)
   }
 
   func verifier(production: String, sandbox: String = "/sandbox", timeout: Duration = .seconds(10))
@@ -20,7 +20,7 @@ import Testing
     configuration.verifyReceiptSandboxURL = server.url(sandbox)
     configuration.receiptTimeout = timeout
     return ReceiptVerifier(
-      configuration: configuration, transport: URLSessionReceiptTransport(),
+      configuration: configuration, transport: HTTPReceiptTransport(),
       logger: Logger(label: "test", level: .critical))
   }
 

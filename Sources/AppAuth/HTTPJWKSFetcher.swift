@@ -5,9 +5,9 @@ import OutboundHTTP
   import FoundationNetworking
 #endif
 
-/// GETs the JWKS document through an `OutboundHTTPSession` (URLSession's own threads, never an
+/// GETs the JWKS document through an `OutboundHTTPSession` (libcurl on its own thread, never an
 /// event loop's, with its deadline kept).
-public final class URLSessionJWKSFetcher: JWKSFetching {
+public final class HTTPJWKSFetcher: JWKSFetching {
   private let url: URL
   private let timeout: Duration
   private let session = OutboundHTTPSession()

@@ -7,7 +7,7 @@ import OutboundHTTP
 
 /// The production transport: HTTPS through one `OutboundHTTPSession` (ephemeral, no caching,
 /// its deadline kept).
-public final class URLSessionReceiptTransport: ReceiptTransport {
+public final class HTTPReceiptTransport: ReceiptTransport {
   private let session = OutboundHTTPSession()
 
   public init() {}
@@ -73,9 +73,6 @@ public final class URLSessionReceiptTransport: ReceiptTransport {
     switch error {
     case OutboundHTTPError.deadlinePassed: return ReceiptTransportError.timedOut
     case OutboundHTTPError.failed(let error):
-      if let urlError = error as? URLError, urlError.code == .timedOut {
-        return ReceiptTransportError.timedOut
-      }
       return ReceiptTransportError.connectionFailed(String(describing: error))
     case OutboundHTTPError.notHTTP:
       return ReceiptTransportError.connectionFailed("no HTTP response")
