@@ -14,7 +14,8 @@ import Testing
       AppStoreAPIKey(
         pem: fake.server.apiPrivateKeyPEM, keyId: fake.server.configuration.apiKeyId,
         issuerId: fake.server.configuration.apiIssuerId))
-    return AppAccountTokenClient(key: key, bundleId: FakeHarness.bundleId)
+    return AppAccountTokenClient(
+      key: key, bundleId: FakeHarness.bundleId, timeout: FakeHarness.patientTimeout)
   }
 
   static func failure(_ result: Result<Void, AppAccountTokenClient.Failure>)

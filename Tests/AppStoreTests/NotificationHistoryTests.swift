@@ -16,7 +16,8 @@ import Testing
         keyId: keyId ?? fake.server.configuration.apiKeyId,
         issuerId: fake.server.configuration.apiIssuerId))
     return NotificationHistoryClient(
-      baseURL: fake.base, key: key, bundleId: FakeHarness.bundleId)
+      baseURL: fake.base, key: key, bundleId: FakeHarness.bundleId,
+      timeout: FakeHarness.patientTimeout)
   }
 
   /// Sends `count` TEST notifications to `url`; their UUIDs in order.

@@ -14,7 +14,8 @@ import Testing
       AppStoreAPIKey(
         pem: pem ?? fake.server.apiPrivateKeyPEM, keyId: fake.server.configuration.apiKeyId,
         issuerId: fake.server.configuration.apiIssuerId))
-    return TransactionLookupClient(key: key, bundleId: FakeHarness.bundleId)
+    return TransactionLookupClient(
+      key: key, bundleId: FakeHarness.bundleId, timeout: FakeHarness.patientTimeout)
   }
 
   static func verifier(

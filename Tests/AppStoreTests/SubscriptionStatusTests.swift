@@ -13,7 +13,9 @@ import Testing
       AppStoreAPIKey(
         pem: fake.server.apiPrivateKeyPEM, keyId: keyId ?? fake.server.configuration.apiKeyId,
         issuerId: fake.server.configuration.apiIssuerId))
-    return SubscriptionStatusClient(baseURL: fake.base, key: key, bundleId: FakeHarness.bundleId)
+    return SubscriptionStatusClient(
+      baseURL: fake.base, key: key, bundleId: FakeHarness.bundleId,
+      timeout: FakeHarness.patientTimeout)
   }
 
   static func subscribe(_ fake: FakeHarness, account: String, product: String) async throws

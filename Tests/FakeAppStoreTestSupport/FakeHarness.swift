@@ -126,9 +126,13 @@ package struct FakeHarness: Sendable {
 
   // MARK: The AppStore module pointed at this fake
 
+  /// A minute, not production's 10 s: the fake answers in this process, and on two cores a
+  /// full parallel suite can hold it off the CPU for seconds. Tests of deadlines pass their own.
+  package static let patientTimeout: Duration = .seconds(60)
+
   package func appStoreConfiguration(
     environments: Set<String> = ["Production", "Sandbox"], sharedSecret: String? = nil,
-    timeout: Duration = .seconds(10)
+    timeout: Duration = FakeHarness.patientTimeout
   ) throws -> AppStoreConfiguration {
     guard let production = server.verifyReceiptURL, let sandbox = server.sandboxVerifyReceiptURL
     else { throw HarnessError(description: "fake not started") }
@@ -144,7 +148,7 @@ package struct FakeHarness: Sendable {
   }
 
   package func receiptVerifier(
-    sharedSecret: String? = nil, timeout: Duration = .seconds(10),
+    sharedSecret: String? = nil, timeout: Duration = FakeHarness.patientTimeout,
     transport: any ReceiptTransport = HTTPReceiptTransport()
   ) throws -> ReceiptVerifier {
     ReceiptVerifier(

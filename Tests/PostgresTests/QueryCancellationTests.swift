@@ -55,7 +55,7 @@ import Testing
         let marker = inTransaction ? "in_tx" : "alone"
         let sleeper = Task {
           let query = PostgresQuery(
-            unsafeSQL: "SELECT pg_sleep(2), '\(marker)' AS marker, pg_backend_pid() AS pid")
+            unsafeSQL: "SELECT pg_sleep(5), '\(marker)' AS marker, pg_backend_pid() AS pid")
           let rows =
             inTransaction
             ? try await pool.shielded.withTransaction { try await $0.query(query) }
@@ -69,7 +69,7 @@ import Testing
               """
               SELECT count(*)::int AS n FROM pg_stat_activity
               WHERE datname = current_database() AND state = 'active'
-                AND query LIKE \("SELECT pg_sleep(2), '\(marker)'%")
+                AND query LIKE \("SELECT pg_sleep(5), '\(marker)'%")
               """
             ).first?.decode("n", as: Int.self) == 1
           if !running { try await Task.sleep(for: .milliseconds(20)) }
