@@ -32,6 +32,11 @@ export async function renderAnalytics(main) {
     tz: h('input', { type: 'text', name: 'tz', value: 'UTC', spellcheck: 'false' }),
     segment: select('segment', ['none', 'store', 'product', 'country', 'environment'], 'none'),
     environment: select('environment', ['Production', 'Sandbox', 'all'], 'Production'),
+    store: select('store', ['', 'app_store', 'google_play'], ''),
+    product: h('input', { type: 'text', name: 'product', value: '', maxlength: 150, size: 14,
+      placeholder: 'any', spellcheck: 'false' }),
+    country: h('input', { type: 'text', name: 'country', value: '', maxlength: 7, size: 5,
+      placeholder: 'any', spellcheck: 'false' }),
     currency: h('input', { type: 'text', name: 'currency', value: '', maxlength: 3, size: 4,
       placeholder: 'as paid', spellcheck: 'false' }),
   };
@@ -41,7 +46,8 @@ export async function renderAnalytics(main) {
     field('Chart', controls.chart, 'chart'), field('From', controls.from, 'from'),
     field('To', controls.to, 'to'), field('Resolution', controls.resolution, 'resolution'),
     field('Time zone', controls.tz, 'tz'), field('Segment', controls.segment, 'segment'),
-    field('Environment', controls.environment, 'environment'),
+    field('Environment', controls.environment, 'environment'), field('Store', controls.store, 'store'),
+    field('Product', controls.product, 'product'), field('Country', controls.country, 'country'),
     field('Currency', controls.currency, 'currency'),
     h('button', { type: 'submit' }, 'Show'), status);
   form.addEventListener('submit', (event) => {
@@ -59,6 +65,11 @@ async function load(params, result, status, form) {
   // Money as signed unless a reporting currency is asked for, and only where there is money.
   rest.currency = rest.currency.trim().toUpperCase();
   if (!rest.currency || !MONEY.has(chart)) delete rest.currency;
+  // An empty filter is no filter.
+  for (const key of ['store', 'product', 'country']) {
+    rest[key] = rest[key].trim();
+    if (!rest[key]) delete rest[key];
+  }
   replace(status);
   for (const p of form.querySelectorAll('.field-error')) p.textContent = '';
   let body;
@@ -74,7 +85,7 @@ async function load(params, result, status, form) {
   }
   const measures = [...new Set(body.rows.flatMap((r) => Object.keys(r).filter((k) => !KEYS.has(k)
     && (typeof r[k] === 'number' || (typeof r[k] === 'string' && !Number.isNaN(Number(r[k])))))))];
-  const measure = measures.includes(CHARTS[chart]) ? CHARTS[chart] : measures[0];
+  const initial = measures.includes(CHARTS[chart]) ? CHARTS[chart] : measures[0];
   const seriesKey = (r) => chart === 'cohorts' ? `cohort ${r.period}${r.segment ? ` · ${r.segment}` : ''}`
     : [r.segment, r.currency].filter(Boolean).join(' · ') || 'all';
   const series = new Map();
@@ -90,20 +101,27 @@ async function load(params, result, status, form) {
     ? ` Converted into ${body.currency}${body.unconverted?.length ? `; no rate for ${body.unconverted.join(', ')}, shown as paid` : ''}.`
     : '';
   const behind = h('div', { id: 'point-transactions' });
-  let index = 0;
   // A series without the measure (purchases whose store said no price) is in the table only.
-  const drawn = [...series.entries()].filter(([, rows]) => rows.some((r) => r[measure] !== null && r[measure] !== undefined));
-  const charts = drawn.map(([key, rows]) => {
-    const id = `analytics-chart-${index++}`;
-    const points = rows.map((r) => {
-      const label = chart === 'cohorts' ? `month ${r.month}` : r.period;
-      return { x: label, y: Number(r[measure] ?? 0), title: `${key}, ${label}: ${measure} ${r[measure] ?? '—'}` };
+  const draw = (measure) => {
+    let index = 0;
+    const drawn = [...series.entries()].filter(([, rows]) => rows.some((r) => r[measure] !== null && r[measure] !== undefined));
+    return drawn.map(([key, rows]) => {
+      const id = `analytics-chart-${index++}`;
+      const points = rows.map((r) => {
+        const label = chart === 'cohorts' ? `month ${r.month}` : r.period;
+        return { x: label, y: Number(r[measure] ?? 0), title: `${key}, ${label}: ${measure} ${r[measure] ?? '—'}` };
+      });
+      return lineChart(`${chart} — ${measure} — ${key}`, points, {
+        yLabel: measure, id,
+        onpoint: (i) => showTransactions(chart, rest, rows[i], body.segment, behind),
+      });
     });
-    return lineChart(`${chart} — ${measure} — ${key}`, points, {
-      yLabel: measure, id,
-      onpoint: (i) => showTransactions(chart, rest, rows[i], body.segment, behind),
-    });
-  });
+  };
+  const drawing = h('div', { id: 'analytics-charts' }, draw(initial));
+  // Every number a row has can be drawn; the chart's own measure first.
+  const picker = h('select', { name: 'measure', id: 'analytics-measure' },
+    measures.map((m) => h('option', { value: m, selected: m === initial }, m)));
+  picker.addEventListener('change', () => replace(drawing, draw(picker.value)));
   const csv = toCSV(body.rows);
   // A data: URL (the CSP allows no blob: fetch, and the file is small: one range of rows).
   const download = h('a', { href: `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`,
@@ -112,7 +130,7 @@ async function load(params, result, status, form) {
     .map((k) => ({ label: k, value: (r) => format(r[k]) }));
   replace(result,
     h('p', { id: 'analytics-source' }, where + converted),
-    body.rows.length ? charts : notice('Nothing in this range.'),
+    body.rows.length ? [field('Measure', picker, 'measure'), drawing] : notice('Nothing in this range.'),
     behind,
     h('h2', {}, 'Table'),
     download,
@@ -120,13 +138,16 @@ async function load(params, result, status, form) {
 }
 
 async function showTransactions(chart, params, row, segment, into) {
-  const filters = { ...params, period: row.period, limit: 200 };
+  // A cohort's point is one of its months: that month's payments by its members.
+  const filters = { ...params, period: row.period, limit: 200,
+    ...(chart === 'cohorts' ? { month: row.month } : {}) };
   if (segment !== 'none' && row.segment && FILTER_OF[segment]) filters[FILTER_OF[segment]] = row.segment;
   replace(into, h('p', { class: 'loading' }, 'Loading…'));
   try {
     const { body } = await get(path('charts', chart, 'transactions') + query(filters));
     const shown = row.currency ? body.transactions.filter((t) => t.currency === row.currency) : body.transactions;
-    replace(into, h('h2', {}, `Transactions behind ${row.period}${row.segment ? ` · ${row.segment}` : ''}${row.currency ? ` · ${row.currency}` : ''}`),
+    const month = chart === 'cohorts' ? ` · month ${row.month}` : '';
+    replace(into, h('h2', {}, `Transactions behind ${row.period}${month}${row.segment ? ` · ${row.segment}` : ''}${row.currency ? ` · ${row.currency}` : ''}`),
       table(`${shown.length} transaction${shown.length === 1 ? '' : 's'}${body.next_cursor ? ' (first page)' : ''}`, [
         { label: 'Transaction', value: (t) => t.transaction_id }, { label: 'Event', value: (t) => t.event || '' },
         { label: 'User', value: (t) => t.user_id ? h('a', { href: `#/users/${encodeURIComponent(t.user_id)}` }, t.user_id) : '' },

@@ -368,7 +368,9 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
     params = {"from": "2026-01-01", "to": "2026-06-30", "resolution": "month", "tz": "Europe/Berlin"}
     answer = chart(stack.api, name, **params)
     checked = 0
-    for row in answer["rows"]:
+    cohort_revenue: dict = {}  # (cohort, segment) -> currency -> paid so far, by month
+    rows = sorted(answer["rows"], key=lambda r: r.get("month", 0))
+    for row in rows:
         txs = pages(stack.api, name, period=row["period"], **params)
         if name in ("revenue", "mrr", "arr", "refund_rate", "payers"):
             txs = [t for t in txs if t.get("currency") == row["currency"]]
@@ -393,9 +395,25 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
             # are the point's, so a point whose listing missed a period could not add up.
             assert sum(Decimal(t["price"]) for t in txs) > 0
         elif name == "cohorts":
-            # A cohort's point lists its members' first transactions, whichever month of it.
+            # Without `month`, a cohort's point lists its members' first transactions.
             assert len(txs) == row["cohort_size"] and {t["event"] for t in txs} == {"first_purchase"}
-            assert len({t["user_id"] for t in txs}) == row["cohort_size"]
+            members = {t["user_id"] for t in txs}
+            assert len(members) == row["cohort_size"]
+            # With it, that month's payments by those members: its payers are `paying`, and
+            # what was not refunded, added over months 0 to this one, is `cumulative_revenue`.
+            paid = pages(stack.api, name, period=row["period"], month=row["month"], **params)
+            assert {t["event"] for t in paid} <= {"payment", "refunded_payment"}
+            assert {t["user_id"] for t in paid} <= members
+            assert len({t["user_id"] for t in paid}) == row["paying"], row
+            key = (row["period"], row.get("segment"))
+            for t in paid:
+                if t["event"] == "payment":
+                    totals = cohort_revenue.setdefault(key, {})
+                    totals[t["currency"]] = totals.get(t["currency"], Decimal(0)) + Decimal(t["price"])
+            expected = {c: Decimal(v) for c, v in row["cumulative_revenue"].items()}
+            assert {c: v for c, v in cohort_revenue.get(key, {}).items() if v} == \
+                {c: v for c, v in expected.items() if v}, row
+            checked += len(paid)
         elif name == "refund_rate":
             assert len(txs) == row["transactions"]
             assert sum(1 for t in txs if t["event"] == "refunded") == row["refunded"]
@@ -491,6 +509,14 @@ def test_every_parameter_is_checked(stack):
     body = problem(api.get("/admin/v1/charts/revenue/transactions", admin=True,
                            params={"period": "2026-01-01", "limit": "0", "cursor": "\x7f"}), 422)
     assert {f["field"] for f in body["errors"]} == {"limit", "cursor"}
+    # Only a cohort's point has months, each a whole number from 0 to 1200.
+    for chart_name, month in [("revenue", "1"), ("cohorts", "-1"), ("cohorts", "1201"), ("cohorts", "1.5"),
+                              ("cohorts", "x"), ("cohorts", "00001")]:
+        body = problem(api.get(f"/admin/v1/charts/{chart_name}/transactions", admin=True,
+                               params={"period": "2026-01-01", "month": month}), 422, "invalid_chart_query")
+        assert [f["field"] for f in body["errors"]] == ["month"], (chart_name, month)
+    assert api.get("/admin/v1/charts/cohorts/transactions", admin=True,
+                   params={"period": "2026-01-01", "month": "0"}).status_code == 200
     assert api.get("/admin/v1/charts/revenue").status_code == 401
     # Three years of days answer: the bound is a size, not a refusal of what fits.
     answer = chart(api, "revenue", **{"from": "2024-01-01", "to": "2026-12-31"})

@@ -109,3 +109,56 @@ def test_cohorts_and_mrr_render_and_fit_the_viewport(console, tokens, size):  # 
         console.wait_text("#analytics-result", f"{chart} — ")
         assert console.page_fits(), f"{chart} is wider than {size}"
         console.screenshot(f"analytics-{chart}-{size[0]}x{size[1]}")
+
+
+def fetch_chart(console: Console, query: str) -> dict:
+    return console.driver.execute_async_script(
+        "const done = arguments[1]; fetch(arguments[0], {headers: {Authorization: 'Bearer ' + "
+        "sessionStorage.getItem('storekeeper.admin.token')}}).then(r => r.json()).then(done)", query)
+
+
+def test_a_cohorts_point_lists_that_months_payments_and_any_measure_can_be_drawn(console, tokens):  # noqa: F811
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, Chart="cohorts", From="2026-01-01", To="2026-06-30", Resolution="month")
+    console.wait_text("#analytics-result", "cohorts — retention — cohort 2026-01-01")
+    # The measure picker redraws the same rows with another of their numbers.
+    Select(console.by_label("Measure")).select_by_value("paying")
+    console.wait_text("#analytics-result figcaption", "cohorts — paying — cohort 2026-01-01")
+    assert not any("retention" in c.text for c in console.all("#analytics-result figcaption"))
+    api = fetch_chart(console, "/admin/v1/charts/cohorts?from=2026-01-01&to=2026-06-30&resolution=month"
+                               "&tz=UTC&segment=none&environment=Production")
+    first = [r for r in api["rows"] if r["period"] == "2026-01-01"]
+    index = next(i for i, r in enumerate(first) if r["month"] >= 1 and r["paying"] > 0)
+    row = first[index]
+    figure = next(f for f in console.all("#analytics-result figure") if f.text.endswith("cohort 2026-01-01"))
+    figure.find_elements(By.CSS_SELECTOR, "circle.point")[index].click()
+    console.wait_text("#point-transactions", f"Transactions behind 2026-01-01 · month {row['month']}")
+    paid = fetch_chart(console, "/admin/v1/charts/cohorts/transactions?from=2026-01-01&to=2026-06-30"
+                                f"&resolution=month&tz=UTC&period=2026-01-01&month={row['month']}&limit=200")
+    listed = console.all("#point-transactions-table tbody tr")
+    assert len(listed) == len(paid["transactions"]) >= row["paying"]
+    assert len({t["user_id"] for t in paid["transactions"]}) == row["paying"]
+    assert {t["event"] for t in paid["transactions"]} <= {"payment", "refunded_payment"}
+    console.screenshot("analytics-cohort-month-payments")
+
+
+def test_the_store_product_and_country_pickers_filter_the_chart(console, tokens):  # noqa: F811
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, Chart="revenue", From="2026-03-01", To="2026-03-31", Resolution="week", Segment="product",
+         Store="app_store", Product="coins", Country="USA")
+    console.wait_text("#analytics-result", "revenue — net — coins")
+    captions = [c.text for c in console.all("#analytics-result figcaption")]
+    assert captions and all(c.startswith("revenue — net — coins") for c in captions), captions
+    api = fetch_chart(console, "/admin/v1/charts/revenue?from=2026-03-01&to=2026-03-31&resolution=week&tz=UTC"
+                               "&segment=product&environment=Production&store=app_store&product=coins&country=USA")
+    everything = fetch_chart(console, "/admin/v1/charts/revenue?from=2026-03-01&to=2026-03-31&resolution=week"
+                                      "&tz=UTC&segment=product&environment=Production")
+    assert len(console.all("#analytics-table tbody tr")) == len(api["rows"]) < len(everything["rows"])
+    # Google Play sold nothing in this history: no coins there.
+    show(console, Store="google_play")
+    console.wait(lambda d: not any("coins" in c.text for c in console.all("#analytics-result figcaption")))
+    play = fetch_chart(console, "/admin/v1/charts/revenue?from=2026-03-01&to=2026-03-31&resolution=week&tz=UTC"
+                                "&segment=product&environment=Production&store=google_play&product=coins&country=USA")
+    assert all(r["transactions"] == 0 for r in play["rows"])

@@ -76,6 +76,7 @@ package struct AdminChartRoutes: Sendable {
         problems.append(
           FieldError(field: "period", message: "must be a point's period, a date YYYY-MM-DD"))
       }
+      let month = Self.cohortMonth(name, request.query["month"], problems: &problems)
       let page = PageRequest(
         request.query.filter { ["limit", "cursor"].contains($0.key) }, known: [],
         problems: &problems, cursorRule: "must be a transaction id (1-64 printable characters)",
@@ -84,15 +85,35 @@ package struct AdminChartRoutes: Sendable {
       rest["limit"] = nil
       rest["cursor"] = nil
       let parsed = ChartParameters.parse(
-        name: name, rest, extra: ["period"], today: ChartParameters.today(),
+        name: name, rest, extra: ["period", "month"], today: ChartParameters.today(),
         problems: &problems)
       try ChartParameters.check(problems)
       guard let parsed, let period else { throw HTTPError(422, code: "invalid_chart_query") }
       let query = try await checkedZone(parsed)
       let split = try await charts.transactions(
-        query, period: ChartParameters.text(day: period), after: page.after, limit: page.limit)
+        query, period: ChartParameters.text(day: period), month: month, after: page.after,
+        limit: page.limit)
       return try JSONCoding.response(ListPage("transactions", split.items, next: split.next))
     }
+  }
+
+  /// A cohort point's month (`month` of its row: 0 is the cohort's own, at most 1200), asked
+  /// for its payments; no other chart has one.
+  static func cohortMonth(_ name: ChartName, _ text: String?, problems: inout [FieldError])
+    -> Int?
+  {
+    guard let text else { return nil }
+    guard name == .cohorts else {
+      problems.append(FieldError(field: "month", message: "only cohorts have months"))
+      return nil
+    }
+    guard text.utf8.count <= 4, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+      let month = Int(text), month <= 1200
+    else {
+      problems.append(FieldError(field: "month", message: "must be a whole number from 0 to 1200"))
+      return nil
+    }
+    return month
   }
 
   func parse(_ name: ChartName, _ query: [String: String]) async throws -> ChartQuery {

@@ -1,8 +1,9 @@
 import Postgres
 
 /// One transaction behind a chart's point, and what it was there for (`event`: `purchase`,
-/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `active`, `trial`, `trial_converted`,
-/// `churned`, `reactivation`, `billing_retry`, `grace_period`, or how a consumption request was answered).
+/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `payment`,
+/// `refunded_payment`, `active`, `trial`, `trial_converted`, `churned`, `reactivation`,
+/// `billing_retry`, `grace_period`, or how a consumption request was answered).
 package struct ChartPointTransaction: Encodable, Sendable {
   var transactionId: String
   var originalTransactionId: String

@@ -12,10 +12,12 @@ extension ChartSQL {
     """
 
   /// Up to `limit + 1` rows after `after` (a transaction id) behind the period that holds the
-  /// day `period`, as `ChartPointTransaction` rows.
-  static func transactions(_ query: ChartQuery, period: String, after: String?, limit: Int)
-    -> PostgresQuery
-  {
+  /// day `period`, as `ChartPointTransaction` rows. For cohorts, `month` (0 is the cohort's
+  /// own) lists that month's payments by the cohort's members instead of its members' first
+  /// transactions.
+  static func transactions(
+    _ query: ChartQuery, period: String, month: Int? = nil, after: String?, limit: Int
+  ) -> PostgresQuery {
     var sql = parameters(query)
     sql.append(
       """
@@ -26,6 +28,14 @@ extension ChartSQL {
       """)
     let seg = query.segment.column
     if let text = metricTransactions(query.name, segment: seg) {
+      sql.append(PostgresQuery(unsafeSQL: text))
+      if let after { sql.append(" AND x.transaction_id > \(after)") }
+      sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
+      return sql
+    }
+    if query.name == .cohorts, let month {
+      var text = cohortPayments(segment: seg, month: month)
+      if query.currency != nil { text = converted(text) }
       sql.append(PostgresQuery(unsafeSQL: text))
       if let after { sql.append(" AND x.transaction_id > \(after)") }
       sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
@@ -108,5 +118,24 @@ extension ChartSQL {
     if let after { sql.append(" AND x.transaction_id > \(after)") }
     sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
     return sql
+  }
+
+  /// The payments of month `month` after the cohort's: what `paying` counts (priced above 0,
+  /// refunded or not) and, unless refunded, `cumulative_revenue` adds. The cohort and its
+  /// segment are picked by the first transaction, as the chart picks them.
+  private static func cohortPayments(segment seg: String, month: Int) -> String {
+    """
+    \(firsts),
+    members AS (
+      SELECT x.user_id, \(seg) AS segment FROM firsts x, w, pt
+      WHERE \(filter) AND x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at)
+    SELECT \(columns), m.segment,
+           CASE WHEN x.refunded_at IS NULL THEN 'payment' ELSE 'refunded_payment' END AS event
+    FROM chart_transactions x JOIN members m ON m.user_id = x.user_id, w, pt
+    WHERE (w.f_env IS NULL OR x.environment = w.f_env) AND x.price > 0
+      AND x.purchase_date < w.limit_at
+      AND x.purchase_date >= (pt.k + make_interval(months => \(month))) AT TIME ZONE w.tz
+      AND x.purchase_date < (pt.k + make_interval(months => \(month + 1))) AT TIME ZONE w.tz
+    """
   }
 }
