@@ -65,9 +65,12 @@ package struct DomainHarness: Sendable {
     let admin = PostgresPool(configuration: PostgresConfiguration(url: base), logger: logger)
     try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""))
     await admin.shutdown()
-    let database = PostgresPool(
-      configuration: PostgresConfiguration(url: replacingDatabase(in: base, with: String(name))),
-      logger: logger)
+    var poolConfiguration = PostgresConfiguration(
+      url: replacingDatabase(in: base, with: String(name)))
+    // Half a minute, not production's 3 s: under the whole suite on two cores a session can be
+    // busy that long, and no test of this harness is about the wait (PostgresPoolTests are).
+    poolConfiguration.acquireTimeout = .seconds(30)
+    let database = PostgresPool(configuration: poolConfiguration, logger: logger)
     let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("Migrations").path
