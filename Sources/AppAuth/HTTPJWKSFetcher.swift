@@ -20,9 +20,7 @@ public final class HTTPJWKSFetcher: JWKSFetching {
   }
 
   public func fetch() async throws -> [UInt8] {
-    let seconds = Double(timeout.components.seconds)
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, seconds))
+    var request = URLRequest(url: url)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     let answer: (status: Int, body: [UInt8])
     do {

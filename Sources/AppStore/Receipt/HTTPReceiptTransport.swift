@@ -5,8 +5,8 @@ import OutboundHTTP
   import FoundationNetworking
 #endif
 
-/// The production transport: HTTPS through one `OutboundHTTPSession` (ephemeral, no caching,
-/// its deadline kept).
+/// The production transport: HTTPS through the process's `OutboundHTTPSession` (no cache, no
+/// cookies, its deadline kept).
 public final class HTTPReceiptTransport: ReceiptTransport {
   private let session = OutboundHTTPSession()
 
@@ -15,35 +15,24 @@ public final class HTTPReceiptTransport: ReceiptTransport {
   public func post(url: URL, body: [UInt8], headers: [String: String], timeout: Duration)
     async throws -> (status: Int, body: [UInt8])
   {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
-    request.httpMethod = "POST"
-    request.httpBody = Data(body)
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.setValue("application/json", forHTTPHeaderField: "Accept")
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    return try await send(request, timeout: timeout)
+    let answer = try await exchange(
+      method: "POST", url: url, body: body, headers: headers, timeout: timeout)
+    return (answer.status, answer.body)
   }
 
   public func get(url: URL, headers: [String: String], timeout: Duration) async throws
     -> (status: Int, body: [UInt8])
   {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
-    request.httpMethod = "GET"
-    request.setValue("application/json", forHTTPHeaderField: "Accept")
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    return try await send(request, timeout: timeout)
+    let answer = try await exchange(
+      method: "GET", url: url, body: nil, headers: headers, timeout: timeout)
+    return (answer.status, answer.body)
   }
 
+  /// The verifiers tell a timeout (`ReceiptTransportError.timedOut`) from other failures.
   public func exchange(
     method: String, url: URL, body: [UInt8]?, headers: [String: String], timeout: Duration
   ) async throws -> OutboundHTTPAnswer {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+    var request = URLRequest(url: url)
     request.httpMethod = method
     if let body {
       request.httpBody = Data(body)
@@ -53,17 +42,6 @@ public final class HTTPReceiptTransport: ReceiptTransport {
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     do {
       return try await session.exchange(request, timeout: timeout)
-    } catch {
-      throw Self.transportError(error)
-    }
-  }
-
-  /// The verifiers tell a timeout (`ReceiptTransportError.timedOut`) from other failures.
-  private func send(_ request: URLRequest, timeout: Duration) async throws
-    -> (status: Int, body: [UInt8])
-  {
-    do {
-      return try await session.send(request, timeout: timeout)
     } catch {
       throw Self.transportError(error)
     }

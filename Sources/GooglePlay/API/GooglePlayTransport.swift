@@ -23,9 +23,7 @@ public final class HTTPGooglePlayTransport: GooglePlayTransport {
   public func send(
     method: String, url: URL, headers: [String: String], body: [UInt8]?, timeout: Duration
   ) async throws -> OutboundHTTPAnswer {
-    let seconds = Double(timeout.components.seconds) + 1
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, seconds))
+    var request = URLRequest(url: url)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let body { request.httpBody = Data(body) }

@@ -37,9 +37,7 @@ public final class HTTPPushKeyFetcher: PushKeyFetching {
   }
 
   public func fetch() async throws -> [UInt8] {
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData,
-      timeoutInterval: max(1, Double(timeout.components.seconds)))
+    var request = URLRequest(url: url)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     let answer: (status: Int, body: [UInt8])
     do {
