@@ -98,6 +98,14 @@ extension ChartSQL {
         UNION ALL
         SELECT x.user_id, date_trunc('month', x.first_at AT TIME ZONE w.tz), \(seg)
         FROM chart_customers x, w, cw WHERE \(member) AND x.first_at >= cw.wt AT TIME ZONE w.tz),
+      -- The payments from `wt` on, found by their time before their payers: the counted
+      -- cohorts hold most customers, and joining every one of them to their payments to keep
+      -- a month's took 1.4 s under EXPLAIN ANALYZE (the chart answered in 1.35 s) at two
+      -- million transactions, when that month had none.
+      later AS MATERIALIZED (
+        SELECT c.* FROM w, cw, chart_payments c
+        WHERE c.purchased_at >= cw.wt AT TIME ZONE w.tz AND c.purchased_at < w.limit_at
+          AND (w.f_env IS NULL OR c.environment = w.f_env)),
       pay AS (
         SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded,
                date_trunc('month', c.purchased_at AT TIME ZONE w.tz) AS pm
@@ -106,9 +114,8 @@ extension ChartSQL {
         UNION ALL
         SELECT date_trunc('month', x.first_at AT TIME ZONE w.tz), \(seg), c.user_id, c.currency,
                c.price, c.refunded, date_trunc('month', c.purchased_at AT TIME ZONE w.tz)
-        FROM w, cw, chart_payments c JOIN chart_customers x ON x.user_id = c.user_id
-        WHERE c.purchased_at >= cw.wt AT TIME ZONE w.tz AND c.purchased_at < w.limit_at
-          AND (w.f_env IS NULL OR c.environment = w.f_env) AND \(scope) AND \(filter)
+        FROM w, cw, later c JOIN chart_customers x ON x.user_id = c.user_id
+        WHERE \(scope) AND \(filter)
           AND x.first_at >= cw.wf AT TIME ZONE w.tz AND x.first_at < cw.wt AT TIME ZONE w.tz),
       sizes AS (
         SELECT cm, seg, count(*) AS n FROM cohort GROUP BY 1, 2

@@ -379,15 +379,16 @@ enum ChartSQL {
       FROM sizes s, w,
            generate_series(0, ((extract(year FROM w.limit_at AT TIME ZONE w.tz) - extract(year FROM s.cm)) * 12
                                + extract(month FROM w.limit_at AT TIME ZONE w.tz) - extract(month FROM s.cm))::int) gs(i)),
+    -- A join, not a LATERAL subquery per month: that scanned the whole of `monthly` once for
+    -- each of a cohort chart's months (324 × 4.5 ms at two million transactions).
     cum AS (
-      SELECT m.cm, m.seg, m.i,
+      SELECT q.cm, q.seg, q.i,
              jsonb_object_agg(q.currency, \(money("q.amount")) ORDER BY q.currency) AS amounts
-      FROM months m
-      JOIN LATERAL (
-        SELECT monthly.currency, sum(monthly.amount) AS amount FROM monthly
-        WHERE monthly.cm = m.cm AND coalesce(monthly.seg, '') = coalesce(m.seg, '')
-          AND monthly.pm <= m.mk
-        GROUP BY 1) q ON true
+      FROM (SELECT m.cm, m.seg, m.i, monthly.currency, sum(monthly.amount) AS amount
+            FROM months m
+            JOIN monthly ON monthly.cm = m.cm AND coalesce(monthly.seg, '') = coalesce(m.seg, '')
+              AND monthly.pm <= m.mk
+            GROUP BY 1, 2, 3, 4) q
       GROUP BY 1, 2, 3),
     o AS (
       SELECT to_char(m.cm, 'YYYY-MM-DD') AS period, m.cm AT TIME ZONE w.tz AS starts_at,
