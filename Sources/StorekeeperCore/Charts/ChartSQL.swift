@@ -362,8 +362,9 @@ enum ChartSQL {
     paying AS (SELECT cm, seg, pm, count(DISTINCT user_id) AS n FROM pay GROUP BY 1, 2, 3),
     -- What each cohort paid per month and currency, refunded transactions left out: summed
     -- once, so the cumulative sums below read a few rows per cohort, not every payment.
-    -- MATERIALIZED: read once, PostgreSQL would inline it into the lateral join below and
-    -- aggregate every payment again for each cohort month (45 s instead of 1 in bench/charts).
+    -- MATERIALIZED so that it stays summed once whatever the plan of the join below: inlined
+    -- into the LATERAL subquery `cum` once was, it aggregated every payment again for each
+    -- cohort month (45 s instead of 1 in bench/charts).
     monthly AS MATERIALIZED (
       SELECT cm, seg, pm, currency, sum(price) AS amount FROM pay
       WHERE NOT refunded GROUP BY 1, 2, 3, 4),
