@@ -22,7 +22,8 @@ extension Application {
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
     let chartRollup = ChartRollupPass(
-      rollup: ChartRollup(database: domain.database), intervalMs: config.chartsRollupIntervalMs,
+      rollup: ChartRollup(database: domain.database, countsZone: config.chartsTimeZone),
+      intervalMs: config.chartsRollupIntervalMs,
       logger: logger.with("component", "chart-rollup"))
     var services: [any Service] = [
       BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {

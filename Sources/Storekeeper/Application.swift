@@ -61,6 +61,14 @@ public final class Application: Sendable {
       }
     }
     try await edge.catalog.reload()
+    // The rollup's passes count in this zone: a name PostgreSQL does not know would fail each
+    // of them, long after start-up said nothing.
+    let zone = config.chartsTimeZone
+    guard try await ChartRepository(database: domain.database).knowsTimeZone(zone) else {
+      throw ConfigError(
+        variable: "CHARTS_TIME_ZONE",
+        problem: "is not a time zone PostgreSQL knows (pg_timezone_names), got \"\(zone)\"")
+    }
     listener.start()
     let port = try edge.server.start()
     if let adminServer = edge.adminServer {

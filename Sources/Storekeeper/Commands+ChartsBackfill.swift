@@ -17,16 +17,27 @@ extension Commands {
         Data("configuration error: DATABASE_URL is required but not set\n".utf8))
       return 2
     }
+    let zone: String
+    do {
+      zone =
+        try ConfigReader(env: ProcessInfo.processInfo.environment).timeZone(
+          "CHARTS_TIME_ZONE") ?? "UTC"
+    } catch {
+      FileHandle.standardError.write(Data("configuration error: \(error)\n".utf8))
+      return 2
+    }
     let pool = PostgresPool(
       configuration: PostgresConfiguration(url: url), logger: logger(.notice))
     do {
-      let rollup = ChartRollup(database: pool)
+      // In the servers' zone: a pass of theirs finding the counts in another would rebuild.
+      let rollup = ChartRollup(database: pool, countsZone: zone)
       let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()
       let state = try await rollup.state()
       let units = built.units.map { ", \($0) changed units" } ?? ""
       print(
         "charts rollup: generation \(built.generation), \(built.rows) rows\(units), exact up to "
-          + "\(state.asOf ?? "?"), built in \(state.buildMs ?? 0) ms")
+          + "\(state.asOf ?? "?"), payers and cohorts counted in \(state.countsZone), built in "
+          + "\(state.buildMs ?? 0) ms")
       await pool.shutdown()
       return 0
     } catch {

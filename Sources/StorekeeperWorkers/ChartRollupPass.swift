@@ -21,13 +21,15 @@ package struct ChartRollupPass: Sendable {
       guard try await rollup.claim(intervalMs: intervalMs) else { return }
       let pass = try await rollup.refresh()
       let state = try await rollup.state()
-      logger.info(
-        pass.units == nil ? "chart rollup rebuilt" : "chart rollup refreshed",
-        [
-          "generation": .int(Int(pass.generation)), "rows": .int(Int(pass.rows)),
-          "units": .int(Int(pass.units ?? -1)), "build_ms": .int(Int(state.buildMs ?? 0)),
-          "as_of": .string(state.asOf ?? ""),
-        ])
+      var fields: [String: LogValue] = [
+        "generation": .int(Int(pass.generation)), "rows": .int(Int(pass.rows)),
+        "units": .int(Int(pass.units ?? -1)), "build_ms": .int(Int(state.buildMs ?? 0)),
+        "as_of": .string(state.asOf ?? ""), "counts_zone": .string(state.countsZone),
+      ]
+      // Said, since it costs a whole rebuild: instances that disagree on CHARTS_TIME_ZONE
+      // would rebuild at every pass.
+      if let before = pass.movedFrom { fields["counted_before_in"] = .string(before) }
+      logger.info(pass.units == nil ? "chart rollup rebuilt" : "chart rollup refreshed", fields)
     } catch {
       logger.warning("chart rollup failed", ["error": .string("\(error)")])
     }

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import subprocess
+import time
 
 import pytest
 
@@ -38,8 +39,11 @@ ROLLED_UP = {"revenue", "refund_rate", "active_subscriptions", "active_trials", 
 BY_USER = {"new_customers", "payers", "cohorts", "trial_conversion"}
 
 
-def backfill(stack, *args: str) -> str:
-    done = subprocess.run([stack.sk.argv[0], "charts-backfill", *args], env=stack.sk.env, capture_output=True,
+def backfill(stack, *args: str, zone: str | None = None) -> str:
+    """`storekeeper charts-backfill`, counting payers and cohorts in `zone` (CHARTS_TIME_ZONE)
+    when given, else in the instance's (UTC)."""
+    env = {**stack.sk.env, "CHARTS_TIME_ZONE": zone} if zone else stack.sk.env
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill", *args], env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -111,13 +115,25 @@ def now_utc() -> datetime:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[2]}-{c[3]}-{c[4]}-{c[5] or 'prod'}-{'-'.join(c[6].values()) or 'all'}")
 @pytest.mark.parametrize("name", CHARTS)
 def test_each_chart_matches_an_independent_computation(charted, name, case, source):
-    stack, history = charted
+    assert_matches_the_oracle(charted, name, case, source)
+
+
+def case_params(name: str, case, **more) -> dict:
+    """The query of `case` for the chart `name` (cohorts are monthly whatever the case)."""
     frm, to, res, tz, segment, env, filters = case
-    if name == "cohorts" and res != "month":
-        res = "month"
-    params = {"from": frm, "to": to, "resolution": res, "tz": tz, "segment": segment, "source": source, **filters}
+    params = {"from": frm, "to": to, "resolution": "month" if name == "cohorts" else res, "tz": tz,
+              "segment": segment, **filters, **more}
     if env:
         params["environment"] = env
+    return params
+
+
+def assert_matches_the_oracle(charted, name, case, source) -> dict:
+    """The chart `name` asked for `case` equals the independent computation; its answer."""
+    stack, history = charted
+    frm, to, res, tz, segment, env, filters = case
+    params = case_params(name, case, source=source)
+    res = params["resolution"]
     answer = chart(stack.api, name, **params)
     assert answer["chart"] == name and answer["tz"] == tz and answer["segment"] == segment
     rolled = source == "auto" and (name in BY_USER or (name in ROLLED_UP and tz != "Asia/Kolkata"))
@@ -134,6 +150,7 @@ def test_each_chart_matches_an_independent_computation(charted, name, case, sour
         assert g == e
     # A case that checks nothing would pass whatever the server said.
     assert expected
+    return answer
 
 
 def test_the_rollup_is_exact_up_to_its_as_of_and_says_how_far_behind_it_is(charted):
@@ -276,6 +293,82 @@ def test_the_incremental_pass_takes_in_new_purchases_refunds_renewals_and_transf
                    f"WHERE transaction_id = '{first.transaction_id}'")
         # Deleted rows leave no change for a pass to find: a deletion needs the backfill.
         backfill(stack)
+
+
+# Asked in the zone the counts are kept in: whole periods from the counts, cut ones (the
+# first week, the current month) from the payments.
+BERLIN = [
+    ("2026-01-01", "2026-06-30", "month", "Europe/Berlin", "none", None, {}),
+    ("2026-01-07", "2026-06-30", "week", "Europe/Berlin", "store", None, {}),
+    ("2026-02-01", "2026-03-31", "day", "Europe/Berlin", "country", "all", {}),
+    ("2026-01-01", "2026-05-31", "month", "Europe/Berlin", "product", "Sandbox", {}),
+    ("2026-01-01", "2026-06-30", "month", "Europe/Berlin", "none", None, {"country": "DEU"}),
+]
+COUNTED = ["payers", "cohorts"]
+
+
+def counts_zone(stack) -> str:
+    return sql_rows(stack, "SELECT counts_zone FROM chart_rollup_state").strip()
+
+
+def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(charted):
+    stack, history = charted
+    api = stack.api
+    asked = [(name, case) for name in COUNTED for case in BERLIN]
+    try:
+        assert "payers and cohorts counted in Europe/Berlin" in backfill(stack, zone="Europe/Berlin")
+        assert counts_zone(stack) == "Europe/Berlin"
+        answers = [assert_matches_the_oracle(charted, name, case, "auto") for name, case in asked]
+        utc = [assert_matches_the_oracle(charted, name, CASES[0], "auto") for name in COUNTED]
+        # The Berlin answers are read from the counts: made wrong, the counts show in them.
+        # Another zone's answers (UTC's here) never read them.
+        sql(stack, "UPDATE chart_payer_counts SET payers = payers + 1000")
+        sql(stack, "UPDATE chart_cohort_counts SET payers = payers + 1000 WHERE currency IS NULL")
+        for (name, case), before in zip(asked, answers):
+            assert chart(api, name, **case_params(name, case))["rows"] != before["rows"], (name, case)
+        for name, before in zip(COUNTED, utc):
+            assert chart(api, name, **case_params(name, CASES[0]))["rows"] == before["rows"], name
+        # An incremental pass keeps them in Berlin: a purchase at 00:30 on March 1st there is
+        # February's in UTC.
+        backfill(stack, zone="Europe/Berlin")
+        sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+                   "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, "
+                   "storefront) VALUES ('8200000001', '8200000001', 'gems', 'b', 'Production', 1, 'Consumable', "
+                   "'2026-02-28T23:30:00Z', 'berlin-midnight-user', 'signed_transaction', 4990, 'EUR', 'DEU')")
+        assert changed_units(backfill(stack, "--changes", zone="Europe/Berlin")) == 1
+        kept = [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)]
+        for name, case in asked:
+            params = case_params(name, case)
+            rolled = chart(api, name, **params)
+            assert rolled["source"] == "rollup"
+            assert rolled["rows"] == chart(api, name, source="transactions", **params)["rows"], (name, case)
+        backfill(stack, zone="Europe/Berlin")
+        assert [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)] == kept
+        # A pass in another zone cannot take them in: it rebuilds them there, as a UTC rebuild
+        # counts them.
+        moved = backfill(stack, "--changes")
+        assert " changed units" not in moved and "payers and cohorts counted in UTC" in moved
+        in_utc = [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)]
+        assert in_utc != kept
+        backfill(stack)
+        assert [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)] == in_utc
+    finally:
+        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id = '8200000001'")
+        backfill(stack)
+    assert counts_zone(stack) == "UTC"
+
+
+def test_an_instance_counts_in_its_charts_time_zone_from_its_first_pass(launcher):
+    zoned = launcher.stack(CHARTS_TIME_ZONE="America/New_York")
+    deadline = time.monotonic() + 60
+    while zoned.db.rows("SELECT counts_zone, counts_horizon IS NOT NULL FROM chart_rollup_state") != [
+            ["America/New_York", "t"]]:
+        assert time.monotonic() < deadline, zoned.sk.log_tail(20)
+        time.sleep(0.2)
+    # The release before 0119 reads payer_horizon as "UTC counts kept": never set for another zone.
+    assert zoned.db.rows("SELECT payer_horizon IS NULL AND cohort_horizon IS NULL FROM chart_rollup_state") == [["t"]]
+    rebuilt = [line for line in zoned.sk.log_tail(200).splitlines() if "chart rollup rebuilt" in line]
+    assert rebuilt and "America/New_York" in rebuilt[0].replace("\\/", "/"), rebuilt
 
 
 def test_an_answer_over_the_row_cap_is_refused_with_the_field_and_the_limit(charted):

@@ -130,6 +130,7 @@ def run_serve(binary, env, timeout=20):
     # Accepted once, then overflowed: the report retry worker trapped at its first tick.
     ("APPLE_TIMEOUT", "3000000000000000000ms"),
     ("ORDER_TTL", "100000d"),
+    ("CHARTS_TIME_ZONE", "Europe/Berlin;drop"),
 ])
 def test_a_missing_or_bad_variable_stops_start_up_naming_it(binary, launcher, fresh_db, variable, value):
     env = launcher.env(fresh_db, 1, **{variable: value})
@@ -138,6 +139,13 @@ def test_a_missing_or_bad_variable_stops_start_up_naming_it(binary, launcher, fr
     lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     assert len(lines) == 1, f"expected one line, got {lines}"
     assert variable in lines[0], lines[0]
+
+
+def test_a_charts_time_zone_postgresql_does_not_know_stops_start_up_naming_it(binary, launcher, fresh_db):
+    # Well formed, so only the database can tell: asked at start-up, not at the first pass.
+    result = run_serve(binary, launcher.env(fresh_db, 1, CHARTS_TIME_ZONE="Mars/Olympus"))
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "CHARTS_TIME_ZONE" in result.stdout + result.stderr and "Mars/Olympus" in result.stdout + result.stderr
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,6 +78,9 @@ public struct AppConfig: Sendable {
   public var sweepIntervalMs: Int64 = 30_000
   /// `CHARTS_ROLLUP_INTERVAL`: how often the charts' hourly rollup is rebuilt (docs/CHARTS.md).
   public var chartsRollupIntervalMs: Int64 = 600_000
+  /// `CHARTS_TIME_ZONE`: the zone whose days, weeks and months `payers` and `cohorts` are
+  /// counted ahead in (docs/CHARTS.md); charts asked in another zone count when asked.
+  public var chartsTimeZone = "UTC"
   public var retryBaseMs: Int64 = 30_000
   public var retryWindowMs: Int64 = 72 * 3_600_000
   public var logLevel = LogLevel.info
@@ -249,6 +252,7 @@ public struct AppConfig: Sendable {
     config.sweepIntervalMs = try reader.duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
     config.chartsRollupIntervalMs =
       try reader.duration("CHARTS_ROLLUP_INTERVAL") ?? config.chartsRollupIntervalMs
+    config.chartsTimeZone = try reader.timeZone("CHARTS_TIME_ZONE") ?? config.chartsTimeZone
     config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
     try readLimits(env, into: &config)

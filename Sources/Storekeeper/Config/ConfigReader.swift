@@ -40,4 +40,16 @@ struct ConfigReader {
     }
     return ms
   }
+
+  /// An IANA zone's name as PostgreSQL lists them (`Europe/Berlin`, `UTC`): its characters
+  /// only, here; whether PostgreSQL knows it is asked at start-up, of the database.
+  func timeZone(_ name: String) throws -> String? {
+    guard let text = value(name) else { return nil }
+    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-/")
+    guard text.count <= 64, text.allSatisfy(allowed.contains) else {
+      throw ConfigError(
+        variable: name, problem: "must be an IANA time zone such as Europe/Berlin, got \"\(text)\"")
+    }
+    return text
+  }
 }

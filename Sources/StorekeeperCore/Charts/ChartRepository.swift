@@ -34,11 +34,14 @@ package struct ChartRepository: Sendable {
     -> (rows: String, count: Int64, source: Source)
   {
     var useRollup = false
+    var countsZone = "UTC"
     // The rollup sums money per currency as signed: a converted chart reads the transactions.
     if !raw, query.currency == nil,
       ChartSQL.rolledUp.contains(query.name) || ChartSQL.rolledUpByUser.contains(query.name)
     {
-      let built = try await ChartRollup(database: database).state().asOf != nil
+      let state = try await ChartRollup(database: database).state()
+      let built = state.asOf != nil
+      countsZone = state.countsZone
       if built, ChartSQL.rolledUpByUser.contains(query.name) {
         useRollup = true
       } else if built {
@@ -51,7 +54,7 @@ package struct ChartRepository: Sendable {
     // Without JIT: a chart's plan is estimated from generated periods and CTEs, often
     // thousands of times over what it reads, which makes PostgreSQL spend seconds compiling
     // a statement that runs in milliseconds (bench/charts; docs/CHARTS.md, "Cost").
-    let chart = ChartSQL.chart(query, rollup: useRollup)
+    let chart = ChartSQL.chart(query, rollup: useRollup, countsZone: countsZone)
     let found = try await database.withTransaction { tx in
       try await tx.execute("SET LOCAL jit = off")
       return try await tx.query(chart).first

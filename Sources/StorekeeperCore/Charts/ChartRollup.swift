@@ -7,9 +7,13 @@ import Postgres
 /// rollup's lag, which every chart answered from it shows.
 package struct ChartRollup: Sendable {
   let database: PostgresPool
+  /// The zone `payers` and `cohorts` are counted ahead in (`CHARTS_TIME_ZONE`): a pass that
+  /// finds the counts kept in another rebuilds them in this one (Migrations/0119).
+  let countsZone: String
 
-  package init(database: PostgresPool) {
+  package init(database: PostgresPool, countsZone: String = "UTC") {
     self.database = database
+    self.countsZone = countsZone
   }
 
   /// What charts read now.
@@ -19,19 +23,22 @@ package struct ChartRollup: Sendable {
     package var asOf: String?
     package var lagSeconds: Int64?
     package var buildMs: Int64?
+    /// The zone the last pass counted `payers` and `cohorts` in.
+    package var countsZone = "UTC"
   }
 
   package func state() async throws -> State {
     let row = try await database.queryFirst(
       """
       SELECT generation, \(unescaped: SQLTime.rfc3339("as_of")),
-             floor(extract(epoch FROM now() - as_of))::bigint AS lag, build_ms
+             floor(extract(epoch FROM now() - as_of))::bigint AS lag, build_ms, counts_zone
       FROM chart_rollup_state
       """)
     guard let row else { return State(generation: 0) }
     return State(
       generation: try row.decode("generation"), asOf: try row.decodeIfPresent("as_of"),
-      lagSeconds: try row.decodeIfPresent("lag"), buildMs: try row.decodeIfPresent("build_ms"))
+      lagSeconds: try row.decodeIfPresent("lag"), buildMs: try row.decodeIfPresent("build_ms"),
+      countsZone: try row.decode("counts_zone"))
   }
 
   /// Takes the lease for the next build when it is due (`intervalMs` after the last build's
@@ -53,6 +60,8 @@ package struct ChartRollup: Sendable {
     package var generation: Int64
     package var rows: Int64
     package var units: Int64?
+    /// The zone the counts were kept in before this pass, when it rebuilt them in another.
+    package var movedFrom: String? = nil
   }
 
   /// Rebuilds every rollup from the transactions as a new generation, in one transaction:
@@ -73,34 +82,43 @@ package struct ChartRollup: Sendable {
       let state = try await tx.query(
         """
         SELECT generation, horizon::text AS horizon, as_of::text AS as_of,
-               horizon = payer_horizon AND horizon = cohort_horizon AS payers_kept
+               horizon = counts_horizon AND counts_zone = \(countsZone) AS payers_kept,
+               counts_zone
         FROM chart_rollup_state FOR UPDATE
         """
       ).first
       let current: Int64 = try state?.decode("generation") ?? 0
       let previous: String? = try state?.decodeIfPresent("horizon")
       let asOf: String? = try state?.decodeIfPresent("as_of")
-      // The payer counts were kept by the last pass (not by an instance of the release before
-      // Migrations/0092): else only a rebuild makes them exact again.
+      // The payer and cohort counts were kept by the last pass in this zone (not by an instance
+      // of the release before Migrations/0119, nor in another zone): else only a rebuild makes
+      // them exact again.
       let payersKept: Bool = try state?.decodeIfPresent("payers_kept") ?? false
+      let keptZone: String? = try state?.decodeIfPresent("counts_zone")
+      let movedFrom = keptZone.flatMap { $0 == countsZone ? nil : $0 }
       // Taken before anything is read: whatever this pass's reads miss was written by a
       // transaction still running or not yet begun now, whose id is at or after this one.
       // (Without an answer, 0: the next pass re-reads everything, which is safe.)
       let horizon: String =
         try await tx.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon")
         .first?.decode("horizon") ?? "0"
-      let done: Pass
+      var done: Pass
       if let previous, let asOf, payersKept, !whole {
         done = try await refresh(on: tx, generation: current, since: previous, asOf: asOf)
       } else {
         done = try await rebuild(on: tx, generation: current + 1)
+        done.movedFrom = movedFrom
       }
+      // payer_horizon and cohort_horizon tell the release before 0119 that the counts are
+      // UTC's: set only when they are.
+      let utcHorizon: String? = countsZone == "UTC" ? horizon : nil
       try await tx.execute(
         """
         UPDATE chart_rollup_state
         SET generation = \(done.generation), as_of = date_trunc('hour', now()),
             built_at = clock_timestamp(), horizon = \(horizon)::xid8,
-            payer_horizon = \(horizon)::xid8, cohort_horizon = \(horizon)::xid8,
+            counts_horizon = \(horizon)::xid8, payer_horizon = \(utcHorizon)::xid8,
+            cohort_horizon = \(utcHorizon)::xid8,
             build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
             pass_units = \(done.units), full_build = \(done.units == nil)
         """)
@@ -109,6 +127,8 @@ package struct ChartRollup: Sendable {
   }
 
   func rebuild(on tx: PostgresTransaction, generation next: Int64) async throws -> Pass {
+    // Before anything is counted: the statements below read the zone from the state row.
+    try await tx.execute("UPDATE chart_rollup_state SET counts_zone = \(countsZone)")
     for table in [
       "chart_unit_hourly", "chart_payments", "chart_trials", "chart_customers",
       "chart_payer_counts", "chart_cohort_sizes", "chart_cohort_counts",

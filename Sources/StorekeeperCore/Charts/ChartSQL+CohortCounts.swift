@@ -1,7 +1,7 @@
 import Postgres
 
-/// `cohorts` in UTC from the counts of Migrations/0099 (`chart_cohort_sizes`,
-/// `chart_cohort_counts`): per scope, UTC cohort month, payment month and grouping of the
+/// `cohorts` from the counts of Migrations/0099 (`chart_cohort_sizes`, `chart_cohort_counts`),
+/// kept in the counted zone (Migrations/0119): per scope, cohort month, payment month and grouping of the
 /// first transaction (the groupings of `payerGroupings`), kept by the rollup's passes. Whole
 /// cohort months and whole payment months are read from the counts; the cohorts a range or
 /// `as_of` cuts, and the payment month `as_of` or `to` cuts, from the per-user rollups, as
@@ -28,7 +28,7 @@ extension ChartSQL {
     return PostgresQuery(
       unsafeSQL: """
         WITH c AS (
-          SELECT cu.user_id, cu.scope, date_trunc('month', cu.first_at AT TIME ZONE 'UTC') AS cm,
+          SELECT cu.user_id, cu.scope, date_trunc('month', cu.first_at AT TIME ZONE \(countsZone)) AS cm,
                  cu.store, cu.environment, cu.product_id, cu.country
           FROM chart_customers cu WHERE \(users)),
         sizes AS (
@@ -39,7 +39,7 @@ extension ChartSQL {
           ON CONFLICT (scope, dims, cohort_month, \(keys))
           DO UPDATE SET customers = chart_cohort_sizes.customers + EXCLUDED.customers),
         p AS (
-          SELECT c.*, date_trunc('month', x.purchased_at AT TIME ZONE 'UTC') AS pm, x.currency,
+          SELECT c.*, date_trunc('month', x.purchased_at AT TIME ZONE \(countsZone)) AS pm, x.currency,
                  x.price, x.refunded
           FROM c JOIN chart_payments x ON x.user_id = c.user_id
             AND (c.scope = '*' OR x.environment = c.scope)),
@@ -68,7 +68,7 @@ extension ChartSQL {
       users: "cu.user_id = ANY(ARRAY(SELECT user_id FROM chart_dirty_cohort_users))", sign: sign)
   }
 
-  /// Cohorts from the counts for the grouping `dims` (`payerDims`), in UTC. `cw` holds the
+  /// Cohorts from the counts for the grouping `dims` (`payerDims`), in the counted zone. `cw` holds the
   /// whole months `[wf, wt)`: cohort months inside the range and over by `limit_at`, while the
   /// last pass kept the counts (else none). Their payment months before `wt` are counted
   /// ahead; the cut cohorts, and every cohort's payments from `wt` on, are read as in
@@ -89,8 +89,7 @@ extension ChartSQL {
         FROM (SELECT date_trunc('month', w.from_day::timestamp - interval '1 day')
                        + interval '1 month' AS wf,
                      date_trunc('month', w.limit_at AT TIME ZONE w.tz) AS wt,
-                     coalesce((SELECT s.horizon = s.cohort_horizon FROM chart_rollup_state s),
-                              false) AS kept
+                     coalesce(\(countsKept), false) AS kept
               FROM w) m),
       cohort AS (
         SELECT x.user_id, date_trunc('month', x.first_at AT TIME ZONE w.tz) AS cm, \(seg) AS seg

@@ -1,8 +1,8 @@
 import Postgres
 
-/// `payers` in UTC from the counts of Migrations/0092 (`chart_payer_counts`): distinct users
-/// per UTC day, ISO week or month, per grouping of the dimensions (`dims`), kept by the
-/// rollup's passes. Whole periods are read from the counts, periods a range or now cuts from
+/// `payers` from the counts of Migrations/0092 (`chart_payer_counts`): distinct users per
+/// day, ISO week or month of the counted zone (`countsZone`, Migrations/0119), per grouping
+/// of the dimensions (`dims`), kept by the rollup's passes. Whole periods are read from the counts, periods a range or now cuts from
 /// `chart_payments`, as every zone's are; counts are distinct users, so nothing is summed
 /// across periods or keys.
 extension ChartSQL {
@@ -14,10 +14,17 @@ extension ChartSQL {
     """
   static let payerResolutions = "(VALUES ('day'), ('week'), ('month')) r(resolution)"
 
-  /// The grouping that answers `query` from the counts, or nil when none does: another zone
-  /// than UTC, or two of store, product and country filtered or segmented at once.
+  /// The zone the counts are kept in, as a pass's statements read it: the rollup state's, which
+  /// a rebuild sets before it counts.
+  static let countsZone = "(SELECT s.counts_zone FROM chart_rollup_state s)"
+
+  /// Whether the last pass kept the counts in the asked zone `w.tz` (see Migrations/0119).
+  static let countsKept =
+    "(SELECT s.horizon = s.counts_horizon AND s.counts_zone = w.tz FROM chart_rollup_state s)"
+
+  /// The grouping that answers `query` from the counts, or nil when none does: two of store,
+  /// product and country filtered or segmented at once. (The zone is the caller's to check.)
   static func payerDims(_ query: ChartQuery) -> Int? {
-    guard query.timeZone == "UTC" else { return nil }
     var dims = 0
     if query.store != nil || query.segment == .store { dims |= 8 }
     if query.environment != nil || query.segment == .environment { dims |= 4 }
@@ -48,7 +55,7 @@ extension ChartSQL {
   /// A rebuild's counts: every payment in each resolution.
   static let countAllPayers = addPayerCounts(
     from: """
-      (SELECT r.resolution, date_trunc(r.resolution, c.purchased_at AT TIME ZONE 'UTC') AS period,
+      (SELECT r.resolution, date_trunc(r.resolution, c.purchased_at AT TIME ZONE \(countsZone)) AS period,
               c.user_id, c.store, c.environment, c.product_id, c.country, c.currency, c.price
        FROM chart_payments c, \(payerResolutions))
       """, sign: "")
@@ -61,8 +68,8 @@ extension ChartSQL {
         (SELECT d.resolution, d.period, c.user_id, c.store, c.environment, c.product_id,
                 c.country, c.currency, c.price
          FROM chart_dirty_payers d JOIN chart_payments c ON c.user_id = d.user_id
-           AND c.purchased_at >= d.period AT TIME ZONE 'UTC'
-           AND c.purchased_at < (d.period + ('1 ' || d.resolution)::interval) AT TIME ZONE 'UTC')
+           AND c.purchased_at >= d.period AT TIME ZONE \(countsZone)
+           AND c.purchased_at < (d.period + ('1 ' || d.resolution)::interval) AT TIME ZONE \(countsZone))
         """, sign: sign)
   }
 
@@ -80,12 +87,12 @@ extension ChartSQL {
       unsafeSQL: """
         INSERT INTO chart_dirty_payers (user_id, resolution, period)
         SELECT DISTINCT c.user_id, r.resolution,
-               date_trunc(r.resolution, c.purchased_at AT TIME ZONE 'UTC')
+               date_trunc(r.resolution, c.purchased_at AT TIME ZONE \(countsZone))
         FROM ((\(old) EXCEPT \(new)) UNION ALL (\(new) EXCEPT \(old))) c, \(payerResolutions)
         """)
   }()
 
-  /// `payers` from the counts for the grouping `dims` (`payerDims`), in UTC. A period is
+  /// `payers` from the counts for the grouping `dims` (`payerDims`), in the counted zone. A period is
   /// read from the counts when it is whole (not cut by the range) and over by the rollup's
   /// `as_of`, and the last pass kept the counts (see Migrations/0092); the others, from the
   /// payments.
@@ -93,7 +100,7 @@ extension ChartSQL {
     let whole = """
       b.starts_at = b.k AT TIME ZONE w.tz AND b.ends_at = (b.k + w.step) AT TIME ZONE w.tz
         AND b.ends_at <= w.now_at
-        AND (SELECT s.horizon = s.payer_horizon FROM chart_rollup_state s)
+        AND \(countsKept)
       """
     return """
       cut AS (SELECT b.* FROM b, w WHERE NOT coalesce(\(whole), false)),

@@ -74,14 +74,19 @@ enum ChartSQL {
   }
 
   /// The statement answering `query`: one row, `rows`, the JSON array of the chart's rows;
-  /// from the rollup with `rollup` (only for `rolledUp` charts over hour-aligned periods).
-  static func chart(_ query: ChartQuery, rollup: Bool = false) -> PostgresQuery {
+  /// from the rollup with `rollup` (only for `rolledUp` charts over hour-aligned periods), and
+  /// from the counts of `payers` and `cohorts` when they are kept in the query's zone
+  /// (`countsZone`, the rollup state's).
+  static func chart(_ query: ChartQuery, rollup: Bool = false, countsZone: String = "UTC")
+    -> PostgresQuery
+  {
     var sql = parameters(query, rollup: rollup)
     let seg = query.segment.column
+    let dims = query.timeZone == countsZone ? payerDims(query) : nil
     var text =
-      if rollup, query.name == .payers, let dims = payerDims(query) {
+      if rollup, query.name == .payers, let dims {
         payerCountsBody(seg, dims: dims)
-      } else if rollup, query.name == .cohorts, query.currency == nil, let dims = payerDims(query) {
+      } else if rollup, query.name == .cohorts, query.currency == nil, let dims {
         cohortCountsBody(seg, dims: dims)
       } else {
         rollup ? rollupBody(query.name, segment: seg) : body(query.name, segment: seg)
