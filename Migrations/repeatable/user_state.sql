@@ -49,6 +49,8 @@ BEGIN
   END LOOP;
 
   -- Non-renewing: each purchase extends from the later of its payment and the running expiry.
+  -- It rests on the purchases since the name last lapsed: a purchase after a lapse starts a new
+  -- stretch, whose `sandbox` is its own.
   FOR r IN
     SELECT p.product_id, p.grants->>'entitlement' AS entitlement,
            coalesce((p.grants->>'duration_days')::bigint * o.quantity, 0) AS days,
@@ -70,7 +72,8 @@ BEGIN
     running := running || jsonb_build_object(r.entitlement, jsonb_build_object(
       'expires_ms', start_ms + r.days * 86400000, 'product_id', r.product_id,
       'source', 'non_renewing',
-      'sandbox', r.sandbox AND coalesce((v_previous->>'sandbox')::boolean, true)));
+      'sandbox', r.sandbox AND (start_ms = r.paid_ms
+                                OR coalesce((v_previous->>'sandbox')::boolean, true))));
   END LOOP;
 
   -- Offered in turn: non-renewing, then auto-renewable (Apple's latest expiresDate or grace
@@ -87,7 +90,12 @@ BEGIN
           CROSS JOIN LATERAL (
             SELECT (extract(epoch FROM max(greatest(t.expires_date, s.grace_expires_at))) * 1000)::bigint
                      AS expires_ms,
-                   coalesce(bool_and(t.environment = 'Sandbox'), false) AS sandbox
+                   -- Resting on the transaction whose period (or grace) ends last, not on
+                   -- expired periods before it; of equals, a production one. Not on what is
+                   -- still in effect at p_now: that would change with no event to record it.
+                   coalesce((array_agg(t.environment = 'Sandbox'
+                     ORDER BY greatest(t.expires_date, s.grace_expires_at) DESC NULLS LAST,
+                              t.environment = 'Sandbox'))[1], false) AS sandbox
             FROM apple_transactions t
             LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
             WHERE t.user_id = p_user_id AND t.product_id = p.product_id
@@ -100,7 +108,9 @@ BEGIN
           FROM products p
           CROSS JOIN LATERAL (
             SELECT (extract(epoch FROM max(g.expiry_time)) * 1000)::bigint AS expires_ms,
-                   coalesce(bool_and(g.environment = 'Sandbox'), false) AS sandbox
+                   coalesce((array_agg(g.environment = 'Sandbox'
+                     ORDER BY g.expiry_time DESC NULLS LAST, g.environment = 'Sandbox'))[1],
+                     false) AS sandbox
             FROM google_purchases g
             WHERE g.user_id = p_user_id AND g.product_id = p.product_id
               AND g.revoked_at IS NULL) gpaid

@@ -41,10 +41,9 @@ import Testing
   /// What the user owns at `nowMs`, from the raw purchases alone: non-consumables forever;
   /// non-renewing purchases stacking in payment order, each from the later of its payment and
   /// the running expiry; an auto-renewable product until the latest expiry (or grace) of its
-  /// transactions not revoked; per name the longest wins, the expired are dropped. `sandbox`,
-  /// as the SQL has it: every purchase of the winning source was made in the sandbox, counting
-  /// all of a non-renewing name's purchases (lapsed stretches too) and all of a product's
-  /// transactions not revoked (expired periods too).
+  /// transactions not revoked; per name the longest wins, the expired are dropped. `sandbox`:
+  /// every purchase the winning source rests on was made in the sandbox: a non-renewing name's
+  /// purchases since it last lapsed, the product's transactions whose period ends last.
   static func recomputed(_ all: [Purchase], grace: [String: Int64], user: String, nowMs: Int64)
     -> (entitlements: [Entitlements.Active], nonConsumables: [String])
   {
@@ -77,7 +76,7 @@ import Testing
       let previous = running[name]
       running[name] = (
         max(paidMs, previous?.expiresMs ?? 0) + days * Int64(purchase.transaction.quantity) * day,
-        product, purchase.sandbox && (previous?.sandbox ?? true)
+        product, purchase.sandbox && (previous.map { $0.expiresMs <= paidMs || $0.sandbox } ?? true)
       )
     }
     var offers = running.map {
@@ -87,11 +86,13 @@ import Testing
     for (product, item) in catalog where item.type == .autoRenewable {
       let paid = ofProduct(product)
       guard let name = item.entitlement, !paid.isEmpty else { continue }
-      let expires =
-        paid.map { p in
-          max(p.transaction.expiresDate ?? .min, grace[p.transaction.originalTransactionId] ?? .min)
-        }.max() ?? .min
-      subscriptions.append((name, expires, product, "auto_renewable", paid.allSatisfy(\.sandbox)))
+      func until(_ p: Purchase) -> Int64 {
+        max(p.transaction.expiresDate ?? .min, grace[p.transaction.originalTransactionId] ?? .min)
+      }
+      let expires = paid.map(until).max() ?? .min
+      let last = paid.filter { until($0) == expires }
+      subscriptions.append(
+        (name, expires, product, "auto_renewable", last.allSatisfy(\.sandbox)))
     }
     // Equal expiries: the non-renewing first, then subscriptions by product id; only a strictly
     // later expiry replaces what a name has.
