@@ -97,6 +97,23 @@ import Testing
     #expect(error(env.merging(["APPLE_API_URL": "ftp://x"]) { $1 })?.variable == "APPLE_API_URL")
   }
 
+  /// The charts' counted zone: any IANA name by its characters (PostgreSQL is asked at
+  /// start-up whether it knows it), never SQL.
+  @Test func readsTheChartsTimeZone() throws {
+    #expect(try AppConfig.fromEnvironment(base).chartsTimeZone == "UTC")
+    for zone in ["Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC"] {
+      #expect(
+        try AppConfig.fromEnvironment(base.merging(["CHARTS_TIME_ZONE": zone]) { $1 })
+          .chartsTimeZone == zone)
+    }
+    for zone in [
+      "Europe/Berlin;drop", "Europe/Berlin'", "Europe Berlin", String(repeating: "A", count: 65),
+    ] {
+      #expect(
+        error(base.merging(["CHARTS_TIME_ZONE": zone]) { $1 })?.variable == "CHARTS_TIME_ZONE")
+    }
+  }
+
   @Test func parsesDurations() {
     #expect(DurationParser.milliseconds("500ms") == 500)
     #expect(DurationParser.milliseconds("90s") == 90_000)
