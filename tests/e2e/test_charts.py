@@ -307,6 +307,11 @@ BERLIN = [
 COUNTED = ["payers", "cohorts"]
 
 
+def all_counts(stack) -> list[str]:
+    """Every payer and cohort count, as rows of text."""
+    return [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)]
+
+
 def counts_zone(stack) -> str:
     return sql_rows(stack, "SELECT counts_zone FROM chart_rollup_state").strip()
 
@@ -336,22 +341,22 @@ def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(cha
                    "storefront) VALUES ('8200000001', '8200000001', 'gems', 'b', 'Production', 1, 'Consumable', "
                    "'2026-02-28T23:30:00Z', 'berlin-midnight-user', 'signed_transaction', 4990, 'EUR', 'DEU')")
         assert changed_units(backfill(stack, "--changes", zone="Europe/Berlin")) == 1
-        kept = [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)]
+        kept = all_counts(stack)
         for name, case in asked:
             params = case_params(name, case)
             rolled = chart(api, name, **params)
             assert rolled["source"] == "rollup"
             assert rolled["rows"] == chart(api, name, source="transactions", **params)["rows"], (name, case)
         backfill(stack, zone="Europe/Berlin")
-        assert [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)] == kept
+        assert all_counts(stack) == kept
         # A pass in another zone cannot take them in: it rebuilds them there, as a UTC rebuild
         # counts them.
         moved = backfill(stack, "--changes")
         assert " changed units" not in moved and "payers and cohorts counted in UTC" in moved
-        in_utc = [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)]
+        in_utc = all_counts(stack)
         assert in_utc != kept
         backfill(stack)
-        assert [sql_rows(stack, q) for q in (PAYER_COUNTS, COHORT_COUNTS, COHORT_SIZES)] == in_utc
+        assert all_counts(stack) == in_utc
     finally:
         sql(stack, "DELETE FROM apple_transactions WHERE transaction_id = '8200000001'")
         backfill(stack)
