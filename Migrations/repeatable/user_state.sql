@@ -115,7 +115,9 @@ BEGIN
             WHERE g.user_id = p_user_id AND g.product_id = p.product_id
               AND g.revoked_at IS NULL) gpaid
           WHERE p.type = 'auto_renewable' AND p.grants ? 'entitlement'
-          ORDER BY 3 DESC, 2) subscriptions
+          -- Equal expiries: by product, then a production source before a sandbox one, so that
+          -- an App Store and a Google Play subscription of one product always show the same.
+          ORDER BY 3 DESC, 2, 4) subscriptions
     WHERE expires_ms IS NOT NULL
   LOOP
     CONTINUE WHEN r.expires_ms <= now_ms;
