@@ -13,3 +13,7 @@
 ALTER TABLE chart_rollup_state
   ADD COLUMN counts_zone text NOT NULL DEFAULT 'UTC',
   ADD COLUMN counts_horizon xid8;
+
+-- The counts the previous release kept are UTC's, the default zone's: taken as kept, so that
+-- the first pass of this release does not rebuild them for nothing.
+UPDATE chart_rollup_state SET counts_horizon = payer_horizon WHERE payer_horizon = cohort_horizon;
