@@ -17,7 +17,7 @@ enum RouteHandler: Sendable {
 /// tried in registration order.
 public struct Router: Sendable {
   enum Resolution {
-    case found(RouteHandler, parameters: [String: String], route: String)
+    case found(RouteHandler, parameters: PathParameters, route: String)
     case notFound
     case methodNotAllowed(allow: String)
   }
@@ -80,7 +80,7 @@ public struct Router: Sendable {
     if !patternRoutes.isEmpty {
       // Each segment decoded once, not once per route tried; one that does not decode
       // matches no pattern.
-      guard let segments = Self.decodedSegments(RequestTarget.rawPath(of: target)) else {
+      guard let segments = target.withUTF8Bytes({ Self.decodedSegments($0) }) else {
         return .notFound
       }
       for route in patternRoutes where route.pattern.segments.count == segments.count {
@@ -94,26 +94,30 @@ public struct Router: Sendable {
 
   /// The raw path's segments after its leading `/`, split on the byte (a `split` on
   /// `Character` walks grapheme boundaries) and percent-decoded; nil if one does not decode.
-  static func decodedSegments(_ rawPath: Substring) -> [String]? {
+  /// On the target's bytes by offset, like `RequestTarget`.
+  static func decodedSegments(_ target: UnsafeBufferPointer<UInt8>) -> [String]? {
+    // An absolute-form target without a path is `/`: one empty segment.
+    guard let raw = RequestTarget.rawPathRange(target) else { return [""] }
+    guard var start = target[raw].firstIndex(of: UInt8(ascii: "/")) else { return [] }
     var segments: [String] = []
-    let bytes = rawPath.utf8
-    guard var start = bytes.firstIndex(of: UInt8(ascii: "/")) else { return [] }
-    start = bytes.index(after: start)
+    start += 1
     var i = start
     while true {
-      if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
-        guard let segment = PercentDecoding.decode(rawPath[start..<i], plusAsSpace: false)
+      if i == raw.upperBound || target[i] == UInt8(ascii: "/") {
+        guard
+          let segment = PercentDecoding.decode(
+            UnsafeBufferPointer(rebasing: target[start..<i]), plusAsSpace: false)
         else { return nil }
         segments.append(segment)
-        if i == bytes.endIndex { return segments }
-        start = bytes.index(after: i)
+        if i == raw.upperBound { return segments }
+        start = i + 1
       }
-      i = bytes.index(after: i)
+      i += 1
     }
   }
 
   private func pick(
-    _ method: HTTPMethod, _ methods: MethodTable, parameters: [String: String],
+    _ method: HTTPMethod, _ methods: MethodTable, parameters: PathParameters,
     route: String
   ) -> Resolution {
     if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {
