@@ -35,8 +35,7 @@ package struct OfferingRoutes: Sendable {
     router.addDeferrable(.get, "/v1/offerings/{placement}", placement: .eventLoop) {
       request, context in
       let id = context.parameters["placement"] ?? ""
-      let requestFacts = try OfferingRequest.facts(request)
-      let named = try OfferingRequest.named(request)
+      let (requestFacts, named) = try OfferingRequest.read(request)
       guard OfferingDraft.isValidId(id),
         let placement = cache.read({ $0.offerings.placements[id] })
       else {
