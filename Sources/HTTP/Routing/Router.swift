@@ -22,7 +22,11 @@ public struct Router: Sendable {
     case methodNotAllowed(allow: String)
   }
 
-  private var staticRoutes: [String: MethodTable] = [:]
+  /// Static paths by their length in bytes, each slot holding the few of that length: a
+  /// lookup compares the path with those (usually one or none) instead of hashing it, and a
+  /// patterned path (every offering request) is told apart from the static ones without
+  /// probing a hash table, where each occupied bucket on the way cost a string comparison.
+  private var staticRoutes: [[(path: String, methods: MethodTable)]] = []
   private var patternRoutes: [(pattern: RoutePattern, methods: MethodTable)] = []
   private var registered: [(method: HTTPMethod, pattern: String)] = []
   /// Used by `handle` to log unexpected errors; the server passes its own logger instead.
@@ -58,7 +62,17 @@ public struct Router: Sendable {
     registered.append((method, text))
     let pattern = RoutePattern(text)
     if pattern.isStatic {
-      staticRoutes[text, default: MethodTable()][method] = handler
+      let length = text.utf8.count
+      if staticRoutes.count <= length {
+        staticRoutes.append(contentsOf: repeatElement([], count: length + 1 - staticRoutes.count))
+      }
+      if let i = staticRoutes[length].firstIndex(where: { $0.path == text }) {
+        staticRoutes[length][i].methods[method] = handler
+      } else {
+        var methods = MethodTable()
+        methods[method] = handler
+        staticRoutes[length].append((text, methods))
+      }
     } else if let i = patternRoutes.firstIndex(where: { $0.pattern.segments == pattern.segments }) {
       patternRoutes[i].methods[method] = handler
     } else {
@@ -74,7 +88,7 @@ public struct Router: Sendable {
   /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
   /// only when no static route matched.
   func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
-    if let methods = staticRoutes[path] {
+    if let methods = staticMethods(path) {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
@@ -92,6 +106,17 @@ public struct Router: Sendable {
     return .notFound
   }
 
+  private func staticMethods(_ path: String) -> MethodTable? {
+    let length = path.utf8.count
+    guard length < staticRoutes.count else { return nil }
+    return staticRoutes.withUnsafeBufferPointer { slots in
+      slots[length].withUnsafeBufferPointer { routes in
+        for i in routes.indices where routes[i].path == path { return routes[i].methods }
+        return nil
+      }
+    }
+  }
+
   /// The raw path's segments after its leading `/`, split on the byte (a `split` on
   /// `Character` walks grapheme boundaries) and percent-decoded; nil if one does not decode.
   /// On the target's bytes by offset, like `RequestTarget`.
@@ -99,7 +124,9 @@ public struct Router: Sendable {
     // An absolute-form target without a path is `/`: one empty segment.
     guard let raw = RequestTarget.rawPathRange(target) else { return [""] }
     guard var start = target[raw].firstIndex(of: UInt8(ascii: "/")) else { return [] }
+    // Room for a typical route's segments at once, rather than growing 1, 2, 4.
     var segments: [String] = []
+    segments.reserveCapacity(6)
     start += 1
     var i = start
     while true {
