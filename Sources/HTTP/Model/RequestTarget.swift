@@ -56,9 +56,14 @@ struct RequestTarget {
     _ rawKey: UnsafeBufferPointer<UInt8>, _ rawValue: UnsafeBufferPointer<UInt8>,
     to query: inout [String: String]
   ) {
-    let key = PercentDecoding.decodeOrRaw(rawKey, plusAsSpace: true)
-    guard query[key] == nil else { return }
-    query[key] = PercentDecoding.decodeOrRaw(rawValue, plusAsSpace: true)
+    // One hashed lookup: the slot is found once, read, and filled in place.
+    Self.fillIfEmpty(&query[PercentDecoding.decodeOrRaw(rawKey, plusAsSpace: true)]) {
+      PercentDecoding.decodeOrRaw(rawValue, plusAsSpace: true)
+    }
+  }
+
+  private static func fillIfEmpty(_ slot: inout String?, _ value: () -> String) {
+    if slot == nil { slot = value() }
   }
 
   /// The offsets of the path part of an origin-form or absolute-form target, still encoded;
