@@ -1,7 +1,7 @@
 /// Collects field lines while they are parsed, keeping what framing needs (Host,
 /// Content-Length, Transfer-Encoding, Connection, Expect) so no second pass is needed.
 struct FieldLines {
-  var headers = HTTPHeaders()
+  var headers: HTTPHeaders
   var count = 0
   var hostCount = 0
   var contentLengths: [String] = []
@@ -10,6 +10,8 @@ struct FieldLines {
   var connectionClose = false
   var connectionKeepAlive = false
   var expectsContinue = false
+
+  init(capacity: Int = 0) { headers = HTTPHeaders(capacity: capacity) }
 
   /// Parses one field line: field-name ":" OWS field-value OWS. No obs-fold, no whitespace
   /// before the colon, no control characters in the value.
