@@ -37,7 +37,8 @@ struct FieldLines {
     let nameBytes = UnsafeRawBufferPointer(rebasing: line[0..<colon])
     let valueBytes = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
     let value = String(decoding: valueBytes, as: UTF8.self)
-    headers.add(String(decoding: nameBytes, as: UTF8.self), value)
+    headers.add(
+      limits.sharedFieldNames.name(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self), value)
     try note(name: nameBytes, value: value)
   }
 

@@ -29,6 +29,12 @@ package struct OfferingRoutes: Sendable {
   /// Names the experiment and variant that chose the offering, for the app's own analytics.
   static let experimentHeader = "Storekeeper-Experiment"
 
+  /// The request headers an app sends with every request, for the server to share their names
+  /// (`ServerConfiguration.sharedFieldNames`) rather than allocate them per request.
+  package static let appHeaders = [
+    StorefrontRequest.header, OfferingRequest.storeHeader, OfferingRequest.versionHeader,
+  ]
+
   package func register(_ router: inout APIRouter) {
     // Answered on the event loop, like the catalog, unless a token must be verified or the
     // user's facts read: only those requests become tasks.
