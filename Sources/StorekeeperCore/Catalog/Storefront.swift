@@ -8,7 +8,12 @@ package enum Storefront {
   /// The alpha-3 code for `text` (alpha-2 or alpha-3, upper case as both stores send them);
   /// nil for anything else.
   package static func canonical(_ text: some StringProtocol) -> String? {
-    let code = String(text)
+    canonical(String(text))
+  }
+
+  /// The same for a `String`, without the generic conversion (an offering request's storefront
+  /// is checked on every request).
+  package static func canonical(_ code: String) -> String? {
     switch code.utf8.count {
     case 2: return alpha3ByAlpha2[code]
     case 3: return isAlpha3(code) ? code : nil
