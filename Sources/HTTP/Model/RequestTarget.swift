@@ -24,6 +24,8 @@ struct RequestTarget {
           PercentDecoding.decodeOrRaw(UnsafeBufferPointer(rebasing: bytes[$0]), plusAsSpace: false)
         } ?? "/"
       guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return }
+      // Storage at once for a short query, rather than a resize on the first insert.
+      query = Dictionary(minimumCapacity: 4)
       let rest = bytes[(mark + 1)...]
       let end = rest.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
       // One pass, `&` between pairs and the first `=` in each.
