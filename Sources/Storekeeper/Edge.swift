@@ -177,6 +177,7 @@ struct Edge: Sendable {
     serverConfig.port = config.port
     serverConfig.eventLoopCount = config.eventLoops
     serverConfig.maxConnections = config.maxConnections
+    serverConfig.sharedFieldNames = OfferingRoutes.appHeaders
     if let adminPort = config.adminPort {
       var admin = APIRouter(logger: logger.with("component", "http-admin"))
       OperationsRoutes.registerLiveness(&admin)

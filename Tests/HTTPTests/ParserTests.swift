@@ -240,3 +240,41 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
     #expect(MalformedCorpus.cases.count >= 40)
   }
 }
+
+@Suite struct SharedFieldNamesTests {
+  @Test func aSharedNameParsesToTheSameTextAndOthersAreUntouched() throws {
+    var limits = ParserLimits()
+    limits.sharedFieldNames = SharedFieldNames([
+      "Storekeeper-Storefront", "Storekeeper-App-Version",
+    ])
+    let requests = try parseAll(
+      "GET / HTTP/1.1\r\nHost: x\r\nStorekeeper-Storefront: DEU\r\n"
+        + "storekeeper-app-version: 2.4.1\r\nStorekeeper-App-Versions: 1\r\n\r\n",
+      limits: limits)
+    let headers = try #require(requests.first).head.headers
+    #expect(
+      headers.map(\.name) == [
+        "Host", "Storekeeper-Storefront", "storekeeper-app-version", "Storekeeper-App-Versions",
+      ], "names as sent, whatever their case")
+    #expect(headers["storekeeper-storefront"] == "DEU")
+    #expect(headers["Storekeeper-App-Version"] == "2.4.1")
+    #expect(
+      SharedFieldNames(["a", "bc"]).name(UnsafeRawBufferPointer(start: nil, count: 0)) == nil)
+  }
+}
+
+@Suite struct PathParametersTests {
+  @Test func findsEachNameAndTheLastValueGivenForIt() {
+    var parameters = PathParameters()
+    #expect(parameters["id"] == nil && parameters.count == 0)
+    parameters.add("id", "1")
+    parameters.add("kind", "k")
+    parameters.add("more", "m")
+    parameters.add("kind", "k2")
+    #expect(parameters["id"] == "1" && parameters["kind"] == "k2" && parameters["more"] == "m")
+    #expect(parameters["ID"] == nil, "names are the pattern's, compared exactly")
+    #expect(parameters.count == 3)
+    let literal: PathParameters = ["trade_no": "T1"]
+    #expect(literal["trade_no"] == "T1" && literal.count == 1)
+  }
+}

@@ -157,4 +157,25 @@ import Testing
     #expect(Storefront.canonical("DEUX") == nil)
     #expect(Storefront.allCodes.count == 250)
   }
+
+  @Test func everyAlpha3CodeIsItsOwnStorefrontAndNothingElseOfThreeLetters() {
+    let codes = Set(Storefront.allCodes)
+    for code in codes { #expect(Storefront.canonical(code) == code) }
+    // Every other three capital letters, and near misses in case and alphabet.
+    let letters = (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { Character(UnicodeScalar($0)) }
+    var refused = 0
+    for a in letters {
+      for b in letters {
+        for c in letters where !codes.contains(String([a, b, c])) {
+          #expect(Storefront.canonical(String([a, b, c])) == nil)
+          refused += 1
+        }
+      }
+    }
+    #expect(refused == 26 * 26 * 26 - codes.count)
+    for text in ["deu", "DEu", "DE1", "@EU", "[EU", "DÉU", "D U"] {
+      #expect(Storefront.canonical(text) == nil, "\(text)")
+    }
+    #expect(Storefront.canonical("DEU"[...]) == "DEU", "a substring, through the generic form")
+  }
 }

@@ -4,7 +4,7 @@ import StorekeeperLogging
 public struct Context: Sendable {
   public var requestId: String
   /// Path parameters, percent-decoded, by the names in the route pattern.
-  public var parameters: [String: String]
+  public var parameters: PathParameters
   public var remoteAddress: String
   /// The pattern of the route that matched (`/v1/orders/{trade_no}`): what may be logged and
   /// keyed on, unlike the path, whose parameters can be credentials.
@@ -12,7 +12,7 @@ public struct Context: Sendable {
   private var baseLogger: Logger
 
   public init(
-    requestId: String, parameters: [String: String] = [:], logger: Logger,
+    requestId: String, parameters: PathParameters = [:], logger: Logger,
     remoteAddress: String = "test"
   ) {
     self.requestId = requestId

@@ -3,103 +3,121 @@ struct RequestTarget {
   var path: String
   var query: [String: String]
 
+  /// Worked on the target's bytes by offset: apps send a query with every offering request,
+  /// and `String.Index` arithmetic (scalar alignment on every slice) and generic `contains`
+  /// over `Substring.UTF8View` cost more than the route they lead to. The delimiters are
+  /// ASCII, which never occurs inside a multi-byte scalar, so every slice is whole text.
   init(_ target: String) {
-    query = [:]
-    // Fast path, the common case: origin-form with nothing to decode or split.
-    let plain = target.withUTF8Bytes { bytes in
-      bytes.first == UInt8(ascii: "/")
+    var decodedPath: String?
+    var query: [String: String] = [:]
+    target.withUTF8Bytes { bytes in
+      // Fast path, the common case: origin-form with nothing to decode or split.
+      if bytes.first == UInt8(ascii: "/")
         && !bytes.contains(where: {
           $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#")
         })
-    }
-    if plain {
-      path = target
-      return
-    }
-    let utf8 = target.utf8
-    let raw = Self.rawPath(of: target)
-    path = PercentDecoding.decode(raw, plusAsSpace: false) ?? String(raw)
-    guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return }
-    var rest = target[utf8.index(after: mark)...]
-    if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-    // One pass over the bytes, `&` between pairs and the first `=` in each: apps send a
-    // query with every offering request, and two `split`s cost an array each per pair.
-    let bytes = rest.utf8
-    var pairStart = bytes.startIndex
-    var equals: String.Index?
-    var i = bytes.startIndex
-    while true {
-      let atEnd = i == bytes.endIndex
-      if atEnd || bytes[i] == UInt8(ascii: "&") {
-        if pairStart != i {
-          let key = rest[pairStart..<(equals ?? i)]
-          let value = equals.map { rest[bytes.index(after: $0)..<i] } ?? ""
-          add(key, value)
-        }
-        if atEnd { break }
-        pairStart = bytes.index(after: i)
-        equals = nil
-      } else if equals == nil && bytes[i] == UInt8(ascii: "=") {
-        equals = i
+      {
+        return
       }
-      i = bytes.index(after: i)
+      decodedPath =
+        Self.rawPathRange(bytes).map {
+          PercentDecoding.decodeOrRaw(UnsafeBufferPointer(rebasing: bytes[$0]), plusAsSpace: false)
+        } ?? "/"
+      guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return }
+      // Storage at once for a short query, rather than a resize on the first insert.
+      query = Dictionary(minimumCapacity: 4)
+      let rest = bytes[(mark + 1)...]
+      let end = rest.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+      // One pass, `&` between pairs and the first `=` in each.
+      var pairStart = mark + 1
+      var equals: Int?
+      var i = pairStart
+      while true {
+        let atEnd = i == end
+        if atEnd || bytes[i] == UInt8(ascii: "&") {
+          if pairStart != i {
+            let key = UnsafeBufferPointer(rebasing: bytes[pairStart..<(equals ?? i)])
+            let value = UnsafeBufferPointer(rebasing: bytes[(equals.map { $0 + 1 } ?? i)..<i])
+            Self.add(key, value, to: &query)
+          }
+          if atEnd { break }
+          pairStart = i + 1
+          equals = nil
+        } else if equals == nil && bytes[i] == UInt8(ascii: "=") {
+          equals = i
+        }
+        i += 1
+      }
     }
+    path = decodedPath ?? target
+    self.query = query
   }
 
   /// The first value of a key wins.
-  private mutating func add(_ rawKey: Substring, _ rawValue: Substring) {
-    let key = PercentDecoding.decode(rawKey, plusAsSpace: true) ?? String(rawKey)
-    guard query[key] == nil else { return }
-    query[key] = PercentDecoding.decode(rawValue, plusAsSpace: true) ?? String(rawValue)
+  private static func add(
+    _ rawKey: UnsafeBufferPointer<UInt8>, _ rawValue: UnsafeBufferPointer<UInt8>,
+    to query: inout [String: String]
+  ) {
+    // One hashed lookup: the slot is found once, read, and filled in place.
+    Self.fillIfEmpty(&query[PercentDecoding.decodeOrRaw(rawKey, plusAsSpace: true)]) {
+      PercentDecoding.decodeOrRaw(rawValue, plusAsSpace: true)
+    }
   }
 
-  /// The path part of an origin-form or absolute-form target, still encoded.
-  static func rawPath(of target: String) -> Substring {
-    let utf8 = target.utf8
-    var start = utf8.startIndex
-    if utf8.first != UInt8(ascii: "/") {
+  private static func fillIfEmpty(_ slot: inout String?, _ value: () -> String) {
+    if slot == nil { slot = value() }
+  }
+
+  /// The offsets of the path part of an origin-form or absolute-form target, still encoded;
+  /// nil for an absolute-form target with no path after its authority, whose path is `/`.
+  static func rawPathRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+    var start = 0
+    if bytes.first != UInt8(ascii: "/") {
       // absolute-form: skip "scheme://authority".
-      guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return target[...] }
-      var i = utf8.index(after: colon)
-      for _ in 0..<2 where i != utf8.endIndex && utf8[i] == UInt8(ascii: "/") {
-        i = utf8.index(after: i)
-      }
-      guard let slash = utf8[i...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+      guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return 0..<bytes.count }
+      var i = colon + 1
+      for _ in 0..<2 where i != bytes.endIndex && bytes[i] == UInt8(ascii: "/") { i += 1 }
+      guard let slash = bytes[i...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
       start = slash
     }
     let end =
-      utf8[start...].firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-      ?? utf8.endIndex
-    return target[start..<end]
+      bytes[start...].firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+      ?? bytes.endIndex
+    return start..<end
   }
 }
 
 enum PercentDecoding {
   /// Decodes `%XX` escapes (and `+` when asked). Returns nil on a malformed escape or when the
   /// result is not UTF-8, so callers can fall back to the raw text.
-  static func decode(_ text: Substring, plusAsSpace: Bool) -> String? {
-    let utf8 = text.utf8
-    if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
-      return String(text)
+  static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String? {
+    if !bytes.contains(where: {
+      $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+"))
+    }) {
+      return String(decoding: bytes, as: UTF8.self)
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(utf8.count)
-    var i = utf8.startIndex
-    while i != utf8.endIndex {
-      let byte = utf8[i]
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(bytes.count)
+    var i = 0
+    while i != bytes.count {
+      let byte = bytes[i]
       if byte == UInt8(ascii: "%") {
-        let h = utf8.index(after: i)
-        guard h != utf8.endIndex else { return nil }
-        let l = utf8.index(after: h)
-        guard l != utf8.endIndex, let hi = hex(utf8[h]), let lo = hex(utf8[l]) else { return nil }
-        bytes.append(hi << 4 | lo)
-        i = utf8.index(after: l)
+        guard i + 2 < bytes.count, let hi = hex(bytes[i + 1]), let lo = hex(bytes[i + 2]) else {
+          return nil
+        }
+        decoded.append(hi << 4 | lo)
+        i += 3
         continue
       }
-      bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-      i = utf8.index(after: i)
+      decoded.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+      i += 1
     }
-    return String(validating: bytes, as: UTF8.self)
+    return String(validating: decoded, as: UTF8.self)
+  }
+
+  /// The decoded text, or the raw text when it does not decode.
+  static func decodeOrRaw(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String {
+    decode(bytes, plusAsSpace: plusAsSpace) ?? String(decoding: bytes, as: UTF8.self)
   }
 
   private static func hex(_ c: UInt8) -> UInt8? {

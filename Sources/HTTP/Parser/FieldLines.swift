@@ -1,7 +1,7 @@
 /// Collects field lines while they are parsed, keeping what framing needs (Host,
 /// Content-Length, Transfer-Encoding, Connection, Expect) so no second pass is needed.
 struct FieldLines {
-  var headers = HTTPHeaders()
+  var headers: HTTPHeaders
   var count = 0
   var hostCount = 0
   var contentLengths: [String] = []
@@ -10,6 +10,8 @@ struct FieldLines {
   var connectionClose = false
   var connectionKeepAlive = false
   var expectsContinue = false
+
+  init(capacity: Int = 0) { headers = HTTPHeaders(capacity: capacity) }
 
   /// Parses one field line: field-name ":" OWS field-value OWS. No obs-fold, no whitespace
   /// before the colon, no control characters in the value.
@@ -35,7 +37,8 @@ struct FieldLines {
     let nameBytes = UnsafeRawBufferPointer(rebasing: line[0..<colon])
     let valueBytes = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
     let value = String(decoding: valueBytes, as: UTF8.self)
-    headers.add(String(decoding: nameBytes, as: UTF8.self), value)
+    headers.add(
+      limits.sharedFieldNames.name(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self), value)
     try note(name: nameBytes, value: value)
   }
 

@@ -4,6 +4,8 @@ public struct ParserLimits: Sendable {
   public var maxHeaderCount: Int
   public var maxTargetBytes: Int
   public var maxBodyBytes: Int
+  /// Not a limit: names the parser shares rather than allocates (`SharedFieldNames`).
+  public var sharedFieldNames = SharedFieldNames()
 
   public init(
     maxHeadBytes: Int = 16 * 1024, maxHeaderCount: Int = 100, maxTargetBytes: Int = 8 * 1024,

@@ -23,16 +23,16 @@ struct RoutePattern: Sendable {
   var isStatic: Bool { !segments.contains { if case .parameter = $0 { true } else { false } } }
 
   /// Matches path segments, already percent-decoded.
-  func match(_ decoded: [String]) -> [String: String]? {
+  func match(_ decoded: [String]) -> PathParameters? {
     guard decoded.count == segments.count else { return nil }
-    var parameters: [String: String] = [:]
+    var parameters = PathParameters()
     for index in segments.indices {
       switch segments[index] {
       case .literal(let literal):
         if decoded[index] != literal { return nil }
       case .parameter(let name):
         if decoded[index].isEmpty { return nil }
-        parameters[name] = decoded[index]
+        parameters.add(name, decoded[index])
       }
     }
     return parameters

@@ -17,12 +17,16 @@ enum RouteHandler: Sendable {
 /// tried in registration order.
 public struct Router: Sendable {
   enum Resolution {
-    case found(RouteHandler, parameters: [String: String], route: String)
+    case found(RouteHandler, parameters: PathParameters, route: String)
     case notFound
     case methodNotAllowed(allow: String)
   }
 
-  private var staticRoutes: [String: MethodTable] = [:]
+  /// Static paths by their length in bytes, each slot holding the few of that length: a
+  /// lookup compares the path with those (usually one or none) instead of hashing it, and a
+  /// patterned path (every offering request) is told apart from the static ones without
+  /// probing a hash table, where each occupied bucket on the way cost a string comparison.
+  private var staticRoutes: [[(path: String, methods: MethodTable)]] = []
   private var patternRoutes: [(pattern: RoutePattern, methods: MethodTable)] = []
   private var registered: [(method: HTTPMethod, pattern: String)] = []
   /// Used by `handle` to log unexpected errors; the server passes its own logger instead.
@@ -58,7 +62,17 @@ public struct Router: Sendable {
     registered.append((method, text))
     let pattern = RoutePattern(text)
     if pattern.isStatic {
-      staticRoutes[text, default: MethodTable()][method] = handler
+      let length = text.utf8.count
+      if staticRoutes.count <= length {
+        staticRoutes.append(contentsOf: repeatElement([], count: length + 1 - staticRoutes.count))
+      }
+      if let i = staticRoutes[length].firstIndex(where: { $0.path == text }) {
+        staticRoutes[length][i].methods[method] = handler
+      } else {
+        var methods = MethodTable()
+        methods[method] = handler
+        staticRoutes[length].append((text, methods))
+      }
     } else if let i = patternRoutes.firstIndex(where: { $0.pattern.segments == pattern.segments }) {
       patternRoutes[i].methods[method] = handler
     } else {
@@ -74,13 +88,13 @@ public struct Router: Sendable {
   /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
   /// only when no static route matched.
   func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
-    if let methods = staticRoutes[path] {
+    if let methods = staticMethods(path) {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
       // Each segment decoded once, not once per route tried; one that does not decode
       // matches no pattern.
-      guard let segments = Self.decodedSegments(RequestTarget.rawPath(of: target)) else {
+      guard let segments = target.withUTF8Bytes({ Self.decodedSegments($0) }) else {
         return .notFound
       }
       for route in patternRoutes where route.pattern.segments.count == segments.count {
@@ -92,28 +106,45 @@ public struct Router: Sendable {
     return .notFound
   }
 
+  private func staticMethods(_ path: String) -> MethodTable? {
+    let length = path.utf8.count
+    guard length < staticRoutes.count else { return nil }
+    return staticRoutes.withUnsafeBufferPointer { slots in
+      slots[length].withUnsafeBufferPointer { routes in
+        for i in routes.indices where routes[i].path == path { return routes[i].methods }
+        return nil
+      }
+    }
+  }
+
   /// The raw path's segments after its leading `/`, split on the byte (a `split` on
   /// `Character` walks grapheme boundaries) and percent-decoded; nil if one does not decode.
-  static func decodedSegments(_ rawPath: Substring) -> [String]? {
+  /// On the target's bytes by offset, like `RequestTarget`.
+  static func decodedSegments(_ target: UnsafeBufferPointer<UInt8>) -> [String]? {
+    // An absolute-form target without a path is `/`: one empty segment.
+    guard let raw = RequestTarget.rawPathRange(target) else { return [""] }
+    guard var start = target[raw].firstIndex(of: UInt8(ascii: "/")) else { return [] }
+    // Room for a typical route's segments at once, rather than growing 1, 2, 4.
     var segments: [String] = []
-    let bytes = rawPath.utf8
-    guard var start = bytes.firstIndex(of: UInt8(ascii: "/")) else { return [] }
-    start = bytes.index(after: start)
+    segments.reserveCapacity(6)
+    start += 1
     var i = start
     while true {
-      if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
-        guard let segment = PercentDecoding.decode(rawPath[start..<i], plusAsSpace: false)
+      if i == raw.upperBound || target[i] == UInt8(ascii: "/") {
+        guard
+          let segment = PercentDecoding.decode(
+            UnsafeBufferPointer(rebasing: target[start..<i]), plusAsSpace: false)
         else { return nil }
         segments.append(segment)
-        if i == bytes.endIndex { return segments }
-        start = bytes.index(after: i)
+        if i == raw.upperBound { return segments }
+        start = i + 1
       }
-      i = bytes.index(after: i)
+      i += 1
     }
   }
 
   private func pick(
-    _ method: HTTPMethod, _ methods: MethodTable, parameters: [String: String],
+    _ method: HTTPMethod, _ methods: MethodTable, parameters: PathParameters,
     route: String
   ) -> Resolution {
     if let handler = methods[method] ?? (method == .head ? methods[.get] : nil) {

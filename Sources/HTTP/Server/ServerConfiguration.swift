@@ -44,13 +44,18 @@ public struct ServerConfiguration: Sendable {
   public var shutdownGracePeriod: Duration = .seconds(10)
   /// `Retry-After` seconds sent with 503 when overloaded. Default 1.
   public var retryAfterSeconds = 1
+  /// Header names most requests carry and longer than 15 bytes, which the parser then shares
+  /// instead of allocating per request (`SharedFieldNames`). Default none.
+  public var sharedFieldNames: [String] = []
 
   public init() {}
 
   var parserLimits: ParserLimits {
-    ParserLimits(
+    var limits = ParserLimits(
       maxHeadBytes: maxHeadBytes, maxHeaderCount: maxHeaderCount, maxTargetBytes: maxTargetBytes,
       maxBodyBytes: maxBodyBytes)
+    limits.sharedFieldNames = SharedFieldNames(sharedFieldNames)
+    return limits
   }
 }
 

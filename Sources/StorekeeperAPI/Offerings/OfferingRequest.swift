@@ -16,7 +16,10 @@ enum OfferingRequest {
     "\(StorefrontRequest.header), \(storeHeader), \(versionHeader), Accept-Language, Authorization"
   static let known: Set<String> = ["storefront", "store", "app_version", "locale", "user_id"]
 
-  static func facts(_ request: Request) throws -> RequestFacts {
+  /// The request's facts and the user it names (`user_id`, checked after the facts): nil when
+  /// it names none. The one pass over the query finds both, rather than hashing `user_id`
+  /// again.
+  static func read(_ request: Request) throws -> (facts: RequestFacts, named: String?) {
     var problems: [FieldError] = []
     // The query in one pass (it usually holds one parameter, or none) rather than a hashed
     // lookup per name; the unknown names are sorted, for a stable answer, only when there is
@@ -29,7 +32,7 @@ enum OfferingRequest {
       case "store": given.store = text
       case "app_version": given.appVersion = text
       case "locale": given.locale = text
-      case "user_id": break  // `named(_:)`
+      case "user_id": given.user = text
       default: unknown = true
       }
     }
@@ -78,18 +81,13 @@ enum OfferingRequest {
         400, code: "invalid_query", detail: "one or more request parameters are invalid",
         fields: problems)
     }
-    return facts
-  }
-
-  /// The user the offering is chosen for: nil when nobody is named or signed in.
-  static func named(_ request: Request) throws -> String? {
-    guard let named = request.query["user_id"] else { return nil }
+    guard let named = given.user else { return (facts, nil) }
     guard UserId.isValid(named) else {
       throw HTTPError(
         400, code: "invalid_query", detail: "user_id must be 1-128 printable characters",
         fields: [FieldError(field: "user_id", message: "must be 1-128 printable characters")])
     }
-    return named
+    return (facts, named)
   }
 
   /// The parameters this route reads, as given.
@@ -98,6 +96,7 @@ enum OfferingRequest {
     var store: String?
     var appVersion: String?
     var locale: String?
+    var user: String?
   }
 
   private static func value(

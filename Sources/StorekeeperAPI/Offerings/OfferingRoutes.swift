@@ -29,17 +29,21 @@ package struct OfferingRoutes: Sendable {
   /// Names the experiment and variant that chose the offering, for the app's own analytics.
   static let experimentHeader = "Storekeeper-Experiment"
 
+  /// The request headers an app sends with every request, for the server to share their names
+  /// (`ServerConfiguration.sharedFieldNames`) rather than allocate them per request.
+  package static let appHeaders = [
+    StorefrontRequest.header, OfferingRequest.storeHeader, OfferingRequest.versionHeader,
+  ]
+
   package func register(_ router: inout APIRouter) {
     // Answered on the event loop, like the catalog, unless a token must be verified or the
     // user's facts read: only those requests become tasks.
     router.addDeferrable(.get, "/v1/offerings/{placement}", placement: .eventLoop) {
       request, context in
       let id = context.parameters["placement"] ?? ""
-      let requestFacts = try OfferingRequest.facts(request)
-      let named = try OfferingRequest.named(request)
-      guard OfferingDraft.isValidId(id),
-        let placement = cache.read({ $0.offerings.placements[id] })
-      else {
+      let (requestFacts, named) = try OfferingRequest.read(request)
+      // Only valid ids are ever stored, so a lookup that finds one needs no check first.
+      guard let placement = cache.read({ $0.offerings.placements[id] }) else {
         throw HTTPError(404, code: "placement_not_found", detail: "no placement \(id)")
       }
       guard placement.needsUser, request.headers["Authorization"] != nil || named != nil else {
@@ -73,30 +77,35 @@ package struct OfferingRoutes: Sendable {
     _ placement: ServedPlacement, _ rule: Int?, user: String?,
     _ requestFacts: RequestFacts, _ request: Request, _ context: Context
   ) throws -> Response {
-    let encoded: ServedOfferings.Encoded?
-    var variant: ExperimentVariant?
+    // The representation is taken where it lies, not through a copy of the offering's
+    // encodings (a retain and release of each of its tables per request).
+    let storefront = requestFacts.storefront
+    let entry: CatalogSnapshot.Entry?
+    var variant: Int?
     if let rule {
-      encoded = placement.ruleOfferings[rule]
+      entry = placement.ruleOfferings[rule]?.entry(storefront)
     } else if let user, let experiment = placement.experiment,
       let (index, key) = placement.assign(user)
     {
       // No rule chose: a running experiment splits the rest of the audience. Anonymous
       // callers cannot be assigned (nor counted), so they get the placement's own offering.
-      encoded = placement.variantOfferings[index]
-      variant = experiment.variants[index]
+      entry = placement.variantOfferings[index]?.entry(storefront)
+      variant = index
       exposures.record(key) {
         Exposure(
           experimentId: experiment.experimentId, userId: user,
           variant: experiment.variants[index].variant, atMs: clock.milliseconds)
       }
     } else {
-      encoded = placement.own
+      entry = placement.own?.entry(storefront)
     }
-    guard let entry = encoded?.entry(requestFacts.storefront) else {
+    guard let entry else {
       // A placement names only offerings that exist (checked when it is written, and an
       // offering in use cannot be removed): this is a snapshot read mid-change.
       let offeringId =
-        rule.map { placement.rules[$0].offeringId } ?? variant?.offeringId ?? placement.offeringId
+        rule.map { placement.rules[$0].offeringId }
+        ?? variant.flatMap { placement.experiment?.variants[$0].offeringId }
+        ?? placement.offeringId
       context.logger.warning(
         "placement names an offering the catalog does not hold",
         ["placement": .string(placement.placementId), "offering": .string(offeringId)])

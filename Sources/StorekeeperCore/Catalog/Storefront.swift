@@ -8,10 +8,15 @@ package enum Storefront {
   /// The alpha-3 code for `text` (alpha-2 or alpha-3, upper case as both stores send them);
   /// nil for anything else.
   package static func canonical(_ text: some StringProtocol) -> String? {
-    let code = String(text)
+    canonical(String(text))
+  }
+
+  /// The same for a `String`, without the generic conversion (an offering request's storefront
+  /// is checked on every request).
+  package static func canonical(_ code: String) -> String? {
     switch code.utf8.count {
     case 2: return alpha3ByAlpha2[code]
-    case 3: return alpha3.contains(code) ? code : nil
+    case 3: return isAlpha3(code) ? code : nil
     default: return nil
     }
   }
@@ -28,6 +33,35 @@ package enum Storefront {
   }()
 
   private static let alpha3 = Set(alpha3ByAlpha2.values)
+
+  /// Every alpha-3 code as one bit, at its letters read as a number base 26: an app sends its
+  /// storefront with every offering request, and testing a bit costs less than hashing the
+  /// string into `alpha3`.
+  private static let alpha3Bits: [UInt64] = {
+    var bits = [UInt64](repeating: 0, count: (26 * 26 * 26 + 63) / 64)
+    for code in alpha3 {
+      guard let index = letterIndex(code) else { continue }
+      bits[index >> 6] |= 1 << UInt64(index & 63)
+    }
+    return bits
+  }()
+
+  private static func isAlpha3(_ code: String) -> Bool {
+    guard let index = letterIndex(code) else { return false }
+    return alpha3Bits[index >> 6] & (1 << UInt64(index & 63)) != 0
+  }
+
+  /// Three upper-case ASCII letters as a number below 26³; nil for anything else.
+  private static func letterIndex(_ code: String) -> Int? {
+    var index = 0
+    var count = 0
+    for byte in code.utf8 {
+      guard byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z"), count < 3 else { return nil }
+      index = index * 26 + Int(byte - UInt8(ascii: "A"))
+      count += 1
+    }
+    return count == 3 ? index : nil
+  }
 
   /// Alpha-2 then alpha-3, five letters a country.
   private static let pairs = """

@@ -12,9 +12,12 @@ import Synchronization
 package final class ExposureRecorder: Sendable {
   private struct State {
     var pending: [(key: ExposureKey, exposure: Exposure)] = []
-    var pendingKeys: Set<ExposureKey> = []
-    /// Keys written by this instance; cleared when it reaches `maxRecent`.
-    var recent: Set<ExposureKey> = []
+    /// Every key pending or written by this instance since it was last cleared: one probe
+    /// (an insert that finds the key) decides a request, where a set of pending keys and one of
+    /// written keys took two lookups of tables too large for the cache.
+    var seen: Set<ExposureKey> = []
+    /// How many keys in `seen` were written; at `maxRecent` the written ones are forgotten.
+    var recentCount = 0
     var dropped: Int = 0
     var written: Int = 0
   }
@@ -51,13 +54,13 @@ package final class ExposureRecorder: Sendable {
   /// user not seen yet, so the common request, a user already recorded, builds nothing.
   package func record(_ key: ExposureKey, _ exposure: () -> Exposure) {
     let full = state.withLock { state -> Bool in
-      guard !state.recent.contains(key), !state.pendingKeys.contains(key) else { return false }
+      guard state.seen.insert(key).inserted else { return false }
       guard state.pending.count < maxPending else {
+        state.seen.remove(key)
         state.dropped += 1
         return false
       }
       state.pending.append((key, exposure()))
-      state.pendingKeys.insert(key)
       return state.pending.count == batchSize
     }
     if full { wake() }
@@ -81,11 +84,14 @@ package final class ExposureRecorder: Sendable {
       do {
         let written = try await write(batch.map(\.exposure))
         state.withLock { state in
-          if state.recent.count + batch.count > maxRecent { state.recent.removeAll() }
-          for (key, _) in batch {
-            state.pendingKeys.remove(key)
-            state.recent.insert(key)
+          if state.recentCount + batch.count > maxRecent {
+            // Forget what was written, not what still waits (nor this batch, as before).
+            state.seen.removeAll()
+            for entry in state.pending { state.seen.insert(entry.key) }
+            for (key, _) in batch { state.seen.insert(key) }
+            state.recentCount = 0
           }
+          state.recentCount += batch.count
           state.written += written
         }
       } catch {

@@ -54,16 +54,20 @@ package struct TargetingRule: Encodable, Sendable, Equatable {
   }
 
   /// `firstMatchWithoutFacts(_:request:hasUser:)` by index.
+  /// Through the array's buffer: the array's own subscript copied each rule's conditions (a
+  /// retain and release of each list in them) to test them, on every request.
   package static func firstIndexWithoutFacts(
     _ rules: [TargetingRule], request: RequestFacts, hasUser: Bool
   ) -> Int?? {
-    for index in rules.indices where rules[index].when.matches(request) {
-      if rules[index].when.needsUser {
-        if hasUser { return nil }
-        guard rules[index].when.matches(nil) else { continue }
+    rules.withUnsafeBufferPointer { rules -> Int?? in
+      for index in rules.indices where rules[index].when.matches(request) {
+        if rules[index].when.needsUser {
+          if hasUser { return nil }
+          guard rules[index].when.matches(nil) else { continue }
+        }
+        return .some(index)
       }
-      return .some(index)
+      return .some(nil)
     }
-    return .some(nil)
   }
 }
