@@ -56,7 +56,16 @@ export async function renderAnalytics(main) {
     load(params, result, status, form);
   });
   replace(main, h('h1', {}, 'Analytics'), form, result);
-  await load(Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value])), result, status, form);
+  // The page opens in the zone the server counts payers and cohorts in (CHARTS_TIME_ZONE),
+  // the team's: the first answer names it, and an untouched zone field follows it once.
+  let zoneTouched = false;
+  controls.tz.addEventListener('input', () => { zoneTouched = true; });
+  const values = () => Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value]));
+  const first = await load(values(), result, status, form);
+  if (!zoneTouched && first?.counts_zone && first.counts_zone !== controls.tz.value) {
+    controls.tz.value = first.counts_zone;
+    await load(values(), result, status, form);
+  }
 }
 
 async function load(params, result, status, form) {
@@ -81,7 +90,7 @@ async function load(params, result, status, form) {
       if (slot) slot.textContent = `${e.field}: ${e.message}`;
     }
     replace(status, notice(error.message, 'error'));
-    return;
+    return null;
   }
   const measures = [...new Set(body.rows.flatMap((r) => Object.keys(r).filter((k) => !KEYS.has(k)
     && (typeof r[k] === 'number' || (typeof r[k] === 'string' && !Number.isNaN(Number(r[k])))))))];
@@ -99,6 +108,9 @@ async function load(params, result, status, form) {
     : `From the transactions, as of ${body.as_of}.`;
   const converted = body.currency
     ? ` Converted into ${body.currency}${body.unconverted?.length ? `; no rate for ${body.unconverted.join(', ')}, shown as paid` : ''}.`
+    : '';
+  const counted = ['payers', 'cohorts'].includes(chart) && body.counts_zone && body.counts_zone !== body.tz
+    ? ` Counted ahead in ${body.counts_zone} only: in ${body.tz} this chart counts its payers when asked.`
     : '';
   const behind = h('div', { id: 'point-transactions' });
   // A series without the measure (purchases whose store said no price) is in the table only.
@@ -129,12 +141,13 @@ async function load(params, result, status, form) {
   const columns = ['period', 'segment', 'currency', ...(chart === 'cohorts' ? ['month'] : []), ...measures]
     .map((k) => ({ label: k, value: (r) => format(r[k]) }));
   replace(result,
-    h('p', { id: 'analytics-source' }, where + converted),
+    h('p', { id: 'analytics-source' }, where + converted + counted),
     body.rows.length ? [field('Measure', picker, 'measure'), drawing] : notice('Nothing in this range.'),
     behind,
     h('h2', {}, 'Table'),
     download,
     table(`${chart} by ${body.resolution} (${body.tz})`, columns, body.rows, { id: 'analytics-table' }));
+  return body;
 }
 
 async function showTransactions(chart, params, row, segment, into) {

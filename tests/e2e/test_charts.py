@@ -325,6 +325,8 @@ def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(cha
         assert counts_zone(stack) == "Europe/Berlin"
         answers = [assert_matches_the_oracle(charted, name, case, "auto") for name, case in asked]
         utc = [assert_matches_the_oracle(charted, name, CASES[0], "auto") for name in COUNTED]
+        # Every answer names the zone the counts are in, whatever zone it was asked in.
+        assert {a["counts_zone"] for a in answers + utc} == {"Europe/Berlin"}
         # The Berlin answers are read from the counts: made wrong, the counts show in them.
         # Another zone's answers (UTC's here) never read them.
         sql(stack, "UPDATE chart_payer_counts SET payers = payers + 1000")

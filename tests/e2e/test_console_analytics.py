@@ -162,3 +162,18 @@ def test_the_store_product_and_country_pickers_filter_the_chart(console, tokens)
     play = fetch_chart(console, "/admin/v1/charts/revenue?from=2026-03-01&to=2026-03-31&resolution=week&tz=UTC"
                                 "&segment=product&environment=Production&store=google_play&product=coins&country=USA")
     assert all(r["transactions"] == 0 for r in play["rows"])
+
+
+def test_the_page_opens_in_the_zone_the_server_counts_in(launcher, browser, artifacts, tokens):  # noqa: F811
+    zoned = launcher.stack(CHARTS_TIME_ZONE="Europe/Berlin",
+                           ADMIN_TOKENS=f"{ADMIN_NAME}:{tokens['write']},viewer:{tokens['read']}:read")
+    console = Console(browser, zoned.sk.url, artifacts)
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    console.wait_text("#analytics-table", "(Europe/Berlin)")
+    assert console.by_label("Time zone").get_attribute("value") == "Europe/Berlin"
+    # A zone the user types stays theirs; payers asked there say they are counted when asked.
+    show(console, Chart="payers", **{"Time zone": "Asia/Tokyo"})
+    console.wait_text("#analytics-table", "(Asia/Tokyo)")
+    assert "Counted ahead in Europe/Berlin only" in console.text("#analytics-source")
+    console.screenshot("analytics-in-the-counted-zone")

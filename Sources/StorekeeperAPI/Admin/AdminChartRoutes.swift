@@ -31,11 +31,15 @@ package struct AdminChartRoutes: Sendable {
     var source: String
     var asOf: String?
     var lagSeconds: Int64?
+    /// The zone `payers` and `cohorts` are counted ahead in (`CHARTS_TIME_ZONE`): asked in it,
+    /// they answer from the counts.
+    var countsZone: String?
 
     enum CodingKeys: String, CodingKey {
       case chart, from, to, resolution, tz, segment, filters, source, currency, unconverted
       case asOf = "as_of"
       case lagSeconds = "lag_seconds"
+      case countsZone = "counts_zone"
     }
   }
 
@@ -59,6 +63,7 @@ package struct AdminChartRoutes: Sendable {
       head.asOf = from.asOf
       head.lagSeconds = from.lagSeconds
       head.unconverted = from.unconverted
+      head.countsZone = from.countsZone
       var body = try JSONCoding.encode(head)
       // `{…}` becomes `{…,"rows":[…]}`: the rows are JSON PostgreSQL built, never re-parsed.
       body.removeLast()

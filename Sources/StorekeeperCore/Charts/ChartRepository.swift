@@ -24,6 +24,8 @@ package struct ChartRepository: Sendable {
     package var lagSeconds: Int64?
     /// With `?currency=`, the currencies of the rows that no rate converted.
     package var unconverted: [String]? = nil
+    /// The zone `payers` and `cohorts` are counted ahead in (`CHARTS_TIME_ZONE`).
+    package var countsZone = "UTC"
   }
 
   /// The chart's rows as a JSON array (text), in period order, how many there are, and where
@@ -34,14 +36,14 @@ package struct ChartRepository: Sendable {
     -> (rows: String, count: Int64, source: Source)
   {
     var useRollup = false
-    var countsZone = "UTC"
+    // Read for every chart: the answer names the counted zone, which the console opens in.
+    let state = try await ChartRollup(database: database).state()
+    let countsZone = state.countsZone
     // The rollup sums money per currency as signed: a converted chart reads the transactions.
     if !raw, query.currency == nil,
       ChartSQL.rolledUp.contains(query.name) || ChartSQL.rolledUpByUser.contains(query.name)
     {
-      let state = try await ChartRollup(database: database).state()
       let built = state.asOf != nil
-      countsZone = state.countsZone
       if built, ChartSQL.rolledUpByUser.contains(query.name) {
         useRollup = true
       } else if built {
@@ -60,7 +62,7 @@ package struct ChartRepository: Sendable {
       return try await tx.query(chart).first
     }
     guard let row = found else {
-      return ("[]", 0, Source(rollup: useRollup))
+      return ("[]", 0, Source(rollup: useRollup, countsZone: countsZone))
     }
     return (
       try row.decode("rows"), try row.decode("count"),
@@ -70,7 +72,7 @@ package struct ChartRepository: Sendable {
         unconverted: query.currency == nil
           ? nil
           : (try row.decodeIfPresent("unconverted", as: String.self))?.split(separator: ",").map(
-            String.init) ?? [])
+            String.init) ?? [], countsZone: countsZone)
     )
   }
 
