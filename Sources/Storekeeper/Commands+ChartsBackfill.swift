@@ -34,9 +34,10 @@ extension Commands {
       let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()
       let state = try await rollup.state()
       let units = built.units.map { ", \($0) changed units" } ?? ""
+      let moved = built.movedFrom.map { " (were in \($0))" } ?? ""
       print(
         "charts rollup: generation \(built.generation), \(built.rows) rows\(units), exact up to "
-          + "\(state.asOf ?? "?"), payers and cohorts counted in \(state.countsZone), built in "
+          + "\(state.asOf ?? "?"), payers and cohorts counted in \(state.countsZone)\(moved), built in "
           + "\(state.buildMs ?? 0) ms")
       await pool.shutdown()
       return 0

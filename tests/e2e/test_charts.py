@@ -321,7 +321,7 @@ def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(cha
     api = stack.api
     asked = [(name, case) for name in COUNTED for case in BERLIN]
     try:
-        assert "payers and cohorts counted in Europe/Berlin" in backfill(stack, zone="Europe/Berlin")
+        assert "payers and cohorts counted in Europe/Berlin (were in UTC)," in backfill(stack, zone="Europe/Berlin")
         assert counts_zone(stack) == "Europe/Berlin"
         answers = [assert_matches_the_oracle(charted, name, case, "auto") for name, case in asked]
         utc = [assert_matches_the_oracle(charted, name, CASES[0], "auto") for name in COUNTED]
@@ -337,7 +337,8 @@ def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(cha
             assert chart(api, name, **case_params(name, CASES[0]))["rows"] == before["rows"], name
         # An incremental pass keeps them in Berlin: a purchase at 00:30 on March 1st there is
         # February's in UTC.
-        backfill(stack, zone="Europe/Berlin")
+        # A rebuild in the zone the counts are already in moved nothing.
+        assert "(were in" not in backfill(stack, zone="Europe/Berlin")
         sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
                    "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, "
                    "storefront) VALUES ('8200000001', '8200000001', 'gems', 'b', 'Production', 1, 'Consumable', "
@@ -354,7 +355,7 @@ def test_payers_and_cohorts_are_counted_ahead_in_the_zone_the_operator_chose(cha
         # A pass in another zone cannot take them in: it rebuilds them there, as a UTC rebuild
         # counts them.
         moved = backfill(stack, "--changes")
-        assert " changed units" not in moved and "payers and cohorts counted in UTC" in moved
+        assert " changed units" not in moved and "payers and cohorts counted in UTC (were in Europe/Berlin)," in moved
         in_utc = all_counts(stack)
         assert in_utc != kept
         backfill(stack)
@@ -376,6 +377,8 @@ def test_an_instance_counts_in_its_charts_time_zone_from_its_first_pass(launcher
     assert zoned.db.rows("SELECT payer_horizon IS NULL AND cohort_horizon IS NULL FROM chart_rollup_state") == [["t"]]
     rebuilt = [line for line in zoned.sk.log_tail(200).splitlines() if "chart rollup rebuilt" in line]
     assert rebuilt and "America/New_York" in rebuilt[0].replace("\\/", "/"), rebuilt
+    # Nothing was counted before the first pass, so nothing moved.
+    assert "counted_before_in" not in rebuilt[0], rebuilt
 
 
 def test_an_answer_over_the_row_cap_is_refused_with_the_field_and_the_limit(charted):

@@ -172,7 +172,7 @@ def test_the_page_opens_in_the_zone_the_server_counts_in(launcher, browser, arti
     console.go("#/analytics", "#analytics-form")
     console.wait_text("#analytics-table", "(Europe/Berlin)")
     assert console.by_label("Time zone").get_attribute("value") == "Europe/Berlin"
-    # A zone the user types stays theirs; payers asked there say they are counted when asked.
+    # Payers asked in another zone say they are counted when asked.
     show(console, Chart="payers", **{"Time zone": "Asia/Tokyo"})
     console.wait_text("#analytics-table", "(Asia/Tokyo)")
     assert "Counted ahead in Europe/Berlin only" in console.text("#analytics-source")

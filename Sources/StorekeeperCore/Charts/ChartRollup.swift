@@ -83,7 +83,7 @@ package struct ChartRollup: Sendable {
         """
         SELECT generation, horizon::text AS horizon, as_of::text AS as_of,
                horizon = counts_horizon AND counts_zone = \(countsZone) AS payers_kept,
-               counts_zone
+               CASE WHEN counts_horizon IS NOT NULL THEN counts_zone END AS counted_in
         FROM chart_rollup_state FOR UPDATE
         """
       ).first
@@ -94,8 +94,9 @@ package struct ChartRollup: Sendable {
       // of the release before Migrations/0119, nor in another zone): else only a rebuild makes
       // them exact again.
       let payersKept: Bool = try state?.decodeIfPresent("payers_kept") ?? false
-      let keptZone: String? = try state?.decodeIfPresent("counts_zone")
-      let movedFrom = keptZone.flatMap { $0 == countsZone ? nil : $0 }
+      // Where the counts were, if any pass kept them: a first pass moves nothing.
+      let countedIn: String? = try state?.decodeIfPresent("counted_in")
+      let movedFrom = countedIn.flatMap { $0 == countsZone ? nil : $0 }
       // Taken before anything is read: whatever this pass's reads miss was written by a
       // transaction still running or not yet begun now, whose id is at or after this one.
       // (Without an answer, 0: the next pass re-reads everything, which is safe.)
