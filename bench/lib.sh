@@ -28,7 +28,9 @@ bench_cleanup() {
 # Starts PostgreSQL (fsync on, as in production) and a database; sets DATABASE_URL.
 bench_postgres() {
   BENCH_PG_PORT=$(free_port 26432)
-  pg_start "$BENCH_TMP/pg" "$BENCH_PG_PORT"
+  # Room for every side of a 64-connection run at once: two servers' pools, the peer's and
+  # pgbench's sessions (200 ran out at 64 connections).
+  PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-400} pg_start "$BENCH_TMP/pg" "$BENCH_PG_PORT"
   pg_createdb "$BENCH_PG_PORT" bench
   export DATABASE_URL="postgresql://storekeeper@127.0.0.1:$BENCH_PG_PORT/bench"
 }

@@ -65,7 +65,7 @@ pg_start() {
     as_pg_user "$bin/initdb" -D "$data" -U storekeeper --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null || return 1
   fi
   as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on}" start >/dev/null \
+    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-200} -c fsync=${PG_FSYNC:-on}" start >/dev/null \
     || { cat "$data/server.log" >&2; return 1; }
 }
 
