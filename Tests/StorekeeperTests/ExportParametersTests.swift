@@ -26,6 +26,28 @@ import Testing
     #expect(ExportParameters.instant(text) == nil)
   }
 
+  /// PostgreSQL is handed UTC only: it refuses zone offsets past 15:59, which RFC 3339 allows
+  /// (up to 23:59), and once refused mid-answer the export could only be cut off.
+  @Test(arguments: [
+    ("2026-03-01", "2026-03-01T00:00:00Z"),
+    ("2026-03-01T02:30:00+02:30", "2026-03-01T00:00:00Z"),
+    ("2026-02-28T04:00:00-20:00", "2026-03-01T00:00:00Z"),
+    ("2000-01-01T00:00:00+23:59", "1999-12-31T00:01:00Z"),
+    ("2026-12-31T23:59:59.000001-00:01", "2027-01-01T00:00:59.000001Z"),
+    ("2024-02-29T12:00:00.5Z", "2024-02-29T12:00:00.5Z"),
+  ])
+  func writesTheInstantInUTC(_ text: String, _ utc: String) {
+    #expect(ExportParameters.utc(text) == utc)
+  }
+
+  @Test func theQueryKeepsTheTextAsAskedAndHandsOnUTC() throws {
+    let parsed = try ExportParameters.parse([
+      "from": "2026-02-28T04:00:00-20:00", "to": "2026-03-02T00:00:00.25+15:59",
+    ])
+    #expect(parsed.from == "2026-02-28T04:00:00-20:00" && parsed.fromUTC == "2026-03-01T00:00:00Z")
+    #expect(parsed.toUTC == "2026-03-01T08:01:00.25Z")
+  }
+
   @Test func namesEveryWrongField() {
     do {
       _ = try ExportParameters.parse([

@@ -36,7 +36,7 @@ package struct AdminExportRoutes: Sendable {
             piece.append(10)
           }
           let count = try await exporter.export(
-            kind, format: query.format, from: query.from, to: query.to
+            kind, format: query.format, from: query.fromUTC, to: query.toUTC
           ) { lines in
             for line in lines {
               piece.append(contentsOf: line.utf8)

@@ -8,18 +8,39 @@ struct ExportParameters {
   static let known: Set<String> = ["from", "to", "format"]
   static let maxDays = 1096
 
+  /// The range as asked (the file's name shows its dates).
   var from: String
   var to: String
+  /// The same instants as PostgreSQL is handed them: in UTC (`utc`).
+  var fromUTC: String
+  var toUTC: String
   var format: ExportFormat
 
   /// The instant `text` names, in seconds since 1970: a date `YYYY-MM-DD` (midnight UTC) or an
   /// RFC 3339 date-time with a zone (`2026-03-01T12:00:00Z`, `…T12:00:00.5+02:00`), years 2000
-  /// to 2099. Nil for anything else, so PostgreSQL is only ever handed text it reads the same way.
+  /// to 2099. Nil for anything else.
   static func instant(_ text: String) -> Int? {
+    parts(text)?.seconds
+  }
+
+  /// The instant `text` names written in UTC (`2026-03-01T10:00:00.5Z`), the fraction kept as
+  /// given. PostgreSQL is handed only this: RFC 3339 allows zone offsets up to 23:59, and
+  /// PostgreSQL refuses any beyond 15:59, which it did only once the answer was streaming.
+  static func utc(_ text: String) -> String? {
+    guard let (seconds, fraction) = parts(text) else { return nil }
+    let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    let rest = seconds - day * 86_400
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let time = "\(two(rest / 3_600)):\(two(rest % 3_600 / 60)):\(two(rest % 60))"
+    return "\(ChartParameters.text(day: day))T\(time)\(fraction.isEmpty ? "" : "." + fraction)Z"
+  }
+
+  /// `instant`'s seconds and the fraction's digits (empty without one).
+  private static func parts(_ text: String) -> (seconds: Int, fraction: String)? {
     let bytes = Array(text.utf8)
     guard (10...35).contains(bytes.count), let day = ChartParameters.day(String(text.prefix(10)))
     else { return nil }
-    if bytes.count == 10 { return day * 86_400 }
+    if bytes.count == 10 { return (day * 86_400, "") }
     func number(_ at: Int, _ width: Int) -> Int? {
       guard at + width <= bytes.count else { return nil }
       var value = 0
@@ -34,10 +55,12 @@ struct ExportParameters {
       let second = number(17, 2), hour < 24, minute < 60, second < 60
     else { return nil }
     var at = 19
+    var fraction = ""
     if bytes[at] == UInt8(ascii: ".") {
       at += 1
       let digits = bytes[at...].prefix { $0 >= 48 && $0 <= 57 }.count
       guard (1...9).contains(digits) else { return nil }
+      fraction = String(decoding: bytes[at..<(at + digits)], as: UTF8.self)
       at += digits
     }
     guard at < bytes.count else { return nil }
@@ -53,7 +76,7 @@ struct ExportParameters {
     default:
       return nil
     }
-    return day * 86_400 + hour * 3_600 + minute * 60 + second - offset
+    return (day * 86_400 + hour * 3_600 + minute * 60 + second - offset, fraction)
   }
 
   /// The export `query` asks for, or a 422 naming every problem.
@@ -83,11 +106,14 @@ struct ExportParameters {
         problems.append(FieldError(field: "format", message: "must be csv or jsonl"))
       }
     }
-    guard problems.isEmpty, let fromText = query["from"], let toText = query["to"] else {
+    guard problems.isEmpty, let fromText = query["from"], let toText = query["to"],
+      let fromUTC = utc(fromText), let toUTC = utc(toText)
+    else {
       throw HTTPError(
         422, code: "invalid_export_query", detail: "one or more query parameters are invalid",
         fields: problems)
     }
-    return ExportParameters(from: fromText, to: toText, format: format)
+    return ExportParameters(
+      from: fromText, to: toText, fromUTC: fromUTC, toUTC: toUTC, format: format)
   }
 }
