@@ -40,15 +40,13 @@ import Testing
   }
 
   @Test func pagesThroughTheNotificationsThatNeverArrived() async throws {
-    let gone = try NotificationReceiver()
-    await gone.stop()
     try await NotificationReceiver.with { receiver in
       try await FakeHarness.with({
         $0.retrySchedule = []
         $0.historyPageSize = 2
       }) { fake in
         let start = Int64(Date().timeIntervalSince1970 * 1000) - 1000
-        let failed = try await Self.send(fake, count: 5, to: gone.url)
+        let failed = try await Self.send(fake, count: 5, to: NotificationReceiver.unreachableURL)
         let delivered = try await Self.send(fake, count: 1, to: receiver.url)
         let end = Int64(Date().timeIntervalSince1970 * 1000) + 1000
         let client = try Self.client(fake)

@@ -108,9 +108,8 @@ import Testing
   /// What crashed the server under URLSession (libdispatch trapping as sockets of refused
   /// connections were torn down): a receiver that is down, met by many requests at once.
   @Test func manyRefusedConnectionsAreErrorsAndTheClientGoesOn() async throws {
-    let closed = try ScriptedPeer { _, _ in .silence }
+    let closed = try RefusingPort()
     let port = closed.port
-    closed.stop()
     let session = OutboundHTTPSession()
     let refused = await withTaskGroup(of: Bool.self) { group in
       for _ in 0..<400 {
@@ -130,6 +129,7 @@ import Testing
       return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
     }
     #expect(refused == 400)
+    withExtendedLifetime(closed) {}
     let answer = try await session.post(
       url: url("/echo"), body: Array("after".utf8), headers: [], timeout: .seconds(30))
     #expect(answer.body == Array("after".utf8))

@@ -18,6 +18,9 @@ final class ScriptedPeer: Sendable {
   let port: Int
   private let listener: Int32
   private let requests = Mutex<[(line: String, head: String, body: [UInt8])]>([])
+  private let stopping = Atomic<Bool>(false)
+  /// Signalled by the accepting thread once it has closed the listener.
+  private let closed = DispatchSemaphore(value: 0)
 
   init(answer: @escaping @Sendable (_ line: String, _ body: [UInt8]) -> Reply) throws {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -36,19 +39,31 @@ final class ScriptedPeer: Sendable {
     }
     guard bound else { throw POSIXError(.EADDRINUSE) }
     port = Int(UInt16(bigEndian: address.sin_port))
+    // Only this thread closes the listener, after its last accept: closed from another thread,
+    // the descriptor could be reused (by another test's listener) before this thread calls
+    // accept again, and it would then take that listener's connections.
     Thread.detachNewThread { [self] in
+      defer {
+        close(socket)
+        closed.signal()
+      }
       while true {
         let client = accept(socket, nil, nil)
-        guard client >= 0 else { return }
+        if client < 0 {
+          if errno == EINTR || errno == ECONNABORTED { continue }
+          return
+        }
         Thread.detachNewThread { self.serve(client, answer) }
       }
     }
   }
 
-  /// Stops accepting (the accepting thread holds the peer, so this is not left to `deinit`).
+  /// Stops accepting and returns once the listener is closed (the accepting thread holds the
+  /// peer, so this is not left to `deinit`). Shutting a listening socket down wakes its accept.
   func stop() {
+    guard !stopping.exchange(true, ordering: .relaxed) else { return }
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+    closed.wait()
   }
 
   /// The requests seen so far: request line, header block, body.

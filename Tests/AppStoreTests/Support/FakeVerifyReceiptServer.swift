@@ -1,17 +1,28 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A real HTTP server on 127.0.0.1 (Python's http.server in a subprocess) that answers like
 /// verifyReceipt: /production says 21007, /sandbox checks the request and says 0, /slow never
 /// answers in time, /broken answers 500. It exits when the test closes its stdin.
-/// Immutable once started (`@unchecked`: Process and Pipe are not marked Sendable).
-final class FakeVerifyReceiptServer: @unchecked Sendable {
-  let process = Process()
-  private let stdin = Pipe()
+///
+/// Spawned with posix_spawn rather than Foundation's Process: in Swift 6.3.1 `Process.run()`
+/// can read past a buffer while listing /proc/self/fd and crash the whole suite
+/// (swift-corelibs-foundation #5472), likelier the more descriptors the tests hold open.
+final class FakeVerifyReceiptServer: Sendable {
+  private let pid: pid_t
+  /// The write end of the child's stdin: closing it ends the script.
+  private let stdin: Int32
   let port: Int
 
   static let script = #"""
     import json, os, sys, threading, time
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    # Nothing of the test process's (its sockets, other children's pipes) is kept open here.
+    os.closerange(3, 1 << 16)
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -63,26 +74,60 @@ final class FakeVerifyReceiptServer: @unchecked Sendable {
   }
 
   private init(bundleId: String) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", Self.script, bundleId]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = stdin
-    try process.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
+    var toChild: [Int32] = [-1, -1]
+    var fromChild: [Int32] = [-1, -1]
+    // Close-on-exec, so no other child spawned meanwhile keeps these ends open (pipe2 is not
+    // in Swift's Glibc; the window between pipe and fcntl is a test's, and the script closes
+    // whatever it inherits).
+    guard pipe(&toChild) == 0 else { throw Self.failed("no pipe") }
+    guard pipe(&fromChild) == 0 else {
+      toChild.forEach { close($0) }
+      throw Self.failed("no pipe")
     }
-    guard
-      let port = Int(
-        String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    else {
-      process.terminate()
-      throw Subprocess.Failed(description: "fake verifyReceipt server did not start")
+    for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+    let argv = ["/usr/bin/env", "python3", "-c", Self.script, bundleId]
+    var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { cArguments.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, &cArguments, environ)
+    close(toChild[0])
+    close(fromChild[1])
+    defer { close(fromChild[0]) }
+    guard spawned == 0 else {
+      close(toChild[1])
+      throw Self.failed("cannot run python3")
     }
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while line.count < 16, read(fromChild[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+      line.append(byte)
+    }
+    guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+      close(toChild[1])
+      kill(pid, SIGKILL)
+      Self.reap(pid)
+      throw Self.failed("fake verifyReceipt server did not start")
+    }
+    self.pid = pid
+    stdin = toChild[1]
     self.port = port
+  }
+
+  private static func failed(_ why: String) -> Subprocess.Failed {
+    Subprocess.Failed(description: why)
+  }
+
+  /// Waits for the child on a thread of its own, so no test waits for a child to exit.
+  private static func reap(_ pid: pid_t) {
+    Thread.detachNewThread {
+      var status: Int32 = 0
+      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
   }
 
   func url(_ path: String) -> URL {
@@ -90,8 +135,7 @@ final class FakeVerifyReceiptServer: @unchecked Sendable {
   }
 
   deinit {
-    // Closing stdin ends the script. No waitUntilExit: on Linux it can hang forever when many
-    // threads are busy (seen in the full suite); Foundation reaps the child on its own.
-    try? stdin.fileHandleForWriting.close()
+    close(stdin)
+    Self.reap(pid)
   }
 }
