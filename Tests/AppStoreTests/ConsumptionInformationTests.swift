@@ -81,11 +81,12 @@ import Testing
       #expect(detail.contains("InvalidCustomerConsentedError"))
       for status in [503, 500] {
         _ = try await fake.post("fake/v1/consumption/faults", ["fail_next": 1, "status": status])
-        guard
-          case .failure(.retryable) = await client.send(
-            Self.delivered, transactionId: id, environment: "Production")
-        else {
-          Issue.record("\(status) is not retryable")
+        let answer = await client.send(
+          Self.delivered, transactionId: id, environment: "Production")
+        guard case .failure(.retryable) = answer else {
+          // What the fake recorded tells a lost fault from a misread answer.
+          let log = try await fake.get("fake/v1/consumption/\(id)")
+          Issue.record("\(status) is not retryable: \(answer); the fake saw \(log.json)")
           return
         }
       }

@@ -16,7 +16,8 @@ import Testing
   }
 
   /// Each fault mode and the reason the AppStore module's `retryable` outcome gives for it.
-  /// The timeout holds for 10 s against a client that waits 1 s (FoundationNetworking truncates timeouts to whole seconds).
+  /// The timeout holds for 60 s against a client that waits 1 s (FoundationNetworking truncates
+  /// timeouts to whole seconds); the fake's shutdown ends a hold at once, so it costs nothing.
   static let modes: [(mode: String, reason: String)] = [
     ("timeout", "verify_receipt_timeout"),
     ("http503", "verify_receipt_http_503"),
@@ -31,7 +32,7 @@ import Testing
     try await FakeHarness.with { fake in
       let receipt = try #require(try await fake.purchase().string("receipt"))
       let set = try await fake.post(
-        "fake/v1/faults", ["mode": mode, "count": 1, "delay_ms": 10_000])
+        "fake/v1/faults", ["mode": mode, "count": 1, "delay_ms": 60_000])
       #expect(set.status == 200)
       #expect(set.string("mode") == mode)
       // The timeout needs a transport that honours it (see FakeTestTransport).
@@ -40,11 +41,10 @@ import Testing
       let verifier = try fake.receiptVerifier(
         timeout: Self.timeout(for: mode), transport: transport)
       #expect(await verifier.verify(receipt: receipt) == .retryable(reason))
-      // The fault is spent: the next request verifies. A timeout's follow-up may take 5 s, so a
-      // loaded machine does not turn a plain answer into another timeout, while a fault still
-      // in force (held 10 s) would.
-      let after = try fake.receiptVerifier(
-        timeout: mode == "timeout" ? .seconds(5) : Self.timeout(for: mode), transport: transport)
+      // The fault is spent: the next request verifies. The follow-up may take 20 s, so a loaded
+      // machine does not turn a plain answer into another timeout, while a fault still in force
+      // (held 60 s) would.
+      let after = try fake.receiptVerifier(timeout: .seconds(20), transport: transport)
       #expect(await after.verify(receipt: receipt).value != nil)
     }
   }

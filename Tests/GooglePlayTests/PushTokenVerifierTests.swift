@@ -153,7 +153,9 @@ final class MemoryKeyFetcher: PushKeyFetching {
         let verifier = PushTokenVerifier(
           settings: .init(audience: Self.audience, serviceAccountEmail: Self.email),
           keys: PushKeySource(
-            fetcher: HTTPPushKeyFetcher(url: jwksURL), logger: FakePlay.quiet))
+            // Generous: under a loaded test run the default 5 s fetch can run out.
+            fetcher: HTTPPushKeyFetcher(url: jwksURL, timeout: .seconds(30)),
+            logger: FakePlay.quiet))
         _ = try await verifier.verify(authorization: authorization)
         let push = try PubSubPushDecoder.decode(body)
         #expect(push.notification.purchaseToken == token)
