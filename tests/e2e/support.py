@@ -363,6 +363,12 @@ class FakeAppStore(Process):
                 "APPLE_API_ISSUER_ID": self.api_issuer_id, "APPLE_API_URL": self.url,
                 "APPLE_API_SANDBOX_URL": self.url + "/sandbox"}
 
+    def transaction(self, transaction_id: str) -> dict:
+        """The fake's record of a transaction as it stands now (its `app_account_token` among it)."""
+        r = requests.get(f"{self.url}/fake/v1/transactions/{transaction_id}", timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()
+
     def consumption_calls(self, transaction_id: str) -> list[dict]:
         """The Send Consumption Information calls the fake received for a transaction, in order:
         each its `environment`, the `status` answered and the `body` as sent."""

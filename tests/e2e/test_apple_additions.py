@@ -74,9 +74,7 @@ def wait_state(api, uuid_, state="processed"):
 
 
 def fake_transaction(fake, transaction_id):
-    r = requests.get(f"{fake.url}/fake/v1/transactions/{transaction_id}", timeout=30)
-    assert r.status_code == 200, r.text
-    return r.json()
+    return fake.transaction(transaction_id)
 
 
 def by_app_transaction(api, app_transaction_id, **params):

@@ -137,7 +137,14 @@ def test_reporting_an_order_whose_purchase_was_transferred_says_so_not_refunded(
     alice, erin = unique("alice"), unique("erin")
     order, purchase = bought_for_an_order(api, fake_appstore, alice)
     assert api.report(order["trade_no"], **{proof: purchase[proof]}).status_code == 200
-    assert transfer(api, purchase["transaction_id"], erin).status_code == 200
+    moved = transfer(api, purchase["transaction_id"], erin)
+    assert moved.status_code == 200, moved.text
+    # Once Apple holds the new owner's token (the worker sets it; the Server API then reads it
+    # back in the receipt's transactions), the answer must still be the order's own: it was
+    # once 422 account_token_mismatch or 409 depending on which came first.
+    token = moved.json()["order"]["app_account_token"].lower()
+    wait_until(lambda: fake_appstore.transaction(purchase["transaction_id"]).get("app_account_token") == token,
+               20, "Apple never got the new owner's token")
 
     again = api.report(order["trade_no"], **{proof: purchase[proof]})
     body = problem(again, 409, "order_transferred")

@@ -58,6 +58,7 @@ package struct GoogleSettlement: Sendable {
       guard let order = try await orders.find(tradeNo, lock: true, on: tx) else {
         throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
       }
+      try OrderPayment.checkReopenable(order)
       if order.tradeStatus != .tradeSuccess || order.transactionId != purchase.orderId {
         try Self.check(purchase, pays: order)
       }

@@ -21,6 +21,16 @@ enum OrderPayment {
     }
   }
 
+  /// Refuses, before any proof is matched to it, an unpaid order that no payment can reopen
+  /// (refunded, or its purchase moved by an admin). Why the order is closed is the answer
+  /// whatever the proof says now: after a transfer Apple's copy of the transaction carries the
+  /// new owner's app account token as soon as the worker has set it, and a refusal that
+  /// depended on that timing would tell the same client two different things.
+  static func checkReopenable(_ order: Order) throws {
+    guard order.tradeStatus != .tradeSuccess else { return }
+    _ = try transition(order)
+  }
+
   /// The transition a payment makes from the order's state.
   static func transition(_ order: Order) throws -> OrderTransition {
     do {

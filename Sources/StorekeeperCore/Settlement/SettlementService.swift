@@ -55,6 +55,7 @@ package struct SettlementService: Sendable {
         let (order, used) = try await orders.lockForSettlement(
           tradeNo, transactionIds: candidates.map(\.transactionId), on: tx)
       else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
+      try OrderPayment.checkReopenable(order)
       let transaction: VerifiedTransaction
       do {
         transaction = try TransactionMatcher.match(order, in: candidates, usedElsewhere: used)
