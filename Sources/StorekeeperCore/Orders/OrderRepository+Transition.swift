@@ -87,6 +87,7 @@ extension OrderRepository {
       query.append(try Self.eventsJSON(events, orderEvent, transition: transition, cause: cause))
       query.append(" AS events FROM changed c")
       // Each count reads its CTE to the end, so the state is read after every change is made.
+      // One count over a UNION ALL of them did not: the events missed the ledger's rows (0007).
       if claim != nil { query.append(", (SELECT count(*) FROM claim) AS done_claim") }
       for index in effects.indices {
         query.append(
