@@ -5,8 +5,11 @@ import Testing
 
 /// Each status Google may answer, from a canned loopback server, read as its meaning.
 @Suite struct ClientFailureTests {
-  static func client(_ base: URL, timeout: Duration = .seconds(60)) throws -> GooglePlayClient {
-    let json = try JSONSerialization.jsonObject(with: Data(try cannedKeyFile())) as? [String: Any]
+  static func client(_ base: URL, timeout: Duration = .seconds(60)) async throws
+    -> GooglePlayClient
+  {
+    let canned = try await cannedKeyFile()
+    let json = try JSONSerialization.jsonObject(with: Data(canned)) as? [String: Any]
     var file = json ?? [:]
     file["token_uri"] = base.absoluteString + "/token"
     let key = try ServiceAccountKey(json: [UInt8](try JSONSerialization.data(withJSONObject: file)))
@@ -15,8 +18,9 @@ import Testing
       timeout: timeout)
   }
 
-  static func cannedKeyFile() throws -> [UInt8] {
-    let bytes = try JSONSerialization.data(withJSONObject: try ServiceAccountKeyTests.fakeKeyFile())
+  static func cannedKeyFile() async throws -> [UInt8] {
+    let bytes = try JSONSerialization.data(
+      withJSONObject: try await ServiceAccountKeyTests.fakeKeyFile())
     return [UInt8](bytes)
   }
 
@@ -85,7 +89,7 @@ import Testing
       try? await Task.sleep(for: .seconds(30))
       return Response(status: 200, body: Array("{}".utf8))
     }) { base async throws -> (GooglePlayFailure?, Duration) in
-      let client = try Self.client(base, timeout: .seconds(1))
+      let client = try await Self.client(base, timeout: .seconds(1))
       _ = try await client.tokens.token()
       let started = ContinuousClock.now
       do {

@@ -21,6 +21,9 @@ final class MemoryKeyFetcher: PushKeyFetching {
   static let audience = "https://storekeeper.example.com/v1/google/notifications"
   static let email = "pubsub-push@project.iam.gserviceaccount.com"
 
+  /// A new RSA key, made off the global executor (see `onOwnThread`).
+  static func freshKey() async throws -> FakeRSAKey { try await onOwnThread { try FakeRSAKey() } }
+
   struct Signer {
     let key: FakeRSAKey
     let kid: String
@@ -52,7 +55,7 @@ final class MemoryKeyFetcher: PushKeyFetching {
   }
 
   @Test func acceptsGooglesToken() async throws {
-    let signer = Signer(key: try FakeRSAKey(), kid: "k1")
+    let signer = Signer(key: try await Self.freshKey(), kid: "k1")
     let verifier = Self.verifier(MemoryKeyFetcher(try Self.jwks([signer])))
     let claims = try await verifier.verify(authorization: "Bearer " + (try signer.token()))
     #expect(claims.email == Self.email && claims.audience == Self.audience)
@@ -60,8 +63,8 @@ final class MemoryKeyFetcher: PushKeyFetching {
   }
 
   @Test func refusesEachBadTokenForItsOwnReason() async throws {
-    let signer = Signer(key: try FakeRSAKey(), kid: "k1")
-    let forger = Signer(key: try FakeRSAKey(), kid: "k1")
+    let signer = Signer(key: try await Self.freshKey(), kid: "k1")
+    let forger = Signer(key: try await Self.freshKey(), kid: "k1")
     let verifier = Self.verifier(MemoryKeyFetcher(try Self.jwks([signer])))
     let now = Int64(Date().timeIntervalSince1970)
     let cases: [(String, PushTokenRefusal)] = [
@@ -91,8 +94,8 @@ final class MemoryKeyFetcher: PushKeyFetching {
   }
 
   @Test func anUnknownKidRefetchesOnceRateLimited() async throws {
-    let old = Signer(key: try FakeRSAKey(), kid: "old")
-    let rotated = Signer(key: try FakeRSAKey(), kid: "new")
+    let old = Signer(key: try await Self.freshKey(), kid: "old")
+    let rotated = Signer(key: try await Self.freshKey(), kid: "new")
     let fetcher = MemoryKeyFetcher(try Self.jwks([old]))
     let verifier = Self.verifier(fetcher, minRefetch: .seconds(60))
     _ = try await verifier.verify(token: try old.token())
@@ -119,7 +122,7 @@ final class MemoryKeyFetcher: PushKeyFetching {
     struct Down: PushKeyFetching {
       func fetch() async throws -> [UInt8] { throw PushKeyFetchError("down") }
     }
-    let signer = Signer(key: try FakeRSAKey(), kid: "k1")
+    let signer = Signer(key: try await Self.freshKey(), kid: "k1")
     let verifier = PushTokenVerifier(
       settings: .init(audience: Self.audience, serviceAccountEmail: Self.email),
       keys: PushKeySource(fetcher: Down(), logger: FakePlay.quiet))

@@ -7,16 +7,8 @@ import Testing
 @testable import FakeGooglePlay
 
 @Suite struct ServiceAccountKeyTests {
-  static func fakeKeyFile() throws -> [String: Any] {
-    let server = try FakeGooglePlayServer(
-      configuration: {
-        var c = FakeGooglePlayServer.Configuration()
-        c.logger = FakePlay.quiet
-        return c
-      }())
-    try server.start()
-    defer { Task { await server.shutdown() } }
-    let bytes = try server.serviceAccountKeyJSON()
+  static func fakeKeyFile() async throws -> [String: Any] {
+    let bytes = try await FakeKeyFile.bytes.value
     return try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] ?? [:]
   }
 
@@ -24,16 +16,16 @@ import Testing
     [UInt8](try JSONSerialization.data(withJSONObject: object))
   }
 
-  @Test func decodesTheKeyFileGoogleHandsOut() throws {
-    let file = try Self.fakeKeyFile()
+  @Test func decodesTheKeyFileGoogleHandsOut() async throws {
+    let file = try await Self.fakeKeyFile()
     let key = try ServiceAccountKey(json: try Self.encode(file))
     #expect(key.clientEmail == file["client_email"] as? String)
     #expect(key.privateKeyId == file["private_key_id"] as? String)
     #expect(key.tokenURI.absoluteString == file["token_uri"] as? String)
   }
 
-  @Test func refusesEachBadFieldByName() throws {
-    let file = try Self.fakeKeyFile()
+  @Test func refusesEachBadFieldByName() async throws {
+    let file = try await Self.fakeKeyFile()
     let cases: [(String, Any?, String)] = [
       ("client_email", nil, "client_email"), ("client_email", 7, "client_email"),
       ("client_email", "no-at-sign", "client_email"),
@@ -79,8 +71,8 @@ import Testing
 
   /// The assertion checked apart from the code that made it: OpenSSL verifies the signature
   /// with the public half of the key file's PEM, and the claims are read back as JSON.
-  @Test func signsAnAssertionOpenSSLVerifies() throws {
-    let file = try Self.fakeKeyFile()
+  @Test func signsAnAssertionOpenSSLVerifies() async throws {
+    let file = try await Self.fakeKeyFile()
     let key = try ServiceAccountKey(json: try Self.encode(file))
     let now = Date(timeIntervalSince1970: 1_700_000_000)
     let assertion = try #require(JWTAssertion.make(key: key, now: now))

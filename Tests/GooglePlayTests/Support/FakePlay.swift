@@ -29,7 +29,10 @@ struct FakePlay: Sendable {
     var configuration = FakeGooglePlayServer.Configuration()
     configuration.logger = quiet
     configure(&configuration)
-    let server = try FakeGooglePlayServer(configuration: configuration)
+    // Its keys are made off the global executor (see `onOwnThread`).
+    let server = try await onOwnThread { [configuration] in
+      try FakeGooglePlayServer(configuration: configuration)
+    }
     try server.start()
     guard let base = server.baseURL else { throw Failure(description: "no base URL") }
     let key = try ServiceAccountKey(json: try server.serviceAccountKeyJSON())
