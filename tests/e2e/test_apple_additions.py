@@ -73,10 +73,6 @@ def wait_state(api, uuid_, state="processed"):
                       15, f"notification {uuid_} never reached {state}")
 
 
-def fake_transaction(fake, transaction_id):
-    return fake.transaction(transaction_id)
-
-
 def by_app_transaction(api, app_transaction_id, **params):
     return api.get("/admin/v1/transactions", admin=True,
                    params={"app_transaction_id": app_transaction_id, **params})
@@ -156,7 +152,7 @@ def test_a_purchase_made_outside_the_app_is_bound_at_apple_to_the_user_it_is_ass
     token = order_of(api, item["trade_no"])["app_account_token"]
 
     bound = wait_until(lambda: (lambda t: t if t.get("app_account_token") else None)(
-        fake_transaction(fake_appstore, purchase["transaction_id"])), 20, "Apple never got the token")
+        fake_appstore.transaction(purchase["transaction_id"])), 20, "Apple never got the token")
     assert bound["app_account_token"] == token.lower()
     assert fake_appstore.calls()["set_app_account_token"] == before + 1
     # What Apple signs for the purchase from now on carries the token: the renewal and its
@@ -192,7 +188,7 @@ def test_a_transfer_binds_the_purchase_to_its_new_owner(api, fake_appstore):
     assert r.status_code == 200, r.text
     token = r.json()["order"]["app_account_token"]
     assert token != order["app_account_token"]
-    wait_until(lambda: fake_transaction(fake_appstore, purchase["transaction_id"]).get("app_account_token")
+    wait_until(lambda: fake_appstore.transaction(purchase["transaction_id"]).get("app_account_token")
                == token.lower(), 20, "Apple never got the new owner's token")
 
 
@@ -203,7 +199,7 @@ def test_a_429_makes_the_sender_wait_for_apples_instant_and_no_request_comes_ear
     purchase = fake_appstore.purchase(GOLD, "consumable")
     user = unique("limited")
     assert api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"]).status_code == 200
-    wait_until(lambda: fake_transaction(fake_appstore, purchase["transaction_id"]).get("app_account_token"),
+    wait_until(lambda: fake_appstore.transaction(purchase["transaction_id"]).get("app_account_token"),
                40, "the token was never sent after the 429")
     after = fake_appstore.calls()
     assert after["rate_limited"] == calls["rate_limited"] + 1
@@ -223,7 +219,7 @@ def test_jobs_are_shared_by_two_instances_and_each_is_sent_once(module_launcher,
         client = api if index % 2 else second.client
         r = client.receipts(user_id=unique("shared"), signed_transaction=purchase["signed_transaction"])
         assert r.status_code == 200, r.text
-    wait_until(lambda: all(fake_transaction(fake_appstore, p["transaction_id"]).get("app_account_token")
+    wait_until(lambda: all(fake_appstore.transaction(p["transaction_id"]).get("app_account_token")
                            for p in purchases), 30, "not every token was sent")
     wait_until(lambda: stack.db.scalar(
         "SELECT count(*) FROM app_account_token_jobs WHERE state = 'sent' AND original_transaction_id IN ("
@@ -267,8 +263,8 @@ def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstor
         {"status": 400, "error_code": 4000187},
         {"status": 404, "error_code": 4040010},
     ]
-    assert fake_transaction(fake_appstore, purchase["transaction_id"])["app_account_token"] == token
-    assert jws_payload(fake_transaction(fake_appstore, purchase["transaction_id"])["signed_transaction"])[
+    assert fake_appstore.transaction(purchase["transaction_id"])["app_account_token"] == token
+    assert jws_payload(fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"])[
         "appAccountToken"] == token
     assert call([{"original_transaction_id": sandbox["transaction_id"], "app_account_token": token}],
                 environment="Sandbox", base=fake_appstore.url + "/sandbox") == [{"status": 200}]

@@ -322,6 +322,13 @@ def test_an_admin_moves_a_google_purchase_to_another_user(api, google):
     assert moved["order"]["transaction_id"] == bought["order_id"]
     assert api.balance(owner) == 0 and api.balance(heir) == 100
     assert api.admin_order(order["trade_no"])["order"]["close_reason"] == "transferred"
+    # The old owner's app reporting its order again hears why it is closed, with this purchase
+    # or with another one made for another order (whose account id would otherwise be the
+    # refusal), and nothing is credited.
+    problem(report(api, order["trade_no"], bought["purchase_token"]), 409, "order_transferred")
+    other = google.buy("g.gold", obfuscated_account_id=google_order(api, owner, "g.gold")["obfuscated_account_id"])
+    problem(report(api, order["trade_no"], other["purchase_token"]), 409, "order_transferred")
+    assert api.balance(owner) == 0 and api.balance(heir) == 100
     # Its token now restores for the new owner only.
     body = {"store": "google_play", "purchase_token": bought["purchase_token"], "product_id": "g.gold"}
     assert api.post("/v1/receipts", json={**body, "user_id": heir}).json()["transactions"][0]["status"] == "restored"
