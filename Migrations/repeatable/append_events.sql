@@ -23,6 +23,8 @@ DECLARE
   kept jsonb;
   derived jsonb := '[]';
   changes jsonb;
+  changed_balances jsonb;
+  next_expiry_ timestamptz;
   all_events jsonb;
   written integer;
 BEGIN
@@ -70,10 +72,15 @@ BEGIN
     INTO expired, kept FROM jsonb_array_elements(v_before->'entitlements') e;
   END IF;
 
+  -- The changes and the balances they leave, in one statement (a second one cost every
+  -- settlement its start-up, decision 0007).
   IF v_after->'balances' IS DISTINCT FROM v_before->'balances' THEN
-    SELECT jsonb_object_agg(k, delta) INTO changes
+    SELECT jsonb_object_agg(k, delta),
+           jsonb_object_agg(k, after_value) FILTER (WHERE after_value IS NOT NULL)
+    INTO changes, changed_balances
     FROM (SELECT k, coalesce((v_after->'balances'->>k)::bigint, 0)
-                    - coalesce((v_before->'balances'->>k)::bigint, 0) AS delta
+                    - coalesce((v_before->'balances'->>k)::bigint, 0) AS delta,
+                 v_after->'balances'->k AS after_value
           FROM (SELECT jsonb_object_keys(v_after->'balances')
                 UNION SELECT jsonb_object_keys(v_before->'balances')) keys(k)) d
     WHERE delta <> 0;
@@ -81,9 +88,7 @@ BEGIN
   IF changes IS NOT NULL THEN
     derived := derived || jsonb_build_array(jsonb_build_object('id', gen_random_uuid(),
       'type', 'balance.changed',
-      'data', jsonb_build_object('changes', changes,
-        'balances', (SELECT jsonb_object_agg(key, value) FROM jsonb_each(v_after->'balances')
-                     WHERE changes ? key),
+      'data', jsonb_build_object('changes', changes, 'balances', changed_balances,
         'cause', cause)));
   END IF;
 
@@ -122,10 +127,12 @@ BEGIN
   SELECT (e->>'id')::uuid, e->>'type', p_user_id, last_sequence_ + n, e->'data', v_after
   FROM jsonb_array_elements(all_events) WITH ORDINALITY AS x(e, n);
 
+  IF coalesce(jsonb_array_length(v_after->'entitlements'), 0) > 0 THEN
+    SELECT min((e->>'expires_at')::timestamptz) INTO next_expiry_
+    FROM jsonb_array_elements(v_after->'entitlements') e;
+  END IF;
   UPDATE user_event_sequences
-  SET last_sequence = last_sequence_ + written, last_state = v_after,
-      next_expiry = (SELECT min((e->>'expires_at')::timestamptz)
-                     FROM jsonb_array_elements(v_after->'entitlements') e)
+  SET last_sequence = last_sequence_ + written, last_state = v_after, next_expiry = next_expiry_
   WHERE user_id = p_user_id;
   RETURN written;
 END

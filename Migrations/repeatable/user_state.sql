@@ -8,7 +8,10 @@
 -- apple_transactions_user_product), so a thousand gold packs bought cost nothing here. Each
 -- probe is a subquery of its own (an aggregate, or OFFSET 0): a generic plan, which cannot know
 -- that this user is the one with a thousand orders, would otherwise read all of the user's
--- rows and filter them by product.
+-- rows and filter them by product. Most users own no entitlement (they buy consumables): the
+-- balances' statement also asks whether any source of one exists, probed the same way, and
+-- only then are the entitlements computed; each statement of a function costs a settlement
+-- more than the probes (decision 0007).
 CREATE OR REPLACE FUNCTION storekeeper_user_state(p_user_id text, p_now timestamptz)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
@@ -24,11 +27,34 @@ DECLARE
   start_ms bigint;
   r record;
   v_list jsonb;
+  has_sources boolean;
 BEGIN
+  -- Each EXISTS is a superset of what a loop below reads: when none holds, every loop would
+  -- find nothing.
   SELECT coalesce(jsonb_object_agg(asset, total), '{}'),
-         coalesce(jsonb_object_agg(asset, sandbox) FILTER (WHERE sandbox <> 0), '{}')
-  INTO balances, sandbox_balances
+         coalesce(jsonb_object_agg(asset, sandbox) FILTER (WHERE sandbox <> 0), '{}'),
+         EXISTS (SELECT 1 FROM products p
+                 CROSS JOIN LATERAL (SELECT 1 FROM orders o
+                                     WHERE o.user_id = p_user_id AND o.product_id = p.product_id
+                                       AND o.trade_status = 'TRADE_SUCCESS' LIMIT 1) paid
+                 WHERE p.type IN ('non_consumable', 'non_renewing'))
+         OR EXISTS (SELECT 1 FROM products p
+                    CROSS JOIN LATERAL (SELECT 1 FROM apple_transactions t
+                                        WHERE t.user_id = p_user_id AND t.product_id = p.product_id
+                                        LIMIT 1) paid
+                    WHERE p.type = 'auto_renewable')
+         OR EXISTS (SELECT 1 FROM products p
+                    CROSS JOIN LATERAL (SELECT 1 FROM google_purchases g
+                                        WHERE g.user_id = p_user_id AND g.product_id = p.product_id
+                                        LIMIT 1) paid
+                    WHERE p.type = 'auto_renewable')
+  INTO balances, sandbox_balances, has_sources
   FROM user_balances WHERE user_id = p_user_id;
+  IF NOT has_sources THEN
+    RETURN jsonb_build_object('user_id', p_user_id, 'balances', balances,
+      'sandbox_balances', sandbox_balances, 'entitlements', '[]'::jsonb,
+      'non_consumables', '[]'::jsonb);
+  END IF;
 
   FOR r IN
     SELECT p.product_id, p.grants->>'entitlement' AS entitlement, paid.sandbox
