@@ -80,14 +80,17 @@ BEGIN
     RETURNING l.id INTO v_lot;
     -- Each repayment is a debit of its own, tied to the refunded purchase (so a reversal of
     -- that refund gives it back) and to the lot of the credit that paid it.
-    FOR r IN SELECT e->>'trade_no' AS trade_no, (e->>'amount')::bigint AS amount
-             FROM jsonb_array_elements(repayments) e
-    LOOP
-      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, environment)
-      VALUES (NEW.user_id, NEW.asset, -r.amount, 'debt_repaid', r.trade_no, NEW.environment)
-      RETURNING id INTO v_repaid_id;
-      INSERT INTO ledger_lot_uses (ledger_id, lot_id, amount) VALUES (v_repaid_id, v_lot, r.amount);
-    END LOOP;
+    -- (Skipped when there are none: even an empty loop is a statement for every credit.)
+    IF repayments <> '[]' THEN
+      FOR r IN SELECT e->>'trade_no' AS trade_no, (e->>'amount')::bigint AS amount
+               FROM jsonb_array_elements(repayments) e
+      LOOP
+        INSERT INTO ledger (user_id, asset, amount, kind, trade_no, environment)
+        VALUES (NEW.user_id, NEW.asset, -r.amount, 'debt_repaid', r.trade_no, NEW.environment)
+        RETURNING id INTO v_repaid_id;
+        INSERT INTO ledger_lot_uses (ledger_id, lot_id, amount) VALUES (v_repaid_id, v_lot, r.amount);
+      END LOOP;
+    END IF;
   ELSIF NEW.amount < 0 AND NEW.kind <> 'debt_repaid' THEN
     v_left := -NEW.amount;
     -- A purchase taken back (refund, transfer) comes out of its own lot first; then, as every
