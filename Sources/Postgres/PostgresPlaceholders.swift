@@ -31,7 +31,8 @@ enum PostgresPlaceholders {
         while end < s.count, isDigit(s[end]) { end += 1 }
         if end > i + 1, !(i > 0 && isIdentifierChar(s[i - 1])) {
           let number = Int(String(decoding: s[(i + 1)..<end], as: UTF8.self)) ?? 0
-          out.append(contentsOf: Array("$\(number + offset)".utf8))
+          out.append(UInt8(ascii: "$"))
+          out.append(contentsOf: String(number + offset).utf8)
           i = end
         } else if let close = endOfDollarQuote(s, from: i) {
           copy(upTo: close)
@@ -39,10 +40,19 @@ enum PostgresPlaceholders {
           copy(upTo: i + 1)
         }
       default:
-        copy(upTo: i + 1)
+        // Up to the next byte that may start one of the cases above, in one copy: a byte at a
+        // time, renumbering was a twentieth of the server's CPU per settled report.
+        var end = i + 1
+        while end < s.count, !mayStartToken(s[end]) { end += 1 }
+        copy(upTo: end)
       }
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func mayStartToken(_ c: UInt8) -> Bool {
+    c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "-")
+      || c == UInt8(ascii: "/") || c == UInt8(ascii: "$")
   }
 
   private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }

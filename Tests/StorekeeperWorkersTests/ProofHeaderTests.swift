@@ -23,6 +23,16 @@ import Testing
     try #require(try await h.database.query(query).first).decode("n")
   }
 
+  @Test func onlyAHeaderFollowedByTwoMorePartsIsShared() throws {
+    let shared = try #require(Proof.signedTransaction("aGVhZA.cGF5.c2ln").sharedHeader)
+    #expect(shared.header == "aGVhZA")
+    #expect(shared.rest == "cGF5.c2ln")
+    #expect(Proof.signedTransaction("é.p.s").sharedHeader?.rest == "p.s")
+    for text in ["", "abc", ".payload.signature", "header.payload", "header."] {
+      #expect(Proof.signedTransaction(text).sharedHeader == nil, "\(text)")
+    }
+  }
+
   @Test func settledSignedTransactionsShareOneStoredHeader() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()
