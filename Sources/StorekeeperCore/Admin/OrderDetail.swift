@@ -52,7 +52,7 @@ package struct OrderDetail: Encodable, Sendable {
       ORDER BY n.received_at
       """)
     func docs(_ rows: [PostgresRow]) throws -> [JSONValue] {
-      try rows.map { try JSONCoding.decode(JSONValue.self, fromText: try $0.decode("doc")) }
+      try rows.map { try JSONValue(databaseText: try $0.decode("doc")) }
     }
     return OrderDetail(
       order: order, history: history, reports: try docs(reports),

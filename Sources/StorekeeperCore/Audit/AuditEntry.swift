@@ -35,10 +35,10 @@ package struct AuditEntry: Encodable, Sendable {
     targetType = try row.decode("target_type")
     targetId = try row.decode("target_id")
     before = try row.decodeIfPresent("before", as: String.self).map {
-      try JSONCoding.decode(JSONValue.self, fromText: $0)
+      try JSONValue(databaseText: $0)
     }
     after = try row.decodeIfPresent("after", as: String.self).map {
-      try JSONCoding.decode(JSONValue.self, fromText: $0)
+      try JSONValue(databaseText: $0)
     }
     requestId = try row.decode("request_id")
     clientAddress = try row.decode("client_address")

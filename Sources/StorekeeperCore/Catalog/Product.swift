@@ -81,7 +81,7 @@ package struct Product: Encodable, Sendable, Equatable {
       price: try row.decode(column("price")), currency: try row.decode(column("currency")),
       sortOrder: try row.decode(column("sort_order")), active: try row.decode(column("active")),
       grants: try JSONCoding.decode(Grants.self, fromText: try row.decode(column("grants"))),
-      content: try JSONCoding.decode(JSONValue.self, fromText: try row.decode(column("content"))),
+      content: try JSONValue(databaseText: try row.decode(column("content"))),
       googleProductId: try row.decodeIfPresent(column("google_product_id")),
       googleBasePlanId: try row.decodeIfPresent(column("google_base_plan_id")))
     revision = try row.decode(column("revision"))

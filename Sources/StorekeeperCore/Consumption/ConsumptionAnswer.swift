@@ -49,7 +49,7 @@ package struct ConsumptionAnswer: Sendable, Encodable {
     attempts = Int(try row.decode("attempts", as: Int32.self))
     deadline = try row.decode("deadline")
     let text: String? = try row.decodeIfPresent("answer")
-    answer = try text.map { try JSONCoding.decode(JSONValue.self, fromText: $0) }
+    answer = try text.map { try JSONValue(databaseText: $0) }
     outcome = try row.decodeIfPresent("outcome")
     lastError = try row.decodeIfPresent("last_error")
     userId = try row.decodeIfPresent("user_id")

@@ -31,8 +31,8 @@ package struct Event: Encodable, Sendable {
     createdAt = try row.decode("created_at")
     userId = try row.decode("user_id")
     sequence = try row.decode("sequence")
-    data = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("data"))
-    userState = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("user_state"))
+    data = try JSONValue(databaseText: try row.decode("data"))
+    userState = try JSONValue(databaseText: try row.decode("user_state"))
     let xid: String = try row.decode("xid")
     guard let transaction = UInt64(xid) else { throw EventFeedCursor.Malformed() }
     cursor = EventFeedCursor(xid: transaction, position: try row.decode("position"))

@@ -57,8 +57,8 @@ package struct NotificationView: Encodable, Sendable {
     result = try row.decodeIfPresent("result")
     receivedAt = try row.decode("received_at")
     processedAt = try row.decodeIfPresent("processed_at")
-    payload = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("payload"))
+    payload = try JSONValue(databaseText: try row.decode("payload"))
     let answer: String? = try row.decodeIfPresent("consumption_answer")
-    consumptionAnswer = try answer.map { try JSONCoding.decode(JSONValue.self, fromText: $0) }
+    consumptionAnswer = try answer.map { try JSONValue(databaseText: $0) }
   }
 }

@@ -42,7 +42,7 @@ package struct Offering: Encodable, Sendable, Equatable {
     draft = OfferingDraft(
       offeringId: try row.decode("offering_id"), title: try row.decode("title"),
       badge: try row.decode("badge"),
-      metadata: try JSONCoding.decode(JSONValue.self, fromText: try row.decode("metadata")),
+      metadata: try JSONValue(databaseText: try row.decode("metadata")),
       items: try JSONCoding.decode([OfferingItem].self, fromText: try row.decode("items")))
     revision = try row.decode("revision")
     createdAt = try row.decode("created_at")

@@ -32,7 +32,7 @@ package struct Placement: Encodable, Sendable, Equatable {
   init(row: PostgresRow) throws {
     placementId = try row.decode("placement_id")
     offeringId = try row.decode("offering_id")
-    let stored = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("rules"))
+    let stored = try JSONValue(databaseText: try row.decode("rules"))
     let parsed = TargetingRule.parseList(stored)
     // Rules are validated before they are stored; a row that no longer parses (edited by hand)
     // is a decoding error, not a placement that silently serves its fallback.

@@ -24,7 +24,7 @@ package struct OrderEvent: Encodable, Sendable {
     toStatus = try row.decode("to_status")
     reason = try row.decodeIfPresent("reason")
     cause = try row.decode("cause")
-    detail = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("detail"))
+    detail = try JSONValue(databaseText: try row.decode("detail"))
     createdAt = try row.decode("created_at")
   }
 

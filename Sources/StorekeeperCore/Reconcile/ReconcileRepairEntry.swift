@@ -35,8 +35,8 @@ package struct ReconcileRepairEntry: Encodable, Sendable {
     originalTransactionId = try row.decode("original_transaction_id")
     transactionId = try row.decode("transaction_id")
     kind = try row.decode("kind")
-    was = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("was"))
-    became = try JSONCoding.decode(JSONValue.self, fromText: try row.decode("became"))
+    was = try JSONValue(databaseText: try row.decode("was"))
+    became = try JSONValue(databaseText: try row.decode("became"))
     createdAt = try row.decode("created_at")
   }
 }
