@@ -22,6 +22,21 @@ import Testing
     #expect(try parse(#""caf\u00e9 ü""#) == .string("café ü"))
   }
 
+  /// jsonb and json text as PostgreSQL writes it, read by the parser (`databaseText`) and by
+  /// Foundation's decoder as before: encoded again, both give the same bytes, so no answer built
+  /// from a stored document changed when its reader did.
+  @Test(arguments: [
+    #"{"a": 1, "b": [1.50, -0.5, 1.0, 0, 100000000000000000000], "c": {"d": null, "e": true}}"#,
+    #"{"id" : 7, "trade_status" : "TRADE_SUCCESS", "amount" : 0.99, "at" : "2026-12-06T06:00:00.000Z"}"#,
+    #"[{"gold": 100}, "café ü 😀", "a\"b\\c\n", [], {}]"#,
+    #""text""#, "12.5", "null", "false",
+  ])
+  func databaseTextEncodesAsFoundationsReadingDid(text: String) throws {
+    let parsed = try JSONValue(databaseText: text)
+    let decoded = try JSONCoding.decode(JSONValue.self, fromText: text)
+    #expect(try JSONCoding.text(parsed) == JSONCoding.text(decoded))
+  }
+
   @Test(arguments: [
     "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "'a'", "01", "-", "1.", ".5",
     "1e", "+1", "0x10", "tru", "nulll", "NaN", "Infinity", "[1 2]", "{\"a\":1}x", "\"\\x\"",
