@@ -130,7 +130,7 @@ final class PostgresConnection: @unchecked Sendable {
   // MARK: blocking, on the caller's thread
 
   func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
-    for case let bind? in query.binds where bind.utf8.contains(0) {
+    for case let bind? in query.binds where PostgresText.containsNUL(bind) {
       // Text-format parameters end at NUL, and PostgreSQL text cannot hold one anyway:
       // refuse rather than send a silently truncated value.
       throw PostgresError(

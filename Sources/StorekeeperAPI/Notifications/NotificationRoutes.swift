@@ -1,4 +1,5 @@
 import HTTP
+import Postgres
 import StorekeeperCore
 
 /// Apple's notification endpoint and the admin views of what arrived.
@@ -51,7 +52,7 @@ package struct NotificationRoutes: Sendable {
     let known: Set<String> = ["notification_type", "state", "transaction_id", "limit", "cursor"]
     var filter = NotificationListing.Filter()
     if let type = onlyType ?? query["notification_type"] {
-      if type.unicodeScalars.count <= 64, !type.unicodeScalars.contains("\u{0}") {
+      if type.unicodeScalars.count <= 64, !PostgresText.containsNUL(type) {
         filter.notificationType = type
       } else {
         problems.append(
@@ -68,7 +69,7 @@ package struct NotificationRoutes: Sendable {
       }
     }
     if let id = query["transaction_id"] {
-      if id.unicodeScalars.count <= 64, !id.unicodeScalars.contains("\u{0}") {
+      if id.unicodeScalars.count <= 64, !PostgresText.containsNUL(id) {
         filter.transactionId = id
       } else {
         problems.append(

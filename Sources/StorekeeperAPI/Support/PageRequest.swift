@@ -1,4 +1,5 @@
 import HTTP
+import Postgres
 
 /// `limit` and `cursor` of a keyset-paged admin listing, with the same rules everywhere.
 struct PageRequest {
@@ -54,7 +55,7 @@ struct PageRequest {
     -> String?
   {
     guard let value = query[name] else { return nil }
-    guard (1...128).contains(value.unicodeScalars.count), !value.unicodeScalars.contains("\u{0}")
+    guard (1...128).contains(value.unicodeScalars.count), !PostgresText.containsNUL(value)
     else {
       problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
       return nil

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Postgres
 import StorekeeperCore
 
 /// The top-level fields of a request body, from JSON or from a form post (seed 000 posts
@@ -62,11 +63,12 @@ package struct RequestFields {
       return nil
     case .string(let text)?:
       // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
-      if text.unicodeScalars.contains("\u{0}") {
+      if PostgresText.containsNUL(text) {
         fail(name, "must not contain NUL characters")
         return nil
       }
-      if text.unicodeScalars.count > maxLength {
+      // A character is at least one byte: only a text longer in bytes can be too long.
+      if text.utf8.count > maxLength, text.unicodeScalars.count > maxLength {
         fail(name, "must be at most \(maxLength) characters")
         return nil
       }

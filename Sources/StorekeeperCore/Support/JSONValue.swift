@@ -1,3 +1,5 @@
+import Postgres
+
 /// Any JSON value, kept as it came: product `content` is opaque to Storekeeper and delivered
 /// to the app exactly as an admin stored it.
 public enum JSONValue: Sendable, Equatable, Codable {
@@ -50,10 +52,10 @@ public enum JSONValue: Sendable, Equatable, Codable {
   /// Whether any key or string holds U+0000, which PostgreSQL's jsonb and text refuse.
   public var containsNUL: Bool {
     switch self {
-    case .string(let text): text.unicodeScalars.contains("\u{0}")
+    case .string(let text): PostgresText.containsNUL(text)
     case .array(let values): values.contains { $0.containsNUL }
     case .object(let values):
-      values.contains { $0.key.unicodeScalars.contains("\u{0}") || $0.value.containsNUL }
+      values.contains { PostgresText.containsNUL($0.key) || $0.value.containsNUL }
     default: false
     }
   }
