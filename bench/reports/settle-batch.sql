@@ -6,6 +6,7 @@
 -- one statement with settle.sql's claim, transition, history, proof, report, ledger and
 -- notification parts over all of them, and the events appended per user as settle.sql does.
 -- The values Storekeeper would bind per report (arrays, then) are read from bench_reports.
+-- Its columns and parts repeat settle.sql's on purpose: keep the two in step.
 \set k :k + 1
 \set n0 :base + (:client_id + :clients * :k) * :batch
 \set n1 :n0 + :batch - 1
