@@ -80,7 +80,7 @@ package struct Product: Encodable, Sendable, Equatable {
       title: try row.decode(column("title")), description: try row.decode(column("description")),
       price: try row.decode(column("price")), currency: try row.decode(column("currency")),
       sortOrder: try row.decode(column("sort_order")), active: try row.decode(column("active")),
-      grants: try JSONCoding.decode(Grants.self, fromText: try row.decode(column("grants"))),
+      grants: try Grants(databaseText: try row.decode(column("grants"))),
       content: try JSONValue(databaseText: try row.decode(column("content"))),
       googleProductId: try row.decodeIfPresent(column("google_product_id")),
       googleBasePlanId: try row.decodeIfPresent(column("google_base_plan_id")))

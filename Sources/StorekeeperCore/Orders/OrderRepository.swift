@@ -285,7 +285,7 @@ extension OrderRepository {
   func lockForSettlement(
     _ tradeNo: String, transactionIds: [String], on tx: PostgresTransaction
   ) async throws -> (order: Order, usedElsewhere: Set<String>)? {
-    let ids = try JSONCoding.text(transactionIds)
+    let ids = JSONValue.array(transactionIds.map { .string($0) }).parameterText
     guard
       let row = try await tx.query(
         """
@@ -297,8 +297,16 @@ extension OrderRepository {
         """
       ).first
     else { return nil }
-    let used = try JSONCoding.decode([String].self, fromText: try row.decode("used_elsewhere"))
-    return (try Order(row: row), Set(used))
+    guard case .array(let used) = try JSONValue(databaseText: try row.decode("used_elsewhere"))
+    else {
+      throw PostgresError(
+        kind: .decoding, message: "used_elsewhere is not an array",
+        column: "used_elsewhere", decodingProblem: .badValue(type: "[String]"))
+    }
+    return (
+      try Order(row: row),
+      Set(used.compactMap { if case .string(let id) = $0 { id } else { nil } })
+    )
   }
 }
 

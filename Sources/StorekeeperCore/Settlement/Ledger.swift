@@ -10,7 +10,7 @@ enum Ledger {
   {
     guard product.type == .consumable, let balance = product.grants.balance, !balance.isEmpty
     else { return nil }
-    let grants = try JSONCoding.text(balance)
+    let grants = JSONValue.object(balance.mapValues { .number(String($0)) }).parameterText
     return """
       INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
       SELECT changed.user_id, g.key, g.value::bigint * changed.quantity, \(LedgerKind.grant),
