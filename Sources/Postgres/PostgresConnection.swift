@@ -26,6 +26,10 @@ final class PostgresConnection: @unchecked Sendable {
   private let poisoned = Mutex(false)
   /// Only touched on `queue`, like the `PGconn`.
   private var statements: PostgresStatementCache
+  /// A transaction was opened here and its `BEGIN` not yet sent: the first statement that
+  /// runs on `queue` sends it in the same round trip (`beginningTransaction`). Set and cleared
+  /// by the pool's `withTransaction` before and after its body, taken on `queue`.
+  private let beginPending = Mutex(false)
 
   private init(
     handle: OpaquePointer, queue: DispatchQueue, statementCacheCapacity: Int, logger: Logger
@@ -129,8 +133,34 @@ final class PostgresConnection: @unchecked Sendable {
 
   // MARK: blocking, on the caller's thread
 
+  // MARK: transactions whose BEGIN goes with their first statement
+
+  /// Opens a transaction without a round trip of its own: the next statement sent here
+  /// carries the `BEGIN`.
+  func deferBegin() {
+    beginPending.withLock { $0 = true }
+  }
+
+  /// Ends the deferral; true when the `BEGIN` was sent (a statement ran), so the transaction
+  /// must be committed or rolled back, false when nothing ran and there is nothing to end.
+  func endDeferredBegin() -> Bool {
+    beginPending.withLock { pending in
+      defer { pending = false }
+      return !pending
+    }
+  }
+
+  private func takePendingBegin() -> Bool {
+    beginPending.withLock { pending in
+      defer { pending = false }
+      return pending
+    }
+  }
+
   func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
+    let beginning = takePendingBegin()
     for case let bind? in query.binds where PostgresText.containsNUL(bind) {
+      if beginning { _ = try check(PQexec(handle, "BEGIN")) }
       // Text-format parameters end at NUL, and PostgreSQL text cannot hold one anyway:
       // refuse rather than send a silently truncated value.
       throw PostgresError(
@@ -141,11 +171,14 @@ final class PostgresConnection: @unchecked Sendable {
     defer { copies.forEach { free($0) } }
     let values = copies.map { $0.map { UnsafePointer($0) } }
     guard statements.isEnabled else {
-      return try check(
-        PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0))
+      let count = Int32(values.count)
+      guard beginning else {
+        return try check(PQexecParams(handle, query.sql, count, nil, values, nil, nil, 0))
+      }
+      return try afterBegin { PQsendQueryParams($0, query.sql, count, nil, values, nil, nil, 0) }
     }
     do {
-      return try executePrepared(query.sql, values)
+      return try executePrepared(query.sql, values, beginning: beginning)
     } catch let error as PostgresError where Self.invalidatesStatement(error) {
       // A migration changed a table the statement returns, or the statement is gone: prepare
       // it afresh. Outside a transaction the failed attempt did nothing, so it can run again.
@@ -159,17 +192,69 @@ final class PostgresConnection: @unchecked Sendable {
     }
   }
 
-  private func executePrepared(_ sql: String, _ values: [UnsafePointer<CChar>?]) throws
-    -> PostgresResult
-  {
+  private func executePrepared(
+    _ sql: String, _ values: [UnsafePointer<CChar>?], beginning: Bool = false
+  ) throws -> PostgresResult {
     let lookup = statements.lookup(sql)
     if let evicted = lookup.evicted { deallocate(evicted) }
     if !lookup.isPrepared {
+      // Once per session and statement; outside the transaction when it is about to begin.
       _ = try check(PQprepare(handle, lookup.name, sql, Int32(values.count), nil))
       statements.didPrepare(sql, as: lookup.name)
     }
-    return try check(
-      PQexecPrepared(handle, lookup.name, Int32(values.count), values, nil, nil, 0))
+    let count = Int32(values.count)
+    guard beginning else {
+      return try check(PQexecPrepared(handle, lookup.name, count, values, nil, nil, 0))
+    }
+    return try afterBegin { PQsendQueryPrepared($0, lookup.name, count, values, nil, nil, 0) }
+  }
+
+  /// `BEGIN` and the statement `send` queues, in one round trip (libpq's pipeline mode). The
+  /// server runs them in order and stops at the first error: a failed `BEGIN` leaves the
+  /// statement unrun (and is the error thrown); a failed statement leaves the transaction
+  /// failed, as it would have been after a separate `BEGIN`.
+  private func afterBegin(_ send: (OpaquePointer) -> Int32) throws -> PostgresResult {
+    guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
+    defer {
+      // Only fails with results left unread, which `pipelineSync` has read to the end.
+      if PQexitPipelineMode(handle) != 1 { poison() }
+    }
+    guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1, send(handle) == 1,
+      PQpipelineSync(handle) == 1
+    else {
+      poison()
+      throw connectionError()
+    }
+    let begin = lastResult()
+    let statement = lastResult()
+    try pipelineSync()
+    _ = try check(begin)
+    return try check(statement)
+  }
+
+  /// One pipelined statement's result: libpq ends each with a null; the last result before
+  /// it is the one `PQexec` would return.
+  private func lastResult() -> PostgresResult? {
+    var last: PostgresResult?
+    while let raw = PQgetResult(handle) {
+      last = PostgresResult(raw)
+      if PQresultStatus(raw) == PGRES_PIPELINE_SYNC { break }
+    }
+    return last
+  }
+
+  /// Reads up to the pipeline's sync point. Anything else there means the session lost track
+  /// of its results (a broken connection): it is dropped.
+  private func pipelineSync() throws {
+    guard let raw = PQgetResult(handle) else {
+      poison()
+      throw connectionError()
+    }
+    defer { PQclear(raw) }
+    guard PQresultStatus(raw) == PGRES_PIPELINE_SYNC else {
+      poison()
+      throw connectionError()
+    }
   }
 
   private static func invalidatesStatement(_ error: PostgresError) -> Bool {
@@ -187,12 +272,16 @@ final class PostgresConnection: @unchecked Sendable {
   }
 
   func executeScriptBlocking(_ sql: String) throws {
+    if takePendingBegin() { _ = try check(PQexec(handle, "BEGIN")) }
     _ = try check(PQexec(handle, sql))
   }
 
   private func check(_ raw: OpaquePointer?) throws -> PostgresResult {
-    guard let raw else { throw connectionError() }
-    let result = PostgresResult(raw)
+    try check(raw.map(PostgresResult.init))
+  }
+
+  private func check(_ result: PostgresResult?) throws -> PostgresResult {
+    guard let result else { throw connectionError() }
     if result.isSuccess { return result }
     if let error = result.serverError() { throw error }
     throw connectionError()

@@ -1,6 +1,7 @@
 extension PostgresPool {
   /// Runs `body` in a transaction on one session: `COMMIT` when it returns, `ROLLBACK` when
-  /// it throws (and the session is dropped if even `ROLLBACK` fails).
+  /// it throws (and the session is dropped if even `ROLLBACK` fails). `BEGIN` is sent with the
+  /// body's first statement, in the same round trip.
   ///
   /// If a statement failed inside `body` and `body` swallowed the error, PostgreSQL would turn
   /// `COMMIT` into a silent rollback; this throws instead, so a caller never takes a rollback
@@ -17,8 +18,9 @@ extension PostgresPool {
     cancellable: Bool, _ body: (PostgresTransaction) async throws -> T
   ) async throws -> T {
     try await withConnection { connection in
-      roundTrips.add()
-      try await connection.execute("BEGIN", cancellable: cancellable)
+      // The BEGIN travels with the body's first statement (one round trip fewer); a body that
+      // sends nothing opens no transaction and has nothing to end.
+      connection.deferBegin()
       let transaction = PostgresTransaction(
         connection: connection, roundTrips: roundTrips, cancellable: cancellable)
       let value: T
@@ -26,10 +28,11 @@ extension PostgresPool {
         value = try await body(transaction)
       } catch {
         transaction.end()
-        await rollback(connection, cancellable: cancellable)
+        if connection.endDeferredBegin() { await rollback(connection, cancellable: cancellable) }
         throw error
       }
       transaction.end()
+      guard connection.endDeferredBegin() else { return value }
       if connection.isInFailedTransaction {
         await rollback(connection, cancellable: cancellable)
         throw PostgresError(

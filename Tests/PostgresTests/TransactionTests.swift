@@ -77,6 +77,89 @@ private struct Boom: Error {}
     }
   }
 
+  @Test(arguments: [100, 0])
+  func theBeginTravelsWithTheFirstStatementAndEveryStatementIsInside(cache: Int) async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(statementCacheCapacity: cache)
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let before = pool.roundTrips.count
+      let ids: [Int] = try await pool.withTransaction { tx in
+        var ids: [Int] = []
+        for name in ["a", "b"] {
+          let row = try #require(
+            try await tx.query(
+              "INSERT INTO items VALUES (\(name)) RETURNING txid_current() AS id"
+            ).first)
+          ids.append(try row.decode("id"))
+        }
+        return ids
+      }
+      // Two statements and the COMMIT: no round trip of the BEGIN's own.
+      #expect(pool.roundTrips.count - before == 3)
+      // One transaction id for both: the first statement ran after the BEGIN, not before it.
+      #expect(ids.count == 2 && ids[0] == ids[1])
+      await #expect(throws: Boom.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("c"))")
+          throw Boom()
+        }
+      }
+      #expect(try await count(pool) == 2)
+    }
+  }
+
+  @Test(arguments: [100, 0])
+  func aFailedFirstStatementIsItsOwnErrorAndTheSessionIsKept(cache: Int) async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(maxConnections: 1, statementCacheCapacity: cache)
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      try await pool.execute("INSERT INTO items VALUES (\("a"))")
+      let pid: Int = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first)
+        .decode("pid")
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("a"))")
+        }
+      }
+      #expect(error.sqlState == PostgresError.uniqueViolation)
+      let nul = try await #require(throws: PostgresError.self) {
+        try await pool.withTransaction { tx in
+          try await tx.execute("INSERT INTO items VALUES (\("b\u{0}"))")
+        }
+      }
+      #expect(nul.sqlState == PostgresError.characterNotInRepertoire)
+      // Rolled back to idle each time, so the one session is still the pool's, and usable.
+      _ = try await pool.withTransaction { tx in
+        try await tx.execute("INSERT INTO items VALUES (\("c"))")
+      }
+      #expect(try await count(pool) == 2)
+      #expect(
+        try await pool.query("SELECT pg_backend_pid() AS pid").first?.decode("pid", as: Int.self)
+          == pid)
+    }
+  }
+
+  @Test func aBodyThatSendsNothingCostsNoRoundTrip() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(maxConnections: 1)
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      let before = pool.roundTrips.count
+      let value = try await pool.withTransaction { _ in 42 }
+      await #expect(throws: Boom.self) {
+        let _: Int = try await pool.withTransaction { _ in throw Boom() }
+      }
+      #expect(value == 42)
+      #expect(pool.roundTrips.count == before)
+      // The next statement on the session commits on its own: had a BEGIN been left pending,
+      // it would have opened a transaction that the pool drops, uncommitted, with the session.
+      try await pool.execute("INSERT INTO items VALUES (\("a"))")
+      #expect(try await count(pool) == 1)
+    }
+  }
+
   @Test func aTransactionCannotBeUsedAfterItEnds() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()

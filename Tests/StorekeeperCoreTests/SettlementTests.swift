@@ -6,7 +6,7 @@ import Testing
 @testable import StorekeeperCore
 
 @Suite(.database) struct SettlementTests {
-  @Test func aNewSignedTransactionSettlesInFiveRoundTripsAndCreditsOnce() async throws {
+  @Test func aNewSignedTransactionSettlesInFourRoundTripsAndCreditsOnce() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()
       let order = try await h.newOrder(quantity: 2)
@@ -16,7 +16,7 @@ import Testing
         .paid(tradeNo: order.tradeNo, proof: proof), logger: DomainHarness.logger)
       let trips = h.database.roundTrips.count - before
       print("POST /v1/trade-reports, new signed transaction: \(trips) database round trips")
-      #expect(trips <= 5)
+      #expect(trips <= 4)
       guard case .settled(let settled) = result else {
         Issue.record("expected settled, got \(result)")
         return
