@@ -127,26 +127,34 @@ public final class PostgresPool: PostgresExecutor, Sendable {
   private func lease(timeout: Duration) async throws -> PostgresPoolState.Lease {
     let max = max(1, configuration.maxConnections)
     return try await withCheckedThrowingContinuation { continuation in
-      let outcome: Result<PostgresPoolState.Lease, PostgresError>? = state.withLock { state in
-        if state.closed { return .failure(Self.closedError) }
-        if let lease = state.take(maxConnections: max) { return .success(lease) }
-        let id = state.nextWaiterID
-        state.nextWaiterID += 1
-        state.waiters.append(.init(id: id, continuation: continuation))
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) {
-          [weak self] in self?.timeOut(waiter: id)
-        }
-        return nil
+      let deadline = DispatchTime.now() + timeout.dispatchInterval
+      let (outcome, sweep) = state.withLock {
+        state -> (Result<PostgresPoolState.Lease, PostgresError>?, DispatchTime?) in
+        if state.closed { return (.failure(Self.closedError), nil) }
+        if let lease = state.take(maxConnections: max) { return (.success(lease), nil) }
+        return (nil, state.wait(continuation, until: deadline))
       }
       if let outcome { continuation.resume(with: outcome) }
+      // Scheduled outside the lock: a timer is a system call and a wake-up of dispatch's
+      // timer thread, which every other caller of the pool would otherwise queue behind.
+      if let sweep { scheduleSweep(at: sweep) }
     }
   }
 
-  private func timeOut(waiter id: Int) {
-    guard let waiter = state.withLock({ $0.removeWaiter(id: id) }) else { return }
-    waiter.continuation.resume(
-      throwing: PostgresError(
-        kind: .poolTimeout, message: "no database session became free in time"))
+  private func scheduleSweep(at time: DispatchTime) {
+    DispatchQueue.global().asyncAfter(deadline: time) { [weak self] in
+      self?.sweepWaiters(scheduled: time)
+    }
+  }
+
+  private func sweepWaiters(scheduled: DispatchTime) {
+    let (expired, next) = state.withLock { $0.sweep(now: .now(), scheduled: scheduled) }
+    for waiter in expired {
+      waiter.continuation.resume(
+        throwing: PostgresError(
+          kind: .poolTimeout, message: "no database session became free in time"))
+    }
+    if let next { scheduleSweep(at: next) }
   }
 
   private func release(_ connection: PostgresConnection, reusable: Bool) {

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The pool's bookkeeping, always read and written under the pool's lock.
 struct PostgresPoolState {
   /// What a waiting caller is handed: a free session, or the right to open one.
@@ -8,6 +10,8 @@ struct PostgresPoolState {
 
   struct Waiter {
     var id: Int
+    /// When the caller stops waiting and gets `.poolTimeout`.
+    var deadline: DispatchTime
     var continuation: CheckedContinuation<Lease, any Error>
   }
 
@@ -18,6 +22,9 @@ struct PostgresPoolState {
   var waiters: [Waiter] = []
   var nextWaiterID = 0
   var closed = false
+  /// When the scheduled sweep of timed-out waiters runs; nil when none is scheduled. One sweep
+  /// serves every waiter, instead of a timer per wait.
+  var sweepAt: DispatchTime?
 
   /// Takes an idle session or a free slot, or nil when the caller has to wait.
   mutating func take(maxConnections: Int) -> Lease? {
@@ -48,8 +55,32 @@ struct PostgresPoolState {
     return nil
   }
 
-  mutating func removeWaiter(id: Int) -> Waiter? {
-    guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-    return waiters.remove(at: index)
+  /// Queues a caller; returns when a sweep must be scheduled for it (none is due by its
+  /// deadline).
+  mutating func wait(
+    _ continuation: CheckedContinuation<Lease, any Error>, until deadline: DispatchTime
+  ) -> DispatchTime? {
+    waiters.append(.init(id: nextWaiterID, deadline: deadline, continuation: continuation))
+    nextWaiterID += 1
+    if let sweepAt, sweepAt <= deadline { return nil }
+    sweepAt = deadline
+    return deadline
+  }
+
+  /// Takes out the waiters whose deadline has passed at `now`. The sweep that was due at
+  /// `scheduled` also says when the next one is due, if any waiter is left; a sweep that was
+  /// superseded by an earlier one schedules nothing, so there is never more than one chain.
+  mutating func sweep(now: DispatchTime, scheduled: DispatchTime) -> (
+    expired: [Waiter], next: DispatchTime?
+  ) {
+    var expired: [Waiter] = []
+    waiters.removeAll { waiter in
+      guard waiter.deadline <= now else { return false }
+      expired.append(waiter)
+      return true
+    }
+    guard sweepAt == scheduled else { return (expired, nil) }
+    sweepAt = waiters.lazy.map(\.deadline).min()
+    return (expired, sweepAt)
   }
 }

@@ -96,6 +96,35 @@ import Testing
     }
   }
 
+  @Test func aShortWaitEndsOnTimeBehindALongOne() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(maxConnections: 1, acquireTimeout: .seconds(30))
+      defer { Task { await pool.shutdown() } }
+      let (release, holder) = await Self.holdTheOnlySession(of: pool)
+      let long = Task { try await pool.query("SELECT 1 AS v").first?.decode("v", as: Int.self) }
+      #expect(await eventually { pool.waiterCount == 1 })
+      // Queued after a 30 s wait: its own 200 ms end it, not the sweep due for the first.
+      let error = try await #require(throws: PostgresError.self) {
+        try await pool.withConnection(acquireTimeout: .milliseconds(200)) { _ in 0 }
+      }
+      #expect(error.kind == .poolTimeout)
+      #expect(pool.waiterCount == 1)
+      release.open()
+      try await holder.value
+      #expect(try await long.value == 1)
+      // Waits come and go after the sweeps; each still ends on its own deadline.
+      let (again, second) = await Self.holdTheOnlySession(of: pool)
+      for _ in 0..<3 {
+        await #expect(throws: PostgresError.self) {
+          try await pool.withConnection(acquireTimeout: .milliseconds(50)) { _ in 0 }
+        }
+      }
+      #expect(pool.waiterCount == 0)
+      again.open()
+      try await second.value
+    }
+  }
+
   @Test func waitersAreServedInArrivalOrder() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool(maxConnections: 1, acquireTimeout: .seconds(30))
