@@ -28,7 +28,7 @@ package struct SettlementRoutes: Sendable {
       switch try await processor.process(
         report, actingUser: caller.confinedTo, logger: context.logger)
       {
-      case .settled(let settled): return try JSONCoding.response(settled)
+      case .settled(let settled): return JSONCoding.response(json: try settled.json())
       case .pending(let pending): return try JSONCoding.response(pending, status: 202)
       case .closed(let order):
         struct Closed: Encodable { var order: Order }
