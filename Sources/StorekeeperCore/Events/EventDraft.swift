@@ -9,10 +9,12 @@ struct EventDraft: Sendable, Equatable {
     self.data = data
   }
 
-  /// The JSON `storekeeper_append_events` takes: `[{"type", "data"}]`.
-  static func json(_ drafts: [EventDraft]) throws -> String {
-    try JSONCoding.text(
-      JSONValue.array(
-        drafts.map { .object(["type": .string($0.type.rawValue), "data": .object($0.data)]) }))
+  /// The JSON `storekeeper_append_events` takes: `[{"type", "data"}]`, as a `jsonb`
+  /// parameter (`JSONValue.parameterText`: PostgreSQL keeps its own key order, and the numbers
+  /// writers put in event data are integers they formatted themselves).
+  static func json(_ drafts: [EventDraft]) -> String {
+    JSONValue.array(
+      drafts.map { .object(["type": .string($0.type.rawValue), "data": .object($0.data)]) }
+    ).parameterText
   }
 }

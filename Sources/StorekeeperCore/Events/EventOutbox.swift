@@ -59,7 +59,7 @@ package struct EventOutbox: Sendable {
   func call(user: PostgresQuery, events: [EventDraft], cause: [String: JSONValue]? = nil)
     throws -> PostgresQuery
   {
-    let json = try EventDraft.json(events)
+    let json = EventDraft.json(events)
     return try call(user: user, events: "\(json)::jsonb", cause: cause)
   }
 

@@ -8,7 +8,7 @@ extension OrderRepository {
     _ extra: [EventDraft], _ orderEvent: EventType?, transition: OrderTransition,
     cause: OrderEventCause
   ) throws -> PostgresQuery {
-    var query: PostgresQuery = "\(try EventDraft.json(extra))::jsonb"
+    var query: PostgresQuery = "\(EventDraft.json(extra))::jsonb"
     guard let orderEvent else { return query }
     query.append(
       """

@@ -67,7 +67,7 @@ extension OrderRepository {
       ), event AS (
         INSERT INTO order_events (trade_no, from_status, to_status, reason, cause, detail)
         SELECT trade_no, \(transition.from), \(transition.to), \(transition.reason), \(cause),
-               \(try JSONCoding.text(detail))::jsonb
+               \(detail.parameterText)::jsonb
         FROM changed
       )
       """)

@@ -133,7 +133,7 @@ package struct OrderRepository: Sendable {
     reason: OrderEventReason, cause: OrderEventCause, detail: JSONValue = .object([:]),
     store: OrderStore = .appStore, on executor: any PostgresExecutor
   ) async throws -> Order? {
-    let detailText = try JSONCoding.text(detail)
+    let detailText = detail.parameterText
     return try await executor.query(
       """
       WITH o AS (
