@@ -27,7 +27,7 @@ final class PostgresConnection: @unchecked Sendable {
   /// Only touched on `queue`, like the `PGconn`.
   private var statements: PostgresStatementCache
   /// A transaction was opened here and its `BEGIN` not yet sent: the first statement that
-  /// runs on `queue` sends it in the same round trip (`beginningTransaction`). Set and cleared
+  /// runs on `queue` sends it in the same round trip (`afterBegin`). Set and cleared
   /// by the pool's `withTransaction` before and after its body, taken on `queue`.
   private let beginPending = Mutex(false)
 
@@ -131,8 +131,6 @@ final class PostgresConnection: @unchecked Sendable {
     }
   }
 
-  // MARK: blocking, on the caller's thread
-
   // MARK: transactions whose BEGIN goes with their first statement
 
   /// Opens a transaction without a round trip of its own: the next statement sent here
@@ -156,6 +154,8 @@ final class PostgresConnection: @unchecked Sendable {
       return pending
     }
   }
+
+  // MARK: blocking, on the caller's thread
 
   func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
     let beginning = takePendingBegin()

@@ -9,7 +9,6 @@ struct PostgresPoolState {
   }
 
   struct Waiter {
-    var id: Int
     /// When the caller stops waiting and gets `.poolTimeout`.
     var deadline: DispatchTime
     var continuation: CheckedContinuation<Lease, any Error>
@@ -20,7 +19,6 @@ struct PostgresPoolState {
   var open = 0
   /// FIFO; short (bounded by concurrent requests), so removing from the front is cheap enough.
   var waiters: [Waiter] = []
-  var nextWaiterID = 0
   var closed = false
   /// When the scheduled sweep of timed-out waiters runs; nil when none is scheduled. One sweep
   /// serves every waiter, instead of a timer per wait.
@@ -60,8 +58,7 @@ struct PostgresPoolState {
   mutating func wait(
     _ continuation: CheckedContinuation<Lease, any Error>, until deadline: DispatchTime
   ) -> DispatchTime? {
-    waiters.append(.init(id: nextWaiterID, deadline: deadline, continuation: continuation))
-    nextWaiterID += 1
+    waiters.append(.init(deadline: deadline, continuation: continuation))
     if let sweepAt, sweepAt <= deadline { return nil }
     sweepAt = deadline
     return deadline
