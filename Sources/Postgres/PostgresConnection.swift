@@ -160,7 +160,8 @@ final class PostgresConnection: @unchecked Sendable {
   func executeBlocking(_ query: PostgresQuery) throws -> PostgresResult {
     let beginning = takePendingBegin()
     for case let bind? in query.binds where PostgresText.containsNUL(bind) {
-      if beginning { _ = try check(PQexec(handle, "BEGIN")) }
+      // Nothing is sent: the next statement, if any, still carries the BEGIN.
+      if beginning { deferBegin() }
       // Text-format parameters end at NUL, and PostgreSQL text cannot hold one anyway:
       // refuse rather than send a silently truncated value.
       throw PostgresError(

@@ -130,6 +130,14 @@ private struct Boom: Error {}
         }
       }
       #expect(nul.sqlState == PostgresError.characterNotInRepertoire)
+      // A NUL refused before sending leaves the BEGIN to the next statement, which is inside.
+      await #expect(throws: Boom.self) {
+        try await pool.withTransaction { tx in
+          _ = try? await tx.execute("INSERT INTO items VALUES (\("b\u{0}"))")
+          try await tx.execute("INSERT INTO items VALUES (\("d"))")
+          throw Boom()
+        }
+      }
       // Rolled back to idle each time, so the one session is still the pool's, and usable.
       _ = try await pool.withTransaction { tx in
         try await tx.execute("INSERT INTO items VALUES (\("c"))")

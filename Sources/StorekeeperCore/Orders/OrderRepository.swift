@@ -297,16 +297,16 @@ extension OrderRepository {
         """
       ).first
     else { return nil }
+    let notIds = PostgresError(
+      kind: .decoding, message: "used_elsewhere is not an array of strings",
+      column: "used_elsewhere", decodingProblem: .badValue(type: "[String]"))
     guard case .array(let used) = try JSONValue(databaseText: try row.decode("used_elsewhere"))
-    else {
-      throw PostgresError(
-        kind: .decoding, message: "used_elsewhere is not an array",
-        column: "used_elsewhere", decodingProblem: .badValue(type: "[String]"))
+    else { throw notIds }
+    let usedIds = try used.map { value in
+      guard case .string(let id) = value else { throw notIds }
+      return id
     }
-    return (
-      try Order(row: row),
-      Set(used.compactMap { if case .string(let id) = $0 { id } else { nil } })
-    )
+    return (try Order(row: row), Set(usedIds))
   }
 }
 

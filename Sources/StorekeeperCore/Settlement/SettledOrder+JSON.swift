@@ -5,7 +5,7 @@ extension SettledOrder {
   package func json() throws -> [UInt8] {
     var out = Array(#"{"delivery":"#.utf8)
     out.reserveCapacity(1024)
-    try delivery.appendJSON(to: &out)
+    try delivery.jsonValue.appendSortedJSON(to: &out)
     out.append(contentsOf: #","order":"#.utf8)
     out.append(contentsOf: order.json)
     out.append(UInt8(ascii: "}"))
