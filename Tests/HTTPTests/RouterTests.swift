@@ -134,6 +134,12 @@ struct Boom: Error {}
     let absolute = Request(method: .get, target: "http://example.com/a/b?q=1")
     #expect(absolute.path == "/a/b")
     #expect(absolute.query == ["q": "1"])
+    // The authority ends at "?" or "#" too: what follows is the query, never the path.
+    for target in ["http://x?/admin/v1/whoami", "http://x#/admin/v1/whoami", "http://x"] {
+      #expect(Request(method: .get, target: target).path == "/")
+    }
+    #expect(
+      Request(method: .get, target: "http://x?/admin/v1/whoami").query == ["/admin/v1/whoami": ""])
     let odd = Request(method: .get, target: "/p?&&a=b=c&=x&a=2&e%3D=%26#f=g")
     #expect(odd.query == ["a": "b=c", "": "x", "e=": "&"])
   }

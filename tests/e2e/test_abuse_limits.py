@@ -36,8 +36,14 @@ def test_an_address_past_its_burst_gets_429_with_retry_after_and_ratelimit_field
     assert problem_code(refused) == "rate_limited"
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert refused.headers["RateLimit-Remaining"] == "0"
-    # Admin routes share the address's bucket; operators' probes are never limited.
+    # Admin routes share the address's bucket, and so does /metrics, whose tokens could
+    # otherwise be guessed unbounded (a right one is never refused for wrong ones); operators'
+    # probes are never limited.
     assert api.get(f"/admin/v1/orders", admin=True).status_code == 429
+    for headers in ({"Authorization": "Bearer wrong-token-0123456789abcdef"}, {}):
+        metrics = requests.get(sk.url + "/metrics", headers=headers, timeout=10)
+        assert metrics.status_code == 429 and problem_code(metrics) == "rate_limited", metrics.text
+    assert api.get("/metrics", admin=True).status_code == 429
     health = api.get("/healthz")
     assert health.status_code == 200 and "RateLimit-Limit" not in health.headers
 

@@ -77,7 +77,13 @@ struct RequestTarget {
       guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return 0..<bytes.count }
       var i = colon + 1
       for _ in 0..<2 where i != bytes.endIndex && bytes[i] == UInt8(ascii: "/") { i += 1 }
-      guard let slash = bytes[i...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+      // The authority ends at the first "/", "?" or "#" (RFC 3986, 3.2): a path read past a
+      // "?" would come from the query, and a proxy that filters on paths would see another.
+      guard
+        let slash = bytes[i...].firstIndex(where: {
+          $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        }), bytes[slash] == UInt8(ascii: "/")
+      else { return nil }
       start = slash
     }
     let end =

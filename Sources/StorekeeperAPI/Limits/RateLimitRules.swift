@@ -7,12 +7,14 @@ import StorekeeperCore
 /// count per user. Posts that carry a proof (reports, receipts) also spend the user's proof
 /// budget, in bytes, which bounds what one user can make the database store (issue 22).
 /// Signing a promotional offer (one ECDSA signature, no database) counts per address only,
-/// like reads. Health, readiness, metrics and the contract are for operators and probes;
-/// Apple's notifications come in bursts from Apple's own addresses and are checked by
-/// signature, so neither is limited. Proofs cost more than a token: their verification has its
+/// like reads. Health, readiness and the contract are for operators and probes, and Apple's
+/// notifications come in bursts from Apple's own addresses and are checked by signature, so
+/// neither is limited. `/metrics` is: it takes every admin token, and the admin failure limit
+/// never refuses a right one, so only the address's bucket bounds how fast tokens are guessed
+/// there (a scrape every few seconds is far below it). Proofs cost more than a token: their verification has its
 /// own concurrency cap (`VerificationGate`).
 enum RateLimitRules {
-  static let operatorPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+  static let operatorPaths: Set<String> = ["/healthz", "/readyz", "/openapi.yaml"]
 
   static func scope(_ method: HTTPMethod, _ pattern: String) -> RateLimitScope {
     if operatorPaths.contains(pattern) || pattern.hasPrefix("/v1/apple/") { return .none }
