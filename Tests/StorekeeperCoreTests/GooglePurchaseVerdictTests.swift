@@ -184,26 +184,31 @@ import Testing
       tradeStatus: .waitBuyerPay,
       closeReason: nil, origin: .order, transactionId: nil, environment: nil, verification: nil,
       createdAt: "", expiresAt: "", paidAt: nil, closedAt: nil, store: .googlePlay)
-    #expect(throws: Never.self) { try GoogleSettlement.check(purchase, pays: order) }
+    let gold = Self.product("gold")
+    #expect(throws: Never.self) { try GoogleSettlement.check(purchase, of: gold, pays: order) }
+    // A purchase of another product never pays the order, whoever's account id it carries.
+    #expect(throws: SettlementRefusal.productMismatch(paidFor: ["gems"], ordered: "gold")) {
+      try GoogleSettlement.check(purchase, of: Self.product("gems"), pays: order)
+    }
     var upper = purchase
     upper.obfuscatedAccountId = "6F1E9A3C-2B9D-4E4B-8A77-0C1D2E3F4A5B"
-    #expect(throws: Never.self) { try GoogleSettlement.check(upper, pays: order) }
+    #expect(throws: Never.self) { try GoogleSettlement.check(upper, of: gold, pays: order) }
     var unbound = purchase
     unbound.obfuscatedAccountId = nil
-    #expect(throws: Never.self) { try GoogleSettlement.check(unbound, pays: order) }
+    #expect(throws: Never.self) { try GoogleSettlement.check(unbound, of: gold, pays: order) }
     var another = purchase
     another.obfuscatedAccountId = "00000000-0000-4000-8000-000000000000"
     #expect(throws: SettlementRefusal.accountTokenMismatch) {
-      try GoogleSettlement.check(another, pays: order)
+      try GoogleSettlement.check(another, of: gold, pays: order)
     }
     var one = purchase
     one.quantity = 1
     #expect(throws: SettlementRefusal.quantityMismatch(charged: 1, ordered: 2)) {
-      try GoogleSettlement.check(one, pays: order)
+      try GoogleSettlement.check(one, of: gold, pays: order)
     }
     order.store = .appStore
     #expect(throws: SettlementRefusal.storeMismatch(ordered: "app_store")) {
-      try GoogleSettlement.check(purchase, pays: order)
+      try GoogleSettlement.check(purchase, of: gold, pays: order)
     }
   }
 

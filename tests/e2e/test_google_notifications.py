@@ -167,6 +167,33 @@ def test_a_forged_voided_notification_takes_nothing_back(hand_sk, google, jwks):
     assert hand_sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
 
 
+def test_refunding_a_period_before_the_credited_one_takes_nothing_back(hand_sk, google, jwks):
+    # The app reported after a renewal, so Storekeeper credited the renewal's order ("..0") and
+    # never the first one. Google refunding that first period alone leaves the subscription
+    # active: the paid access stays, and so does every later renewal.
+    hand_sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    user = unique("g-early-void")
+    order = hand_sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.vip",
+                                                    "store": "google_play"}).json()
+    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                              period_seconds=3600)
+    token, first_order = bought["purchase_token"], bought["order_id"]
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    r = hand_sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                       "purchase_token": token})
+    assert r.status_code == 200, r.text
+    assert r.json()["order"]["transaction_id"] == first_order + "..0"
+    google.control("voids", {"purchase_token": token, "order_id": first_order})
+    void = push_body({"voidedPurchaseNotification": {"purchaseToken": token, "orderId": first_order,
+                                                     "productType": 1, "refundType": 1}})
+    assert post_push(hand_sk, void, jwks.token()).status_code == 200
+    wait_until(lambda: hand_sk_result(hand_sk, void["message"]["messageId"]) == "not_credited", 20,
+               "the void was applied and found the period was never credited")
+    assert hand_sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert any(e["entitlement"] == "vip" for e in hand_sk.client.entitlements(user)["entitlements"])
+    assert hand_sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'")
+
+
 def hand_sk_result(sk, message_id: str) -> str | None:
     return sk.db.scalar(f"SELECT result FROM google_notifications WHERE message_id = '{message_id}'")
 

@@ -167,6 +167,29 @@ def test_another_users_purchase_is_refused_and_pays_nobody_else(api, google):
     assert api.balance(owner) == 100
 
 
+def test_a_restore_never_pays_an_order_for_another_product(api, google):
+    # The order is found by the purchase's account id, not by what was bought: a cheap purchase
+    # made with a dear order's account id must not pay that order (nor grant its product).
+    api.put_product("g.premium", "non_consumable", price="49.99", grants={"entitlement": "premium"})
+    api.put_product("g.gold_chest", "consumable", price="99.99", grants={"balance": {"gold": 5000}})
+    for dear, cheap in (("g.premium", "g.noads"), ("g.gold_chest", "g.gold")):
+        user = unique("g-swap")
+        order = google_order(api, user, dear)
+        bought = google.buy(cheap, obfuscated_account_id=order["obfuscated_account_id"])
+        r = api.post("/v1/receipts", json={"store": "google_play", "user_id": user,
+                                           "purchase_token": bought["purchase_token"], "product_id": cheap})
+        assert r.status_code == 200, r.text
+        item = r.json()["transactions"][0]
+        assert (item["status"], item["code"]) == ("refused", "product_mismatch"), item
+        assert r.json()["delivery"] == []
+        assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+        state = api.entitlements(user)
+        assert state["entitlements"] == [] and state["non_consumables"] == [], state
+        assert api.balance(user) == 0
+        # The report path refuses it too; the order is still there to be paid properly.
+        assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 422
+
+
 def test_a_restore_with_no_order_credits_once_then_restores(api, google):
     user = unique("g-restore")
     bought = google.buy("g.gold")

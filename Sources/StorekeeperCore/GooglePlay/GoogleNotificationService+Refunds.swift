@@ -102,6 +102,17 @@ extension GoogleNotificationService {
     var refundedOrder: String = try row.decode("order_id")
     let quantity: Int32 = try row.decode("quantity")
     let left = quantity - (try row.decode("refunded_quantity", as: Int32.self))
+    let kind: GooglePurchase.Kind = try row.decode("kind")
+    if kind == .subscription, let orderId {
+      // A period before every order Storekeeper credited (the app reported after a renewal)
+      // paid for nothing here: the access its later orders bought stays, as Google keeps it.
+      let known = try await tx.query(
+        "SELECT order_id FROM google_orders WHERE purchase_token = \(token)"
+      ).map { try $0.decode("order_id", as: String.self) }
+      if !known.contains(orderId), GoogleOrderNumber.precedes(orderId, all: known) {
+        return "not_credited"
+      }
+    }
     // The order named, or, when Storekeeper never saw it (its renewal's push was lost), the
     // latest order it knows of the purchase: that is the period the refund ends.
     let order = try await tx.query(
@@ -118,7 +129,6 @@ extension GoogleNotificationService {
     // The purchase ends with its latest order refunded; an earlier renewal refunded alone
     // leaves the subscription as Google keeps it.
     let latest = try order?.decode("latest", as: Bool.self) ?? true
-    let kind: GooglePurchase.Kind = try row.decode("kind")
     if kind == .product, let units, units > 0, units < left {
       return try await partialRefund(
         token, tradeNo: tradeNo, orderId: refundedOrder, units: units, quantity: quantity,

@@ -52,7 +52,8 @@ extension GoogleSettlement {
     if let token = AccountToken.normalized(purchase.obfuscatedAccountId),
       let ordered = try await orders.find(accountToken: token, lock: true, on: tx)
     {
-      // Bought for an order: it pays that order, and only that order's user may say so.
+      // Bought for an order: it pays that order (if it is for the product bought: `check`), and
+      // only that order's user may say so.
       guard UserId.same(ordered.userId, userId) else {
         item.status = .notYours
         return (item, purchase.quantity)
@@ -76,7 +77,7 @@ extension GoogleSettlement {
       return (item, 0)
     }
     do {
-      try Self.check(purchase, pays: order)
+      try Self.check(purchase, of: product, pays: order)
       let settled = try await settleLocked(
         order, product: product, purchase: purchase, cause: .receipt, record: nil, on: tx)
       item.status = settled.delivery.newlyGranted ? .settled : .restored

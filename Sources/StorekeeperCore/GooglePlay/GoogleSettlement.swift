@@ -33,12 +33,19 @@ package struct GoogleSettlement: Sendable {
     self.credited = credited
   }
 
-  /// Whether `purchase` may pay `order`: the App Store's ownership rules, unchanged. A purchase
-  /// carrying an obfuscated account id pays only the order that id names; one carrying none
-  /// pays the first order to claim it; the quantity charged is the quantity ordered.
-  static func check(_ purchase: GooglePurchase, pays order: Order) throws(SettlementRefusal) {
+  /// Whether `purchase`, verified at Google as a purchase of `product`, may pay `order`: the
+  /// App Store's ownership rules, unchanged. The product bought is the product ordered (a
+  /// restore finds its order by account id, and a cheap purchase must not pay a dear order); a
+  /// purchase carrying an obfuscated account id pays only the order that id names; one carrying
+  /// none pays the first order to claim it; the quantity charged is the quantity ordered.
+  static func check(_ purchase: GooglePurchase, of product: Product, pays order: Order)
+    throws(SettlementRefusal)
+  {
     guard order.store == .googlePlay else {
       throw .storeMismatch(ordered: order.store.rawValue)
+    }
+    guard product.productId == order.productId else {
+      throw .productMismatch(paidFor: [product.productId], ordered: order.productId)
     }
     if let id = purchase.obfuscatedAccountId, id.lowercased() != order.appAccountToken {
       throw .accountTokenMismatch
@@ -60,7 +67,7 @@ package struct GoogleSettlement: Sendable {
       }
       try OrderPayment.checkReopenable(order)
       if order.tradeStatus != .tradeSuccess || order.transactionId != purchase.orderId {
-        try Self.check(purchase, pays: order)
+        try Self.check(purchase, of: product, pays: order)
       }
       return try await settleLocked(
         order, product: product, purchase: purchase, cause: cause, record: record, on: tx)

@@ -54,10 +54,10 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
       another
         ? "order \(tradeNo) was paid by another transaction"
         : "order \(tradeNo) is paid; a close report changes nothing"
-    case .orderRefunded(let tradeNo): "order \(tradeNo) was refunded by Apple"
+    case .orderRefunded(let tradeNo): "order \(tradeNo) was refunded by the store"
     case .orderTransferred(let tradeNo):
       "order \(tradeNo)'s purchase was moved to another order by an admin"
-    case .invalidProof(let reason, _): "Apple's proof did not verify: \(reason)"
+    case .invalidProof(let reason, _): "the store's proof did not verify: \(reason)"
     case .transactionRevoked(let productId):
       "Apple refunded or revoked the transaction for \(productId)"
     case .productMismatch(let paidFor, let ordered):
