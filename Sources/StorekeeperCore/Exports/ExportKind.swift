@@ -53,6 +53,10 @@ package enum ExportKind: String, Sendable, CaseIterable {
     }
   }
 
+  /// The columns that hold numbers, written as they are; every other column's text is
+  /// neutralised in CSV when a spreadsheet would read it as a formula (`Exporter.line`).
+  var numericColumns: Set<String> { ["quantity", "unit_price", "amount", "id", "price"] }
+
   /// The table (or view) and its time column: rows in [from, to) of it.
   var source: (table: String, time: String) {
     switch self {

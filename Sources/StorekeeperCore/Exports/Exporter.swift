@@ -23,8 +23,16 @@ package struct Exporter: Sendable {
   static func line(_ kind: ExportKind, _ format: ExportFormat) -> String {
     switch format {
     case .csv:
-      return kind.expressions.map {
-        "coalesce('\"' || replace(\($0), '\"', '\"\"') || '\"', '')"
+      // A text cell a spreadsheet would take for a formula (user ids are the client's to
+      // choose: `=HYPERLINK(…)`) is prefixed with an apostrophe, as OWASP advises: quoting
+      // alone does not stop Excel or LibreOffice. Numbers keep their sign.
+      return zip(kind.columns, kind.expressions).map { column, expression in
+        let text =
+          kind.numericColumns.contains(column)
+          ? expression
+          : "(CASE WHEN left(\(expression), 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
+            + "THEN '''' || \(expression) ELSE \(expression) END)"
+        return "coalesce('\"' || replace(\(text), '\"', '\"\"') || '\"', '')"
       }.joined(separator: " || ',' || ")
     case .jsonl:
       let pairs = zip(kind.columns, kind.expressions).map { "'\($0)', \($1)" }
