@@ -155,6 +155,21 @@ import Testing
     }
   }
 
+  /// HEAD answers what GET would: never `Transfer-Encoding` to an HTTP/1.0 client.
+  @Test func anHTTP10HeadOfAStreamIsRefusedAsItsGetIs() async throws {
+    let probe = Probe()
+    try await withServer(router: Self.router(probe: probe)) { port, _ in
+      let reply = try await offPool { () -> TestClient.Reply in
+        let client = try TestClient(port: port)
+        try client.send("HEAD /stream/10 HTTP/1.0\r\n\r\n")
+        return try client.readResponse(head: true)
+      }
+      #expect(reply.status == 505)
+      #expect(reply.header("Transfer-Encoding") == nil)
+      #expect(probe.written == 0)
+    }
+  }
+
   /// The client reads nothing until the server's buffer for the stream is full (the kernel's
   /// buffers on both sides are full by then), then everything: the server never held more
   /// than the bound plus one piece, though the body is many times that.

@@ -60,6 +60,17 @@ import Testing
       Request(method: .get, target: "/admin/", headers: HTTPHeaders([("If-None-Match", etag)])))
     #expect(cached.status == 304 && cached.body.isEmpty)
     #expect(cached.headers["Content-Security-Policy"] == policy)
+    // If-None-Match compares weakly: a tag a proxy weakened, or one in a list, still matches.
+    for presented in ["W/\(etag)", "\"other\", \(etag)"] {
+      let revalidated = await router.router.handle(
+        Request(
+          method: .get, target: "/admin/", headers: HTTPHeaders([("If-None-Match", presented)])))
+      #expect(revalidated.status == 304, "\(presented)")
+    }
+    let changed = await router.router.handle(
+      Request(
+        method: .get, target: "/admin/", headers: HTTPHeaders([("If-None-Match", "W/\"other\"")])))
+    #expect(changed.status == 200)
     let redirect = await router.router.handle(Request(method: .get, target: "/admin"))
     #expect(redirect.status == 308 && redirect.headers["Location"] == "/admin/")
     for target in ["/admin/index.html", "/admin/nested.js", "/admin/app.js/x"] {

@@ -123,14 +123,15 @@ extension EventLoop {
     let shared = self.shared
     let operation: @Sendable () async -> Void = {
       let response = await Router.run(run, request, context)
+      // HEAD answers what GET would: a streamed body to HTTP/1.0 is refused for both.
+      if response.stream != nil, http10 {
+        shared.releaseInFlight()
+        self.deliver(
+          fd: fd, generation: generation,
+          Self.streamNeedsHTTP11.response(requestId: context.requestId))
+        return
+      }
       if let stream = response.stream, request.method != .head {
-        guard !http10 else {
-          shared.releaseInFlight()
-          self.deliver(
-            fd: fd, generation: generation,
-            Self.streamNeedsHTTP11.response(requestId: context.requestId))
-          return
-        }
         // The producer runs in this task, which keeps its in-flight slot until the body is
         // done, and which the connection cancels when its client goes.
         let channel = StreamChannel(loop: self, fd: fd, generation: generation, shared: shared)

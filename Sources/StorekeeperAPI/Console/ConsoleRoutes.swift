@@ -31,10 +31,10 @@ package struct ConsoleRoutes: Sendable {
   static func answer(_ file: ConsoleFile, _ request: Request) -> Response {
     var headers = HTTPHeaders(ConsoleFile.securityHeaders)
     headers.add("ETag", file.etag)
-    let presented = request.headers.values("If-None-Match").flatMap {
-      $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-    if presented.contains(file.etag) || presented.contains("*") {
+    // The weak comparison, as the catalog's (a proxy may have weakened the tag).
+    if request.headers.values("If-None-Match").contains(where: {
+      CatalogRoutes.matches($0, file.etag)
+    }) {
       return Response(status: 304, headers: headers)
     }
     headers.add("Content-Type", file.contentType)

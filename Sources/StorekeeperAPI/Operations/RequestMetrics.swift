@@ -51,7 +51,7 @@ package final class RequestMetrics: RequestObserver {
       )
     }
     lines.append(
-      "# HELP storekeeper_http_request_duration_seconds Time from a request's first byte to its response."
+      "# HELP storekeeper_http_request_duration_seconds Time from a request's last byte (head and body read) to its response: the server's time, not the client's upload."
     )
     lines.append("# TYPE storekeeper_http_request_duration_seconds histogram")
     var cumulative = 0
