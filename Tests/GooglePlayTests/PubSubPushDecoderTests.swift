@@ -156,10 +156,36 @@ import Testing
             "oneTimeProductNotification",
             ["version": "1.0", "notificationType": 1, "purchaseToken": "T"])))
     }
-    var badTime = good
-    badTime["eventTimeMillis"] = "soon"
-    #expect(throws: PubSubPushError.invalid("eventTimeMillis", "must be milliseconds since 1970")) {
-      try PubSubPushDecoder.decode(try Self.push(badTime))
+    // Times PostgreSQL cannot hold and NULs its text cannot are the push's fault (400), never
+    // a failed insert (500, which Pub/Sub redelivers for a week).
+    let timeRefused = PubSubPushError.invalid(
+      "eventTimeMillis", "must be milliseconds since 1970, before the year 10000")
+    for time in ["soon", "-1", "99999999999999999", "253402300800000"] as [Any]
+      + [99_999_999_999_999_999 as Int64, 1.5]
+    {
+      var badTime = good
+      badTime["eventTimeMillis"] = time
+      #expect(throws: timeRefused, "\(time)") {
+        try PubSubPushDecoder.decode(try Self.push(badTime))
+      }
+    }
+    var lastTime = good
+    lastTime["eventTimeMillis"] = "253402300799999"
+    #expect(
+      try PubSubPushDecoder.decode(try Self.push(lastTime)).notification.eventTimeMillis
+        == PubSubPushDecoder.maxEventTimeMillis)
+    #expect(throws: PubSubPushError.invalid("message.messageId", "must not contain NUL")) {
+      try PubSubPushDecoder.decode(try Self.push(good, messageId: "1\u{0}2"))
+    }
+    #expect(
+      throws: PubSubPushError.invalid(
+        "voidedPurchaseNotification.purchaseToken", "must not contain NUL")
+    ) {
+      try PubSubPushDecoder.decode(
+        try Self.push(
+          Self.notification(
+            "voidedPurchaseNotification",
+            ["purchaseToken": "T\u{0}", "orderId": "GPA.1", "productType": 2, "refundType": 1])))
     }
   }
 }

@@ -227,6 +227,23 @@ def test_duplicates_are_stored_once_and_other_packages_and_unknown_tokens_have_n
                                    "Content-Type": "application/json"}, timeout=10), 400, "invalid_push")
 
 
+def test_a_push_that_is_not_json_or_that_postgresql_could_not_store_is_a_400_not_a_500(hand_sk, jwks):
+    # Pub/Sub redelivers a 5xx for a week; what can never be stored is the push's fault.
+    good = push_body({"testNotification": {"version": "1.0"}})
+    as_text = requests.post(hand_sk.url + "/v1/google/notifications", data=json.dumps(good),
+                            headers={"Authorization": f"Bearer {jwks.token()}", "Content-Type": "text/plain"},
+                            timeout=10)
+    problem(as_text, 415, "unsupported_media_type")
+    nul = push_body({"testNotification": {"version": "1.0"}}, message_id="a\u0000b")
+    problem(post_push(hand_sk, nul, jwks.token()), 400, "invalid_push")
+    late = push_body({"testNotification": {"version": "1.0"}})
+    data = json.loads(base64.b64decode(late["message"]["data"]))
+    data["eventTimeMillis"] = "99999999999999999"
+    late["message"]["data"] = base64.b64encode(json.dumps(data).encode()).decode()
+    problem(post_push(hand_sk, late, jwks.token()), 400, "invalid_push")
+    assert post_push(hand_sk, good, jwks.token()).json() == {"status": "stored"}
+
+
 def google_order(sk, user: str, product: str) -> dict:
     r = sk.client.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
     assert r.status_code == 201, r.text

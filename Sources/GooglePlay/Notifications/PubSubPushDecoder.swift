@@ -101,6 +101,9 @@ public enum PubSubPushDecoder {
     guard let text = value as? String else { throw .invalid(field, "must be a string") }
     guard !text.isEmpty else { throw .invalid(field, "must not be empty") }
     guard text.utf8.count <= limit else { throw .invalid(field, "is longer than \(limit) bytes") }
+    // PostgreSQL's text takes no NUL: refused here with its field, not as a failed insert
+    // (a 500, which Pub/Sub would redeliver for a week).
+    guard !text.utf8.contains(0) else { throw .invalid(field, "must not contain NUL") }
     return text
   }
 
@@ -111,19 +114,23 @@ public enum PubSubPushDecoder {
     return try string(field, value)
   }
 
+  /// The last millisecond of 9999, beyond which PostgreSQL's timestamps (and any real event)
+  /// do not go.
+  public static let maxEventTimeMillis: Int64 = 253_402_300_799_999
+
   /// Google's example sends `eventTimeMillis` as a string; a number is taken too.
   private static func int64(_ field: String, _ value: Any?) throws(PubSubPushError) -> Int64 {
     guard let value, !(value is NSNull) else { throw .missing(field) }
+    let parsed: Int64?
     if let text = value as? String {
-      guard let number = Int64(text), number >= 0 else {
-        throw .invalid(field, "must be milliseconds since 1970")
-      }
-      return number
+      parsed = Int64(text)
+    } else {
+      parsed = JSONNumber.nonBoolean(value).flatMap { Int64(exactly: $0.doubleValue) }
     }
-    guard let number = JSONNumber.nonBoolean(value),
-      let exact = Int64(exactly: number.doubleValue), exact >= 0
-    else { throw .invalid(field, "must be milliseconds since 1970") }
-    return exact
+    guard let parsed, (0...maxEventTimeMillis).contains(parsed) else {
+      throw .invalid(field, "must be milliseconds since 1970, before the year 10000")
+    }
+    return parsed
   }
 
   private static func int(_ field: String, _ value: Any?) throws(PubSubPushError) -> Int {

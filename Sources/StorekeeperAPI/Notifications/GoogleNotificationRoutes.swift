@@ -22,6 +22,7 @@ package struct GoogleNotificationRoutes: Sendable {
       guard request.body.count <= GooglePushReceiver.maxBodyBytes else {
         throw HTTPError(413, code: "content_too_large", detail: "a push is at most 64 KiB")
       }
+      try RequestFields.requireJSON(request)
       let stored: Bool
       do {
         stored = try await receiver.receive(

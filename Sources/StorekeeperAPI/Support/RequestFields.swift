@@ -21,13 +21,7 @@ package struct RequestFields {
       self.init(values: FormDecoding.decode(request.body).mapValues { .string($0) })
       return
     }
-    guard contentType.isEmpty || contentType.hasPrefix("application/json") else {
-      throw HTTPError(
-        415, code: "unsupported_media_type",
-        detail: allowForm
-          ? "send application/json or application/x-www-form-urlencoded"
-          : "send application/json")
-    }
+    try Self.requireJSON(request, orForm: allowForm)
     let value: JSONValue
     do {
       value = try JSONParser.parse(request.body, maxDepth: Self.maxDepth)
@@ -40,6 +34,18 @@ package struct RequestFields {
       throw HTTPError(400, code: "malformed_json", detail: "the body must be a JSON object")
     }
     self.init(values: object)
+  }
+
+  /// 415 unless the body is declared JSON (or not declared at all, as curl sends it).
+  static func requireJSON(_ request: Request, orForm allowForm: Bool = false) throws {
+    let contentType = (request.headers["Content-Type"] ?? "").lowercased()
+    guard contentType.isEmpty || contentType.hasPrefix("application/json") else {
+      throw HTTPError(
+        415, code: "unsupported_media_type",
+        detail: allowForm
+          ? "send application/json or application/x-www-form-urlencoded"
+          : "send application/json")
+    }
   }
 
   func has(_ name: String) -> Bool { values[name] != nil }
