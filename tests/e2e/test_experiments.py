@@ -6,11 +6,13 @@ the test's own; pause, resume, conclude and their events."""
 from __future__ import annotations
 
 import hashlib
-from decimal import Decimal
+import json
+import time
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from support import buy, error_fields, mint, problem, unique, wait_until
+from support import BUNDLE_ID, buy, error_fields, mint, problem, unique, wait_until
 
 P = "com.example.tests.experiments."
 
@@ -107,21 +109,92 @@ def test_assignment_is_the_documented_hash_on_two_instances_and_after_a_restart(
     conclude_all(api)
 
 
+def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, **purchase) -> dict:
+    """An order paid by a StoreKit purchase the store priced itself (not the catalog's price)."""
+    order = api.create_order(user, product)
+    bought = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Consumable", "quantity": 1,
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "price": milliunits, "currency": currency, **purchase})
+    assert api.report(order["trade_no"], signed_transaction=bought["signed_transaction"]).status_code == 200
+    return bought
+
+
+# What counts, written here from the documented definition (not the project's query): a paid
+# order of an exposed user, not sandbox, not an admin's transfer, either made from this
+# experiment's variant (order_offerings), or naming no offering, paid within the window after
+# the exposure, and bought (the earliest purchase of its original transaction, or its Google
+# token's) at or after the exposure. Money is the store's signed price, else the order's amount;
+# an order whose purchase an admin moved to another user is priced by the purchase it made.
+INDEPENDENT_RESULTS = """
+    WITH e AS (SELECT variant, user_id, exposed_at FROM experiment_exposures
+               WHERE experiment_id = '{exp}'),
+    o AS (
+      SELECT o.*, t.price_milliunits, t.currency AS apple_currency, g.price_micros,
+             g.currency AS google_currency,
+             coalesce((SELECT min(s.purchase_date) FROM apple_transactions s
+                       WHERE s.original_transaction_id = t.original_transaction_id),
+                      gp.purchase_time, o.paid_at) AS bought_at,
+             x.experiment_id AS tag_experiment, x.variant AS tag_variant, x.trade_no AS tagged
+      FROM orders o
+      -- By the order's transaction id; an order whose purchase an admin moved away names it
+      -- in the event that closed it.
+      LEFT JOIN apple_transactions t ON t.transaction_id = coalesce(o.transaction_id,
+        (SELECT v.detail ->> 'transaction_id' FROM order_events v
+         WHERE v.trade_no = o.trade_no AND o.close_reason = 'transferred'
+           AND v.to_status = 'TRADE_CLOSED'))
+      LEFT JOIN google_orders g ON g.trade_no = o.trade_no
+      LEFT JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
+      LEFT JOIN order_offerings x ON x.trade_no = o.trade_no
+      WHERE o.paid_at IS NOT NULL AND coalesce(o.environment, '') <> 'Sandbox'
+        AND o.origin <> 'transfer'),
+    counted AS (
+      SELECT e.variant, o.user_id, o.trade_no, o.close_reason,
+             CASE WHEN o.price_milliunits IS NOT NULL THEN o.price_milliunits / 1000.0
+                  WHEN o.price_micros IS NOT NULL THEN o.price_micros / 1000000.0
+                  ELSE o.amount END AS paid,
+             coalesce(CASE WHEN o.price_milliunits IS NOT NULL THEN o.apple_currency END,
+                      o.google_currency, o.currency) AS currency
+      FROM e JOIN o ON o.user_id = e.user_id
+      WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant)
+         OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
+             AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at))
+    SELECT e.variant, count(DISTINCT e.user_id),
+           (SELECT count(DISTINCT user_id) FROM counted c WHERE c.variant = e.variant),
+           (SELECT count(*) FROM counted c WHERE c.variant = e.variant),
+           (SELECT coalesce(jsonb_object_agg(currency, total), '{{}}')::text
+            FROM (SELECT currency, sum(paid)::text AS total FROM counted c
+                  WHERE c.variant = e.variant GROUP BY currency) m),
+           (SELECT count(*) FROM counted c
+            WHERE c.variant = e.variant AND c.close_reason IN ('refunded', 'revoked'))
+    FROM e GROUP BY e.variant ORDER BY e.variant"""
+
+
+def independent_results(db, exp: str, hours: int) -> dict[str, tuple]:
+    out = {}
+    for variant, exposed, payers, orders, revenue, refunds in db.rows(INDEPENDENT_RESULTS.format(exp=exp, hours=hours)):
+        money = {c: Decimal(v) for c, v in json.loads(revenue).items()}
+        out[variant] = (int(exposed), int(payers), int(orders), money, int(refunds))
+    return out
+
+
 def test_results_match_an_independent_computation_and_show_refunds(setup):
     api, fake, db = setup.api, setup.fake, setup.db
     conclude_all(api)
+    api.put_product(P + "forever", type="non_consumable", price="9.00")
     exp = unique("conv").lower()
     create(api, exp, hours=1)
     users = [unique("buyer") for _ in range(24)]
     served = {u: offering_for(api, u)[0] for u in users}
     wait_until(lambda: len(exposures(db, exp)) == len(users), 10, "exposures were not all written")
-    # A third of them buy what they were offered, one twice; one buyer is refunded afterwards.
+    # A third of them buy what they were offered, at the price their storefront charged (not
+    # the catalog's USD price), one twice; one buyer is refunded afterwards.
     buyers = users[::3]
     purchases = {}
-    for user in buyers:
-        product = P + served[user][-1]
-        _, purchases[user], _ = buy(api, fake, user, product)
-    _, _, _ = buy(api, fake, buyers[0], P + served[buyers[0]][-1])
+    for i, user in enumerate(buyers):
+        currency = ("EUR", "GBP", "USD")[i % 3]
+        purchases[user] = buy_at(api, fake, user, P + served[user][-1], 890 + 1000 * i, currency)
+    buy_at(api, fake, buyers[0], P + served[buyers[0]][-1], 890, "EUR")
     refunded_user = buyers[1]
     note = fake.refund(purchases[refunded_user]["transaction_id"])
     assert note["delivered_status"] == 200, note
@@ -129,40 +202,59 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
                                  "AND close_reason = 'refunded'") == "1", 10, "the refund was not applied")
     # A user who was never exposed buys too: not attributed to anyone.
     buy(api, fake, unique("outsider"), P + "a")
+    # An exposed user restores, within the window, a purchase made ten days before the
+    # exposure: an order of origin 'receipt' paid now, but no conversion.
+    restorer = users[1]
+    old = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": P + "forever", "type": "Non-Consumable",
+        "quantity": 1, "environment": "Production", "apple_account": unique("acct"),
+        "purchase_date_ms": int((time.time() - 10 * 86400) * 1000)})
+    assert api.receipts(receipt=old["receipt"], user_id=restorer).status_code == 200
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{restorer}' AND origin = 'receipt' "
+                     "AND paid_at IS NOT NULL") == "1"
+    # An admin moves a buyer's purchase to another exposed user: the buyer's order still counts
+    # (once), the transfer's order is not a second conversion.
+    giver, taker = buyers[2], users[2]
+    r = api.request("POST", f"/admin/v1/transactions/{purchases[giver]['transaction_id']}/transfer",
+                    admin=True, json={"to_user_id": taker})
+    assert r.status_code == 200, r.text
 
     r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
     assert r.status_code == 200, r.text
     got = {v["variant"]: v for v in r.json()["variants"]}
 
-    # The same numbers from the raw tables, written here (not the project's query).
-    raw = db.rows(f"""
-        SELECT x.variant, count(DISTINCT x.user_id),
-               count(DISTINCT o.user_id), count(o.trade_no),
-               coalesce(sum(o.amount), 0)::text,
-               count(o.trade_no) FILTER (WHERE o.close_reason = 'refunded')
-        FROM experiment_exposures x
-        LEFT JOIN orders o ON o.user_id = x.user_id AND o.paid_at >= x.exposed_at
-                          AND o.paid_at < x.exposed_at + interval '1 hour'
-        WHERE x.experiment_id = '{exp}'
-        GROUP BY x.variant ORDER BY x.variant""")
-    assert len(raw) >= 1
+    raw = independent_results(db, exp, 1)
+    assert raw
     total_refunds = 0
-    for variant, exposed, payers, orders, revenue, refunds in raw:
+    for variant, (exposed, payers, orders, revenue, refunds) in raw.items():
         v = got[variant]
-        assert (v["exposed"], v["payers"], v["orders"], v["refunds"]) == \
-            (int(exposed), int(payers), int(orders), int(refunds)), (variant, v)
-        if int(orders):
-            assert Decimal(v["revenue"]["USD"]) == Decimal(revenue)
-            assert Decimal(v["revenue_per_exposed"]["USD"]) == \
-                (Decimal(revenue) / int(exposed)).quantize(Decimal("0.0001"))
-        assert v["conversion"] == pytest.approx(int(payers) / int(exposed))
+        assert (v["exposed"], v["payers"], v["orders"], v["refunds"]) == (exposed, payers, orders, refunds), \
+            (variant, v)
+        assert {c: Decimal(a) for c, a in v["revenue"].items()} == revenue, (variant, v["revenue"])
+        for currency, amount in revenue.items():
+            assert Decimal(v["revenue_per_exposed"][currency]) == \
+                (amount / exposed).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+        assert v["conversion"] == pytest.approx(payers / exposed)
         assert v["conversion_low"] <= v["conversion"] <= v["conversion_high"]
-        total_refunds += int(refunds)
+        total_refunds += refunds
     assert sum(v["exposed"] for v in got.values()) == len(users)
+    # The restorer and the transfer's new owner are no payers; every buyer is one.
     assert sum(v["payers"] for v in got.values()) == len(buyers)
+    assert sum(v["orders"] for v in got.values()) == len(buyers) + 1
     assert total_refunds == 1
     refunded_variant = expected_variant(exp, refunded_user, (50, 50))
     assert got[refunded_variant]["refunds"] == 1 and got[refunded_variant]["refunded"]
+    # What the store charged, not the catalog's USD: the buyers paid in three currencies.
+    everything = {}
+    for v in got.values():
+        for currency, amount in v["revenue"].items():
+            everything[currency] = everything.get(currency, Decimal(0)) + Decimal(amount)
+    expected = {}
+    for i, user in enumerate(buyers):
+        currency = ("EUR", "GBP", "USD")[i % 3]
+        expected[currency] = expected.get(currency, Decimal(0)) + Decimal(890 + 1000 * i) / 1000
+    expected["EUR"] += Decimal("0.89")
+    assert everything == expected
     conclude_all(api)
 
 

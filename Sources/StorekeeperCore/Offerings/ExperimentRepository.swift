@@ -161,9 +161,13 @@ package struct ExperimentRepository: Sendable {
     return experiment
   }
 
-  /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox) of
-  /// each exposed user: those made from the variant's offering (`order_offerings`), and those
-  /// that name no offering from the first exposure to `attribution_hours` after it.
+  /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox, not
+  /// an admin's transfer, which re-pays a purchase already counted) of each exposed user: those
+  /// made from the variant's offering (`order_offerings`), and those that name no offering,
+  /// paid from the first exposure to `attribution_hours` after it, whose original purchase was
+  /// made at or after the exposure (a restore, or a renewal, of what was bought before is no
+  /// conversion). Money is what the store signed as paid, as the charts count it; an order the
+  /// store priced nowhere counts at the catalog's price it was made at.
   static func results(_ experiment: Experiment, on executor: any PostgresExecutor) async throws
     -> [VariantResult]
   {
@@ -176,36 +180,76 @@ package struct ExperimentRepository: Sendable {
       attributed AS (
         -- An order made from this experiment's offering counts for the variant it names, at
         -- any time after the exposure.
-        SELECT e.variant, e.user_id, o.currency, o.amount,
-               o.close_reason IN ('refunded', 'revoked') AS refunded
+        SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
+               o.close_reason IN ('refunded', 'revoked') AS refunded,
+               o.close_reason = 'transferred' AS transferred
         FROM exposed e
         JOIN order_offerings x ON x.experiment_id = \(experiment.experimentId)
           AND x.variant = e.variant
         JOIN orders o ON o.trade_no = x.trade_no AND o.user_id = e.user_id
           AND o.paid_at IS NOT NULL AND o.environment IS DISTINCT FROM 'Sandbox'
+          AND o.origin <> 'transfer'
         UNION ALL
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
-        SELECT e.variant, e.user_id, o.currency, o.amount,
-               o.close_reason IN ('refunded', 'revoked') AS refunded
+        SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
+               o.close_reason IN ('refunded', 'revoked') AS refunded,
+               o.close_reason = 'transferred' AS transferred
         FROM exposed e
         JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
           AND o.paid_at >= e.exposed_at
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
-          AND o.environment IS DISTINCT FROM 'Sandbox'
-        WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)),
+          AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
+        WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
+          -- When the purchase was made, not when Storekeeper recorded it: the earliest
+          -- transaction Storekeeper holds of the same original transaction (App Store), or the
+          -- purchase token's first order (Google Play); the order's payment when neither store
+          -- row exists. Each is found by a unique or indexed key.
+          AND coalesce(
+                (SELECT min(s.purchase_date) FROM apple_transactions t
+                 JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
+                 WHERE t.trade_no = o.trade_no),
+                (SELECT gp.purchase_time FROM google_orders g
+                 JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
+                 WHERE g.trade_no = o.trade_no),
+                o.paid_at) >= e.exposed_at),
+      priced AS (
+        -- What the buyer paid, as the store signed it (both price and currency, or neither),
+        -- else the order's own amount. An App Store purchase an admin moved away belongs to
+        -- the transfer's order now; the order that bought it names it in its transfer's event.
+        SELECT a.variant, a.user_id, a.refunded,
+               CASE WHEN t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL THEN t.currency
+                    WHEN g.price_micros IS NOT NULL THEN g.currency
+                    ELSE a.currency::text END AS currency,
+               CASE WHEN t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL
+                      THEN t.price_milliunits::numeric / 1000
+                    WHEN g.price_micros IS NOT NULL THEN g.price_micros::numeric / 1000000
+                    ELSE a.amount END AS amount
+        FROM attributed a
+        LEFT JOIN LATERAL (
+          SELECT s.price_milliunits, s.currency FROM apple_transactions s
+          WHERE s.trade_no = a.trade_no
+          UNION ALL
+          SELECT s.price_milliunits, s.currency FROM apple_transactions s
+          WHERE a.transferred AND s.transaction_id = (
+            SELECT v.detail ->> 'transaction_id' FROM order_events v
+            WHERE v.trade_no = a.trade_no AND v.detail ? 'transaction_id'
+            ORDER BY v.id DESC LIMIT 1)
+          LIMIT 1) t ON true
+        LEFT JOIN google_orders g ON g.trade_no = a.trade_no),
       counts AS (
         SELECT variant, count(*) AS exposed FROM exposed GROUP BY variant),
       paid AS (
         SELECT variant, count(DISTINCT user_id) AS payers, count(*) AS orders,
                count(*) FILTER (WHERE refunded) AS refunds
-        FROM attributed GROUP BY variant),
+        FROM priced GROUP BY variant),
       money AS (
-        SELECT variant, jsonb_object_agg(currency, gross::text) AS revenue,
-               jsonb_object_agg(currency, refunded::text) FILTER (WHERE refunded > 0) AS refunded
+        SELECT variant, jsonb_object_agg(currency, trim_scale(gross)::text) AS revenue,
+               jsonb_object_agg(currency, trim_scale(refunded)::text) FILTER (WHERE refunded > 0)
+                 AS refunded
         FROM (SELECT variant, currency, sum(amount) AS gross,
                      coalesce(sum(amount) FILTER (WHERE refunded), 0) AS refunded
-              FROM attributed GROUP BY variant, currency) m
+              FROM priced GROUP BY variant, currency) m
         GROUP BY variant)
       SELECT c.variant, c.exposed, coalesce(p.payers, 0) AS payers,
              coalesce(p.orders, 0) AS orders, coalesce(p.refunds, 0) AS refunds,
@@ -218,10 +262,7 @@ package struct ExperimentRepository: Sendable {
       let row = byVariant[variant.variant]
       let exposed: Int64 = try row?.decode("exposed") ?? 0
       let payers: Int64 = try row?.decode("payers") ?? 0
-      let revenue =
-        try row.map {
-          try JSONCoding.decode([String: String].self, fromText: try $0.decode("revenue"))
-        } ?? [:]
+      let revenue = try amounts(row, "revenue")
       let interval = VariantResult.wilson(successes: payers, trials: exposed)
       return VariantResult(
         variant: variant.variant, offeringId: variant.offeringId, weight: variant.weight,
@@ -230,16 +271,40 @@ package struct ExperimentRepository: Sendable {
         conversionLow: interval.low, conversionHigh: interval.high, revenue: revenue,
         revenuePerExposed: revenue.mapValues { perUser($0, exposed) },
         refunds: try row?.decode("refunds") ?? 0,
-        refunded: try row.map {
-          try JSONCoding.decode([String: String].self, fromText: try $0.decode("refunded"))
-        } ?? [:])
+        refunded: try amounts(row, "refunded"))
     }
   }
 
-  /// A decimal amount over a count, to 4 decimals, without floating point.
+  /// A column of amounts by currency, each written with at least its currency's fraction
+  /// digits: the store's prices are exact to a thousandth (App Store) or a millionth (Google
+  /// Play), so the sum is trimmed in SQL and padded back here ("6" → "6.00").
+  private static func amounts(_ row: PostgresRow?, _ column: String) throws -> [String: String] {
+    guard let row else { return [:] }
+    let sums = try JSONCoding.decode([String: String].self, fromText: try row.decode(column))
+    var padded: [String: String] = [:]
+    for (currency, text) in sums {
+      let exponent = Currency.exponent(of: currency) ?? 0
+      let fraction = text.split(separator: ".", maxSplits: 1).dropFirst().first?.count ?? 0
+      guard fraction < exponent else {
+        padded[currency] = text
+        continue
+      }
+      padded[currency] =
+        (fraction == 0 ? text + "." : text) + String(repeating: "0", count: exponent - fraction)
+    }
+    return padded
+  }
+
+  /// A decimal amount over a count, to 4 decimals (half up), without floating point; the
+  /// amount may carry more digits (a Google Play price in micros).
   static func perUser(_ amount: String, _ users: Int64) -> String {
-    guard users > 0, let units = try? Money.minorUnits(amount, exponent: 4) else { return "0" }
-    let quotient = (units + users / 2) / users
+    let fraction = amount.split(separator: ".", maxSplits: 1).dropFirst().first?.count ?? 0
+    let exponent = max(4, fraction)
+    guard users > 0, exponent <= 6, let units = try? Money.minorUnits(amount, exponent: exponent)
+    else { return "0" }
+    var divisor = users
+    for _ in 4..<exponent { divisor *= 10 }
+    let quotient = (units + divisor / 2) / divisor
     return Money.format(minorUnits: quotient, exponent: 4)
   }
 }
