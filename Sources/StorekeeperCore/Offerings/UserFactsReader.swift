@@ -1,8 +1,9 @@
 import Postgres
 
 /// Reads what targeting rules may ask of a user, in one statement: their state (the same
-/// `storekeeper_user_state` the entitlements answer and every event carry) and whether any
-/// order or event of theirs exists, and whether one was ever paid. Called only when a rule
+/// `storekeeper_user_state` the entitlements answer and every event carry), whether they are
+/// known (an order, a ledger row, or an event other than `experiment.exposed` of theirs
+/// exists), and whether an order was ever paid. Called only when a rule
 /// that could match has conditions on the user.
 package struct UserFactsReader: Sendable {
   let database: PostgresPool
@@ -20,7 +21,12 @@ package struct UserFactsReader: Sendable {
              EXISTS (SELECT 1 FROM orders WHERE user_id = \(userId) AND paid_at IS NOT NULL)
                AS has_paid,
              (EXISTS (SELECT 1 FROM orders WHERE user_id = \(userId))
-              OR EXISTS (SELECT 1 FROM user_event_sequences WHERE user_id = \(userId))) AS known
+              OR EXISTS (SELECT 1 FROM ledger WHERE user_id = \(userId))
+              -- Being shown an offering writes experiment.exposed: reading an offering must not
+              -- make a new user a returning one. The user's events through their
+              -- (user_id, sequence) key, stopping at the first of another type.
+              OR EXISTS (SELECT 1 FROM events WHERE user_id = \(userId)
+                           AND type <> \(EventType.experimentExposed.rawValue))) AS known
       """)
     guard let row = rows.first else { return .unknown }
     let state = try JSONCoding.decode(Entitlements.self, fromText: try row.decode("state"))
