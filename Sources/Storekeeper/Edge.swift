@@ -56,10 +56,10 @@ struct Edge: Sendable {
       google: googleHealth
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
+    let userFacts = UserFactsReader(database: database, clock: domain.clock)
     OfferingRoutes(
-      cache: catalog, auth: appAuth,
-      facts: UserFactsReader(database: database, clock: domain.clock),
-      exposures: domain.exposures, clock: domain.clock
+      cache: catalog, auth: appAuth, facts: userFacts, exposures: domain.exposures,
+      clock: domain.clock
     ).register(&router)
     let requestMetrics = RequestMetrics()
     let orderBatches = OrderGroupCommit(
@@ -71,7 +71,7 @@ struct Edge: Sendable {
       database: database, orders: domain.orders, idempotency: domain.idempotency,
       ttlSeconds: config.orderTTLSeconds, auth: appAuth, groupCommit: orderBatches,
       googlePlay: domain.google != nil,
-      offerings: (catalog, OrderOfferingRepository(database: database))
+      offerings: (catalog, OrderOfferingRepository(database: database), userFacts)
     ).register(&router)
     SettlementRoutes(
       processor: domain.processor, receipts: domain.receipts, auth: appAuth,

@@ -482,3 +482,86 @@ def test_an_order_shows_the_offering_it_named_on_creation_read_and_in_the_admin_
 def test_an_order_naming_what_no_placement_offers_is_refused_with_the_field(setup, named, field):
     r = order_from(setup.api, unique("namer"), P + "a", **named)
     assert field in error_fields(problem(r, 422, "validation_failed"))
+
+
+def test_being_exposed_does_not_make_a_new_user_returning(setup):
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    r = api.request("PUT", "/admin/v1/placements/welcome", admin=True, json={
+        "offering_id": "x-a", "rules": [{"offering_id": "x-b", "when": {"user": "new"}}]})
+    assert r.status_code in (200, 201), r.text
+    exp = unique("naive").lower()
+    create(api, exp)
+    user = unique("newcomer")
+
+    def welcome():
+        r = api.get("/v1/offerings/welcome", headers={"Authorization": f"Bearer {mint(user)}"})
+        assert r.status_code == 200, r.text
+        return r.json()["offering_id"]
+
+    assert welcome() == "x-b"
+    offering_for(api, user)
+    # The exposure and its experiment.exposed event are written: reading offerings wrote them,
+    # so they say nothing of the user.
+    wait_until(lambda: db.scalar(f"SELECT count(*) FROM events WHERE user_id = '{user}' "
+                                 "AND type = 'experiment.exposed'") == "1", 10, "exposure not written")
+    assert welcome() == "x-b", "being shown an offering made the user a returning one"
+    # Something the user did makes them returning.
+    buy(api, fake, user, P + "a")
+    assert welcome() == "x-a"
+    conclude_all(api)
+
+
+def test_a_rules_offering_is_no_variants_even_when_a_variant_has_it(setup):
+    api, fake = setup.api, setup.fake
+    conclude_all(api)
+    exp = unique("ruled").lower()
+    create(api, exp, offerings=("x-a", "x-c"))
+    r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
+        "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"storefronts": ["DEU"]}},
+                                        {"offering_id": "x-c", "when": {"has_paid": True}}]})
+    assert r.status_code == 200, r.text
+    users = (unique("ruled-buyer") for _ in range(200))
+    german, payer, plain = [u for _, u in zip(range(3), (u for u in users if expected_variant(exp, u, (50, 50)) == "v1"))]
+    buy(api, fake, payer, P + "a")
+    # The German user is served x-c by the rule, the payer too; the plain user by the variant.
+    assert offering_for(api, german, storefront="DEU") == ("x-c", None)
+    assert offering_for(api, payer) == ("x-c", None)
+    assert offering_for(api, plain) == ("x-c", f"{exp}; variant=v1")
+    named = {"placement": "paywall", "offering": "x-c"}
+    for user, headers, expected in [
+        (german, {"Storekeeper-Storefront": "DEU"}, {"placement": "paywall", "offering": "x-c"}),
+        (payer, {}, {"placement": "paywall", "offering": "x-c"}),
+        (plain, {}, {**named, "experiment": exp, "variant": "v1"}),
+    ]:
+        r = api.post("/v1/orders", json={"user_id": user, "product_id": P + "c", **named}, headers=headers)
+        assert r.status_code == 201, r.text
+        assert shown(r.json()) == expected, user
+    conclude_all(api)
+
+
+def test_a_variants_etag_is_its_own_so_a_stale_assignment_is_not_revalidated(setup):
+    api = setup.api
+    conclude_all(api)
+    exp = unique("tags").lower()
+    # v0 serves the placement's own offering: the same body with and without the experiment.
+    create(api, exp)
+    user = next(u for u in (unique("tagged") for _ in range(100)) if expected_variant(exp, u, (50, 50)) == "v0")
+    headers = {"Authorization": f"Bearer {mint(user)}"}
+    plain = api.get("/v1/offerings/paywall")
+    first = api.get("/v1/offerings/paywall", headers=headers)
+    assert first.headers["Storekeeper-Experiment"] == f"{exp}; variant=v0"
+    assert first.content == plain.content and first.headers["ETag"] != plain.headers["ETag"]
+    etag = first.headers["ETag"]
+    again = api.get("/v1/offerings/paywall", headers={**headers, "If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["Storekeeper-Experiment"] == f"{exp}; variant=v0"
+    assert again.headers["ETag"] == etag and "Authorization" in again.headers["Vary"]
+    assert api.request("POST", f"/admin/v1/experiments/{exp}/pause", admin=True).status_code == 200
+    paused = api.get("/v1/offerings/paywall", headers={**headers, "If-None-Match": etag})
+    assert paused.status_code == 200 and "Storekeeper-Experiment" not in paused.headers
+    assert paused.headers["ETag"] == plain.headers["ETag"]
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v0"})
+    assert r.status_code == 200, r.text
+    concluded = api.get("/v1/offerings/paywall", headers={**headers, "If-None-Match": etag})
+    assert concluded.status_code == 200 and "Storekeeper-Experiment" not in concluded.headers
+    conclude_all(api)

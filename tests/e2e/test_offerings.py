@@ -83,6 +83,12 @@ def test_an_unknown_storefront_is_refused_not_served_default_prices(api, value):
     body = problem(api.get("/v1/products?storefront=DEU", headers={"Storekeeper-Storefront": value or "?"}),
                    400, "invalid_storefront")
     assert error_fields(body) == {"Storekeeper-Storefront"}
+    # Offerings answer a wrong storefront the same way, before any other parameter.
+    body = problem(api.get("/v1/offerings/default", params={"storefront": value}), 400, "invalid_storefront")
+    assert error_fields(body) == {"storefront"}
+    body = problem(api.get("/v1/offerings/default", headers={"Storekeeper-Storefront": value or "?"}), 400,
+                   "invalid_storefront")
+    assert error_fields(body) == {"Storekeeper-Storefront"}
 
 
 def test_storefront_prices_are_validated_with_their_fields(api):

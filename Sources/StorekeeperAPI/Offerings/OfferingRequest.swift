@@ -5,9 +5,10 @@ import StorekeeperCore
 /// What a request for an offering says of itself, from query parameters or the headers an app
 /// sends with every request (the parameter wins): `storefront` / `Storekeeper-Storefront`,
 /// `store` / `Storekeeper-Store`, `app_version` / `Storekeeper-App-Version`, `locale` /
-/// `Accept-Language` (its first tag). A value given but malformed is 400 with its field, except
-/// `Accept-Language`, which browsers and HTTP libraries fill in on their own (`*`): one that is
-/// not a language tag is no locale.
+/// `Accept-Language` (its first tag). A value given but malformed is 400 with its field
+/// (`invalid_storefront` for the storefront, checked first; `invalid_query` for the rest),
+/// except `Accept-Language`, which browsers and HTTP libraries fill in on their own (`*`): one
+/// that is not a language tag is no locale.
 enum OfferingRequest {
   static let storeHeader = "Storekeeper-Store"
   static let versionHeader = "Storekeeper-App-Version"
@@ -42,12 +43,10 @@ enum OfferingRequest {
       }
     }
     var facts = RequestFacts()
-    do {
-      facts.storefront = try StorefrontRequest.storefront(
-        parameter: given.storefront, header: request.headers[StorefrontRequest.header])
-    } catch let error as HTTPError {
-      problems.append(contentsOf: error.fields)
-    }
+    // The storefront first, with GET /v1/products' own error (`invalid_storefront`), so an app
+    // handles a wrong storefront one way on both routes.
+    facts.storefront = try StorefrontRequest.storefront(
+      parameter: given.storefront, header: request.headers[StorefrontRequest.header])
     if let (field, text) = value(given.store, "store", request, storeHeader) {
       if let store = AppStoreName(rawValue: text) {
         facts.store = store
@@ -88,6 +87,23 @@ enum OfferingRequest {
         fields: [FieldError(field: "user_id", message: "must be 1-128 printable characters")])
     }
     return (facts, named)
+  }
+
+  /// What another request of the app (an order) says of itself in the headers an app sends
+  /// with every request, to judge the placement's rules as this route would have. Nothing is
+  /// refused here: a malformed value says nothing, as a missing one.
+  static func headerFacts(_ request: Request) -> RequestFacts {
+    var facts = RequestFacts()
+    facts.storefront = request.headers[StorefrontRequest.header].flatMap(Storefront.canonical)
+    facts.store = request.headers[storeHeader].flatMap(AppStoreName.init(rawValue:))
+    facts.appVersion = request.headers[versionHeader].flatMap(AppVersion.init)
+    if let header = request.headers["Accept-Language"] {
+      let first = header.split(separator: ",").first.map {
+        String($0.split(separator: ";").first ?? "").trimmingCharacters(in: [" ", "\t"])
+      }
+      if let first, TargetingRule.isLanguageTag(first) { facts.locale = first }
+    }
+    return facts
   }
 
   /// The parameters this route reads, as given.

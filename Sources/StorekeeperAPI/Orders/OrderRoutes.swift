@@ -14,14 +14,17 @@ package struct OrderRoutes: Sendable {
   let groupCommit: OrderGroupCommit
   /// Whether orders may be for Google Play (`GOOGLE_PLAY_PACKAGE_NAME` set).
   var googlePlay = false
-  /// The served offerings an order may name (`placement` and `offering`), and where what it
-  /// named is kept; nil: orders name none (a body that does is refused).
-  var offerings: (served: ServedCatalog, shown: OrderOfferingRepository)?
+  /// The served offerings an order may name (`placement` and `offering`), where what it named
+  /// is kept, and what is known of users (for rules on the user); nil: orders name none (a
+  /// body that does is refused).
+  var offerings: (served: ServedCatalog, shown: OrderOfferingRepository, facts: UserFactsReader)?
 
   package init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore, ttlSeconds: Int,
     auth: AppAuthenticator, groupCommit: OrderGroupCommit, googlePlay: Bool = false,
-    offerings: (served: ServedCatalog, shown: OrderOfferingRepository)? = nil
+    offerings: (
+      served: ServedCatalog, shown: OrderOfferingRepository, facts: UserFactsReader
+    )? = nil
   ) {
     self.googlePlay = googlePlay
     self.offerings = offerings
@@ -97,8 +100,11 @@ package struct OrderRoutes: Sendable {
   /// What the order names as shown, checked against the served placements: the placement
   /// must exist and the offering be one it can answer with (its own, a rule's or an
   /// experiment variant's); the variant is recorded when a running experiment assigns this
-  /// user the variant of that offering.
-  func shown(placement: String?, offering: String?, userId: String) throws -> OfferingShown? {
+  /// user the variant of that offering and no targeting rule takes the user out of it.
+  func shown(placement: String?, offering: String?, new order: NewOrder, _ request: Request)
+    async throws -> OfferingShown?
+  {
+    let userId = order.userId
     guard let placement, let offering else { return nil }
     guard let served = offerings?.served,
       let placed = served.read({ $0.offerings.placements[placement] })
@@ -114,12 +120,35 @@ package struct OrderRoutes: Sendable {
     }
     var shown = OfferingShown(placementId: placement, offeringId: offering)
     if let experiment = placed.experiment, experiment.status == .running,
-      let variant = experiment.assign(userId), variant.offeringId == offering
+      let variant = experiment.assign(userId), variant.offeringId == offering,
+      try await !targeted(placed, order, request)
     {
       shown.experimentId = experiment.experimentId
       shown.variant = variant.variant
     }
     return shown
+  }
+
+  /// Whether one of the placement's rules chooses for this user, as `GET /v1/offerings` would:
+  /// then the user is not in the experiment, and an order of a rule's offering that happens to
+  /// be a variant's is not that variant's. The request facts are the order's store and the
+  /// app's headers on this request; the user's facts are read only when a rule needs them.
+  private func targeted(_ placement: ServedPlacement, _ order: NewOrder, _ request: Request)
+    async throws -> Bool
+  {
+    guard !placement.rules.isEmpty else { return false }
+    var facts = OfferingRequest.headerFacts(request)
+    facts.store = AppStoreName(rawValue: order.store.rawValue)
+    if let decided = TargetingRule.firstIndexWithoutFacts(
+      placement.rules, request: facts, hasUser: true)
+    {
+      return decided != nil
+    }
+    guard let reader = offerings?.facts else { return false }
+    let rule = try await TargetingRule.firstIndex(placement.rules, request: facts) {
+      try await reader.facts(order.userId)
+    }
+    return rule != nil
   }
 
   static func invalid(_ field: String, _ message: String) -> HTTPError {
@@ -146,8 +175,8 @@ package struct OrderRoutes: Sendable {
     var new = parsed.order
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     if new.store == .googlePlay, !googlePlay { throw GooglePlayOff().problem }
-    let shown = try shown(
-      placement: parsed.placement, offering: parsed.offering, userId: new.userId)
+    let shown = try await shown(
+      placement: parsed.placement, offering: parsed.offering, new: new, request)
     new.shown = shown
     guard let key = request.headers["Idempotency-Key"] else {
       let order = try await orderOrProblem { try await groupCommit.commit(.init(order: new)) }
