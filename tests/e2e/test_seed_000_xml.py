@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from support import form_post, unique, wait_until
+from support import error_fields, form_post, problem, unique, wait_until
 
 PREFIX = "com.beispielfirma.appname."
 DOWNLOAD = PREFIX + "1042"
@@ -114,6 +114,40 @@ def test_a_catalog_change_reaches_the_xml_too(api):
 
 def purchase(fake, product_id, type):
     return fake.purchase(product_id, type, receipt_style="transaction")
+
+
+def test_the_xml_shop_is_in_the_storefront_asked_and_an_unknown_one_is_refused(api):
+    r = api.request("PUT", f"/admin/v1/products/{COINS}/prices/DEU", admin=True,
+                    json={"price": "2.49", "currency": "EUR"})
+    assert r.status_code == 201, r.text
+    try:
+        wait_until(lambda: '"2.49"' in api.get("/v1/products?storefront=DEU").text, 10, "the price served")
+        json_deu = api.get("/v1/products?storefront=DEU")
+        for path, headers in (("/v1/products", XML), ("/v1/products.xml", {})):
+            plain = api.get(path, headers=headers)
+            deu = api.get(path, headers=headers, params={"storefront": "DEU"})
+            prices = {p.get("product_id"): (p.get("price"), p.get("currency")) for p in shop(deu)}
+            # The storefront's own price where it has one, the default elsewhere: as the JSON.
+            assert prices[COINS] == ("2.49", "EUR") and prices[DOWNLOAD] == ("0.99", "EUR"), (path, prices)
+            by_header = api.get(path, headers={**headers, "Storekeeper-Storefront": "DE"})
+            assert by_header.content == deu.content and by_header.headers["ETag"] == deu.headers["ETag"]
+            # A storefront without prices of its own shares the default representation.
+            fra = api.get(path, headers=headers, params={"storefront": "FRA"})
+            assert fra.content == plain.content and fra.headers["ETag"] == plain.headers["ETag"]
+            # Each representation has its own validator.
+            assert len({plain.headers["ETag"], deu.headers["ETag"], json_deu.headers["ETag"]}) == 3
+            assert "Storekeeper-Storefront" in deu.headers["Vary"]
+            tag = {"If-None-Match": deu.headers["ETag"]}
+            assert api.get(path, headers={**headers, **tag}, params={"storefront": "DEU"}).status_code == 304
+            assert api.get(path, headers={**headers, **tag}).status_code == 200
+            # The storefront is checked before the format: a typo is no default price list.
+            body = problem(api.get(path, headers=headers, params={"storefront": "zz"}), 400, "invalid_storefront")
+            assert error_fields(body) == {"storefront"}
+            body = problem(api.get(path, headers={**headers, "Storekeeper-Storefront": "DEUX"}), 400,
+                           "invalid_storefront")
+            assert error_fields(body) == {"Storekeeper-Storefront"}
+    finally:
+        assert api.request("DELETE", f"/admin/v1/products/{COINS}/prices/DEU", admin=True).status_code in (200, 204)
 
 
 def test_a_purchase_posted_to_the_xml_path_gets_its_content_back_as_xml(api, fake_appstore):

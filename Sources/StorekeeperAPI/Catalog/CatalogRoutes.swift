@@ -12,14 +12,16 @@ package struct CatalogRoutes: Sendable {
 
   package func register(_ router: inout APIRouter) {
     router.addImmediate(.get, "/v1/products") { request, _ in
+      // The storefront first, whatever the format: a typo is 400 in XML as in JSON.
+      let storefront = try StorefrontRequest.storefront(request)
       if ResponseFormat.preferred(request.headers["Accept"]) == .xml {
-        return Self.serve(cache.xmlList, request)
+        return Self.serve(cache.xmlList(storefront: storefront), request)
       }
-      return Self.serve(cache.list(storefront: try StorefrontRequest.storefront(request)), request)
+      return Self.serve(cache.list(storefront: storefront), request)
     }
     // Seed 000's client fetches its shop from a fixed URL ending in `.xml`.
     router.addImmediate(.get, "/v1/products.xml") { request, _ in
-      Self.serve(cache.xmlList, request)
+      Self.serve(cache.xmlList(storefront: try StorefrontRequest.storefront(request)), request)
     }
     router.addImmediate(.get, "/v1/products/{product_id}") { request, context in
       let id = context.parameters["product_id"] ?? ""

@@ -25,8 +25,14 @@ extension ServedCatalog {
     }
   }
 
-  /// What `GET /v1/products.xml` (or with `Accept: application/xml`) serves.
-  var xmlList: CatalogSnapshot.Entry { read { $0.xmlList } }
+  /// What `GET /v1/products.xml` (or with `Accept: application/xml`) serves, in `storefront`
+  /// like the JSON.
+  func xmlList(storefront: String? = nil) -> CatalogSnapshot.Entry {
+    read { snapshot in
+      if let storefront, let listing = snapshot.storefronts[storefront] { return listing.xmlList }
+      return snapshot.xmlList
+    }
+  }
 
   /// What `GET /v1/products/{product_id}` serves.
   func entry(_ productId: String, storefront: String? = nil) -> CatalogSnapshot.Entry? {
@@ -64,19 +70,26 @@ package struct CatalogSnapshot: Sendable {
       headers.add("Content-Type", contentType)
     }
 
-    /// The same representation with one more header on its 200 and its 304.
+    /// The same body with one more header on its 200 and its 304, as a representation of its
+    /// own: the header's value is mixed into the ETag, so a validator taken with the header
+    /// (an experiment's variant) never revalidates an answer without it, or with another.
     func adding(_ name: String, _ value: String) -> Entry {
       var entry = self
+      entry.etag = CatalogSnapshot.etag(of: body + Array("\n\(name): \(value)".utf8))
+      entry.headers.replaceOrAdd("ETag", entry.etag)
+      entry.notModifiedHeaders.replaceOrAdd("ETag", entry.etag)
       entry.headers.add(name, value)
       entry.notModifiedHeaders.add(name, value)
       return entry
     }
   }
 
-  /// The list and each product, in one storefront or with default prices.
+  /// The list and each product, in one storefront or with default prices, and the list as
+  /// XML (the default's own entry when the storefront prices none of the XML's products).
   struct Listing: Sendable {
     var list: Entry
     var products: [String: Entry]
+    var xmlList: Entry
   }
 
   /// `GET /v1/products` answers JSON or XML by `Accept`, in the storefront it names.
@@ -84,7 +97,7 @@ package struct CatalogSnapshot: Sendable {
 
   var list: Entry
   /// The list as XML for seed 000's client, with default prices: its own representation with
-  /// its own ETag.
+  /// its own ETag. A storefront's is in its `Listing`.
   var xmlList: Entry
   var products: [String: Entry]
   /// By alpha-3 storefront, only those with a price of their own.
@@ -94,16 +107,15 @@ package struct CatalogSnapshot: Sendable {
   init(contents: CatalogContents, ids: StoreKitProductIds = StoreKitProductIds(prefix: "")) throws {
     let active = contents.products
     let byStorefront = Self.pricesByStorefront(contents.prices)
-    let plain = try Self.listing(active) { _ in nil }
+    let plain = try Self.listing(active, ids: ids, defaultXML: nil) { _ in nil }
     list = plain.list
     products = plain.products
-    let xmlBody = CatalogXML.list(active, ids: ids)
-    xmlList = Entry(
-      body: xmlBody, etag: Self.etag(of: xmlBody), contentType: "application/xml; charset=utf-8",
-      vary: Self.listVary)
+    xmlList = plain.xmlList
     var storefronts: [String: Listing] = [:]
     for (storefront, prices) in byStorefront {
-      storefronts[storefront] = try Self.listing(active) { prices[$0.productId] }
+      storefronts[storefront] = try Self.listing(active, ids: ids, defaultXML: plain.xmlList) {
+        prices[$0.productId]
+      }
     }
     self.storefronts = storefronts
     offerings = try ServedOfferings(contents: contents, pricesByStorefront: byStorefront)
@@ -120,8 +132,10 @@ package struct CatalogSnapshot: Sendable {
     return table
   }
 
+  /// `defaultXML`: the default listing's XML, shared when this one's bytes are the same.
   private static func listing(
-    _ active: [Product], price: (Product) -> StorefrontPrice?
+    _ active: [Product], ids: StoreKitProductIds, defaultXML: Entry?,
+    price: (Product) -> StorefrontPrice?
   ) throws -> Listing {
     struct List: Encodable { var products: [Product.PublicView] }
     let views = active.map { $0.publicView(at: price($0)) }
@@ -131,9 +145,15 @@ package struct CatalogSnapshot: Sendable {
       let body = try JSONCoding.encode(view)
       entries[product.productId] = Entry(body: body, etag: Self.etag(of: body))
     }
+    let xmlBody = CatalogXML.list(active, ids: ids, price: price)
+    let xml =
+      defaultXML.flatMap { $0.body == xmlBody ? $0 : nil }
+      ?? Entry(
+        body: xmlBody, etag: Self.etag(of: xmlBody),
+        contentType: "application/xml; charset=utf-8", vary: Self.listVary)
     return Listing(
       list: Entry(body: listBody, etag: Self.etag(of: listBody), vary: Self.listVary),
-      products: entries)
+      products: entries, xmlList: xml)
   }
 
   /// A strong validator from the bytes themselves (64-bit FNV-1a plus length), so every

@@ -2,15 +2,19 @@ import StorekeeperCore
 
 /// The catalog as seed 000's client reads it: `<products>` of `<product nid="…">`, built once
 /// per catalog change beside the JSON (`CatalogSnapshot`). A product whose id does not start
-/// with the prefix is left out: that client could not name it in StoreKit.
+/// with the prefix is left out: that client could not name it in StoreKit. Prices are a
+/// storefront's where it has its own (`price`), else the product's default.
 enum CatalogXML {
-  static func list(_ products: [Product], ids: StoreKitProductIds) -> [UInt8] {
+  static func list(
+    _ products: [Product], ids: StoreKitProductIds,
+    price: (Product) -> StorefrontPrice? = { _ in nil }
+  ) -> [UInt8] {
     var xml = XMLWriter()
     xml.open("products", [("id_prefix", ids.prefix)])
     xml.newline()
     for product in products {
       guard let nid = ids.nid(product.productId) else { continue }
-      write(product, nid: nid, into: &xml)
+      write(product, nid: nid, price: price(product), into: &xml)
       xml.newline()
     }
     xml.close("products")
@@ -18,12 +22,15 @@ enum CatalogXML {
     return xml.bytes
   }
 
-  static func write(_ product: Product, nid: String, into xml: inout XMLWriter) {
+  static func write(
+    _ product: Product, nid: String, price: StorefrontPrice?, into xml: inout XMLWriter
+  ) {
     xml.open(
       "product",
       [
         ("nid", nid), ("product_id", product.productId), ("type", product.type.rawValue),
-        ("price", product.price), ("currency", product.currency),
+        ("price", price?.price ?? product.price),
+        ("currency", price?.currency ?? product.currency),
         ("sort_order", String(product.sortOrder)),
       ])
     xml.element("title", text: product.title)
