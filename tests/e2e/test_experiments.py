@@ -385,7 +385,8 @@ def test_an_order_naming_its_offering_counts_for_that_variant_whatever_the_windo
     db.server.psql(f"UPDATE experiment_exposures SET exposed_at = exposed_at - interval '2 hours' "
                    f"WHERE experiment_id = '{exp}'", database=db.name)
     tagged, other_offering, untagged = users[:6], users[6], users[7]
-    prices = {"x-a": Decimal("1.00"), "x-b": Decimal("2.00")}
+    # What the store charged (not the catalog's 1.00 / 2.00): revenue counts what was paid.
+    prices = {"x-a": Decimal("1.49"), "x-b": Decimal("2.49"), "x-c": Decimal("3.49")}
     mine = {}
     for user in tagged + [other_offering, untagged]:
         named = {}
@@ -398,7 +399,10 @@ def test_an_order_naming_its_offering_counts_for_that_variant_whatever_the_windo
         r = order_from(api, user, P + (served[user] if user in tagged else "c")[-1], **named)
         assert r.status_code == 201, r.text
         order = r.json()
-        purchase = fake.purchase(order["product_id"], "consumable", app_account_token=order["app_account_token"])
+        purchase = fake.call("/fake/v1/purchases", {
+            "bundle_id": BUNDLE_ID, "product_id": order["product_id"], "type": "Consumable", "quantity": 1,
+            "environment": "Production", "app_account_token": order["app_account_token"],
+            "price": int(prices["x-" + order["product_id"][-1]] * 1000), "currency": "USD"})
         assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
         mine[user] = order["trade_no"]
     # What was kept, checked against the documented assignment computed here.
