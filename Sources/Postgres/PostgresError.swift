@@ -78,6 +78,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
   }
 
+  /// True when PostgreSQL ended the transaction to break a conflict with another one (a
+  /// deadlock, a serialization failure): it was rolled back, and running it again may succeed.
+  public var isTransientConflict: Bool {
+    kind == .server && (sqlState == Self.deadlockDetected || sqlState == Self.serializationFailure)
+  }
+
   /// SQLSTATEs after which the session is gone: class 08 and the shutdown codes.
   static func isConnectionClass(_ state: String?) -> Bool {
     guard let state else { return false }

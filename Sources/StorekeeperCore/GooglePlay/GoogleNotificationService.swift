@@ -88,6 +88,15 @@ package struct GoogleNotificationService: Sendable {
         logger.warning(
           "Google notification waits on Google", fields.merging(["reason": .string(reason)]) { $1 })
       }
+    } catch let conflict as PostgresError
+      where conflict.isTransientConflict && push.attempts < NotificationService.conflictAttempts
+    {
+      // A deadlock or serialization failure rolled the effects back and passes: applied
+      // again later, as Apple's notifications are, instead of kept as failed for good.
+      try? await store.retryLater(push.messageId, attempt: push.attempts, reason: "\(conflict)")
+      logger.warning(
+        "Google notification lost a conflict; applied again later",
+        fields.merging(["error": .string("\(conflict)")]) { $1 })
     } catch {
       try? await store.finish(
         push.messageId, state: .failed, result: String("\(error)".prefix(500)))

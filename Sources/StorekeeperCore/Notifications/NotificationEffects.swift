@@ -130,10 +130,14 @@ package struct NotificationEffects {
   }
 
   /// The order a known transaction paid, locked; `known` is false for a transaction never seen.
+  /// `FOR NO KEY UPDATE`, not `FOR UPDATE`: the user's lock comes after it, and a credit that
+  /// holds that lock and repays this order's debt writes a `debt_repaid` row referencing the
+  /// order, whose key check (`FOR KEY SHARE`) `FOR UPDATE` would block: a deadlock.
   private func lockedOrder(_ transactionId: String) async throws -> (known: Bool, order: Order?) {
     let (known, tradeNo) = try await TransactionRecord.lock(transactionId, on: tx)
     guard let tradeNo else { return (known, nil) }
-    return (true, try await orders.find(tradeNo, lock: true, on: tx))
+    try await tx.execute("SELECT 1 FROM orders WHERE trade_no = \(tradeNo) FOR NO KEY UPDATE")
+    return (true, try await orders.find(tradeNo, on: tx))
   }
 
   func revoke(
@@ -183,6 +187,10 @@ package struct NotificationEffects {
     reversed["trade_no"] = .string(order.tradeNo)
     // What the refund left owed is owed no more, even when the reversal gives nothing back
     // (the refund found its lot spent): first, so the reversal's credit repays no part of it.
+    // The user's lock comes before the debt rows, as on every path that touches them (a
+    // credit's trigger takes it, then repays debts): in the other order a reversal and a
+    // credit to the same user deadlock (ledger.sql).
+    try await outbox.lock([order.userId], on: tx)
     try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
     try await change(
       order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,

@@ -78,10 +78,34 @@ package struct NotificationService: Sendable {
   package func processPending() async {
     do {
       try await database.execute(DeferredNotifications.wakeReady)
-      while try await processOne() {}
+      // Those that lost a conflict wait for the next pass: retried at once, they could spin
+      // against the transaction they conflict with.
+      var nextPass: [String] = []
+      loop: while true {
+        switch try await processOne(skipping: nextPass) {
+        case .none: break loop
+        case .done: continue
+        case .nextPass(let uuid): nextPass.append(uuid)
+        }
+      }
     } catch {
       logger.warning("notification processing failed", ["error": .string("\(error)")])
     }
+  }
+
+  /// The attempts a notification may have in all while each new one ends in a conflict with
+  /// another transaction (`PostgresError.isTransientConflict`), one a pass, before it is kept
+  /// as failed: conflicts pass, so one that lasts this long is a fault for admins to see.
+  static let conflictAttempts = 10
+
+  /// What one step of a pass came to.
+  private enum Step {
+    /// Nothing is pending (but those left for the next pass).
+    case none
+    /// One was applied, or kept as failed.
+    case done
+    /// One lost a conflict and stays pending for the next pass.
+    case nextPass(String)
   }
 
   private struct Failure: Error {
@@ -89,15 +113,19 @@ package struct NotificationService: Sendable {
     var underlying: any Error
   }
 
-  private func processOne() async throws -> Bool {
+  /// Applies the oldest pending notification not in `skipping`.
+  private func processOne(skipping: [String]) async throws -> Step {
     let processed: (String, NotificationOutcome)?
+    let skipped = try JSONCoding.text(skipping)
     do {
       processed = try await database.withTransaction { tx in
         guard
           let row = try await tx.query(
             """
             SELECT notification_uuid, payload::text AS payload FROM apple_notifications
-            WHERE state = \(NotificationState.pending) ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+            WHERE state = \(NotificationState.pending)
+              AND NOT \(skipped)::jsonb ? notification_uuid
+            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
             """
           ).first
         else { return nil }
@@ -123,6 +151,11 @@ package struct NotificationService: Sendable {
         }
       }
     } catch let failure as Failure {
+      if let conflict = failure.underlying as? PostgresError, conflict.isTransientConflict,
+        try await retryLater(failure.uuid, conflict)
+      {
+        return .nextPass(failure.uuid)
+      }
       // Kept for admins instead of retried forever; the transaction above rolled back.
       try await database.execute(
         """
@@ -133,14 +166,36 @@ package struct NotificationService: Sendable {
       logger.error(
         "notification could not be applied",
         ["notification_uuid": .string(failure.uuid), "error": .string("\(failure.underlying)")])
-      return true
+      return .done
     }
-    guard let (uuid, outcome) = processed else { return false }
+    guard let (uuid, outcome) = processed else { return .none }
     logger.notice(
       "notification applied",
       [
         "notification_uuid": .string(uuid), "state": .string(outcome.state.rawValue),
         "result": .string(outcome.result.rawValue),
+      ])
+    return .done
+  }
+
+  /// Counts an attempt that lost a conflict and leaves the notification pending, unless it has
+  /// had its `conflictAttempts`; false then, and the caller keeps it as failed. Its
+  /// transaction rolled back, so applying it again starts from what is committed.
+  private func retryLater(_ uuid: String, _ conflict: PostgresError) async throws -> Bool {
+    let left = try await database.query(
+      """
+      UPDATE apple_notifications SET attempts = attempts + 1,
+        result = \("conflict, retried: \(conflict)")
+      WHERE notification_uuid = \(uuid) AND state = \(NotificationState.pending)
+        AND attempts + 1 < \(Self.conflictAttempts)
+      RETURNING attempts
+      """)
+    guard let row = left.first else { return false }
+    logger.warning(
+      "notification lost a conflict; applied again on the next pass",
+      [
+        "notification_uuid": .string(uuid), "error": .string("\(conflict)"),
+        "attempts": .int(Int(try row.decode("attempts", as: Int32.self))),
       ])
     return true
   }

@@ -23,6 +23,16 @@ package struct WalletService: Sendable {
 
   /// Applies `request` once per (user, Idempotency-Key), or throws a `WalletRefusal`.
   package func apply(_ request: WalletRequest) async throws -> Outcome {
+    do {
+      return try await applyOnce(request)
+    } catch let conflict as PostgresError where conflict.isTransientConflict {
+      // PostgreSQL broke a deadlock or a serialization conflict by rolling this transaction
+      // back: nothing of it was committed, and the key keeps a second try exactly once.
+      return try await applyOnce(request)
+    }
+  }
+
+  private func applyOnce(_ request: WalletRequest) async throws -> Outcome {
     try await database.withTransaction { tx in
       try await outbox.lock([request.userId], on: tx)
       if let earlier = try await tx.queryFirst(
