@@ -174,6 +174,26 @@ def test_the_backend_grants_rewards_and_spends_for_any_user(backend):
     problem(api.get(f"/v1/users/{user}/ledger", auth=False), 401)
 
 
+def test_a_key_reused_with_canonically_equivalent_text_is_another_request(backend):
+    """A key replays only the bytes it was first sent with: "café" precomposed and "cafe" with a
+    combining accent are equal to Swift's ==, but they are different requests."""
+    api = backend.api
+    user = unique("nfd")
+
+    def grant(key, reason, reference=None):
+        body = {"amount": 10, "reason": reason}
+        if reference is not None:
+            body["reference"] = reference
+        return api.post(f"/v1/users/{user}/balances/gold/grant", json=body, headers={"Idempotency-Key": key})
+
+    assert grant("nfc-reason", "caf\u00e9").status_code == 201
+    problem(grant("nfc-reason", "cafe\u0301"), 422, "idempotency_key_reused")
+    assert grant("nfc-reason", "caf\u00e9").status_code == 200
+    assert grant("nfc-reference", "quest", reference="caf\u00e9").status_code == 201
+    problem(grant("nfc-reference", "quest", reference="cafe\u0301"), 422, "idempotency_key_reused")
+    assert api.balance(user) == 20
+
+
 def test_100_concurrent_spends_across_two_instances_spend_exactly_the_balance(backend, module_launcher):
     other = module_launcher.storekeeper(db=backend.db, fake=backend.fake, share_admin_with=backend.sk,
                                         APP_AUTH="api_key", APP_API_KEYS=f"game:{'k' * 40}", APP_JWT_SECRET=None)

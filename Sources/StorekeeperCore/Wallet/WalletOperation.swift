@@ -61,10 +61,21 @@ package struct WalletOperation: Encodable, Sendable {
     createdAt = try row.decode("created_at")
   }
 
-  /// Whether `request` asks for exactly this operation (a retry), whoever sends it.
+  /// Whether `request` asks for exactly this operation (a retry), whoever sends it. Text is
+  /// compared byte for byte, as PostgreSQL stored it: Swift's `==` holds canonically
+  /// equivalent strings equal ("café" precomposed and with a combining accent), and a request
+  /// that differs from the stored one in any byte is another request, not a retry.
   func matches(_ request: WalletRequest) -> Bool {
-    kind == request.kind && asset == request.asset && amount == request.amount
-      && reason == request.reason && reference == request.reference
-      && (kind == .spend || environment == request.environment)
+    kind == request.kind && amount == request.amount && Self.same(asset, request.asset)
+      && Self.same(reason, request.reason) && Self.same(reference, request.reference)
+      && (kind == .spend || Self.same(environment, request.environment))
+  }
+
+  private static func same(_ a: String?, _ b: String?) -> Bool {
+    switch (a, b) {
+    case (nil, nil): return true
+    case (let a?, let b?): return a.utf8.elementsEqual(b.utf8)
+    default: return false
+    }
   }
 }
