@@ -8,21 +8,21 @@ import Testing
 /// undelivered purchase's share is 0.
 @Suite struct ConsumptionPolicyTests {
   func facts(
-    delivered: Bool = true, type: ProductType = .consumable, credited: Int64, spent: Int64
+    delivered: Bool = true, type: ProductType = .consumable, credited: Int64, used: Int64
   ) -> ConsumptionFacts {
     ConsumptionFacts(
       userId: "u", consented: true, delivered: delivered, productType: type, credited: credited,
-      spent: spent)
+      used: used)
   }
 
-  @Test func theShareIsWhatSpendsUsedOfWhatThePurchaseCredited() {
-    #expect(facts(credited: 100, spent: 30).milliunits == 30_000)
-    #expect(facts(credited: 3, spent: 1).milliunits == 33_333)
-    #expect(facts(credited: 100, spent: 0).milliunits == 0)
-    #expect(facts(credited: 100, spent: 100).milliunits == 100_000)
-    #expect(facts(delivered: false, credited: 100, spent: 0).milliunits == 0)
-    #expect(facts(type: .autoRenewable, credited: 0, spent: 0).milliunits == nil)
-    #expect(facts(type: .nonConsumable, credited: 0, spent: 0).milliunits == nil)
+  @Test func theShareIsWhatIsUsedOfWhatThePurchaseCredited() {
+    #expect(facts(credited: 100, used: 30).milliunits == 30_000)
+    #expect(facts(credited: 3, used: 1).milliunits == 33_333)
+    #expect(facts(credited: 100, used: 0).milliunits == 0)
+    #expect(facts(credited: 100, used: 100).milliunits == 100_000)
+    #expect(facts(delivered: false, credited: 100, used: 0).milliunits == 0)
+    #expect(facts(type: .autoRenewable, credited: 0, used: 0).milliunits == nil)
+    #expect(facts(type: .nonConsumable, credited: 0, used: 0).milliunits == nil)
   }
 
   @Test func byConsumptionFollowsTheShare() {

@@ -15,6 +15,7 @@ from support import buy, problem, unique, user_headers, wait_until
 P = "com.example.tests.consumption."
 GOLD = P + "gold"
 CLUB = P + "club.monthly"
+BUNDLE = P + "gold.gems"
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,7 @@ def answering(module_launcher):
                                   CONSUMPTION_REFUND_PREFERENCE="by_consumption")
     stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
     stack.api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
+    stack.api.put_product(BUNDLE, grants={"balance": {"gold": 100, "gems": 10}})
     return stack
 
 
@@ -89,6 +91,61 @@ def test_nothing_spent_asks_for_a_full_refund_and_everything_spent_declines(answ
     spend(api, user, 100)
     answer = answered(api, request_consumption(fake, second["transaction_id"]), "sent")
     assert (answer["answer"]["consumptionPercentage"], answer["answer"]["refundPreference"]) == (100000, "DECLINE")
+
+
+def refund(api, fake, transaction_id):
+    note = fake.refund(transaction_id)
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: [n for n in api.notifications(limit=200)
+                        if n["notification_uuid"] == note["notification_uuid"] and n["state"] == "processed"],
+               15, "refund processed")
+
+
+def share_after_a_refund_left_80_owed(api, fake, user):
+    """Buys 100 gold, spends 80, has Apple refund it, buys 100 gold again: the share of the
+    second purchase that Storekeeper tells Apple, and the refund preference."""
+    consent(api, user)
+    _, first, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 80)
+    refund(api, fake, first["transaction_id"])
+    _, second, _ = buy(api, fake, user, GOLD)
+    assert api.balance(user) == 20
+    answer = answered(api, request_consumption(fake, second["transaction_id"]), "sent")["answer"]
+    return answer["consumptionPercentage"], answer["refundPreference"]
+
+
+def test_what_a_purchase_repaid_of_a_debt_counts_as_used(answering):
+    # REFUND_POLICY=debt: 80 of the second purchase repaid what the refund could not take back.
+    assert share_after_a_refund_left_80_owed(answering.api, answering.fake, unique("repayer")) == \
+        (80000, "GRANT_PRORATED")
+
+
+def test_of_a_purchase_crediting_several_assets_the_most_used_one_is_its_share(answering):
+    # All 10 gems spent and no gold: summed over assets that would be 10 of 110.
+    api, fake = answering.api, answering.fake
+    user = unique("bundle")
+    consent(api, user)
+    _, purchase, _ = buy(api, fake, user, BUNDLE)
+    r = api.post(f"/v1/users/{user}/balances/gems/spend", json={"amount": 10, "reason": "gem"},
+                 headers={"Idempotency-Key": str(uuid.uuid4())})
+    assert r.status_code == 201, r.text
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (100000, "DECLINE")
+
+
+@pytest.fixture(scope="module")
+def answering_negative(module_launcher):
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s",
+                                  CONSUMPTION_REFUND_PREFERENCE="by_consumption", REFUND_POLICY="negative")
+    stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    return stack
+
+
+def test_what_a_purchase_made_good_of_a_negative_balance_counts_as_used(answering_negative):
+    # REFUND_POLICY=negative: the refund took the balance to -80, and the second purchase made it
+    # good; its lot only ever held the 20 above zero.
+    stack = answering_negative
+    assert share_after_a_refund_left_80_owed(stack.api, stack.fake, unique("negative")) == (80000, "GRANT_PRORATED")
 
 
 def test_a_subscription_is_answered_without_a_share(answering):
