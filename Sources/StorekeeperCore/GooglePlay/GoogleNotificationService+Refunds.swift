@@ -143,7 +143,7 @@ extension GoogleNotificationService {
         WHERE purchase_token = \(token)
         """)
     }
-    guard let found = try await orders.find(tradeNo, lock: true, on: tx),
+    guard let found = try await orders.findForRefund(tradeNo, on: tx),
       let transition = try? OrderStateMachine.transition(
         from: found.tradeStatus, closeReason: found.closeReason, on: .refunded)
     else { return "already_closed" }
@@ -194,7 +194,7 @@ extension GoogleNotificationService {
     _ token: String, tradeNo: String, orderId: String, units: Int32, quantity: Int32,
     on tx: PostgresTransaction
   ) async throws -> String {
-    guard let found = try await orders.find(tradeNo, lock: true, on: tx),
+    guard let found = try await orders.findForRefund(tradeNo, on: tx),
       found.tradeStatus == .tradeSuccess
     else { return "already_closed" }
     let recovery = try await RefundRecovery.planShare(

@@ -130,14 +130,11 @@ package struct NotificationEffects {
   }
 
   /// The order a known transaction paid, locked; `known` is false for a transaction never seen.
-  /// `FOR NO KEY UPDATE`, not `FOR UPDATE`: the user's lock comes after it, and a credit that
-  /// holds that lock and repays this order's debt writes a `debt_repaid` row referencing the
-  /// order, whose key check (`FOR KEY SHARE`) `FOR UPDATE` would block: a deadlock.
+  /// `FOR NO KEY UPDATE` (`OrderRepository.findForRefund`): the user's lock comes after it.
   private func lockedOrder(_ transactionId: String) async throws -> (known: Bool, order: Order?) {
     let (known, tradeNo) = try await TransactionRecord.lock(transactionId, on: tx)
     guard let tradeNo else { return (known, nil) }
-    try await tx.execute("SELECT 1 FROM orders WHERE trade_no = \(tradeNo) FOR NO KEY UPDATE")
-    return (true, try await orders.find(tradeNo, on: tx))
+    return (true, try await orders.findForRefund(tradeNo, on: tx))
   }
 
   func revoke(

@@ -167,6 +167,19 @@ package struct OrderRepository: Sendable {
     ).first.map(Order.init(row:))
   }
 
+  /// The order locked `FOR NO KEY UPDATE` (what its own `UPDATE` takes), for a refund or its
+  /// reversal, which take the user's lock after it: `FOR UPDATE` would also block the key check
+  /// of a `debt_repaid` row a credit to the same user writes while holding that lock, and the
+  /// two would deadlock.
+  func findForRefund(_ tradeNo: String, on tx: PostgresTransaction) async throws -> Order? {
+    try await tx.query(
+      """
+      SELECT \(unescaped: Order.columns) FROM orders WHERE trade_no = \(tradeNo)
+      FOR NO KEY UPDATE
+      """
+    ).first.map(Order.init(row:))
+  }
+
   package func events(_ tradeNo: String) async throws -> [OrderEvent] {
     try await database.query(
       "SELECT \(unescaped: OrderEvent.columns) FROM order_events WHERE trade_no = \(tradeNo) ORDER BY id"
