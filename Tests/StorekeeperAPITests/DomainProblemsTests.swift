@@ -1,4 +1,6 @@
 import HTTP
+import Postgres
+import StorekeeperLogging
 import Testing
 
 @testable import StorekeeperAPI
@@ -16,6 +18,21 @@ import Testing
   @Test func aReusedAdjustmentKeyIsUnprocessable() {
     #expect(AdjustmentRefusal.keyReused.problem.status == 422)
     #expect(AdjustmentRefusal.keyReused.problem.code == "idempotency_key_reused")
+  }
+
+  /// PostgreSQL rolled the transaction back to break a conflict: nothing was done, so the client
+  /// may send it again (503 with Retry-After), unlike a real fault (500).
+  @Test func aDeadlockOrSerializationFailureIsARetryNotAFault() {
+    let context = Context(requestId: "r", logger: Logger(label: "test", level: .critical))
+    for state in [PostgresError.deadlockDetected, PostgresError.serializationFailure] {
+      let problem = APIRouter.map(
+        PostgresError(kind: .server, sqlState: state, message: "conflict"), context)
+      #expect(problem.status == 503 && problem.code == "conflict_retry", "\(state)")
+      #expect(problem.headers["Retry-After"] == "1")
+    }
+    let fault = APIRouter.map(
+      PostgresError(kind: .server, sqlState: PostgresError.checkViolation, message: "no"), context)
+    #expect(fault.status == 500)
   }
 
   @Test func aMissingWebhookEndpointIsNotFound() {

@@ -93,6 +93,17 @@ package struct APIRouter {
         503, code: "database_unavailable", detail: "the database cannot be reached; retry shortly",
         headers: HTTPHeaders([("Retry-After", "2")]))
     }
+    if error.isTransientConflict {
+      // PostgreSQL rolled the whole transaction back to break a deadlock or a serialization
+      // conflict: nothing was done, and the same request can succeed a moment later.
+      context.logger.warning(
+        "database conflict",
+        ["sqlstate": .string(error.sqlState ?? ""), "error": .string(error.message)])
+      return HTTPError(
+        503, code: "conflict_retry",
+        detail: "another change to the same data got there first; retry",
+        headers: HTTPHeaders([("Retry-After", "1")]))
+    }
     context.logger.error(
       "database error",
       [
