@@ -109,3 +109,23 @@ def test_a_burst_past_the_limit_creates_exactly_the_limit_and_refuses_the_rest(l
     assert a.client.report(trade_no, trade_status="TRADE_CLOSED", reason="cancelled").status_code == 200
     assert b.client.post_order(user, GOLD).status_code == 201
     problem(a.client.post_order(user, GOLD), 409, "too_many_open_orders")
+
+
+def test_a_key_refused_at_the_limit_is_not_kept_refusing_once_a_slot_frees(launcher):
+    # The limit is a state, not a verdict on the request: retried with its key after the user
+    # cancelled an order, the same request is made (and its replay names it in Location).
+    sk = launcher.storekeeper(MAX_OPEN_ORDERS_PER_USER="1")
+    api = sk.client
+    api.put_product(GOLD)
+    user, key = unique("slot-key"), "retry-after-cancel"
+    held = api.post_order(user, GOLD)
+    assert held.status_code == 201, held.text
+    problem(api.post_order(user, GOLD, key=key), 409, "too_many_open_orders")
+    cancelled = api.report(held.json()["trade_no"], trade_status="TRADE_CLOSED", reason="cancelled")
+    assert cancelled.status_code == 200, cancelled.text
+    made = api.post_order(user, GOLD, key=key)
+    assert made.status_code == 201, made.text
+    again = api.post_order(user, GOLD, key=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == made.json()
+    assert again.headers["Location"] == made.headers["Location"] == f"/v1/orders/{made.json()['trade_no']}"

@@ -198,6 +198,13 @@ package struct OrderRoutes: Sendable {
       var headers = HTTPHeaders()
       headers.add("Content-Type", status >= 400 ? "application/problem+json" : "application/json")
       headers.add("Idempotent-Replayed", "true")
+      // The replayed 201 names its order where the first one did.
+      if status == OrderGroupCommit.createdStatus,
+        case .object(let fields)? = try? JSONParser.parse(body, maxDepth: 16),
+        case .string(let tradeNo)? = fields["trade_no"]
+      {
+        headers.add("Location", "/v1/orders/\(tradeNo)")
+      }
       return Response(status: status, headers: headers, body: body)
     case .inFlight:
       throw HTTPError(
@@ -216,8 +223,10 @@ package struct OrderRoutes: Sendable {
         }
         await keep(shown, of: order, context)
         return Self.created(order)
-      } catch let error as HTTPError where error.status < 500 {
-        // A definite answer (unknown product…) is remembered like a success.
+      } catch let error as HTTPError where error.status < 500 && error.code != Self.slotsFull {
+        // A definite answer (unknown product…) is remembered like a success. The open-order
+        // limit is not definite: once an order is paid, cancelled or expires the same request
+        // succeeds, so that key is released like a failure, not kept refusing for its lifetime.
         let body = error.response(requestId: "").body
         try? await idempotency.complete(
           userId: new.userId, key: key, status: error.status, body: body, on: database)
@@ -230,6 +239,9 @@ package struct OrderRoutes: Sendable {
   }
 
   /// The answer to a created order: 201 with its `Location`.
+  /// The refusal of a user at the open-order limit (`OrderRefusal.tooManyOpenOrders`).
+  static let slotsFull = "too_many_open_orders"
+
   static func created(_ order: Order) -> Response {
     Self.response(
       order, status: OrderGroupCommit.createdStatus,
