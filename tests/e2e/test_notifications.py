@@ -79,7 +79,7 @@ def test_a_refund_delivered_five_times_lowers_the_balance_exactly_once(api, fake
     assert detail["notifications"][0]["notification_type"] == "REFUND"
 
 
-def test_a_refund_before_the_purchase_is_reported_applies_when_it_is(api, fake_appstore):
+def test_a_refund_before_the_purchase_is_reported_refuses_its_proof(api, fake_appstore, stack):
     user = unique("early-refund")
     order = api.create_order(user, GOLD)
     purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
@@ -89,13 +89,83 @@ def test_a_refund_before_the_purchase_is_reported_applies_when_it_is(api, fake_a
     wait_processed(api, note["notification_uuid"], state="deferred")
     assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
 
-    # The app reports with the transaction as it was when bought.
-    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
-    assert r.status_code in (200, 409), r.text
-    closed = wait_for_order(api, order["trade_no"], "TRADE_CLOSED")
-    assert closed["close_reason"] == "refunded"
-    wait_processed(api, note["notification_uuid"])
+    # The app reports with the transaction as it was when bought. Storekeeper holds Apple's
+    # signed refund of it: settling would credit gold a spend could take before the refund applies.
+    problem(api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]), 422,
+            "transaction_revoked")
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
     assert api.balance(user) == 0
+    spent = api.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": 100, "reason": "sword"},
+                     headers={"Idempotency-Key": unique("spend")})
+    assert spent.status_code == 409, spent.text
+
+    # Nor does reporting it again; the refund has no order to close.
+    problem(api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]), 422,
+            "transaction_revoked")
+    # A later notification pass (which wakes every deferred notification whose wait is over)
+    # leaves it waiting.
+    wait_processed(api, fake_appstore.notification("TEST", bundle_id=BUNDLE_ID)["notification_uuid"])
+    assert stored(api, note["notification_uuid"])["state"] == "deferred"
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.balance(user) == 0
+    assert stack.db.scalar(f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}'") == "0"
+
+
+def test_a_restore_of_a_purchase_refunded_before_it_was_reported_delivers_nothing(api, fake_appstore, stack):
+    user = unique("early-refund-restore")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = fake_appstore.refund(purchase["transaction_id"])
+    wait_processed(api, note["notification_uuid"], state="deferred")
+
+    # Posted as a restore it is revoked, as if its proof said so, and delivers nothing.
+    r = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert [t["status"] for t in r.json()["transactions"]] == ["revoked"]
+    assert r.json()["delivery"] == []
+    assert api.balance(user) == 0
+    # Its row records Apple's refund, so no later post or transfer takes it for a live purchase.
+    assert stack.db.scalar("SELECT revocation_date IS NOT NULL AND user_id IS NULL FROM apple_transactions "
+                           f"WHERE transaction_id = '{purchase['transaction_id']}'") == "t"
+    problem(api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]), 422,
+            "transaction_revoked")
+    assert api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"]).json()["delivery"] == []
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.balance(user) == 0
+
+
+def test_a_refund_reversed_before_the_purchase_is_reported_lets_it_settle(api, fake_appstore):
+    user = unique("early-reversal")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    refund = fake_appstore.refund(purchase["transaction_id"])
+    wait_processed(api, refund["notification_uuid"], state="deferred")
+    time.sleep(0.01)  # Apple signs the reversal later
+    reversal = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED")
+    wait_processed(api, reversal["notification_uuid"], state="deferred")
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    wait_processed(api, refund["notification_uuid"])
+    wait_processed(api, reversal["notification_uuid"])
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
+
+
+def test_a_refund_signed_before_its_reversal_but_delivered_after_it_changes_nothing(api, fake_appstore):
+    user = unique("late-refund")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    refund = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    time.sleep(0.01)  # Apple signs the reversal later
+    reversal = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED", deliver=False)
+    assert jws_payload(refund["signed_payload"])["signedDate"] < jws_payload(reversal["signed_payload"])["signedDate"]
+    # Delivered the other way round (a retry of the refund, or history recovery).
+    assert api.post_notification(reversal["signed_payload"]).status_code == 200
+    wait_processed(api, reversal["notification_uuid"])
+    assert api.post_notification(refund["signed_payload"]).status_code == 200
+    assert wait_processed(api, refund["notification_uuid"])["result"] == "superseded"
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert api.balance(user) == 100
+    assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]] == ["created", "paid"]
 
 
 def test_a_refund_applied_while_its_purchase_is_being_reported_is_not_lost(api, fake_appstore, stack):
@@ -262,6 +332,21 @@ def test_a_failed_renewal_without_grace_period_ends_access_at_apples_date(api, f
     assert current is None or parse_ms(current["expires_at"]) == apple_expiry, \
         f"Apple says the period ended at {apple_expiry}; Storekeeper grants {current}"
     wait_until(lambda: entitlement(api, user, "club") is None, 5, "access continues in billing retry")
+
+
+def test_a_billing_problem_signed_before_a_renewal_but_delivered_after_it_changes_nothing(api, fake_appstore, stack):
+    user = unique("late-billing")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    stale = fake_appstore.notification("DID_FAIL_TO_RENEW", transaction_id=purchase["transaction_id"], deliver=False)
+    time.sleep(0.01)  # Apple signs the renewal later
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=7200)
+    assert renewal["delivered_status"] == 200, renewal
+    wait_processed(api, renewal["notification_uuid"])
+    assert api.post_notification(stale["signed_payload"]).status_code == 200
+    assert wait_processed(api, stale["notification_uuid"])["result"] == "superseded"
+    assert stack.db.scalar("SELECT status FROM subscription_states "
+                           f"WHERE original_transaction_id = '{purchase['transaction_id']}'") == "active"
+    assert entitlement(api, user, "club")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,10 +45,12 @@ package struct NotificationEffects {
     switch type {
     case .refund, .revoke:
       guard let transaction else { return .processed(.noTransaction) }
+      if try await superseded(refundOf: transaction) { return .processed(.superseded) }
       return try await revoke(
         transaction, reason: type == .refund ? .refunded : .revoked, notice: notice)
     case .refundReversed:
       guard let transaction else { return .processed(.noTransaction) }
+      if try await superseded(refundOf: transaction) { return .processed(.superseded) }
       return try await reinstate(transaction, notice: notice)
     case .subscribed, .didRenew, .offerRedeemed:
       guard let transaction else { return .processed(.noTransaction) }
@@ -78,6 +80,13 @@ package struct NotificationEffects {
       return .processed(.expired)
     case .didFailToRenew:
       guard let original else { return .processed(.noTransaction) }
+      // A billing problem Apple signed before the subscription's later renewal or expiry is
+      // over already: applied now it would put a renewed subscription into billing retry.
+      if try await RefundHistory.superseded(
+        uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
+      {
+        return .processed(.superseded)
+      }
       // The period that just ended is Apple's; a grace period extends access beyond it.
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       var problem = notice
@@ -127,6 +136,25 @@ package struct NotificationEffects {
       // Known, and nothing a user owns changes with them.
       return .processed(.noEffect)
     }
+  }
+
+  /// The notifications that decide whether a purchase stays refunded.
+  static let refundTypes = [
+    NotificationType.refund, .revoke, .refundReversed,
+  ].map(\.rawValue)
+
+  /// The notifications that set a subscription's renewal state.
+  static let subscriptionStateTypes = [
+    NotificationType.subscribed, .didRenew, .offerRedeemed, .expired, .gracePeriodExpired,
+    .didFailToRenew,
+  ].map(\.rawValue)
+
+  /// True when Apple signed another refund, revocation or reversal of the transaction after this
+  /// notification: its late delivery (Apple retries for 72 hours; history recovery re-delivers)
+  /// must not undo that later word, applied already or still to come.
+  private func superseded(refundOf transaction: VerifiedTransaction) async throws -> Bool {
+    try await RefundHistory.superseded(
+      uuid, types: Self.refundTypes, key: .transaction(transaction.transactionId), on: tx)
   }
 
   /// The order a known transaction paid, locked; `known` is false for a transaction never seen.
@@ -220,6 +248,11 @@ package struct NotificationEffects {
       try await outbox.append(
         events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed(.datesUpdated)
+    }
+    // A renewal Apple refunded before anyone reported it: its refund waits deferred, so this
+    // must not credit the period (settling would refuse it anyway, after making an order).
+    if try await RefundHistory.revocation(transaction.transactionId, on: tx) != nil {
+      return .processed(.superseded)
     }
     guard
       let userId = try await TransactionRecord.subscriber(

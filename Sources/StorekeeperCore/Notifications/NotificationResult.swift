@@ -42,6 +42,11 @@ package enum NotificationResult: String, Sendable, CaseIterable, PostgresEnum {
   case refundDeclined = "refund_declined"
   /// RESCIND_CONSENT: recorded in `consent_rescissions`, told to the users it names.
   case consentRescinded = "consent_rescinded"
+  /// REFUND, REVOKE or REFUND_REVERSED (or DID_FAIL_TO_RENEW) that Apple signed before another
+  /// of those types about the same purchase (subscription) that Storekeeper holds: Apple's
+  /// later word stands, so this one changed nothing. Also a renewal notification for a period
+  /// Apple refunded before it was credited: the refund stands, nothing is credited.
+  case superseded
   /// A reconcile repair made the subscription active again (repairs are recorded in
   /// `reconcile_repairs`, so this one is never stored).
   case active

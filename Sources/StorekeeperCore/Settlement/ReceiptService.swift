@@ -212,6 +212,16 @@ package struct ReceiptService: Sendable {
       return (item, product, quantity)
     }
     if transaction.revocationDate != nil { return try await keepUnowned(.revoked) }
+    // Refunded by a notification that came before any proof (deferred, the purchase unknown):
+    // revoked as if the proof said so. The row records it too, so neither a later post nor an
+    // admin transfer takes it for a live purchase; the refund itself stays deferred, as there is
+    // no order for it to close.
+    if let revocation = try await RefundHistory.revocation(transaction.transactionId, on: tx) {
+      let kept = try await keepUnowned(.revoked)
+      try await TransactionRecord.setRevocation(
+        transaction.transactionId, atMs: revocation.atMs, reason: revocation.reason, on: tx)
+      return kept
+    }
     // A renewal of a subscription someone owns is theirs, whoever posts it: credited to them
     // now, on an order of their own, even when it was kept without an owner before. Anyone else
     // hears `not_yours` and gets nothing.

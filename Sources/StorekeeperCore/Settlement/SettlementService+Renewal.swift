@@ -73,6 +73,9 @@ extension SettlementService {
         let known = try await TransactionRecord.find(transaction.transactionId, on: tx)
         if let owner = known?.userId { return !UserId.same(owner, poster) }
         if known?.revoked == true || transaction.revocationDate != nil { return true }
+        if try await RefundHistory.revocation(transaction.transactionId, on: tx) != nil {
+          return true
+        }
         guard
           let order = try await renewalOrder(
             for: subscriber, transaction, product: product, recorded: known != nil,

@@ -83,6 +83,13 @@ package struct SettlementService: Sendable {
       return OrderPayment.delivery(order, product: product, newlyGranted: false)
     }
     let transition = try OrderPayment.transition(order)
+    // Apple's refund can arrive before the purchase is reported, and waits deferred until a
+    // notification pass after this settlement: crediting now would let the currency be spent
+    // before the refund takes it back. Decided here, with the order locked, for every path that
+    // credits an Apple transaction.
+    if try await RefundHistory.revocation(transaction.transactionId, on: tx) != nil {
+      throw SettlementRefusal.transactionRevoked(productId: order.productId)
+    }
     var effects = reports.settledEffects(record)
     if let credit = try OrderPayment.credit(
       product, purchaseId: transaction.transactionId, environment: transaction.environment,

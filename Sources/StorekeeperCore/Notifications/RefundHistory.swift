@@ -1,0 +1,75 @@
+import AppStore
+import Postgres
+
+/// What Apple's stored refund notifications (REFUND, REVOKE, REFUND_REVERSED) say about one
+/// transaction. Apple delivers them in no particular order and re-delivers old ones (retries for
+/// up to 72 hours, notification-history recovery), so the one Apple signed last is its word,
+/// whichever arrived last. Every lookup goes through `apple_notifications_transaction`: a
+/// transaction has a handful of notifications at most.
+enum RefundHistory {
+  /// Apple's refund or revocation of a transaction, as its notification's transaction says.
+  struct Revocation: Sendable {
+    /// When Apple refunded it (the notification's signing time if the payload has no date).
+    var atMs: Int64
+    var reason: Int?
+  }
+
+  /// Apple's refund or revocation when its last-signed refund notification for the transaction
+  /// refunds or revokes it; nil when there is none, or a later reversal undid it. Stored is
+  /// enough, in any state: a refund deferred because its purchase was not yet known is Apple's
+  /// signed word all the same, and a settlement that credited the purchase before the next
+  /// notification pass applied it would hand out what Apple took back.
+  static func revocation(_ transactionId: String, on tx: PostgresTransaction) async throws
+    -> Revocation?
+  {
+    guard
+      let row = try await tx.query(
+        """
+        SELECT notification_type,
+          coalesce((payload->'transaction'->>'revocationDate')::bigint,
+            (extract(epoch FROM signed_date) * 1000)::bigint, 0) AS revoked_ms,
+          (payload->'transaction'->>'revocationReason')::integer AS reason
+        FROM apple_notifications
+        WHERE transaction_id = \(transactionId)
+          AND \(try JSONCoding.text(NotificationEffects.refundTypes))::jsonb ? notification_type
+        ORDER BY signed_date DESC NULLS LAST, seq DESC LIMIT 1
+        """
+      ).first
+    else { return nil }
+    let type: String = try row.decode("notification_type")
+    guard type != NotificationType.refundReversed.rawValue else { return nil }
+    let reason: Int32? = try row.decodeIfPresent("reason")
+    return Revocation(atMs: try row.decode("revoked_ms"), reason: reason.map(Int.init))
+  }
+
+  /// Which of a notification's keys `superseded` compares.
+  enum Key {
+    /// One purchase: refunds and their reversals.
+    case transaction(String)
+    /// One subscription: what sets its renewal state.
+    case subscription(String)
+  }
+
+  /// True when another notification of `types` about the same `key` was signed after
+  /// notification `uuid`: that one is Apple's later word, whether it was applied already or
+  /// waits to be, so this one must change nothing (a REFUND signed before a REFUND_REVERSED
+  /// must not close the order the reversal left paid).
+  static func superseded(
+    _ uuid: String, types: [String], key: Key, on tx: PostgresTransaction
+  ) async throws -> Bool {
+    // Each key is compared on its own indexed column, never through an OR a plan cannot index.
+    var query: PostgresQuery = """
+      SELECT 1 FROM apple_notifications later
+      JOIN apple_notifications this ON this.notification_uuid = \(uuid)
+      WHERE later.notification_uuid <> this.notification_uuid
+        AND later.signed_date > this.signed_date
+        AND \(try JSONCoding.text(types))::jsonb ? later.notification_type AND
+      """
+    switch key {
+    case .transaction(let id): query.append(" later.transaction_id = \(id)")
+    case .subscription(let id): query.append(" later.original_transaction_id = \(id)")
+    }
+    query.append(" LIMIT 1")
+    return try await !tx.query(query).isEmpty
+  }
+}
