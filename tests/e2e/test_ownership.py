@@ -13,6 +13,7 @@ from support import buy, jws_payload, problem, unique, wait_for_order, wait_unti
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
 CLUB = "com.example.tests.ownership.club"
+EDITED = "com.example.tests.ownership.edited"
 PROOFS = ["signed_transaction", "receipt"]
 
 
@@ -33,6 +34,12 @@ def catalog(api):
 def bought_for_an_order(api, fake_appstore, user):
     order = api.create_order(user, GOLD)
     purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    return order, purchase
+
+
+def bought_for(api, fake_appstore, user, product):
+    order = api.create_order(user, product)
+    purchase = fake_appstore.purchase(product, "consumable", app_account_token=order["app_account_token"])
     return order, purchase
 
 
@@ -128,6 +135,37 @@ def test_an_admin_moves_a_purchase_once_and_audits_it_in_the_history(api, fake_a
     r = api.receipts(user_id=alice, signed_transaction=purchase["signed_transaction"])
     assert r.status_code == 409
     assert (api.balance(alice), api.balance(erin)) == (0, 100)
+
+
+def test_a_balance_grant_edit_leaves_earlier_buyers_what_they_got_and_a_transfer_moves_that(api, fake_appstore):
+    # ARCHITECTURE.md ("Catalog"): balance grants apply to settlements after the change. A
+    # transfer once credited the new owner the grants as edited (alice 0, erin 100000) while
+    # taking back from alice what she had been credited.
+    api.put_product(EDITED, grants={"balance": {"gold": 100}})
+    alice, erin, carol = unique("alice"), unique("erin"), unique("carol")
+    order = api.create_order(alice, EDITED, quantity=2)
+    purchase = fake_appstore.purchase(EDITED, "consumable", quantity=2,
+                                      app_account_token=order["app_account_token"])
+    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    assert api.balance(alice) == 200
+    r = api.request("PATCH", f"/admin/v1/products/{EDITED}", admin=True,
+                    json={"grants": {"balance": {"gold": 100000}}})
+    assert r.status_code == 200, r.text
+    assert api.balance(alice) == 200
+    later, bought = bought_for(api, fake_appstore, carol, EDITED)
+    assert api.report(later["trade_no"], signed_transaction=bought["signed_transaction"]).status_code == 200
+    assert api.balance(carol) == 100000
+
+    moved = transfer(api, purchase["transaction_id"], erin)
+    assert moved.status_code == 200, moved.text
+    assert (api.balance(alice), api.balance(erin)) == (0, 200)
+    entries = api.get(f"/v1/users/{erin}/ledger").json()["entries"]
+    assert [(e["kind"], e["amount"], e["trade_no"]) for e in entries] == [
+        ("grant", 200, moved.json()["order"]["trade_no"])]
+    # Taken back from erin by a refund is what she was given, not the grants as edited.
+    fake_appstore.refund(purchase["transaction_id"])
+    wait_until(lambda: api.balance(erin) == 0, 20, "the refund took back what erin was given")
+    assert api.balance(alice) == 0
 
 
 @pytest.mark.parametrize("proof", PROOFS)

@@ -36,6 +36,24 @@ enum Ledger {
       HAVING \(target) - sum(l.amount) <> 0
       """
   }
+
+  /// A transfer's credit to the new owner's order `tradeNo`: what `reverse(.transferred)` takes
+  /// from the old owner, per asset and environment, read from the old order's own rows
+  /// (`changed`) beside that reversal. The purchase moves what it holds: not the product's
+  /// grants as the catalog has them now, nor the units a refund already took back, and a
+  /// sandbox purchase that credited nothing moves nothing.
+  static func move(to userId: String, tradeNo: String, transactionId: String) -> PostgresQuery {
+    """
+    INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+    SELECT \(userId), h.asset, sum(h.held)::bigint, \(LedgerKind.grant), \(tradeNo),
+           \(transactionId), h.environment
+    FROM (SELECT l.asset, l.environment, sum(l.amount) AS held
+          FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
+          GROUP BY l.user_id, l.asset, l.environment
+          HAVING sum(l.amount) > 0) h
+    GROUP BY h.asset, h.environment
+    """
+  }
 }
 
 extension Ledger {

@@ -1,9 +1,10 @@
 import Postgres
 
 /// Moves a purchase to another user: the one explicit way a purchase changes hands. In one
-/// database transaction the old order closes as `transferred` (what it credited taken back),
+/// database transaction the old order closes as `transferred` (what its rows hold taken back),
 /// and a new order of origin `transfer` is paid for the new owner with the same Apple
-/// transaction, through the same settlement as any purchase. Renewals follow, since they go to
+/// transaction, through the same settlement as any purchase but for the balance: the new owner
+/// is credited what was taken back (`Ledger.move`), not the product's grants as they are now. Renewals follow, since they go to
 /// the owner of the subscription's latest transaction. Each user gets an `admin.transfer` event
 /// before their order's; the transaction changes hands before either order changes, so the state
 /// both events carry is the one the transfer commits.
@@ -91,12 +92,18 @@ package struct TransferService: Sendable {
       if let (oldOrder, transition) = old {
         try await orders.transition(
           .order(oldOrder.tradeNo), transition, cause: .admin, detail: .object(oldDetail),
-          effects: [Ledger.reverse(.transferred, transactionId: transactionId)],
+          effects: [
+            Ledger.reverse(.transferred, transactionId: transactionId),
+            Ledger.move(to: userId, tradeNo: order.tradeNo, transactionId: transactionId),
+          ],
           events: [EventDraft(.adminTransfer, moved)], on: tx)
         try await orders.detachTransaction(oldOrder.tradeNo, on: tx)
       }
+      // A transaction no order paid (a legacy receipt posted without a user) credited nobody:
+      // its first order credits the product's grants, as any purchase.
       let settled = try await settlement.settleLocked(
-        order, product: product, transaction: transaction,
+        order, product: old == nil ? product : Self.creditingNothing(product),
+        transaction: transaction,
         source: SettlementService.source(of: transaction), cause: .admin, record: nil,
         events: [EventDraft(.adminTransfer, moved)], on: tx)
       // The purchase is the new owner's now: Apple's later transactions and notifications for
@@ -117,6 +124,14 @@ package struct TransferService: Sendable {
       }
       return Result(transactionId: transactionId, fromTradeNo: known.tradeNo, order: settled.order)
     }
+  }
+
+  /// `product` as the new order's settlement sees it when the balance moved with the old
+  /// order's transition: without balance grants, so the settlement credits nothing more.
+  static func creditingNothing(_ product: Product) -> Product {
+    var product = product
+    product.draft.grants.balance = nil
+    return product
   }
 
   /// Who held the transaction before: absent fields are left out (a legacy receipt may have
