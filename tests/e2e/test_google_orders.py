@@ -123,6 +123,37 @@ def test_a_partial_refund_after_spending_follows_the_refund_policy_and_the_rest_
     assert sk.client.balance(user) == 0
 
 
+def test_a_partly_refunded_purchase_moves_what_is_left_and_its_later_refunds_take_their_share(sk, google):
+    # A transfer once credited the new owner all three units (the refunded one minted again)
+    # while the old owner gave back only the two left.
+    alice, bob = unique("g-moved-from"), unique("g-moved-to")
+    order = order_for(sk, alice, "go.gold", 3)
+    bought = google.buy("go.gold", quantity=3, obfuscated_account_id=order["obfuscated_account_id"])
+    token = bought["purchase_token"]
+    report(sk, order, token)
+    google.control("voids", {"purchase_token": token, "quantity": 1})
+    wait_until(lambda: sk.client.balance(alice) == 200, 30, "one unit of three taken back")
+    r = sk.client.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                       json={"to_user_id": bob})
+    assert r.status_code == 200, r.text
+    moved = r.json()["order"]
+    assert (sk.client.balance(alice), sk.client.balance(bob)) == (0, 200)
+    # The new order is for the two units left, and priced for them.
+    assert moved["quantity"] == 2
+    assert Decimal(moved["amount"]) == Decimal(order["amount"]) * 2 / 3
+    # Its refunds take a share of what it was credited, per unit it was credited for.
+    google.control("voids", {"purchase_token": token, "quantity": 1})
+    wait_until(lambda: sk.client.balance(bob) == 100, 30, "a second unit taken back from bob")
+    assert sk.client.order(moved["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    google.control("voids", {"purchase_token": token})
+    wait_until(lambda: sk.client.order(moved["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "the rest refunded")
+    wait_until(lambda: swept_since_last_void(sk), 30, "a sweep after the last void")
+    assert (sk.client.balance(alice), sk.client.balance(bob)) == (0, 0)
+    assert ledger(sk, bob)["debts"] == {}
+    assert sorted(e["amount"] for e in ledger(sk, bob)["entries"]) == [-100, -100, 200]
+
+
 def subscribe(sk, google, user: str, **fields) -> tuple[dict, str]:
     order = order_for(sk, user, "go.vip")
     bought = google.subscribe("go.vip", obfuscated_account_id=order["obfuscated_account_id"], **fields)

@@ -147,9 +147,11 @@ extension GoogleNotificationService {
       let transition = try? OrderStateMachine.transition(
         from: found.tradeStatus, closeReason: found.closeReason, on: .refunded)
     else { return "already_closed" }
-    // A subscription's orders each paid for one period; a one-time purchase's what is left.
+    // A subscription's orders each paid for one period; a one-time purchase's what is left,
+    // of the units the order was credited for (fewer than the purchase's when an admin moved
+    // it after a partial refund).
     let share = kind == .product ? max(left, 0) : 1
-    let whole = kind == .product ? quantity : 1
+    let whole = kind == .product ? found.quantity : 1
     var notice: [String: JSONValue] = [
       "store": .string(OrderStore.googlePlay.rawValue), "trade_no": .string(found.tradeNo),
       "transaction_id": .string(found.transactionId ?? refundedOrder),
@@ -197,12 +199,14 @@ extension GoogleNotificationService {
     guard let found = try await orders.findForRefund(tradeNo, on: tx),
       found.tradeStatus == .tradeSuccess
     else { return "already_closed" }
+    // A share of the units the order was credited for: fewer than the purchase's when an admin
+    // moved what a partial refund left.
     let recovery = try await RefundRecovery.planShare(
-      tradeNo, units: units, quantity: quantity, userId: found.userId, on: tx,
+      tradeNo, units: units, quantity: found.quantity, userId: found.userId, on: tx,
       outbox: orders.outbox)
     try await tx.execute(
       Ledger.refundShare(
-        tradeNo: tradeNo, units: units, quantity: quantity,
+        tradeNo: tradeNo, units: units, quantity: found.quantity,
         transactionId: found.transactionId ?? orderId, policy: refundPolicy))
     try await tx.execute(
       """

@@ -1,7 +1,10 @@
 import Postgres
 
 /// An admin transfer of a Google Play purchase, named by its Google order id (the paid order's
-/// `transaction_id`): the same moves as Apple's, with `google_purchases` changing hands.
+/// `transaction_id`): the same moves as Apple's, with `google_purchases` changing hands. What
+/// moves is what is left of the purchase: the new order is for the units no refund took back
+/// (Google refunds part of a multi-quantity purchase), and is credited what the old order's
+/// rows still held, as Apple's are.
 extension TransferService {
   /// The transfer, or nil when no Google purchase goes by `orderId`.
   func transferGoogle(
@@ -12,7 +15,7 @@ extension TransferService {
       let row = try await tx.query(
         """
         SELECT purchase_token, package_name, kind, product_id, google_product_id, order_id,
-          quantity, obfuscated_account_id, environment, trade_no, user_id,
+          quantity, refunded_quantity, obfuscated_account_id, environment, trade_no, user_id,
           revoked_at IS NOT NULL AS revoked,
           (extract(epoch FROM purchase_time) * 1000)::bigint AS purchase_ms,
           (extract(epoch FROM expiry_time) * 1000)::bigint AS expiry_ms
@@ -41,6 +44,10 @@ extension TransferService {
       let transition = try? OrderStateMachine.transition(
         from: old.tradeStatus, closeReason: old.closeReason, on: .transferred)
     else { throw TransferRefusal.notTransferable("its order is not paid") }
+    // The units no refund took back: what the new order is for, and what refunds of it take a
+    // share of (`GoogleNotificationService.refund` divides by the order's quantity).
+    let left = purchase.quantity - (try row.decode("refunded_quantity", as: Int32.self))
+    guard left > 0 else { throw TransferRefusal.notTransferable("Google refunded all of it") }
     try await orders.outbox.lock([owner, userId], on: tx)
     var detail: [String: JSONValue] = [
       "transaction_id": .string(orderId), "admin": .string(admin), "to_user_id": .string(userId),
@@ -51,7 +58,7 @@ extension TransferService {
     detail["from_trade_no"] = .string(tradeNo)
     guard let product = try await catalog.product(try row.decode("product_id"), on: tx),
       let order = try await orders.createForPurchase(
-        userId: userId, productId: product.productId, quantity: old.quantity, origin: .transfer,
+        userId: userId, productId: product.productId, quantity: left, origin: .transfer,
         reason: .createdForTransfer, cause: .admin, detail: .object(detail), store: .googlePlay,
         on: tx)
     else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
@@ -61,7 +68,10 @@ extension TransferService {
     moved["from_user_id"] = .string(owner)
     try await orders.transition(
       .order(tradeNo), transition, cause: .admin, detail: .object(oldDetail),
-      effects: [Ledger.reverse(.transferred, transactionId: orderId)],
+      effects: [
+        Ledger.reverse(.transferred, transactionId: orderId),
+        Ledger.move(to: userId, tradeNo: order.tradeNo, transactionId: orderId),
+      ],
       events: [EventDraft(.adminTransfer, moved)], on: tx)
     try await orders.detachTransaction(tradeNo, on: tx)
     // The purchase changes hands first, so the settlement's claim finds it this order's.
@@ -71,7 +81,8 @@ extension TransferService {
       WHERE purchase_token = \(purchase.token)
       """)
     let settled = try await google.settleLocked(
-      order, product: product, purchase: purchase, cause: .admin, record: nil,
+      order, product: Self.creditingNothing(product), purchase: purchase, cause: .admin,
+      record: nil,
       events: [EventDraft(.adminTransfer, moved)], on: tx)
     if let audit {
       var after: [String: JSONValue] = [
