@@ -600,6 +600,46 @@ def test_replay_and_test_events(launcher):
         receiver.close()
 
 
+def test_replay_by_id_ignores_the_type_filter_but_never_sends_what_the_endpoint_is_never_sent(launcher):
+    # Another endpoint's webhook.test and experiment.exposed are never sent to this endpoint
+    # (EVENTS_AND_WEBHOOKS.md); naming one by id once queued it all the same.
+    sk = launcher.storekeeper(**FAST)
+    api, db = sk.client, launcher.databases[-1]
+    first, second = Receiver(), Receiver()
+    try:
+        a = create_endpoint(api, first.url, event_types=["order.paid"])["id"]
+        b = create_endpoint(api, second.url, event_types=["order.paid"])["id"]
+        r = api.post(f"/admin/v1/webhook-endpoints/{a}/test", admin=True)
+        assert r.status_code == 202, r.text
+        test_event = r.json()["event_id"]
+        wait_until(lambda: [e["id"] for e in first.events()] == [test_event], 20, "A's test event")
+        user = unique("wh-replay-id")
+        exposed, _ = insert_event(db, user, "experiment.exposed",
+                                  {"experiment_id": "e1", "variant": "v0", "exposed_at": "2026-01-01T00:00:00Z"})
+        changed, _ = insert_event(db, user, "balance.changed")
+
+        body = problem(api.post(f"/admin/v1/webhook-endpoints/{b}/replay", admin=True,
+                                json={"event_id": test_event}), 422, "event_not_for_endpoint")
+        assert "webhook.test" in body["detail"]
+        for endpoint in (a, b):
+            body = problem(api.post(f"/admin/v1/webhook-endpoints/{endpoint}/replay", admin=True,
+                                    json={"event_id": exposed}), 422, "event_not_for_endpoint")
+            assert "experiment.exposed" in body["detail"]
+        # The type filter is still ignored for one event named by id, and an endpoint's own test
+        # event may be sent to it again.
+        r = api.post(f"/admin/v1/webhook-endpoints/{b}/replay", admin=True, json={"event_id": changed})
+        assert r.status_code == 202 and r.json() == {"queued": 1}, r.text
+        r = api.post(f"/admin/v1/webhook-endpoints/{a}/replay", admin=True, json={"event_id": test_event})
+        assert r.status_code == 202 and r.json() == {"queued": 1}, r.text
+        wait_until(lambda: len(first.events()) == 2 and len(second.events()) == 1, 20, "the replays")
+        assert [e["id"] for e in second.events()] == [changed]
+        assert [e["id"] for e in first.events()] == [test_event, test_event]
+        assert [d["kind"] for d in deliveries(api, endpoint_id=b)] == ["replay"]
+    finally:
+        first.close()
+        second.close()
+
+
 def test_refusals_say_why_and_a_read_token_changes_nothing(launcher):
     reader_token = "r" * 32
     sk = launcher.storekeeper(WEBHOOK_MAX_ENDPOINTS="2", **FAST)

@@ -107,6 +107,10 @@ extension WebhookRefusal: DomainProblem {
         detail: "at most \(max) webhook endpoints may exist (WEBHOOK_MAX_ENDPOINTS)")
     case .eventNotFound(let id):
       HTTPError(404, code: "event_not_found", detail: "no event \(id)")
+    case .eventNotForEndpoint(let id, let why):
+      HTTPError(
+        422, code: "event_not_for_endpoint",
+        detail: "event \(id) is not replayed to this endpoint: \(why)")
     case .replayTooLarge(let count, let max):
       HTTPError(
         422, code: "replay_too_large",

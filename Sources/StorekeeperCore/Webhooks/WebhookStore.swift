@@ -157,7 +157,9 @@ package struct WebhookStore: Sendable {
       let match: PostgresQuery
       switch selection {
       case .event(let eventId):
-        // One event named by id is sent whatever the endpoint's filter says.
+        // One event named by id is sent whatever the endpoint's event types say, but never
+        // one the endpoint is never sent at all (as a range leaves them out).
+        try await Self.checkReplayable(eventId, to: endpoint, on: tx)
         match = "e.id = \(eventId)"
       case .positions(let from, let to):
         match = "e.position BETWEEN \(from) AND \(to) AND \(Self.filter(endpoint))"
@@ -191,6 +193,30 @@ package struct WebhookStore: Sendable {
         .webhookEventsReplayed, by: actor, targetId: endpoint.id, before: Replayed?.none,
         after: Replayed(selection: "\(selection)", queued: queued), on: tx)
       return queued
+    }
+  }
+
+  /// Refuses an event this endpoint is never sent (docs/EVENTS_AND_WEBHOOKS.md): another
+  /// endpoint's `webhook.test`, whose pseudo-user names the endpoint it was for, and
+  /// `experiment.exposed`, which is the event feed's only.
+  private static func checkReplayable(
+    _ eventId: UUID, to endpoint: WebhookEndpoint, on tx: PostgresTransaction
+  ) async throws {
+    guard
+      let row = try await tx.queryFirst(
+        "SELECT type, user_id FROM events WHERE id = \(eventId)")
+    else { throw WebhookRefusal.eventNotFound(eventId.uuidString.lowercased()) }
+    let type: String = try row.decode("type")
+    let user: String = try row.decode("user_id")
+    if type == "experiment.exposed" {
+      throw WebhookRefusal.eventNotForEndpoint(
+        id: eventId.uuidString.lowercased(),
+        why: "experiment.exposed is in the event feed only, never sent to webhooks")
+    }
+    if type == "webhook.test", user != testUser(endpoint.id) {
+      throw WebhookRefusal.eventNotForEndpoint(
+        id: eventId.uuidString.lowercased(),
+        why: "it is another endpoint's webhook.test event, sent to that endpoint only")
     }
   }
 
