@@ -47,7 +47,7 @@ import Testing
     #expect(error(env)?.variable == "MAX_CONNECTIONS")
   }
 
-  @Test func namesTheVariableThatIsWrong() {
+  @Test func namesTheVariableThatIsWrong() throws {
     #expect(error([:])?.variable == "DATABASE_URL")
     #expect(error(["DATABASE_URL": base["DATABASE_URL"]!])?.variable == "APPLE_BUNDLE_ID")
     #expect(error(base.merging(["PORT": "http"]) { $1 })?.variable == "PORT")
@@ -65,6 +65,27 @@ import Testing
         error(base.merging([name: "3000000000000000000ms"]) { $1 })?.variable == name)
     }
     #expect(error(base.merging(["LOG_LEVEL": "loud"]) { $1 })?.variable == "LOG_LEVEL")
+    // Refused here, naming the variable, rather than failing later without naming it.
+    #expect(error(base.merging(["HOST": "localhost"]) { $1 })?.variable == "HOST")
+    #expect(error(base.merging(["HOST": "::1"]) { $1 }) == nil)
+    #expect(
+      error(base.merging(["ADMIN_HOST": "admin.internal", "ADMIN_PORT": "9090"]) { $1 })?.variable
+        == "ADMIN_HOST")
+    #expect(
+      error(base.merging(["PORT": "8080", "ADMIN_PORT": "8080"]) { $1 })?.variable == "ADMIN_PORT")
+    #expect(
+      error(base.merging(["PORT": "8080", "ADMIN_PORT": "8080", "ADMIN_HOST": "127.0.0.2"]) { $1 })
+        == nil)
+    #expect(error(base.merging(["PORT": "0", "ADMIN_PORT": "0"]) { $1 }) == nil)
+    #expect(
+      error(base.merging(["MIGRATIONS_DIR": "/nonexistent/migrations"]) { $1 })?.variable
+        == "MIGRATIONS_DIR")
+    for ttl in ["500ms", "1500ms", "0s"] {
+      #expect(error(base.merging(["ORDER_TTL": ttl]) { $1 })?.variable == "ORDER_TTL", "\(ttl)")
+    }
+    #expect(
+      try AppConfig.fromEnvironment(base.merging(["ORDER_TTL": "2000ms"]) { $1 }).orderTTLSeconds
+        == 2)
     #expect(
       error(base.merging(["DB_STATEMENT_CACHE_SIZE": "-1"]) { $1 })?.variable
         == "DB_STATEMENT_CACHE_SIZE")

@@ -151,7 +151,10 @@ public struct AppConfig: Sendable {
     default: throw ConfigError(variable: "ALLOW_INSECURE_URLS", problem: "must be 0 or 1")
     }
     config.appAuth = try parseAppAuth(env, allowInsecureURLs: config.allowInsecureURLs)
-    if let host = env["HOST"], !host.isEmpty { config.host = host }
+    if let host = env["HOST"], !host.isEmpty {
+      try Self.requireAddress(host, "HOST")
+      config.host = host
+    }
     config.port = try reader.integer("PORT", 0...65535) ?? config.port
     config.eventLoops = try reader.integer("EVENT_LOOPS", 1...256) ?? config.eventLoops
     config.maxConnections =
@@ -161,10 +164,18 @@ public struct AppConfig: Sendable {
       try reader.integer("DB_STATEMENT_CACHE_SIZE", 0...10_000) ?? config.statementCacheSize
     try readDatabase(env, into: &config)
     config.adminTokens = try AdminToken.parseList(env["ADMIN_TOKENS"] ?? "")
-    if let host = env["ADMIN_HOST"], !host.isEmpty { config.adminHost = host }
+    if let host = env["ADMIN_HOST"], !host.isEmpty {
+      try Self.requireAddress(host, "ADMIN_HOST")
+      config.adminHost = host
+    }
     config.adminPort = try reader.integer("ADMIN_PORT", 0...65535)
     if config.adminHost != nil, config.adminPort == nil {
       throw ConfigError(variable: "ADMIN_PORT", problem: "is required when ADMIN_HOST is set")
+    }
+    if let adminPort = config.adminPort, adminPort != 0, adminPort == config.port,
+      (config.adminHost ?? config.host) == config.host
+    {
+      throw ConfigError(variable: "ADMIN_PORT", problem: "must differ from PORT on the same host")
     }
     config.adminAuthFailureLimit =
       try reader.integer("ADMIN_AUTH_FAILURE_LIMIT", 1...1_000_000) ?? config.adminAuthFailureLimit
@@ -247,7 +258,11 @@ public struct AppConfig: Sendable {
       try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
     config.appleTimeoutMs = try reader.duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
     if let ttl = try reader.duration("ORDER_TTL") {
-      config.orderTTLSeconds = Int(max(1, ttl / 1000))
+      // Orders store whole seconds: 1500ms would silently be 1 s.
+      guard ttl >= 1000, ttl % 1000 == 0 else {
+        throw ConfigError(variable: "ORDER_TTL", problem: "must be whole seconds, at least 1s")
+      }
+      config.orderTTLSeconds = Int(ttl / 1000)
     }
     config.sweepIntervalMs = try reader.duration("SWEEP_INTERVAL") ?? config.sweepIntervalMs
     config.chartsRollupIntervalMs =
@@ -274,9 +289,25 @@ public struct AppConfig: Sendable {
     // Unset, each is looked for beside the executable, then in /usr/share/storekeeper, then
     // in the working directory (ResourceLocator).
     let resources = ResourceLocator()
+    if let named = reader.value("MIGRATIONS_DIR") {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: named, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else { throw ConfigError(variable: "MIGRATIONS_DIR", problem: "is not a directory") }
+    }
     config.migrationsDirectory = reader.value("MIGRATIONS_DIR") ?? resources.locate("Migrations")
     config.openAPIPath = reader.value("OPENAPI_PATH") ?? resources.locate("openapi.yaml")
     config.consoleDirectory = reader.value("CONSOLE_DIR") ?? resources.locate("Console")
     return config
+  }
+
+  /// The listeners bind addresses, not names: `localhost` failed at listen, naming no variable.
+  static func requireAddress(_ host: String, _ variable: String) throws {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else {
+      throw ConfigError(
+        variable: variable, problem: "must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::)")
+    }
   }
 }
