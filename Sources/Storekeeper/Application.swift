@@ -90,8 +90,11 @@ public final class Application: Sendable {
   /// closes the pool.
   public func shutdown() async {
     logger.notice("shutting down")
-    await edge.server.shutdown()
-    await edge.adminServer?.shutdown()
+    // Both listeners stop accepting at once and share one grace period: one after the other,
+    // the admin port took new requests while the public one drained, and the graces added up.
+    async let publicStopped: Void = edge.server.shutdown()
+    async let adminStopped: Void? = edge.adminServer?.shutdown()
+    _ = await (publicStopped, adminStopped)
     let stopped = await workers.shutdown(within: Self.workerStopGracePeriod)
     if !stopped {
       // A worker waits on a database that stopped answering. Exiting is safe: what it was
