@@ -82,8 +82,7 @@ extension TransferService {
       """)
     let settled = try await google.settleLocked(
       order, product: Self.creditingNothing(product), purchase: purchase, cause: .admin,
-      record: nil,
-      events: [EventDraft(.adminTransfer, moved)], on: tx)
+      record: nil, events: [EventDraft(.adminTransfer, moved)], on: tx)
     if let audit {
       var after: [String: JSONValue] = [
         "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),

@@ -4,10 +4,10 @@ import Postgres
 /// database transaction the old order closes as `transferred` (what its rows hold taken back),
 /// and a new order of origin `transfer` is paid for the new owner with the same Apple
 /// transaction, through the same settlement as any purchase but for the balance: the new owner
-/// is credited what was taken back (`Ledger.move`), not the product's grants as they are now. Renewals follow, since they go to
-/// the owner of the subscription's latest transaction. Each user gets an `admin.transfer` event
-/// before their order's; the transaction changes hands before either order changes, so the state
-/// both events carry is the one the transfer commits.
+/// is credited what was taken back (`Ledger.move`), not the product's grants as they are now.
+/// Renewals follow, since they go to the owner of the subscription's latest transaction. Each
+/// user gets an `admin.transfer` event before their order's; the transaction changes hands
+/// before either order changes, so the state both events carry is the one the transfer commits.
 package struct TransferService: Sendable {
   let settlement: SettlementService
   let catalog: CatalogRepository
