@@ -46,7 +46,7 @@ import Testing
       await #expect(throws: Abort.self) {
         try await h.database.withTransaction { tx in
           guard
-            let (locked, _) = try await h.orders.lockForSettlement(
+            let (locked, _, _) = try await h.orders.lockForSettlement(
               order.tradeNo, transactionIds: [purchase.transactionId], on: tx)
           else { throw HarnessFailure() }
           _ = try await h.settlement.settleLocked(

@@ -271,7 +271,7 @@ package struct NotificationEffects {
     try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
     _ = try await settlement.settleLocked(
       order, product: product, transaction: transaction, source: source,
-      cause: cause, record: nil, events: events, on: tx)
+      cause: cause, record: nil, events: events, appleRevoked: false, on: tx)
     return .processed(.renewalRecorded)
   }
 

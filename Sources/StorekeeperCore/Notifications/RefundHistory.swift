@@ -42,6 +42,21 @@ enum RefundHistory {
     return Revocation(atMs: try row.decode("revoked_ms"), reason: reason.map(Int.init))
   }
 
+  /// A scalar subquery: which of the transaction ids in `ids` (a JSON array parameter) the
+  /// last-signed refund notification revokes, as a JSON array, like `revocation` for each. Read
+  /// in the statement that locks a reported order, so a report pays no extra round trip.
+  static func revokedAmong(_ ids: String) throws -> PostgresQuery {
+    """
+    (SELECT coalesce(jsonb_agg(last.transaction_id), '[]')::text FROM (
+       SELECT DISTINCT ON (n.transaction_id) n.transaction_id, n.notification_type
+       FROM apple_notifications n
+       WHERE n.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(\(ids)::jsonb)))
+         AND \(try JSONCoding.text(NotificationEffects.refundTypes))::jsonb ? n.notification_type
+       ORDER BY n.transaction_id, n.signed_date DESC NULLS LAST, n.seq DESC) last
+     WHERE last.notification_type <> \(NotificationType.refundReversed.rawValue))
+    """
+  }
+
   /// Which of a notification's keys `superseded` compares.
   enum Key {
     /// One purchase: refunds and their reversals.

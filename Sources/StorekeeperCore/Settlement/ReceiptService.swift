@@ -180,7 +180,8 @@ package struct ReceiptService: Sendable {
       item.status = status
       return (item, product, quantity)
     }
-    /// Settles `order` with the transaction; a refusal is listed, a lost race retried.
+    /// Settles `order` with the transaction; a refusal is listed, a lost race retried. Apple's
+    /// refunds of it are read below, in this transaction, before any order is settled.
     func settle(_ order: Order, item: ReceiptOutcome.Item) async throws
       -> (ReceiptOutcome.Item, Product?, Int32)
     {
@@ -188,7 +189,7 @@ package struct ReceiptService: Sendable {
       do {
         let settled = try await settlement.settleLocked(
           order, product: product, transaction: transaction, source: .receipt, cause: .receipt,
-          record: nil, on: tx)
+          record: nil, appleRevoked: false, on: tx)
         item.status = settled.delivery.newlyGranted ? .settled : .restored
         item.tradeNo = settled.order.tradeNo
         return (item, product, settled.order.quantity)

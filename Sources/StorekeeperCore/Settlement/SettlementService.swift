@@ -52,7 +52,7 @@ package struct SettlementService: Sendable {
     let candidates = transactions.filter { !others.contains($0.transactionId) }
     let settled = try await database.withTransaction { tx in
       guard
-        let (order, used) = try await orders.lockForSettlement(
+        let (order, used, revoked) = try await orders.lockForSettlement(
           tradeNo, transactionIds: candidates.map(\.transactionId), on: tx)
       else { throw SettlementRefusal.orderNotFound(tradeNo: tradeNo) }
       try OrderPayment.checkReopenable(order)
@@ -64,18 +64,21 @@ package struct SettlementService: Sendable {
       }
       return try await settleLocked(
         order, product: product, transaction: transaction, source: Self.source(of: transaction),
-        cause: cause, record: record, on: tx)
+        cause: cause, record: record,
+        appleRevoked: revoked.contains(transaction.transactionId), on: tx)
     }
     transactionRecorded()
     return settled
   }
 
   /// Settles an order that `tx` has locked (or just created). `events` go before the
-  /// order's own (`order.paid`) in the same statement.
+  /// order's own (`order.paid`) in the same statement. `appleRevoked` is whether Apple's refund
+  /// notifications revoke the transaction, when the caller read that with the order's lock
+  /// (`lockForSettlement`); nil, it is read here.
   func settleLocked(
     _ order: Order, product: Product, transaction: VerifiedTransaction,
     source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
-    events: [EventDraft] = [], on tx: PostgresTransaction
+    events: [EventDraft] = [], appleRevoked: Bool? = nil, on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
       try await OrderPayment.repeated(
@@ -87,7 +90,13 @@ package struct SettlementService: Sendable {
     // notification pass after this settlement: crediting now would let the currency be spent
     // before the refund takes it back. Decided here, with the order locked, for every path that
     // credits an Apple transaction.
-    if try await RefundHistory.revocation(transaction.transactionId, on: tx) != nil {
+    let revoked: Bool
+    if let appleRevoked {
+      revoked = appleRevoked
+    } else {
+      revoked = try await RefundHistory.revocation(transaction.transactionId, on: tx) != nil
+    }
+    if revoked {
       throw SettlementRefusal.transactionRevoked(productId: order.productId)
     }
     var effects = reports.settledEffects(record)
