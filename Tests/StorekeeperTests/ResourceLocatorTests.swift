@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Storekeeper
@@ -46,12 +47,14 @@ import Testing
   }
 
   @Test func theVariablesStillWin() throws {
+    // A migrations directory named must exist (checked at start-up); the others are read later.
+    let migrations = FileManager.default.temporaryDirectory.path
     let config = try AppConfig.fromEnvironment([
       "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
-      "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890", "MIGRATIONS_DIR": "/m",
+      "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890", "MIGRATIONS_DIR": migrations,
       "OPENAPI_PATH": "/o.yaml", "CONSOLE_DIR": "/c",
     ])
-    #expect(config.migrationsDirectory == "/m")
+    #expect(config.migrationsDirectory == migrations)
     #expect(config.openAPIPath == "/o.yaml")
     #expect(config.consoleDirectory == "/c")
   }
