@@ -41,7 +41,14 @@ SELECT o.trade_no, o.user_id, o.product_id, o.quantity,
   to_char(o.closed_at AT TIME ZONE 'UTC', replace('YYYY-MM-DD"T"HH24%MI%SS.MS"Z"', '%', chr(58))) AS closed_at,
     (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
      WHERE t.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(:b_tx_json::jsonb)))
-       AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere
+       AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere,
+    (SELECT coalesce(jsonb_agg(last.transaction_id), '[]')::text FROM (
+       SELECT DISTINCT ON (n.transaction_id) n.transaction_id, n.notification_type
+       FROM apple_notifications n
+       WHERE n.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(:b_tx_json::jsonb)))
+         AND '["REFUND", "REVOKE", "REFUND_REVERSED"]'::jsonb ? n.notification_type
+       ORDER BY n.transaction_id, n.signed_date DESC NULLS LAST, n.seq DESC) last
+     WHERE last.notification_type <> 'REFUND_REVERSED') AS revoked_by_apple
   FROM orders o WHERE o.trade_no = :b_trade_no FOR UPDATE OF o;
 WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
     environment, quantity, type, app_account_token, trade_no, user_id, source, purchase_date,
