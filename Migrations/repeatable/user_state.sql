@@ -123,7 +123,14 @@ BEGIN
                      ORDER BY greatest(t.expires_date, s.grace_expires_at) DESC NULLS LAST,
                               t.environment = 'Sandbox'))[1], false) AS sandbox
             FROM apple_transactions t
+            -- Apple's grace period extends the subscription's latest period only: not an
+            -- earlier one of another product (a downgrade), nor one before a latest period
+            -- that was refunded (no row of the subscription expires later, revoked or not).
             LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
+              AND NOT EXISTS (
+                SELECT 1 FROM apple_transactions later
+                WHERE later.original_transaction_id = t.original_transaction_id
+                  AND later.expires_date > t.expires_date)
             WHERE t.user_id = p_user_id AND t.product_id = p.product_id
               AND t.revocation_date IS NULL) paid
           WHERE p.type = 'auto_renewable' AND p.grants ? 'entitlement'

@@ -40,8 +40,8 @@ import Testing
 
   /// What the user owns at `nowMs`, from the raw purchases alone: non-consumables forever;
   /// non-renewing purchases stacking in payment order, each from the later of its payment and
-  /// the running expiry; an auto-renewable product until the latest expiry (or grace) of its
-  /// transactions not revoked; per name the longest wins, the expired are dropped. `sandbox`:
+  /// the running expiry; an auto-renewable product until the latest expiry of its transactions
+  /// not revoked, or the grace of its subscription's latest period; per name the longest wins, the expired are dropped. `sandbox`:
   /// every purchase the winning source rests on was made in the sandbox: a non-renewing name's
   /// purchases since it last lapsed, the product's transactions whose period ends last.
   static func recomputed(_ all: [Purchase], grace: [String: Int64], user: String, nowMs: Int64)
@@ -86,8 +86,16 @@ import Testing
     for (product, item) in catalog where item.type == .autoRenewable {
       let paid = ofProduct(product)
       guard let name = item.entitlement, !paid.isEmpty else { continue }
+      // Apple's grace extends a subscription's latest period only: none that another of its
+      // transactions (any user's, revoked or not) outlasts.
       func until(_ p: Purchase) -> Int64 {
-        max(p.transaction.expiresDate ?? .min, grace[p.transaction.originalTransactionId] ?? .min)
+        let original = p.transaction.originalTransactionId
+        let ends = p.transaction.expiresDate ?? .min
+        let latest = !all.contains {
+          $0.transaction.originalTransactionId == original
+            && ($0.transaction.expiresDate ?? .min) > ends
+        }
+        return max(ends, latest ? grace[original] ?? .min : .min)
       }
       let expires = paid.map(until).max() ?? .min
       let last = paid.filter { until($0) == expires }

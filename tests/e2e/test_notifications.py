@@ -321,6 +321,28 @@ def test_a_grace_period_keeps_access_until_apples_grace_date_then_it_ends(api, f
     wait_until(lambda: entitlement(api, user, "club") is None, 15, "access outlived the grace period")
 
 
+def test_a_grace_period_extends_only_the_latest_period_and_ends_with_its_refund(api, fake_appstore):
+    # A month-old first period, a renewal that ended an hour ago, then Apple's grace period: the
+    # grace is the renewal's. Refunding that renewal ends it; the first period stays ended.
+    user = unique("grace-refund")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable",
+                         expires_in_seconds=-30 * 86400)
+    assert entitlement(api, user, "club") is None
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=-3600)
+    renewed = jws_payload(renewal["signed_transaction"])
+    wait_processed(api, renewal["notification_uuid"])
+    assert entitlement(api, user, "club") is None
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=renewed["transactionId"],
+                                      grace_period_expires_in_seconds=14 * 86400)
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: entitlement(api, user, "club") is not None, 15, "the grace period did not grant access")
+    refund = fake_appstore.notification("REFUND", transaction_id=renewed["transactionId"])
+    assert refund["delivered_status"] == 200, refund
+    wait_processed(api, refund["notification_uuid"])
+    assert entitlement(api, user, "club") is None, "a refunded period's grace still grants access"
+
+
 def test_a_failed_renewal_without_grace_period_ends_access_at_apples_date(api, fake_appstore):
     user = unique("billing-retry")
     _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
