@@ -46,11 +46,29 @@ public struct Migrator: Sendable {
     }
   }
 
+  /// The migration files as read from `directory` once: what this release ships.
+  public struct Files: Sendable {
+    let versioned: [MigrationFile]
+    let repeatable: [RepeatableFile]
+  }
+
+  /// Reads every migration file (a readiness probe reads them once, not on every probe).
+  public func load() throws -> Files {
+    Files(
+      versioned: try MigrationFile.load(directory: directory),
+      repeatable: try RepeatableFile.load(migrationsDirectory: directory))
+  }
+
   /// File names not yet applied (repeatable ones as `repeatable/name.sql`); throws
   /// `checksumMismatch` for an edited applied file.
   public func pending(_ pool: PostgresPool) async throws -> [String] {
-    let files = try MigrationFile.load(directory: directory)
-    let repeatables = try RepeatableFile.load(migrationsDirectory: directory)
+    try await pending(pool, files: try load())
+  }
+
+  /// `pending(_:)` against files read before.
+  public func pending(_ pool: PostgresPool, files loaded: Files) async throws -> [String] {
+    let files = loaded.versioned
+    let repeatables = loaded.repeatable
     let present = try await pool.query(
       """
       SELECT to_regclass('schema_migrations') IS NOT NULL AS present,

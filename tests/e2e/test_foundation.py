@@ -152,6 +152,18 @@ def test_a_charts_time_zone_postgresql_does_not_know_stops_start_up_naming_it(bi
 # Migrations
 
 
+def test_readiness_reads_the_migration_files_once_not_on_every_probe(launcher, tmp_path):
+    # /readyz is open to anyone: it compares the database with the files this release shipped,
+    # read on the first probe, not re-read (and re-hashed) from disk on each one.
+    migrations = tmp_path / "Migrations"
+    shutil.copytree(REPO / "Migrations", migrations)
+    sk = launcher.storekeeper(MIGRATIONS_DIR=str(migrations))
+    assert requests.get(sk.url + "/readyz", timeout=5).status_code == 200
+    shutil.rmtree(migrations)
+    again = requests.get(sk.url + "/readyz", timeout=5)
+    assert again.status_code == 200, again.text
+
+
 def test_an_edited_applied_migration_stops_start_up_naming_the_file(launcher, tmp_path):
     migrations = tmp_path / "Migrations"
     shutil.copytree(REPO / "Migrations", migrations)

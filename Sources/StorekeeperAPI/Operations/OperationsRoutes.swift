@@ -5,7 +5,7 @@ import StorekeeperCore
 /// Liveness, readiness and the API contract.
 package struct OperationsRoutes: Sendable {
   let database: PostgresPool
-  let migrator: Migrator
+  let migrations: MigrationFilesCache
   let openAPI: [UInt8]
   let appleSettings: AppleConfigurationMonitor
   /// The read replica's lag, reported (not judged: a lagging replica only delays listings).
@@ -20,7 +20,7 @@ package struct OperationsRoutes: Sendable {
   ) {
     self.google = google
     self.database = database
-    self.migrator = migrator
+    self.migrations = MigrationFilesCache(migrator)
     self.openAPI = openAPI
     self.appleSettings = appleSettings
     self.replica = replica
@@ -40,7 +40,7 @@ package struct OperationsRoutes: Sendable {
           headers: HTTPHeaders([("Retry-After", "2")]))
       }
       let pending: [String]
-      do { pending = try await migrator.pending(database) } catch {
+      do { pending = try await migrations.pending(database) } catch {
         context.logger.error("migration check failed", ["error": .string("\(error)")])
         throw HTTPError(
           503, code: "migrations_invalid", detail: "the migrations could not be checked")
