@@ -294,9 +294,12 @@ def test_keys_are_scoped_per_user(api):
 
 def test_a_definite_error_is_replayed_too(api):
     user, key = unique("idem"), str(uuid.uuid4())
-    problem(api.post_order(user, P + "no.such", key=key), 404, "product_not_found")
+    first = api.post_order(user, P + "no.such", key=key)
+    problem(first, 404, "product_not_found")
     again = api.post_order(user, P + "no.such", key=key)
     problem(again, 404, "product_not_found")
+    # The replay is the first answer, naming the request that made it.
+    assert again.json()["request_id"] == first.headers["X-Request-Id"] != ""
 
 
 def test_a_bad_key_is_400(api):

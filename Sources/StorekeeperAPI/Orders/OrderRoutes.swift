@@ -227,7 +227,8 @@ package struct OrderRoutes: Sendable {
         // A definite answer (unknown product…) is remembered like a success. The open-order
         // limit is not definite: once an order is paid, cancelled or expires the same request
         // succeeds, so that key is released like a failure, not kept refusing for its lifetime.
-        let body = error.response(requestId: "").body
+        // Its request id is the request that made it: a replay answers with that answer.
+        let body = error.response(requestId: context.requestId).body
         try? await idempotency.complete(
           userId: new.userId, key: key, status: error.status, body: body, on: database)
         throw error
