@@ -73,6 +73,13 @@ package struct NotificationEffects {
     case .expired, .gracePeriodExpired:
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       if let original {
+        // An expiry Apple signed before the subscription's later renewal (a retry, or history
+        // recovery, delivering it late) must not mark a renewed subscription expired.
+        if try await RefundHistory.superseded(
+          uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
+        {
+          return .processed(.superseded)
+        }
         try await subscriptionState(original, .expired, graceMs: nil)
         try await outbox.append(
           [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
