@@ -12,17 +12,21 @@ import Testing
     }
   }
 
-  @Test func onlyAnEarlierOrderOfTheSameSubscriptionPrecedes() {
+  @Test func anUnknownOrderNumberedBeforeAKnownOnePrecedes() {
     let first = "GPA.1111-2222-3333-44444"
-    #expect(GoogleOrderNumber.precedes(first, all: [first + "..0", first + "..1"]))
-    #expect(GoogleOrderNumber.precedes(first + "..0", all: [first + "..1"]))
-    // Later, equal, mixed, foreign or unreadable: not known to be earlier.
-    #expect(!GoogleOrderNumber.precedes(first + "..2", all: [first + "..0"]))
-    #expect(!GoogleOrderNumber.precedes(first + "..1", all: [first + "..0", first + "..3"]))
-    #expect(!GoogleOrderNumber.precedes(first, all: [first]))
-    #expect(!GoogleOrderNumber.precedes(first, all: ["GPA.9999-2222-3333-44444..0"]))
-    #expect(!GoogleOrderNumber.precedes(first, all: ["opaque-id"]))
-    #expect(!GoogleOrderNumber.precedes("opaque-id", all: [first]))
-    #expect(!GoogleOrderNumber.precedes(first, all: []))
+    #expect(GoogleOrderNumber.precedes(first, anyOf: [first + "..0", first + "..1"]))
+    #expect(GoogleOrderNumber.precedes(first + "..0", anyOf: [first + "..1"]))
+    // A lost renewal's push, then a later renewal: the lost one is before a known one.
+    #expect(GoogleOrderNumber.precedes(first + "..0", anyOf: [first, first + "..1"]))
+    #expect(GoogleOrderNumber.precedes(first + "..1", anyOf: [first + "..0", first + "..3"]))
+    // After every known one, foreign or unreadable: it may be the latest.
+    #expect(!GoogleOrderNumber.precedes(first + "..2", anyOf: [first + "..0"]))
+    #expect(!GoogleOrderNumber.precedes(first + "..2", anyOf: [first, first + "..1"]))
+    #expect(!GoogleOrderNumber.precedes(first, anyOf: [first]))
+    #expect(!GoogleOrderNumber.precedes(first, anyOf: ["GPA.9999-2222-3333-44444..0"]))
+    #expect(!GoogleOrderNumber.precedes(first, anyOf: ["opaque-id"]))
+    #expect(!GoogleOrderNumber.precedes("opaque-id", anyOf: [first]))
+    #expect(!GoogleOrderNumber.precedes(first, anyOf: []))
   }
+
 }

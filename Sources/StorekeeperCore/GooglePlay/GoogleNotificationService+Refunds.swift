@@ -104,12 +104,13 @@ extension GoogleNotificationService {
     let left = quantity - (try row.decode("refunded_quantity", as: Int32.self))
     let kind: GooglePurchase.Kind = try row.decode("kind")
     if kind == .subscription, let orderId {
-      // A period before every order Storekeeper credited (the app reported after a renewal)
-      // paid for nothing here: the access its later orders bought stays, as Google keeps it.
+      // A period Storekeeper never recorded, numbered before one it did (the app reported after
+      // a renewal, or a renewal's push was lost and a later one came), paid for nothing here:
+      // the access the later orders bought stays, as Google keeps it.
       let known = try await tx.query(
         "SELECT order_id FROM google_orders WHERE purchase_token = \(token)"
       ).map { try $0.decode("order_id", as: String.self) }
-      if !known.contains(orderId), GoogleOrderNumber.precedes(orderId, all: known) {
+      if !known.contains(orderId), GoogleOrderNumber.precedes(orderId, anyOf: known) {
         return "not_credited"
       }
     }

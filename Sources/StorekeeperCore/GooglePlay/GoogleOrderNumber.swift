@@ -19,16 +19,16 @@ struct GoogleOrderNumber: Equatable, Sendable {
     renewal = index
   }
 
-  /// Whether `orderId` is an order of the same subscription before every one of `known`: a
-  /// period Storekeeper never credited (the app reported after a renewal). False when any id
-  /// has no known place, so an unknown order is taken as a later one, as before.
-  static func precedes(_ orderId: String, all known: [String]) -> Bool {
-    guard let named = GoogleOrderNumber(orderId), !known.isEmpty else { return false }
-    for id in known {
-      guard let other = GoogleOrderNumber(id), other.base == named.base,
-        named.renewal < other.renewal
-      else { return false }
+  /// Whether `orderId`, an order Storekeeper never recorded, is numbered before one it did
+  /// record of the same subscription: a period it never credited, not the latest (the app
+  /// reported after a renewal, or that renewal's push was lost and a later one came). Only an
+  /// unknown order numbered after every known one (or one without a known place) can stand
+  /// for the latest.
+  static func precedes(_ orderId: String, anyOf known: [String]) -> Bool {
+    guard let named = GoogleOrderNumber(orderId) else { return false }
+    return known.contains { id in
+      guard let other = GoogleOrderNumber(id) else { return false }
+      return other.base == named.base && named.renewal < other.renewal
     }
-    return true
   }
 }
