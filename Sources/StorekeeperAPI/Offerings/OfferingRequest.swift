@@ -69,11 +69,8 @@ enum OfferingRequest {
         problems.append(
           FieldError(field: "locale", message: "must be a language tag such as de-AT"))
       }
-    } else if let header = request.headers["Accept-Language"] {
-      let first = header.split(separator: ",").first.map {
-        String($0.split(separator: ";").first ?? "").trimmingCharacters(in: [" ", "\t"])
-      }
-      if let first, TargetingRule.isLanguageTag(first) { facts.locale = first }
+    } else {
+      facts.locale = headerLocale(request)
     }
     guard problems.isEmpty else {
       throw HTTPError(
@@ -97,13 +94,20 @@ enum OfferingRequest {
     facts.storefront = request.headers[StorefrontRequest.header].flatMap(Storefront.canonical)
     facts.store = request.headers[storeHeader].flatMap(AppStoreName.init(rawValue:))
     facts.appVersion = request.headers[versionHeader].flatMap(AppVersion.init)
-    if let header = request.headers["Accept-Language"] {
-      let first = header.split(separator: ",").first.map {
-        String($0.split(separator: ";").first ?? "").trimmingCharacters(in: [" ", "\t"])
-      }
-      if let first, TargetingRule.isLanguageTag(first) { facts.locale = first }
-    }
+    facts.locale = headerLocale(request)
     return facts
+  }
+
+  /// `Accept-Language`'s first tag, when it is a language tag (`*`, which HTTP libraries send
+  /// on their own, is no locale).
+  private static func headerLocale(_ request: Request) -> String? {
+    guard let header = request.headers["Accept-Language"],
+      let first = header.split(separator: ",").first.map({
+        String($0.split(separator: ";").first ?? "").trimmingCharacters(in: [" ", "\t"])
+      }),
+      TargetingRule.isLanguageTag(first)
+    else { return nil }
+    return first
   }
 
   /// The parameters this route reads, as given.
