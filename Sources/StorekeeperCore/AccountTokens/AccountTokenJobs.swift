@@ -58,10 +58,10 @@ package struct AccountTokenJobs: Sendable {
       UPDATE app_account_token_jobs j
       SET attempts = j.attempts + 1,
         next_attempt_at = now() + \(Self.leaseSeconds)::int * interval '1 second'
-      FROM (SELECT original_transaction_id FROM app_account_token_jobs
-            WHERE state = \(AccountTokenJobState.pending) AND next_attempt_at <= now()
-            ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
-      WHERE j.original_transaction_id = due.original_transaction_id
+      WHERE j.original_transaction_id = ANY (ARRAY(
+        SELECT original_transaction_id FROM app_account_token_jobs
+        WHERE state = \(AccountTokenJobState.pending) AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING j.original_transaction_id, j.environment, j.app_account_token::text AS token,
         j.attempts, (extract(epoch FROM j.queued_at) * 1000)::bigint AS queued_ms,
         (extract(epoch FROM now()) * 1000)::bigint AS now_ms

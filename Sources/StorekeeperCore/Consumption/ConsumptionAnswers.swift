@@ -79,10 +79,10 @@ package struct ConsumptionAnswers: Sendable {
       UPDATE consumption_answers c
       SET next_attempt_at = now() + \(Self.leaseSeconds) * interval '1 second',
           attempts = c.attempts + 1
-      WHERE c.notification_uuid IN (
+      WHERE c.notification_uuid = ANY (ARRAY(
         SELECT notification_uuid FROM consumption_answers
         WHERE state = \(ConsumptionAnswer.State.pending) AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING \(unescaped: ConsumptionAnswer.columns)
       """
     ).map(ConsumptionAnswer.init(row:))

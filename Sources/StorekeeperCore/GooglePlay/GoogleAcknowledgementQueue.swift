@@ -56,10 +56,10 @@ package struct GoogleAcknowledgementQueue: Sendable {
       """
       UPDATE google_acknowledgements a SET attempts = a.attempts + 1,
         next_attempt_at = \(now.addingMs(leaseMs))
-      WHERE a.purchase_token IN (
+      WHERE a.purchase_token = ANY (ARRAY(
         SELECT purchase_token FROM google_acknowledgements
         WHERE done_at IS NULL AND next_attempt_at <= \(now)
-        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING a.purchase_token, a.action, a.package_name, a.google_product_id, a.attempts
       """
     ).map { row in

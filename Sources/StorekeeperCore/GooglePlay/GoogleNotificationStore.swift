@@ -105,10 +105,10 @@ package struct GoogleNotificationStore: Sendable {
       """
       UPDATE google_notifications n SET attempts = n.attempts + 1,
         next_attempt_at = \(now.addingMs(leaseMs))
-      WHERE n.message_id IN (
+      WHERE n.message_id = ANY (ARRAY(
         SELECT message_id FROM google_notifications
         WHERE state = \(State.pending) AND next_attempt_at <= \(now)
-        ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING n.message_id, n.kind, n.notification_type, n.purchase_token, n.attempts, n.seq
       """
     ).map { row in

@@ -55,10 +55,10 @@ package struct GoogleOrderPrices: Sendable {
       """
       UPDATE google_orders o SET price_attempts = o.price_attempts + 1,
         price_due_at = \(now.addingMs(leaseMs))
-      WHERE o.order_id IN (
+      WHERE o.order_id = ANY (ARRAY(
         SELECT order_id FROM google_orders
         WHERE price_due_at IS NOT NULL AND price_due_at <= \(now)
-        ORDER BY price_due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        ORDER BY price_due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING o.order_id, o.renewal, o.price_attempts
       """
     ).map { row in

@@ -53,13 +53,18 @@ extension OrderRepository {
           paid_at = CASE WHEN \(payment?.transactionId)::text IS NULL THEN paid_at ELSE now() END,
           transaction_id = coalesce(\(payment?.transactionId)::text, transaction_id),
           environment = coalesce(\(payment?.environment)::text, environment)
-        WHERE trade_status = \(transition.from) AND trade_no IN (
+        WHERE trade_status = \(transition.from) AND
       """)
     switch target {
-    case .order(let tradeNo): query.append("SELECT \(tradeNo)::text")
-    case .selected(let selection): query.append(selection)
+    case .order(let tradeNo): query.append(" trade_no = \(tradeNo)")
+    case .selected(let selection):
+      // An array, so the selection runs once (an InitPlan): as `IN (...)` the planner may rescan
+      // it per candidate row, and each rescan's SKIP LOCKED passes over the rows this statement
+      // already changed and takes more, past its LIMIT.
+      query.append(" trade_no = ANY (ARRAY(")
+      query.append(selection)
+      query.append("))")
     }
-    query.append(")")
     if claim != nil { query.append(" AND EXISTS (SELECT 1 FROM claim)") }
     query.append(
       """

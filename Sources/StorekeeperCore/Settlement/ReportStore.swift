@@ -229,10 +229,10 @@ package struct ReportStore: Sendable {
       """
       UPDATE trade_reports r SET attempts = r.attempts + 1, updated_at = now(),
         next_attempt_at = \(now.addingMs(leaseMs))
-      WHERE r.id IN (
+      WHERE r.id = ANY (ARRAY(
         SELECT id FROM trade_reports
         WHERE outcome = \(ReportOutcome.pending) AND next_attempt_at <= \(now)
-        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING r.id, r.trade_no, r.user_id, r.product_id, r.proof_kind, r.attempts,
         \(unescaped: Self.storedText) AS proof,
         (extract(epoch FROM r.created_at) * 1000)::bigint AS first_attempt_ms
@@ -259,7 +259,7 @@ package struct ReportStore: Sendable {
     let refusedCutoff = now.addingMs(-60_000)
     let rows = try await database.query(
       """
-      DELETE FROM proofs WHERE hash IN (
+      DELETE FROM proofs WHERE hash = ANY (ARRAY(
         SELECT p.hash FROM proofs p
         WHERE (p.last_used_at < \(cutoff) AND NOT EXISTS (
             SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
@@ -268,7 +268,7 @@ package struct ReportStore: Sendable {
           OR (p.last_used_at < \(refusedCutoff) AND NOT EXISTS (
             SELECT 1 FROM trade_reports r WHERE r.proof_hash = p.hash
               AND r.outcome <> \(ReportOutcome.invalid)))
-        LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+        LIMIT \(limit) FOR UPDATE SKIP LOCKED))
       RETURNING hash
       """)
     return rows.count

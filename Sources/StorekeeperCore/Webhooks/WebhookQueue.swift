@@ -99,7 +99,7 @@ package struct WebhookQueue: Sendable {
   package func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
     let rows = try await database.query(
       """
-      WITH due AS (
+      WITH due AS MATERIALIZED (
         SELECT d.id FROM webhook_deliveries d
         WHERE d.endpoint_id = \(endpoint) AND d.state = \(literal: .pending) AND d.next_attempt_at <= now()
           AND NOT EXISTS (
