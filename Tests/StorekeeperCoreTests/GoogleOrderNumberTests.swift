@@ -29,4 +29,27 @@ import Testing
     #expect(!GoogleOrderNumber.precedes(first, anyOf: []))
   }
 
+  @Test func theRenewalsBetweenTheLastRecordedAndTheLatestAreMissing() {
+    let first = "GPA.1111-2222-3333-44444"
+    #expect(
+      GoogleOrderNumber.missing(before: first + "..2", recorded: [first]) == [
+        first + "..0", first + "..1",
+      ])
+    #expect(
+      GoogleOrderNumber.missing(before: first + "..3", recorded: [first, first + "..1"]) == [
+        first + "..2"
+      ])
+    // Next in line, before the last recorded, or not of a known subscription: none.
+    #expect(GoogleOrderNumber.missing(before: first + "..0", recorded: [first]).isEmpty)
+    #expect(GoogleOrderNumber.missing(before: first + "..1", recorded: [first + "..3"]).isEmpty)
+    #expect(GoogleOrderNumber.missing(before: first + "..4", recorded: []).isEmpty)
+    #expect(
+      GoogleOrderNumber.missing(before: first + "..4", recorded: ["GPA.9999-2222-3333-44444"])
+        .isEmpty)
+    #expect(GoogleOrderNumber.missing(before: "opaque-id", recorded: [first]).isEmpty)
+    // A number far past the recorded ones is no lost push.
+    let far = GoogleOrderNumber.maxMissing
+    #expect(GoogleOrderNumber.missing(before: first + "..\(far)", recorded: [first]).count == far)
+    #expect(GoogleOrderNumber.missing(before: first + "..\(far + 1)", recorded: [first]).isEmpty)
+  }
 }

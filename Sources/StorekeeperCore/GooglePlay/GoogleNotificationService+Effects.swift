@@ -63,11 +63,18 @@ extension GoogleNotificationService {
       if let latest = item.latestSuccessfulOrderId, !latest.isEmpty, latest != purchase.orderId,
         try await tx.query("SELECT 1 FROM orders WHERE transaction_id = \(latest)").isEmpty
       {
+        let chargedAtMs = min(previousExpiryMs ?? nowMs, nowMs)
+        let lost = try await lostRenewals(before: latest, token: token, on: tx)
+        for orderId in lost {
+          // Its own period's dates come with its price from the Orders API.
+          try await renew(
+            purchase, token: token, orderId: orderId, chargedAtMs: chargedAtMs, expiryMs: nil,
+            notice: notice, on: tx)
+        }
         try await renew(
-          purchase, token: token, orderId: latest,
-          chargedAtMs: min(previousExpiryMs ?? nowMs, nowMs), expiryMs: expiryMs, notice: notice,
-          on: tx)
-        result = "renewed"
+          purchase, token: token, orderId: latest, chargedAtMs: chargedAtMs, expiryMs: expiryMs,
+          notice: notice, on: tx)
+        result = lost.isEmpty ? "renewed" : "renewed+\(lost.count)_lost"
       } else {
         var events: [EventDraft] = []
         switch state {
@@ -94,6 +101,33 @@ extension GoogleNotificationService {
       }
       return .done(.processed, result)
     }
+  }
+
+  /// The renewals between the last order recorded for the purchase and `latest` whose pushes
+  /// never came and no sweep read (Google names each period's order): each was charged, so each
+  /// gets its order and credit as if its push had come. One Google voided meanwhile (its void
+  /// recorded, applied to what Storekeeper knew then) is left out: it was paid back.
+  private func lostRenewals(before latest: String, token: String, on tx: PostgresTransaction)
+    async throws -> [String]
+  {
+    let recorded = try await tx.query(
+      "SELECT order_id FROM google_orders WHERE purchase_token = \(token)"
+    ).map { try $0.decode("order_id", as: String.self) }
+    let missing = GoogleOrderNumber.missing(before: latest, recorded: recorded)
+    if missing.isEmpty { return [] }
+    let settled = try await tx.query(
+      """
+      SELECT transaction_id AS id FROM orders WHERE transaction_id = ANY (\(PostgresArray(missing)))
+      UNION SELECT order_id FROM google_voids WHERE order_id = ANY (\(PostgresArray(missing)))
+      """
+    ).map { try $0.decode("id", as: String.self) }
+    let lost = missing.filter { !settled.contains($0) }
+    if !lost.isEmpty {
+      logger.notice(
+        "Google renewals whose pushes never came, credited now",
+        ["orders": .string(lost.joined(separator: ",")), "latest": .string(latest)])
+    }
+    return lost
   }
 
   /// A renewal: an order of its own for the subscriber (`origin: renewal`), paid by Google's

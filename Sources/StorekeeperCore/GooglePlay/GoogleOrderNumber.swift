@@ -31,4 +31,23 @@ struct GoogleOrderNumber: Equatable, Sendable {
       return other.base == named.base && named.renewal < other.renewal
     }
   }
+
+  /// Most periods one read-back fills in: a push lost now and then leaves a gap of one or two,
+  /// and the subscription sweep closes any gap within a pass; a number far beyond the known
+  /// ones is not a lost push.
+  static let maxMissing = 100
+
+  /// The renewals numbered after every recorded order of `orderId`'s subscription and before
+  /// `orderId`, oldest first: periods Google charged whose pushes never came. Empty when
+  /// `orderId` has no known place, no recorded order shares its subscription, or the gap is
+  /// wider than `maxMissing`.
+  static func missing(before orderId: String, recorded: [String]) -> [String] {
+    guard let named = GoogleOrderNumber(orderId) else { return [] }
+    let last = recorded.compactMap(GoogleOrderNumber.init)
+      .filter { $0.base == named.base }.map(\.renewal).max()
+    guard let last, last + 1 < named.renewal, named.renewal - last - 1 <= maxMissing else {
+      return []
+    }
+    return (last + 1..<named.renewal).map { "\(named.base)..\($0)" }
+  }
 }

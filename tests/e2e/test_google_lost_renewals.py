@@ -1,0 +1,130 @@
+"""Renewals whose pushes were lost (the fake Google Play withholds them, `POST
+/fake/v1/pushes/withhold`) on an instance whose subscription sweep does not run meanwhile, so
+only the next renewal's read-back can learn of them:
+
+- a later renewal's read-back names its order `..N`; the renewals numbered between the last
+  order recorded and it were charged too, so each gets its paid order (revenue, a refund to
+  take), once, however often Google is read back;
+- a void of such a period refunds that period alone;
+- a void of a period before the app's report (never credited here) takes nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from google_support import push_env, start_pushing_fake
+from support import unique, wait_until
+from test_google_unseen_voids import notification_result, order_for, refunds, report, withheld_while
+
+
+@pytest.fixture(scope="module")
+def google(tmp_path_factory):
+    fake = start_pushing_fake(tmp_path_factory.mktemp("google-lost-renewals"))
+    yield fake
+    fake.terminate(15)
+    fake.forget()
+
+
+@pytest.fixture(scope="module")
+def sk(module_launcher, module_storekeeper, google):
+    db = module_launcher.database()
+    # The sweeps run once at start and then not for an hour: a lost push stays lost.
+    sk = module_storekeeper(db, port=google.storekeeper_port, **push_env(google),
+                            GOOGLE_PLAY_SWEEP_INTERVAL="1h")
+    sk.client.put_product("gl.vip", "auto_renewable", grants={"entitlement": "vip"})
+    wait_until(lambda: db.scalar("SELECT count(*) FROM google_sweeps WHERE last_run_at IS NOT NULL") == "2",
+               20, "the first sweeps ran")
+    sk.db = db
+    return sk
+
+
+def subscribed(sk, google, user: str) -> tuple[str, str]:
+    """A subscription to `gl.vip` reported and credited: its token and first order id."""
+    order = order_for(sk, user, "gl.vip")
+    bought = google.subscribe("gl.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                              period_seconds=3600)
+    assert report(sk, order, bought["purchase_token"]).status_code == 200
+    return bought["purchase_token"], bought["order_id"]
+
+
+def paid(sk, user: str) -> dict[str, dict]:
+    return {o["transaction_id"]: o for o in sk.client.admin_orders(user_id=user)
+            if o["trade_status"] == "TRADE_SUCCESS"}
+
+
+def renew_losing_one(sk, google, user: str, token: str, first: str) -> dict:
+    """Renewal ..0 with its push withheld, then ..1 pushed and applied; returns ..0's push."""
+    _, (lost,) = withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: first + "..1" in {o["transaction_id"] for o in sk.client.admin_orders(user_id=user)},
+               30, "the later renewal credited")
+    return lost
+
+
+def vip(sk, user: str) -> bool:
+    return any(e["entitlement"] == "vip" for e in sk.client.entitlements(user)["entitlements"])
+
+
+def test_a_renewal_whose_push_was_lost_is_recorded_when_a_later_one_comes(sk, google):
+    # Renewal ..0's push is lost; ..1's comes. Google charged both periods: ..0 gets its paid
+    # order (its revenue, its refund if Google refunds it) with ..1's, once, however often
+    # Google is read back.
+    user = unique("gl-recorded")
+    token, first = subscribed(sk, google, user)
+    lost = renew_losing_one(sk, google, user, token, first)
+    assert set(paid(sk, user)) == {first, first + "..0", first + "..1"}
+    assert {paid(sk, user)[first + n]["origin"] for n in ("..0", "..1")} == {"renewal"}
+    renewed = [e for e in sk.client.get("/admin/v1/events", admin=True,
+                                        params={"user_id": user, "limit": 200}).json()["events"]
+               if e["type"] == "subscription.renewed"]
+    assert sorted(e["data"]["transaction_id"] for e in renewed) == [first + "..0", first + "..1"]
+    # Each lost period is due for its price and time from the Orders API like any renewal.
+    assert sk.db.scalar(f"SELECT count(*) FROM google_orders WHERE purchase_token = '{token}' "
+                        "AND renewal") == "2"
+    # The lost push arrives after all: Google read back again, nothing more.
+    google.control(f"pushes/{lost['message_id']}/release")
+    assert wait_until(lambda: notification_result(sk.db, lost["message_id"]), 30,
+                      "the late push applied") == "processed active"
+    assert set(paid(sk, user)) == {first, first + "..0", first + "..1"}
+    assert vip(sk, user)
+
+
+def test_a_void_of_a_renewal_whose_push_was_lost_refunds_that_period_alone(sk, google):
+    # Renewal ..0's push is lost; ..1 is pushed, and ..0 is credited with it. Google then refunds
+    # ..0 alone: that period is taken back, and ..1 (still paid, the subscription active) stays,
+    # nor does the purchase end.
+    user = unique("gl-void")
+    token, first = subscribed(sk, google, user)
+    renew_losing_one(sk, google, user, token, first)
+    google.control("voids", {"purchase_token": token, "order_id": first + "..0"})
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}..0'")
+               not in (None, "applying"), 30, "the void applied")
+    orders = {o["transaction_id"]: o for o in sk.client.admin_orders(user_id=user)}
+    assert orders[first + "..0"]["trade_status"] == "TRADE_CLOSED"
+    assert orders[first + "..0"]["close_reason"] == "refunded"
+    assert orders[first + "..1"]["trade_status"] == "TRADE_SUCCESS"
+    assert vip(sk, user)
+    assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    assert [r["transaction_id"] for r in refunds(sk, user)] == [first + "..0"]
+
+
+def test_a_void_of_a_period_before_the_app_reported_takes_nothing(sk, google):
+    # The app reports after the first renewal: Storekeeper credits ..0, the period the report
+    # brought. Google then refunds the first order, a period never credited here: nothing is
+    # taken back, and the access ..0 bought stays.
+    user = unique("gl-late-report")
+    order = order_for(sk, user, "gl.vip")
+    bought = google.subscribe("gl.vip", obfuscated_account_id=order["obfuscated_account_id"], period_seconds=3600)
+    token, first = bought["purchase_token"], bought["order_id"]
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    assert report(sk, order, token).status_code == 200
+    wait_until(lambda: first + "..0" in paid(sk, user), 30, "the report credited")
+    assert list(paid(sk, user)) == [first + "..0"]
+    google.control("voids", {"purchase_token": token, "order_id": first})
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}'")
+               not in (None, "applying"), 30, "the void applied")
+    assert sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}'") == "not_credited"
+    assert vip(sk, user)
+    assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    assert refunds(sk, user) == []
