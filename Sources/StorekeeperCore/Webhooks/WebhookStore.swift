@@ -206,14 +206,14 @@ package struct WebhookStore: Sendable {
       let row = try await tx.queryFirst(
         "SELECT type, user_id FROM events WHERE id = \(eventId)")
     else { throw WebhookRefusal.eventNotFound(eventId.uuidString.lowercased()) }
-    let type: String = try row.decode("type")
+    let type = EventType(rawValue: try row.decode("type", as: String.self))
     let user: String = try row.decode("user_id")
-    if type == "experiment.exposed" {
+    if type == .experimentExposed {
       throw WebhookRefusal.eventNotForEndpoint(
         id: eventId.uuidString.lowercased(),
         why: "experiment.exposed is in the event feed only, never sent to webhooks")
     }
-    if type == "webhook.test", user != testUser(endpoint.id) {
+    if type == .webhookTest, user != testUser(endpoint.id) {
       throw WebhookRefusal.eventNotForEndpoint(
         id: eventId.uuidString.lowercased(),
         why: "it is another endpoint's webhook.test event, sent to that endpoint only")
@@ -224,7 +224,7 @@ package struct WebhookStore: Sendable {
   private static func filter(_ endpoint: WebhookEndpoint) -> PostgresQuery {
     let types = WebhookEndpoint.storedTypes(endpoint.eventTypes)
     return
-      "e.type NOT IN ('webhook.test', 'experiment.exposed') AND (\(types)::text[] IS NULL OR e.type = ANY (\(types)::text[]))"
+      "e.type NOT IN (\(EventType.webhookTest.rawValue), \(EventType.experimentExposed.rawValue)) AND (\(types)::text[] IS NULL OR e.type = ANY (\(types)::text[]))"
   }
 
   /// The user a test event is about: one per endpoint, so its sequence stays gap-free for that
