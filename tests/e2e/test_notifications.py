@@ -377,6 +377,32 @@ def test_a_state_change_signed_before_a_renewal_but_delivered_after_it_changes_n
     assert not any(e["type"] == event for e in events)
 
 
+def test_a_renewal_signed_before_a_grace_period_but_delivered_after_it_pays_and_keeps_the_grace(
+        api, fake_appstore, stack):
+    # A month-old first period; Apple renews it for a period that ended an hour ago, then the
+    # next renewal fails into a 14-day grace period. The renewal's notification arrives last: it
+    # pays its period, and the grace period Apple began after it still grants access.
+    user = unique("late-renewal")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable",
+                         expires_in_seconds=-30 * 86400)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=-3600, deliver=False)
+    renewed = jws_payload(renewal["signed_transaction"])
+    time.sleep(0.01)  # Apple signs the billing problem later
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=renewed["transactionId"],
+                                      grace_period_expires_in_seconds=14 * 86400)
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    assert api.post_notification(renewal["signed_payload"]).status_code == 200
+    assert wait_processed(api, renewal["notification_uuid"])["result"] == "renewal_recorded"
+    orders = api.admin_orders(user_id=user)
+    assert renewed["transactionId"] in {o.get("transaction_id") for o in orders if o["trade_status"] == "TRADE_SUCCESS"}
+    state = stack.db.scalar("SELECT status || ' ' || (grace_expires_at > now() + interval '13 days') "
+                            f"FROM subscription_states WHERE original_transaction_id = '{purchase['transaction_id']}'")
+    assert state == "grace_period true"
+    assert entitlement(api, user, "club"), "the late renewal ended the grace period Apple began after it"
+
+
 # ---------------------------------------------------------------------------------------------
 # Other types, admin views, forgeries
 

@@ -248,10 +248,18 @@ package struct NotificationEffects {
   ) async throws -> NotificationOutcome {
     let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
     if known { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+    // A renewal Apple signed before the subscription's later billing problem or expiry (a
+    // retry delivering it late) still paid its period, but the state is that later word's: set
+    // active now, it would end a grace period or a billing retry the later one began.
+    let stale = try await RefundHistory.superseded(
+      uuid, types: Self.subscriptionStateTypes,
+      key: .subscription(transaction.originalTransactionId), on: tx)
     // Someone's already, or a first purchase kept without an owner (only its order's token or
     // an admin transfer may claim that): this notification only confirms its dates.
     if known, owned != nil || transaction.transactionId == transaction.originalTransactionId {
-      try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      if !stale {
+        try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      }
       try await outbox.append(
         events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed(.datesUpdated)
@@ -275,7 +283,9 @@ package struct NotificationEffects {
     // no token of this new order.
     if known { try await TransactionRecord.assign(transaction.transactionId, to: order, on: tx) }
     // Active before settling, so the state the settlement's events record is the final one.
-    try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+    if !stale {
+      try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+    }
     _ = try await settlement.settleLocked(
       order, product: product, transaction: transaction, source: source,
       cause: cause, record: nil, events: events, appleRevoked: false, on: tx)
