@@ -159,6 +159,27 @@ def test_put_creates_201_then_replaces_200(api):
     assert listed and listed[0]["title"] == "Gold 10 (new)"
 
 
+def test_content_keeps_the_digits_an_admin_wrote_and_a_number_out_of_range_is_refused(api):
+    # Content is the app's to read: a 23-digit id or a decimal comes back as written (not as
+    # the nearest double). Delivery writes it with the same digits (`JSONNumberTests`).
+    product_id = f"{P}content.digits"
+    raw = ('{"type": "consumable", "title": "Digits", "price": "1.00", "currency": "USD", '
+           '"grants": {"balance": {"gold": 1}}, "content": {"id": 12345678901234567890123, "ratio": 0.1}}')
+    r = api.request("PUT", f"/admin/v1/products/{product_id}", admin=True, data=raw,
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert '"id":12345678901234567890123' in r.text and '"ratio":0.1' in r.text
+    got = api.get(f"/admin/v1/products/{product_id}", admin=True)
+    assert got.json()["content"] == {"id": 12345678901234567890123, "ratio": 0.1}
+    # A number no JSON writer here can carry again is refused with its field, not stored
+    # (it answered 500 before).
+    raw = raw.replace("0.1}", "1e400}")
+    r = api.request("PUT", f"/admin/v1/products/{P}content.huge", admin=True, data=raw,
+                    headers={"Content-Type": "application/json"})
+    assert error_fields(problem(r, 422, "validation_failed")) == {"content"}
+    assert api.get(f"/admin/v1/products/{P}content.huge", admin=True).status_code == 404
+
+
 @pytest.mark.parametrize("field,value,expected", [
     ("price", "7.50", "7.50"),
     ("price", "8", "8.00"),

@@ -163,6 +163,24 @@ def test_the_default_placement_serves_the_whole_catalog_unchanged(api):
     problem(api.get("/v1/offerings/default?colour=red"), 400, "invalid_query")
 
 
+def test_metadata_keeps_the_digits_an_admin_wrote_and_a_number_out_of_range_is_refused(api):
+    pid = P + "meta.digits"
+    api.put_product(pid)
+    raw = '{"products": ["%s"], "metadata": {"id": 12345678901234567890123, "scale": 1.25}}' % pid
+    r = api.request("PUT", "/admin/v1/offerings/meta-digits", admin=True, data=raw,
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"] == {"id": 12345678901234567890123, "scale": 1.25}
+    r = api.request("PUT", "/admin/v1/placements/meta_digits", admin=True, json={"offering_id": "meta-digits"})
+    assert r.status_code == 201, r.text
+    served = api.get("/v1/offerings/meta_digits")
+    assert served.json()["metadata"] == {"id": 12345678901234567890123, "scale": 1.25}, served.text
+    r = api.request("PUT", "/admin/v1/offerings/meta-huge", admin=True,
+                    data=raw.replace("1.25", "-1e400"), headers={"Content-Type": "application/json"})
+    assert error_fields(problem(r, 422, "validation_failed")) == {"metadata"}
+    assert api.get("/admin/v1/offerings/meta-huge", admin=True).status_code == 404
+
+
 def test_an_offering_lists_its_active_products_in_order_with_display_metadata(api):
     a, b, c = P + "shop.a", P + "shop.b", P + "shop.c"
     for pid in (a, b, c):

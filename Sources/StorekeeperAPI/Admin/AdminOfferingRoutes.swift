@@ -121,7 +121,11 @@ package struct AdminOfferingRoutes: Sendable {
     let badge = fields.string("badge", maxLength: 100) ?? ""
     var metadata = JSONValue.object([:])
     if let value = fields.object("metadata") {
-      if let bytes = try? JSONCoding.encode(value), bytes.count <= OfferingDraft.maxMetadataBytes {
+      if !value.numbersCanBeWritten {
+        fields.fail("metadata", JSONValue.unwritableNumberMessage)
+      } else if let bytes = try? JSONCoding.encode(value),
+        bytes.count <= OfferingDraft.maxMetadataBytes
+      {
         metadata = value
       } else {
         fields.fail("metadata", "must be at most \(OfferingDraft.maxMetadataBytes) bytes of JSON")

@@ -93,7 +93,10 @@ extension ProductDraft {
       grants = Grants.read(object, into: &fields)
     }
     if let contentValue = fields.object("content") {
-      if let bytes = try? JSONCoding.encode(contentValue), bytes.count > Self.maxContentBytes {
+      if !contentValue.numbersCanBeWritten {
+        fields.fail("content", JSONValue.unwritableNumberMessage)
+      } else if let bytes = try? JSONCoding.encode(contentValue), bytes.count > Self.maxContentBytes
+      {
         fields.fail("content", "must be at most \(Self.maxContentBytes) bytes of JSON")
       } else {
         content = contentValue

@@ -15,12 +15,14 @@ extension JSONValue {
   }
 
   /// Appends the JSON `JSONCoding` makes of this value: keys sorted, a number as the `Int64`
-  /// it is, else as Foundation writes the `Double` (which throws for a number no `Double` can
-  /// hold, as the encoder does).
+  /// it is, else as Foundation writes the `Decimal` or the `Double` (which throws for a number
+  /// no `Double` can hold, as the encoder does).
   package func appendSortedJSON(to out: inout [UInt8]) throws {
     try append(to: &out, sortingKeys: true) { text, out in
       if let value = Int64(text) {
         out.append(contentsOf: String(value).utf8)
+      } else if let value = Self.decimal(text) {
+        out.append(contentsOf: try JSONCoding.encode(value))
       } else {
         out.append(contentsOf: try JSONCoding.encode(Double(text) ?? 0))
       }
