@@ -98,11 +98,13 @@ def test_forwarded_for_is_believed_only_from_a_trusted_proxy(launcher):
 
 
 def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notifications(launcher):
-    stack = launcher.stack(VERIFY_RECEIPT_CONCURRENCY="2", APPLE_TIMEOUT="4s")
+    # Apple holds each call 12 s: what waits on it is told apart from what does not by a margin
+    # a loaded machine cannot eat (answers "at once" are counted under 6 s).
+    stack = launcher.stack(VERIFY_RECEIPT_CONCURRENCY="2", APPLE_TIMEOUT="15s")
     api, fake = stack.api, stack.fake
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
     receipts = [fake.purchase(GOLD, "consumable")["receipt"] for _ in range(8)]
-    fake.fault("timeout", delay_ms=3000)
+    fake.fault("timeout", delay_ms=12000)
     results: list[tuple[int, float, str | None, dict]] = []
     lock = threading.Lock()
 
@@ -124,15 +126,15 @@ def test_a_flood_of_slow_receipts_is_capped_and_delays_neither_catalog_nor_notif
     notified = api.post_notification(test_notification["signed_payload"])
     notification_s = time.monotonic() - started
     for t in threads:
-        t.join(30)
+        t.join(60)
     fake.clear_faults()
 
     assert notified.status_code == 200, notified.text
-    assert catalog_s < 1 and notification_s < 1, (catalog_s, notification_s)
+    assert catalog_s < 6 and notification_s < 6, (catalog_s, notification_s)
     # At most the cap's two posts held a call to Apple; the others, past it, were stored after
     # their signature check and answered 202 pending at once (issue 23: the retry worker
     # settles them), never refused.
-    queued = [r for r in results if r[0] == 202 and r[1] < 1.5]
+    queued = [r for r in results if r[0] == 202 and r[1] < 6]
     held = [r for r in results if r not in queued]
     assert len(held) <= 2 and len(queued) >= 6, [r[:3] for r in results]
     assert all(r[3]["verification"] == "pending" for r in queued), results

@@ -424,17 +424,17 @@ def test_offering_and_rule_changes_through_one_instance_are_served_by_another(sk
     api.put_product(pid, price="1.00")
     api.request("PUT", "/admin/v1/offerings/two", admin=True, json={"products": [pid]})
     api.request("PUT", "/admin/v1/placements/two", admin=True, json={"offering_id": "two"})
-    wait_until(lambda: other.client.get("/v1/offerings/two").status_code == 200, 5, "B never saw placement two")
+    wait_until(lambda: other.client.get("/v1/offerings/two").status_code == 200, 15, "B never saw placement two")
 
     set_price(api, pid, "FRA", "0.99", "EUR")
     wait_until(lambda: by_id(other.client.get("/v1/offerings/two?storefront=FR").json())[pid]["price"] == "0.99",
-               2, "B never served the FRA price")
+               15, "B never served the FRA price")
     api.request("PUT", "/admin/v1/placements/two", admin=True,
                 json={"offering_id": "two", "rules": [{"offering_id": "t-french", "when": {"locales": ["fr"]}}]})
-    wait_until(lambda: other.client.get("/v1/offerings/two?locale=fr").json()["offering_id"] == "t-french", 2,
+    wait_until(lambda: other.client.get("/v1/offerings/two?locale=fr").json()["offering_id"] == "t-french", 15,
                "B never applied the new rule")
     for path in ("/v1/offerings/two?storefront=FRA", "/v1/offerings/two?locale=fr", "/v1/products?storefront=FRA"):
-        wait_until(lambda: api.get(path).headers["ETag"] == other.client.get(path).headers["ETag"], 2,
+        wait_until(lambda: api.get(path).headers["ETag"] == other.client.get(path).headers["ETag"], 15,
                    f"the instances disagree on {path}")
     assert api.request("DELETE", "/admin/v1/placements/two", admin=True).status_code == 204
-    wait_until(lambda: other.client.get("/v1/offerings/two").status_code == 404, 2, "B still serves placement two")
+    wait_until(lambda: other.client.get("/v1/offerings/two").status_code == 404, 15, "B still serves placement two")

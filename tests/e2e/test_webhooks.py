@@ -336,16 +336,19 @@ def test_one_users_order_holds_while_an_earlier_delivery_fails_and_other_users_f
 
 
 def test_a_hanging_receiver_delays_only_its_own_endpoint_and_holds_at_most_its_slots(launcher):
-    sk = launcher.storekeeper(**{**FAST, "WEBHOOK_TIMEOUT": "10s", "WEBHOOK_CONCURRENCY_PER_ENDPOINT": "2"})
+    # The hanging receiver holds each request until the test ends (30 s at most, within the
+    # timeout), so nothing about it ends while the test looks, however loaded the machine.
+    sk = launcher.storekeeper(**{**FAST, "WEBHOOK_TIMEOUT": "40s", "WEBHOOK_CONCURRENCY_PER_ENDPOINT": "2"})
     api, db = sk.client, launcher.databases[-1]
     active, most = [0], [0]
     lock = threading.Lock()
+    release = threading.Event()
 
     def hang(event):
         with lock:
             active[0] += 1
             most[0] = max(most[0], active[0])
-        time.sleep(10)
+        release.wait(30)
         with lock:
             active[0] -= 1
         return ("hang", 0)
@@ -356,7 +359,7 @@ def test_a_hanging_receiver_delays_only_its_own_endpoint_and_holds_at_most_its_s
         create_endpoint(api, healthy.url)
         users = [unique("wh-hang") for _ in range(5)]
         ids = [insert_event(db, u)[0] for _ in range(3) for u in users]
-        wait_until(lambda: len(healthy.events()) == len(ids), 8, "the healthy endpoint's deliveries")
+        wait_until(lambda: len(healthy.events()) == len(ids), 25, "the healthy endpoint's deliveries")
         # Meanwhile the hanging endpoint holds two requests (its cap), and none has ended yet.
         assert len(stuck.requests) == 2 and most[0] == 2
         attempts = db.scalar("SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d "
@@ -365,6 +368,7 @@ def test_a_hanging_receiver_delays_only_its_own_endpoint_and_holds_at_most_its_s
         for u in users:
             assert healthy.delivered(u) == [1, 2, 3]
     finally:
+        release.set()
         stuck.close()
         healthy.close()
 
