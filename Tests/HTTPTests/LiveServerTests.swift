@@ -165,13 +165,15 @@ import Testing
   }
 
   @Test func theHeadTimeoutStartsWithTheHeadNotWithAnEmptyLineBeforeIt() async throws {
-    try await withServer({ $0.headTimeout = .milliseconds(500) }) { port, _ in
+    // Seconds of margin each way: a loaded machine may stall the client or the server's timer.
+    try await withServer({ $0.headTimeout = .seconds(3) }) { port, _ in
       try await offPool {
         let client = try TestClient(port: port)
         // RFC 9112 §2.2: some clients send a CRLF after a POST body; it is no request.
         try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi\r\n")
         #expect(try client.readResponse().text == "hi")
-        pause(milliseconds: 700)
+        // Well past a head timeout that would have started with the CRLF.
+        pause(milliseconds: 5500)
         try client.send("GET /hello HTTP/1.1\r\n")
         pause(milliseconds: 100)
         try client.send("Host: t\r\n\r\n")
@@ -212,17 +214,20 @@ import Testing
   }
 
   @Test func aPipelinedBodyGetsItsOwnGracePeriod() async throws {
-    try await withServer({ $0.bodyRateGracePeriod = .seconds(2) }) { port, _ in
+    // Every deadline below is at least 2.5 s from the moment that must fall on its side of it,
+    // so a loaded machine stalling the client or the server's timer changes nothing.
+    try await withServer({ $0.bodyRateGracePeriod = .seconds(8) }) { port, _ in
       try await offPool {
         let client = try TestClient(port: port)
-        // The first request's body arrives in two parts, so its rate deadline is set (t = 2 s);
-        // its immediate answer (405) comes with the second request's head.
+        // The first request's body arrives in two parts, so its rate deadline is set (t = 8 s);
+        // it completes at t = 5 s, and its immediate answer (405) comes with the second
+        // request's head, whose body starts then (its own deadline: t = 13 s).
         try client.send("POST /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
-        pause(milliseconds: 1000)
+        pause(milliseconds: 5000)
         try client.send("cd" + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nx")
         #expect(try client.readResponse().status == 405)
-        // Past the first body's deadline, within the second's own grace period (t = 3 s).
-        pause(milliseconds: 1500)
+        // Past the first body's deadline, within the second's own grace period (t = 10.5 s).
+        pause(milliseconds: 5500)
         try client.send("ello")
         let reply = try client.readResponse()
         #expect(reply.status == 200)

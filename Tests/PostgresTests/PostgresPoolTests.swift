@@ -159,7 +159,8 @@ import Testing
       try await admin.query("SELECT pg_terminate_backend(\(first))")
       // pg_terminate_backend only signals; wait until the backend is really gone.
       var gone = false
-      for _ in 0..<250 where !gone {
+      let deadline = ContinuousClock.now + .seconds(30)
+      while !gone, ContinuousClock.now < deadline {
         gone = try await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(first)").isEmpty
         if !gone { try await Task.sleep(for: .milliseconds(20)) }
       }
@@ -182,7 +183,8 @@ import Testing
       let admin = PostgresPool(
         configuration: PostgresConfiguration(url: db.adminURL), logger: TestDatabase.logger)
       var terminated = false
-      for _ in 0..<250 where !terminated {
+      let deadline = ContinuousClock.now + .seconds(30)
+      while !terminated, ContinuousClock.now < deadline {
         let rows = try await admin.query(
           "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = \(pid) AND state = 'active'"
         )

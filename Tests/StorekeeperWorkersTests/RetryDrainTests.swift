@@ -12,7 +12,7 @@ import Testing
   struct Unreachable: Error {}
 
   /// verifyReceipt that fails at once until armed; armed, each call waits (up to a bound) until
-  /// `expected` calls are in flight together, then fails as an unreachable Apple does.
+  /// `expected` calls have been in flight together, then fails as an unreachable Apple does.
   final class BarrierTransport: ReceiptTransport {
     private struct State {
       var armed = false
@@ -38,7 +38,11 @@ import Testing
       }
       guard armed else { throw Unreachable() }
       // A bound on waiting, not a timing: called one at a time, no call ever sees the others.
-      for _ in 0..<1000 where state.withLock({ $0.inFlight }) < expected {
+      // Generous, so that a loaded machine starting the calls slowly still meets it. Once
+      // `expected` were in flight together every call goes on (the first to leave lowers the
+      // count the others would otherwise keep waiting for).
+      let deadline = ContinuousClock.now + .seconds(30)
+      while state.withLock({ $0.peak }) < expected, ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(10))
       }
       state.withLock { $0.inFlight -= 1 }
