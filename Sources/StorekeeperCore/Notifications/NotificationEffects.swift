@@ -286,9 +286,14 @@ package struct NotificationEffects {
     if !stale {
       try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
     }
-    _ = try await settlement.settleLocked(
-      order, product: product, transaction: transaction, source: source,
-      cause: cause, record: nil, events: events, appleRevoked: false, on: tx)
+    do {
+      _ = try await settlement.settleLocked(
+        order, product: product, transaction: transaction, source: source,
+        cause: cause, record: nil, events: events, appleRevoked: false, on: tx)
+    } catch SettlementRefusal.transactionAlreadyUsed where !known {
+      // Unrecorded when locked (nothing to lock), then claimed by the app's own post of it.
+      throw NotificationLostRace(transactionId: transaction.transactionId)
+    }
     return .processed(.renewalRecorded)
   }
 

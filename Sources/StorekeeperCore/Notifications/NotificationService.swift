@@ -151,9 +151,10 @@ package struct NotificationService: Sendable {
         }
       }
     } catch let failure as Failure {
-      if let conflict = failure.underlying as? PostgresError, conflict.isTransientConflict,
-        try await retryLater(failure.uuid, conflict)
-      {
+      let transient =
+        (failure.underlying as? PostgresError)?.isTransientConflict == true
+        || failure.underlying is NotificationLostRace
+      if transient, try await retryLater(failure.uuid, failure.underlying) {
         return .nextPass(failure.uuid)
       }
       // Kept for admins instead of retried forever; the transaction above rolled back.
@@ -181,7 +182,7 @@ package struct NotificationService: Sendable {
   /// Counts an attempt that lost a conflict and leaves the notification pending, unless it has
   /// had its `conflictAttempts`; false then, and the caller keeps it as failed. Its
   /// transaction rolled back, so applying it again starts from what is committed.
-  private func retryLater(_ uuid: String, _ conflict: PostgresError) async throws -> Bool {
+  private func retryLater(_ uuid: String, _ conflict: any Error) async throws -> Bool {
     let left = try await database.query(
       """
       UPDATE apple_notifications SET attempts = attempts + 1,
