@@ -117,7 +117,10 @@ package struct ConsumptionAnswers: Sendable {
   }
 
   /// Records what an attempt ended in. `retryAt` (seconds from now) leaves the job pending;
-  /// otherwise it ends in `state`, and its event is written for the user.
+  /// otherwise it ends in `state`, and its event is written for the user. Only the attempt
+  /// that holds the job records it: one whose lease ran out while Apple was slow (another
+  /// instance claimed the job again, counting another attempt) changes nothing, so a `sent`
+  /// job is not turned `failed` nor its event written twice.
   package func record(
     _ job: ConsumptionAnswer, state: ConsumptionAnswer.State,
     information: ConsumptionInformation?, userId: String?, outcome: String?, error: String?,
@@ -132,17 +135,20 @@ package struct ConsumptionAnswers: Sendable {
           SET next_attempt_at = now() + \(retryAfterSeconds) * interval '1 second',
               last_error = \(error), user_id = \(userId), answer = \(answer)::jsonb
           WHERE notification_uuid = \(job.notificationUuid)
+            AND state = \(ConsumptionAnswer.State.pending) AND attempts = \(job.attempts)
           """)
         return
       }
-      try await tx.execute(
+      let ended = try await tx.query(
         """
         UPDATE consumption_answers
         SET state = \(state), outcome = \(outcome), last_error = \(error), user_id = \(userId),
             answer = \(answer)::jsonb, answered_at = now()
         WHERE notification_uuid = \(job.notificationUuid)
+          AND state = \(ConsumptionAnswer.State.pending) AND attempts = \(job.attempts)
+        RETURNING 1
         """)
-      guard let userId else { return }
+      guard !ended.isEmpty, let userId else { return }
       var data: [String: JSONValue] = [
         "notification_uuid": .string(job.notificationUuid),
         "transaction_id": .string(job.transactionId), "state": .string(state.rawValue),
