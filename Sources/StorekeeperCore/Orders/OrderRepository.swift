@@ -358,7 +358,7 @@ extension OrderRepository {
       WHERE user_id = \(userId) AND product_id = \(productId) AND quantity = \(quantity)
         AND (trade_status = \(TradeStatus.waitBuyerPay) OR (trade_status = \(TradeStatus.tradeClosed)
              AND close_reason IN (\(CloseReason.cancelled), \(CloseReason.failed), \(CloseReason.expired))))
-      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
+      ORDER BY created_at, trade_no LIMIT 1 FOR UPDATE SKIP LOCKED
       """
     ).first.map(Order.init(row:))
   }
