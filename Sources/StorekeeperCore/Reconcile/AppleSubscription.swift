@@ -9,6 +9,9 @@ struct AppleSubscription: Sendable, Equatable {
   var graceMs: Int64?
   /// Family Sharing: a revocation of a shared purchase is Apple's REVOKE, not a refund.
   var familyShared: Bool
+  /// When Apple signed this answer (nil if it did not say): a notification Apple signed later
+  /// is a later word than this answer.
+  var signedMs: Int64? = nil
 
   /// The renewal state the notification handling records for this status (nil: revoked, which
   /// is the transaction's revocation, not a renewal state).

@@ -222,7 +222,8 @@ package struct SubscriptionReconciler: Sendable {
     return AppleSubscription(
       latest: transaction, status: status,
       graceMs: status == .billingGracePeriod ? renewal.gracePeriodExpiresDate : nil,
-      familyShared: payload.inAppOwnershipType == InAppOwnershipType.familyShared.rawValue)
+      familyShared: payload.inAppOwnershipType == InAppOwnershipType.familyShared.rawValue,
+      signedMs: payload.signedDate)
   }
 
   /// Compares under lock and repairs, in one database transaction with the records of the
@@ -234,6 +235,13 @@ package struct SubscriptionReconciler: Sendable {
     try await database.withTransaction { tx in
       let stored = try await StoredSubscription.load(original, on: tx)
       guard let userId = stored.userId else { throw Unusable(description: "no owner any more") }
+      // A notification Apple signed after this answer (applied while Apple was asked, or
+      // waiting to be) is its later word: repairing to the answer would undo it, as a refund
+      // applied meanwhile would be reversed. The next pass asks again.
+      if try await Self.notifiedSince(apple, original: original, on: tx) {
+        try await claims.finish(original, error: nil, on: tx)
+        return []
+      }
       let repairs = SubscriptionDiscrepancy.repairs(stored: stored, apple: apple)
       let effects = NotificationEffects(
         settlement: settlement, catalog: catalog, clock: clock, tx: tx, uuid: "",
@@ -256,6 +264,20 @@ package struct SubscriptionReconciler: Sendable {
       try await claims.finish(original, error: nil, on: tx)
       return repairs.map { .init(userId: userId, originalTransactionId: original, repair: $0) }
     }
+  }
+
+  /// Whether Apple signed a notification about the subscription after `apple`'s answer.
+  static func notifiedSince(
+    _ apple: AppleSubscription, original: String, on tx: PostgresTransaction
+  ) async throws -> Bool {
+    guard let signedMs = apple.signedMs else { return false }
+    var query: PostgresQuery = """
+      SELECT 1 FROM apple_notifications
+      WHERE original_transaction_id = \(original) AND signed_date >
+      """
+    query.append(TransactionRecord.time(signedMs))
+    query.append(" LIMIT 1")
+    return try await !tx.query(query).isEmpty
   }
 
   private func apply(_ repair: SubscriptionRepair, original: String, effects: NotificationEffects)
