@@ -34,7 +34,8 @@ CLUB = P + "club.monthly"
 def stack(module_launcher):
     # The fake's in-app purchase key: the App Store Server API clients (and the token sender)
     # are on.
-    return module_launcher.stack(api_key=True)
+    # Apple's own timeout, not the e2e default of 2 s: the tests count calls to the fake.
+    return module_launcher.stack(api_key=True, APPLE_TIMEOUT="10s")
 
 
 @pytest.fixture(scope="module")

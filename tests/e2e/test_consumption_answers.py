@@ -20,7 +20,9 @@ BUNDLE = P + "gold.gems"
 
 @pytest.fixture(scope="module")
 def answering(module_launcher):
-    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s",
+    # Apple's own timeout (the e2e default is 2 s): a slow answer on a loaded machine must not
+    # become a second call, which the tests count.
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s", APPLE_TIMEOUT="10s",
                                   CONSUMPTION_REFUND_PREFERENCE="by_consumption")
     stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
     stack.api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
@@ -135,7 +137,7 @@ def test_of_a_purchase_crediting_several_assets_the_most_used_one_is_its_share(a
 
 @pytest.fixture(scope="module")
 def answering_negative(module_launcher):
-    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s",
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s", APPLE_TIMEOUT="10s",
                                   CONSUMPTION_REFUND_PREFERENCE="by_consumption", REFUND_POLICY="negative")
     stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
     return stack

@@ -3,6 +3,7 @@ with two instances sweeping one database each order is closed exactly once."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 
 from support import unique, wait_until
@@ -38,8 +39,13 @@ def test_an_unpaid_order_is_closed_as_expired_after_the_ttl(storekeeper, new_db)
         assert expired[0]["reason"] == "expired" and expired[0]["from_status"] == "WAIT_BUYER_PAY"
         assert expired[0]["cause"] == "sweeper"
 
-    # A fresh order is not touched before its time.
-    fresh = api.create_order(user, GOLD)
+    # A fresh order is not touched before its time: made through a third instance whose orders
+    # live an hour (the time is fixed at creation), it outlives the other two's sweeps.
+    c = storekeeper(db, ORDER_TTL="1h", share_admin_with=a)
+    fresh = c.client.create_order(user, GOLD)
+    sweeps = db.scalar("SELECT count(*) FROM order_events WHERE cause = 'sweeper'")
+    time.sleep(3)
+    assert db.scalar("SELECT count(*) FROM order_events WHERE cause = 'sweeper'") == sweeps
     assert api.order(fresh["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
     closed = api.admin_orders(user_id=user, trade_status="TRADE_CLOSED")
     assert len(closed) == 5

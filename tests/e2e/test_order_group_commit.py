@@ -201,7 +201,7 @@ def test_a_flush_held_up_in_the_database_is_answered_and_logged_as_slow(launcher
         ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
          "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
          f"BEGIN; SELECT 1 FROM products WHERE product_id = '{GOLD}' FOR UPDATE; "
-         "SELECT pg_sleep(3); COMMIT;"],
+         "SELECT pg_sleep(10); COMMIT;"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 10

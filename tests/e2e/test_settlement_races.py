@@ -13,6 +13,23 @@ from support import unique, user_headers, wait_for_order
 GOLD = "com.example.tests.races.gold"
 
 
+@pytest.fixture(scope="module")
+def stack(module_launcher):
+    # Apple's own timeout, not the e2e default of 2 s: under 100 concurrent receipts on a loaded
+    # machine every verifyReceipt call could pass 2 s and no request would get the settled answer.
+    return module_launcher.stack(APPLE_TIMEOUT="10s")
+
+
+@pytest.fixture(scope="module")
+def fake_appstore(stack):
+    return stack.fake
+
+
+@pytest.fixture(scope="module")
+def api(stack):
+    return stack.api
+
+
 @pytest.fixture(scope="module", autouse=True)
 def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}}, content={"message": "100 gold"})
