@@ -12,19 +12,8 @@ import Testing
 @Suite(.database) struct NotificationRaceTests {
   @Test func aRenewalNotificationThatLosesItsClaimIsForTheNextPass() async throws {
     try await DomainHarness.with { h in
-      try await h.addProduct("club", type: .autoRenewable, grants: "{\"entitlement\": \"club\"}")
-      let order = try await h.newOrder(user: "hal", product: "club")
-      let now = h.clock.clock.milliseconds
-      var first = h.transaction(for: order)
-      first.type = "Auto-Renewable Subscription"
-      first.expiresDate = now + 60_000
-      _ = try await h.receipts.apply([first], userId: "hal", productId: nil)
-      var renewal = first
-      renewal.transactionId = UUID().uuidString
-      renewal.purchaseDate = now + 60_000
-      renewal.expiresDate = now + 3_600_000
+      let (_, renewal) = try await RenewalOwnerTests.subscription(h, token: true)
       let didRenew = try DomainHarness.notification("DID_RENEW", transaction: renewal)
-      let recorded = renewal
 
       // Another request records the renewal (here without an owner, as a post by another user
       // once left it) and commits only once the notification waits for that row.
@@ -32,7 +21,7 @@ import Testing
         try await LedgerConflictTests.interleave(
           h,
           first: { tx in
-            try await TransactionRecord.recordUnowned(recorded, source: .signedTransaction, on: tx)
+            try await TransactionRecord.recordUnowned(renewal, source: .signedTransaction, on: tx)
           },
           start: { try await h.apply(didRenew) }, then: { _ in })
       }
