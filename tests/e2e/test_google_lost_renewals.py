@@ -6,10 +6,15 @@ only the next renewal's read-back can learn of them:
   order recorded and it were charged too, so each gets its paid order (revenue, a refund to
   take), once, however often Google is read back;
 - a void of such a period refunds that period alone;
-- a void of a period before the app's report (never credited here) takes nothing.
+- a void of a period before the app's report (never credited here) takes nothing;
+- a purchase changed while Google was read back (here: moved to another user) is read back
+  again, so the renewal goes to whoever owns the purchase when it is applied.
 """
 
 from __future__ import annotations
+
+import subprocess
+import time
 
 import pytest
 
@@ -128,3 +133,36 @@ def test_a_void_of_a_period_before_the_app_reported_takes_nothing(sk, google):
     assert vip(sk, user)
     assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
     assert refunds(sk, user) == []
+
+
+def test_a_purchase_changed_while_google_is_read_back_is_read_again(sk, google):
+    # Another session moves the purchase to another user and holds its commit until the renewal's
+    # push has read the purchase and asked Google: what that read saw is stale by then, so the
+    # renewal is read back again and goes to the new owner, not the old one.
+    user, other = unique("gl-moved-from"), unique("gl-moved-to")
+    token, first = subscribed(sk, google, user)
+    db = sk.db
+    server = db.server
+    holder = subprocess.Popen(
+        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
+         "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+         f"BEGIN; UPDATE google_purchases SET user_id = '{other}', updated_at = now() "
+         f"WHERE purchase_token = '{token}'; SELECT pg_sleep(5); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while db.scalar("SELECT count(*) FROM pg_stat_activity "
+                        "WHERE wait_event = 'PgSleep' AND datname = current_database()") != "1":
+            assert time.monotonic() < deadline, "the other session never started"
+            time.sleep(0.02)
+        google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    finally:
+        _, err = holder.communicate(timeout=60)
+    assert holder.returncode == 0, err
+    wait_until(lambda: first + "..0" in {o["transaction_id"] for o in
+                                         sk.client.admin_orders(user_id=other) + sk.client.admin_orders(user_id=user)},
+               30, "the renewal credited")
+    assert first + "..0" in paid(sk, other)
+    assert first + "..0" not in paid(sk, user)
+    # The push that read the stale purchase was applied on a later attempt.
+    assert int(sk.db.scalar(f"SELECT max(attempts) FROM google_notifications WHERE purchase_token = '{token}'")) > 1

@@ -195,7 +195,7 @@ def test_a_flush_held_up_in_the_database_is_answered_and_logged_as_slow(launcher
     api = sk.client
     api.put_product(GOLD)
     server = db.server
-    # Another session locks the product row for 3 s: the flush's foreign-key check on it
+    # Another session locks the product row for 10 s: the flush's foreign-key check on it
     # waits, as it would on a stalled disk, and so does everyone in the batch.
     holder = subprocess.Popen(
         ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,

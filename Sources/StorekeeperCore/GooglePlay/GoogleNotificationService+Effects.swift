@@ -32,12 +32,19 @@ extension GoogleNotificationService {
         let row = try await tx.query(
           """
           SELECT revoked_at IS NOT NULL AS revoked, replaced_by IS NOT NULL AS replaced,
-            (extract(epoch FROM expiry_time) * 1000)::bigint AS expiry_ms
+            (extract(epoch FROM expiry_time) * 1000)::bigint AS expiry_ms,
+            updated_at::text AS updated
           FROM google_purchases WHERE purchase_token = \(token) FOR UPDATE
           """
         ).first
       else { return .done(.ignored, "unknown_token") }
       if try row.decode("revoked", as: Bool.self) { return .done(.processed, "revoked_earlier") }
+      // Changed while Google was asked (a transfer to another user, or another instance's
+      // read-back applied first, which may be newer than this one): what was read is stale, so
+      // the push is read back again rather than credit the old owner or move dates backwards.
+      guard try row.decode("updated", as: String.self) == purchase.updatedAt else {
+        return .retry("changed_meanwhile")
+      }
       // A renewal is charged when the period it follows ends (or now, after a lapse), until the
       // Orders API says when.
       let previousExpiryMs: Int64? = try row.decodeIfPresent("expiry_ms")

@@ -114,6 +114,9 @@ package struct GoogleNotificationService: Sendable {
     var orderId: String
     var environment: String
     var revoked: Bool
+    /// The row's `updated_at` as read: a change since (a transfer, another read-back of
+    /// Google applied first) makes what was read here stale.
+    var updatedAt: String
   }
 
   func known(_ token: String) async throws -> Known? {
@@ -121,7 +124,7 @@ package struct GoogleNotificationService: Sendable {
       let row = try await database.query(
         """
         SELECT trade_no, user_id, product_id, kind, order_id, environment,
-          revoked_at IS NOT NULL AS revoked
+          revoked_at IS NOT NULL AS revoked, updated_at::text AS updated
         FROM google_purchases WHERE purchase_token = \(token) AND trade_no IS NOT NULL
         """
       ).first,
@@ -130,7 +133,8 @@ package struct GoogleNotificationService: Sendable {
     return Known(
       tradeNo: try row.decode("trade_no"), userId: try row.decode("user_id"), product: product,
       kind: try row.decode("kind"), orderId: try row.decode("order_id"),
-      environment: try row.decode("environment"), revoked: try row.decode("revoked"))
+      environment: try row.decode("environment"), revoked: try row.decode("revoked"),
+      updatedAt: try row.decode("updated"))
   }
 
   private func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
