@@ -29,6 +29,17 @@ import Testing
     }
   }
 
+  /// A client writes the number (up to the body's 1 MiB): reading it is linear in its length.
+  /// Reading a run of zeros was quadratic (32,000 zeros took 45 s of a debug build's CPU).
+  @Test func aNumberOfAMillionDigitsIsReadInOnePass() {
+    let zeros = String(repeating: "0", count: 1_000_000)
+    #expect(JSONInteger("1" + zeros) == .outOfRange)
+    #expect(JSONInteger("1." + zeros) == .value(1))
+    #expect(JSONInteger("1" + zeros + "e-1000000") == .value(1))
+    #expect(JSONInteger("0." + zeros + "1") == .notAnInteger)
+    #expect(JSONInteger("-" + zeros + "7.0" + zeros) == .value(-7))
+  }
+
   @Test func requestFieldsReadIntegralNumbersAsIntegers() {
     var fields = RequestFields(values: ["quantity": .number("4.0"), "bad": .number("4.5")])
     #expect(fields.integer("quantity", range: 1...10) == 4)

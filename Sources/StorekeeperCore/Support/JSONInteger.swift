@@ -7,38 +7,44 @@ package enum JSONInteger: Equatable {
   case notAnInteger
 
   /// Reads a JSON number as written (`-? int frac? exp?`; the parser has checked the grammar).
+  /// One pass over the bytes: a client controls the text (up to the body's limit), so nothing
+  /// here may cost more than linear time in it.
   package init(_ number: String) {
     if let plain = Int64(number) {
       self = .value(plain)
       return
     }
-    var text = Substring(number)
-    let negative = text.first == "-"
-    if negative { text = text.dropFirst() }
-    var exponentText: Substring = "0"
-    if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-      exponentText = text[text.index(after: e)...]
-      text = text[..<e]
-    }
+    let bytes = Array(number.utf8)
+    let negative = bytes.first == UInt8(ascii: "-")
+    let start = negative ? 1 : 0
+    let e =
+      bytes[start...].firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+      ?? bytes.count
+    var digits: [UInt8] = []
+    digits.reserveCapacity(e - start)
     var fractionDigits = 0
-    var digits = text
-    if let dot = text.firstIndex(of: ".") {
-      let fraction = text[text.index(after: dot)...]
-      fractionDigits = fraction.count
-      digits = Substring(text[..<dot] + fraction)
+    var inFraction = false
+    for byte in bytes[start..<e] {
+      if byte == UInt8(ascii: ".") {
+        inFraction = true
+      } else {
+        digits.append(byte)
+        if inFraction { fractionDigits += 1 }
+      }
     }
     // The value is digits × 10^(exponent − fractionDigits).
-    var significant = digits.drop(while: { $0 == "0" })
-    var trailingZeros = 0
-    while significant.last == "0" {
-      significant = significant.dropLast()
-      trailingZeros += 1
-    }
-    if significant.isEmpty {
+    guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }),
+      let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") })
+    else {
       self = .value(0)
       return
     }
-    guard let exponent = Int(exponentText.drop(while: { $0 == "+" })) else {
+    let significant = digits[first...last]
+    let trailingZeros = digits.count - 1 - last
+    var exponentBytes = e < bytes.count ? bytes[(e + 1)...] : []
+    if exponentBytes.first == UInt8(ascii: "+") { exponentBytes = exponentBytes.dropFirst() }
+    let exponentText = String(decoding: exponentBytes, as: UTF8.self)
+    guard let exponent = Int(exponentText.isEmpty ? "0" : exponentText) else {
       // An exponent beyond Int: astronomically large or small.
       self = exponentText.hasPrefix("-") ? .notAnInteger : .outOfRange
       return
@@ -55,7 +61,8 @@ package enum JSONInteger: Equatable {
     }
     guard scale <= 19 - significant.count,
       let whole = Int64(
-        (negative ? "-" : "") + significant + String(repeating: "0", count: scale))
+        (negative ? "-" : "") + String(decoding: significant, as: UTF8.self)
+          + String(repeating: "0", count: scale))
     else {
       self = .outOfRange
       return
