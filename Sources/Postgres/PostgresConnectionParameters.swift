@@ -86,7 +86,7 @@ struct PostgresConnectionParameters: Sendable {
 extension String {
   var trimmingTrailingNewlines: String {
     var s = Substring(self)
-    while let last = s.last, last == "\n" || last == " " { s = s.dropLast() }
+    while let last = s.last, last == "\n" || last == " " { s.removeLast() }
     return String(s)
   }
 }

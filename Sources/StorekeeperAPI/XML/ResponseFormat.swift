@@ -52,8 +52,10 @@ enum ResponseFormat: Sendable, Equatable {
 
   private static func trimmed(_ text: Substring) -> String {
     var rest = text
-    while let first = rest.first, first == " " || first == "\t" { rest = rest.dropFirst() }
-    while let last = rest.last, last == " " || last == "\t" { rest = rest.dropLast() }
+    // removeFirst/removeLast are O(1) on a substring; `rest = rest.dropLast()` counts it each
+    // time, quadratic in a header a client pads.
+    while let first = rest.first, first == " " || first == "\t" { rest.removeFirst() }
+    while let last = rest.last, last == " " || last == "\t" { rest.removeLast() }
     return String(rest)
   }
 }
