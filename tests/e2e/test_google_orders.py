@@ -154,6 +154,31 @@ def test_a_partly_refunded_purchase_moves_what_is_left_and_its_later_refunds_tak
     assert sorted(e["amount"] for e in ledger(sk, bob)["entries"]) == [-100, -100, 200]
 
 
+def test_a_transfer_after_spending_and_a_partial_refund_moves_only_what_is_left(sk, google):
+    # Alice bought 3 × 100 gold, spent 250, and Google refunded one unit: 50 was taken and 50
+    # left owed. A transfer moves the two units left (200) to Bob; Alice gives back those 200
+    # and still owes the 50: 250 in all, what she spent. It once took and moved 250 (the owed 50
+    # counted as held), charging Alice twice for it and minting 50 for Bob.
+    alice, bob = unique("g-spent-from"), unique("g-spent-to")
+    order = order_for(sk, alice, "go.gold", 3)
+    bought = google.buy("go.gold", quantity=3, obfuscated_account_id=order["obfuscated_account_id"])
+    token = bought["purchase_token"]
+    report(sk, order, token)
+    r = sk.client.post(f"/v1/users/{alice}/balances/gold/spend", json={"amount": 250, "reason": "sword"},
+                       headers={"Idempotency-Key": unique("spend")})
+    assert r.status_code == 201, r.text
+    google.control("voids", {"purchase_token": token, "quantity": 1})
+    wait_until(lambda: len(refunds(sk, alice)) == 1, 30, "the partial refund applied")
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {"gold": 50})
+    r = sk.client.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                       json={"to_user_id": bob})
+    assert r.status_code == 200, r.text
+    assert sk.client.balance(bob) == 200
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (-200, {"gold": 50})
+    # Nothing minted: what the two hold and owe adds up to the two units left.
+    assert sk.client.balance(alice) - 50 + sk.client.balance(bob) + 250 == 200
+
+
 def subscribe(sk, google, user: str, **fields) -> tuple[dict, str]:
     order = order_for(sk, user, "go.vip")
     bought = google.subscribe("go.vip", obfuscated_account_id=order["obfuscated_account_id"], **fields)

@@ -27,30 +27,43 @@ enum Ledger {
     let target: PostgresQuery =
       kind == .refundReversed
       ? "coalesce(sum(l.amount) FILTER (WHERE l.kind = \(LedgerKind.grant)), 0)" : "0"
+    // A transfer takes what the purchase holds: its rows less what a partial refund left owed
+    // (that debt stays the old owner's, and `move` credits the new owner no more than this).
+    let held: PostgresQuery = kind == .transferred ? heldLessDebt : "sum(l.amount)"
     return """
       INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
-      SELECT l.user_id, l.asset, \(target) - sum(l.amount), \(kind), l.trade_no, \(transactionId),
+      SELECT l.user_id, l.asset, \(target) - \(held), \(kind), l.trade_no, \(transactionId),
              l.environment
       FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
       GROUP BY l.user_id, l.asset, l.trade_no, l.environment
-      HAVING \(target) - sum(l.amount) <> 0
+      HAVING \(target) - \(held) <> 0
       """
   }
+
+  /// What an order's rows (`l`, grouped by user, asset and order) hold for their owner: their
+  /// sum, less what refunds of it could not take back and is still owed (`ledger_debts`). A
+  /// repayment of that debt is a row of the order too, so this does not change as it is repaid.
+  private static let heldLessDebt: PostgresQuery = """
+    (sum(l.amount) - coalesce((SELECT sum(d.outstanding) FROM ledger_debts d
+                               WHERE d.trade_no = l.trade_no AND d.asset = l.asset
+                                 AND d.user_id = l.user_id), 0))
+    """
 
   /// A transfer's credit to the new owner's order `tradeNo`: what `reverse(.transferred)` takes
   /// from the old owner, per asset and environment, read from the old order's own rows
   /// (`changed`) beside that reversal. The purchase moves what it holds: not the product's
-  /// grants as the catalog has them now, nor the units a refund already took back, and a
-  /// sandbox purchase that credited nothing moves nothing.
+  /// grants as the catalog has them now, nor the units a refund already took back (whether
+  /// taken from the balance or left owed), and a sandbox purchase that credited nothing moves
+  /// nothing.
   static func move(to userId: String, tradeNo: String, transactionId: String) -> PostgresQuery {
     """
     INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
     SELECT \(userId), h.asset, sum(h.held)::bigint, \(LedgerKind.grant), \(tradeNo),
            \(transactionId), h.environment
-    FROM (SELECT l.asset, l.environment, sum(l.amount) AS held
+    FROM (SELECT l.asset, l.environment, \(heldLessDebt) AS held
           FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
-          GROUP BY l.user_id, l.asset, l.environment
-          HAVING sum(l.amount) > 0) h
+          GROUP BY l.user_id, l.asset, l.trade_no, l.environment
+          HAVING \(heldLessDebt) > 0) h
     GROUP BY h.asset, h.environment
     """
   }
