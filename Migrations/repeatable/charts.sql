@@ -13,8 +13,8 @@
 -- until it answers, the plan's recurring price subscriptionsv2 named; a one-time product is
 -- unpriced until then. Every order of a token bills the length of its first period. Google
 -- reports no storefront in Apple's spelling (country 'unknown') and no trial Storekeeper reads.
--- A purchase another replaced (upgrade, downgrade) is upgraded; an order voided or revoked is
--- refunded. The purchase token never leaves: Google's order ids name the transactions.
+-- The latest order of a purchase another replaced (upgrade, downgrade) is upgraded, and its
+-- revocation is the replacement, not a refund; any other order voided or revoked is refunded. The purchase token never leaves: Google's order ids name the transactions.
 CREATE OR REPLACE VIEW chart_transactions AS
 SELECT 'app_store'::text AS store,
        t.transaction_id,
@@ -49,8 +49,8 @@ SELECT 'google_play'::text,
        round(g.price_micros::numeric / 1000000, 6),
        g.purchased_at,
        g.expires_date,
-       CASE WHEN g.replaced_by IS NULL THEN g.refunded_at END,
-       g.replaced_by IS NOT NULL,
+       CASE WHEN g.replaced_by IS NULL OR NOT g.latest THEN g.refunded_at END,
+       g.replaced_by IS NOT NULL AND g.latest,
        false,
        g.expires_date IS NOT NULL,
        g.trade_no,
@@ -70,7 +70,11 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
                   WHEN lead(o.order_id) OVER (PARTITION BY o.purchase_token
                                               ORDER BY o.purchased_at, o.order_id) IS NULL
                     THEN gp.expiry_time
-                  ELSE coalesce(o.expiry_time, gp.expiry_time) END AS expires_date
+                  ELSE coalesce(o.expiry_time, gp.expiry_time) END AS expires_date,
+             -- The purchase's latest order: the one a replacement (upgrade, downgrade) takes
+             -- over from; its earlier orders' refunds stay refunds.
+             lead(o.order_id) OVER (PARTITION BY o.purchase_token
+                                    ORDER BY o.purchased_at, o.order_id) IS NULL AS latest
       FROM google_orders o
       JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
       LEFT JOIN orders ord ON ord.trade_no = o.trade_no) g;

@@ -166,3 +166,28 @@ def test_a_purchase_changed_while_google_is_read_back_is_read_again(sk, google):
     assert first + "..0" not in paid(sk, user)
     # The push that read the stale purchase was applied on a later attempt.
     assert int(sk.db.scalar(f"SELECT max(attempts) FROM google_notifications WHERE purchase_token = '{token}'")) > 1
+
+
+def test_an_upgrade_keeps_the_refunds_of_the_periods_before_it_in_the_charts(sk, google):
+    # Three periods, the first renewal refunded, then an upgrade: only the latest period is the
+    # one the upgrade took over; the refunded renewal stays a refund in every chart (the charts
+    # once dropped every refund of a replaced purchase).
+    user = unique("gl-upgraded")
+    token, first = subscribed(sk, google, user)
+    for n in (0, 1):
+        google.control(f"subscriptions/{token}/events", {"event": "renew"})
+        wait_until(lambda: f"{first}..{n}" in paid(sk, user), 30, f"renewal ..{n} credited")
+    google.control("voids", {"purchase_token": token, "order_id": first + "..0"})
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}..0'")
+               not in (None, "applying"), 30, "the void applied")
+    order = order_for(sk, user, "gl.vip")
+    upgrade = google.subscribe("gl.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                               period_seconds=3600, linked_purchase_token=token)
+    assert report(sk, order, upgrade["purchase_token"]).status_code == 200
+    wait_until(lambda: sk.db.scalar(f"SELECT replaced_by IS NOT NULL FROM google_purchases "
+                                    f"WHERE purchase_token = '{token}'") == "t", 30, "the old purchase replaced")
+    charted = {r[0]: (r[1], r[2]) for r in sk.db.rows(
+        "SELECT transaction_id, refunded_at IS NOT NULL, is_upgraded FROM chart_transactions "
+        f"WHERE original_transaction_id = '{first}'")}
+    assert charted == {first: ("f", "f"), first + "..0": ("t", "f"), first + "..1": ("f", "t")}, charted
+
