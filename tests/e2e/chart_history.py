@@ -591,7 +591,8 @@ class Oracle:
         for t in self.firsts():
             if self.in_range(t.purchase):
                 members.setdefault((month(t.purchase), self.seg(t)), set()).add(t.user_id)
-        last = month(self.limit_at)
+        # The month of the range's last instant (limit_at is the first instant after it).
+        last = month(self.limit_at - timedelta(microseconds=1))
         pays = [t for t in self.h.txs if t.user_id is not None and self.env_ok(t) and t.price and t.purchase < self.limit_at]
         rows = []
         for (cm, s), users in members.items():

@@ -118,6 +118,16 @@ def test_each_chart_matches_an_independent_computation(charted, name, case, sour
     assert_matches_the_oracle(charted, name, case, source)
 
 
+@pytest.mark.parametrize("source", ["auto", "transactions"])
+def test_cohorts_end_with_the_month_the_range_ends_in(charted, source):
+    # A range ending on a month's last day (2026-07-31) ends in July: no cohort gets an August
+    # row (the oracle and the server once both counted the month after it, with retention 0).
+    stack, _ = charted
+    answer = chart(stack.api, "cohorts", **case_params("cohorts", CASES[0], source=source))
+    months = {(int(r["period"][:4]) * 12 + int(r["period"][5:7]) - 1 + r["month"]) for r in answer["rows"]}
+    assert months and max(months) == 2026 * 12 + 6, sorted(months)
+
+
 def case_params(name: str, case, **more) -> dict:
     """The query of `case` for the chart `name` (cohorts are monthly whatever the case)."""
     frm, to, res, tz, segment, env, filters = case

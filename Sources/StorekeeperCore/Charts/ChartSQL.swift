@@ -383,8 +383,12 @@ enum ChartSQL {
       SELECT s.cm, s.seg, s.n, gs.i,
              s.cm + make_interval(months => gs.i) AS mk
       FROM sizes s, w,
-           generate_series(0, ((extract(year FROM w.limit_at AT TIME ZONE w.tz) - extract(year FROM s.cm)) * 12
-                               + extract(month FROM w.limit_at AT TIME ZONE w.tz) - extract(month FROM s.cm))::int) gs(i)),
+           -- Up to the month of the range's last instant: `limit_at` is the first instant after
+           -- it, the 1st of the next month when the range ends on a month's last day.
+           generate_series(0, ((extract(year FROM (w.limit_at - interval '1 microsecond') AT TIME ZONE w.tz)
+                                - extract(year FROM s.cm)) * 12
+                               + extract(month FROM (w.limit_at - interval '1 microsecond') AT TIME ZONE w.tz)
+                               - extract(month FROM s.cm))::int) gs(i)),
     -- A join, not a LATERAL subquery per month: that scanned the whole of `monthly` once for
     -- each of a cohort chart's months (324 × 4.5 ms at two million transactions).
     cum AS (
