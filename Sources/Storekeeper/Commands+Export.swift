@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StorekeeperAPI
 import StorekeeperCore
 
 extension Commands {
@@ -34,8 +35,13 @@ extension Commands {
       options[flag] = value
       rest = rest.dropFirst()
     }
-    guard let from = options["--from"], let to = options["--to"], isTime(from), isTime(to) else {
-      return fail("export: --from and --to are required, each a date or an RFC 3339 instant")
+    // In UTC, as the HTTP route hands them to PostgreSQL: a bare date cast by the session
+    // would be midnight in the database's time zone, not UTC, and the bytes would differ.
+    guard let from = options["--from"].flatMap(ExportParameters.utc),
+      let to = options["--to"].flatMap(ExportParameters.utc)
+    else {
+      return fail(
+        "export: --from and --to are required, each a date or an RFC 3339 instant with its zone")
     }
     guard let format = ExportFormat(rawValue: options["--format"] ?? "csv") else {
       return fail("export: --format is csv or jsonl")
@@ -67,13 +73,5 @@ extension Commands {
       await pool.shutdown()
       return 1
     }
-  }
-
-  /// A date or an RFC 3339 instant, in the characters those use (PostgreSQL judges the rest).
-  static func isTime(_ text: String) -> Bool {
-    (10...35).contains(text.utf8.count)
-      && text.utf8.allSatisfy {
-        ($0 >= 48 && $0 <= 58) || $0 == 45 || $0 == 43 || $0 == 46 || $0 == 84 || $0 == 90
-      }
   }
 }

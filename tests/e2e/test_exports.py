@@ -147,6 +147,29 @@ def test_http_gives_exactly_the_commands_bytes(exported, kind, start, end, fmt):
     assert r.text == done.stdout and len(done.stdout.splitlines()) > 1
 
 
+def test_the_command_reads_dates_as_utc_whatever_the_sessions_time_zone(exported):
+    # A bare date is midnight UTC for the command as for the route: the command once handed it
+    # to PostgreSQL as text, read in the session's zone (PGTZ, or the database's), and so took
+    # rows from the day before in Kolkata. A time without its zone is refused.
+    stack, _ = exported
+    # Bought at 20:00 UTC on the 14th: inside the UTC day, after Kolkata's 14th ended.
+    stack.db.server.psql(
+        "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+        "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+        "VALUES ('7100000001', '7100000001', 'coins', 'b', 'Production', 1, 'Consumable', "
+        "'2026-02-14T20:00:00Z', 'late', 'signed_transaction', 990, 'USD', 'USA') ON CONFLICT DO NOTHING",
+        database=stack.db.name)
+    kolkata = {**stack.sk.env, "PGTZ": "Asia/Kolkata"}
+    done = subprocess.run([stack.sk.argv[0], "export", "transactions", "--from", "2026-02-14", "--to", "2026-02-15"],
+                          env=kolkata, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    r = http_export(stack, "transactions", **{"from": "2026-02-14", "to": "2026-02-15"})
+    assert r.status_code == 200, r.text
+    assert done.stdout == r.text and "7100000001" in done.stdout
+    naive = export(stack, "transactions", "--from", "2026-02-14T00:00:00", "--to", "2026-02-15")
+    assert naive.returncode == 2 and "with its zone" in naive.stderr
+
+
 def test_a_zone_offset_postgresql_would_refuse_is_read_as_the_instant_it_names(exported):
     """RFC 3339 allows offsets up to 23:59 and PostgreSQL none past 15:59: found by a seeded
     schemathesis run, which got a cut-off answer (the refusal came once the body was streaming)."""

@@ -4,7 +4,7 @@ import StorekeeperCore
 /// The query of an export request, checked before any SQL runs: every wrong parameter is named
 /// in one 422 `invalid_export_query`. The range is bounded (`maxDays`), so one request reads at
 /// most three years of rows; the command has no such bound.
-struct ExportParameters {
+package struct ExportParameters {
   static let known: Set<String> = ["from", "to", "format"]
   static let maxDays = 1096
 
@@ -26,7 +26,7 @@ struct ExportParameters {
   /// The instant `text` names written in UTC (`2026-03-01T10:00:00.5Z`), the fraction kept as
   /// given. PostgreSQL is handed only this: RFC 3339 allows zone offsets up to 23:59, and
   /// PostgreSQL refuses any beyond 15:59, which it did only once the answer was streaming.
-  static func utc(_ text: String) -> String? {
+  package static func utc(_ text: String) -> String? {
     guard let (seconds, fraction) = parts(text) else { return nil }
     let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let rest = seconds - day * 86_400
