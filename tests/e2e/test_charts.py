@@ -803,3 +803,18 @@ def test_the_rate_table_holds_at_most_ten_thousand_rates(stack):
         assert r.status_code == 200, r.text
     finally:
         stack.db.server.psql("DELETE FROM currency_rates WHERE reporting_currency = 'CHF'", database=stack.db.name)
+
+
+def test_a_rollup_built_in_a_half_hour_zone_session_is_the_utc_hours(charted):
+    # The rollup's hours are UTC hours whatever the session's time zone: built by a session in
+    # Kolkata (PGTZ, or a database whose timezone is set so), its hours began at :30 UTC, so a
+    # UTC chart counted purchases on the wrong day (or fell back to the transactions).
+    stack, _ = charted
+    env = {**stack.sk.env, "PGTZ": "Asia/Kolkata"}
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert stack.db.scalar("SELECT count(*) FROM chart_rollup_state WHERE as_of <> "
+                           "date_trunc('hour', as_of, 'UTC')") == "0"
+    rollup_equals_transactions(stack.api)
+

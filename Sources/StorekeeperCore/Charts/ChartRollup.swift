@@ -116,7 +116,7 @@ package struct ChartRollup: Sendable {
       try await tx.execute(
         """
         UPDATE chart_rollup_state
-        SET generation = \(done.generation), as_of = date_trunc('hour', now()),
+        SET generation = \(done.generation), as_of = date_trunc('hour', now(), 'UTC'),
             built_at = clock_timestamp(), horizon = \(horizon)::xid8,
             counts_horizon = \(horizon)::xid8, payer_horizon = \(utcHorizon)::xid8,
             cohort_horizon = \(utcHorizon)::xid8,

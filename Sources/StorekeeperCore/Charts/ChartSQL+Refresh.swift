@@ -55,17 +55,17 @@ extension ChartSQL {
     WHERE o.chart_xid >= \(horizon)::xid8
     UNION
     SELECT 'app_store', original_transaction_id FROM apple_transactions
-    WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now())
+    WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now(), 'UTC')
     UNION
     SELECT 'google_play', CASE WHEN order_id = purchase_token
                                THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
     FROM google_purchases
-    WHERE revoked_at >= \(asOf)::timestamptz AND revoked_at < date_trunc('hour', now())
+    WHERE revoked_at >= \(asOf)::timestamptz AND revoked_at < date_trunc('hour', now(), 'UTC')
     UNION
     SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
                                THEN 'token:' || left(md5(gp.purchase_token), 16) ELSE gp.order_id END
     FROM google_orders o JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
-    WHERE o.refunded_at >= \(asOf)::timestamptz AND o.refunded_at < date_trunc('hour', now())
+    WHERE o.refunded_at >= \(asOf)::timestamptz AND o.refunded_at < date_trunc('hour', now(), 'UTC')
     """
   }
 
@@ -92,31 +92,31 @@ extension ChartSQL {
     return """
       e AS (
         SELECT x.store AS unit_store, x.original_transaction_id AS unit_id,
-               date_trunc('hour', x.purchase_date) AS hour, x.store, x.environment, x.product_id,
+               date_trunc('hour', x.purchase_date, 'UTC') AS hour, x.store, x.environment, x.product_id,
                x.country, x.currency, 1 AS bought, coalesce(x.price, 0) AS gross, 0 AS refunds,
                0 AS refunded,
                CASE WHEN x.price > 0 THEN 1 ELSE 0 END AS paid,
                CASE WHEN x.price > 0 THEN x.price ELSE 0 END AS paid_amount,
-               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now()) THEN 1 ELSE 0 END
+               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now(), 'UTC') THEN 1 ELSE 0 END
                  AS paid_refunded,
-               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now()) THEN x.price ELSE 0 END
+               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now(), 'UTC') THEN x.price ELSE 0 END
                  AS paid_refunded_amount,
                0 AS ss, 0 AS ts, 0 AS sd, 0 AS td, 0 AS md
         FROM chart_transactions x WHERE \(x)
         UNION ALL
-        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.refunded_at), x.store,
+        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.refunded_at, 'UTC'), x.store,
                x.environment, x.product_id, x.country, x.currency, 0, 0, 1, coalesce(x.price, 0),
                0, 0, 0, 0, 0, 0, 0, 0, 0
         FROM chart_transactions x WHERE x.refunded_at IS NOT NULL AND \(x)
         UNION ALL
-        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.starts_at), x.store,
+        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.starts_at, 'UTC'), x.store,
                x.environment, x.product_id, x.country, x.currency, 0, 0, 0, 0, 0, 0, 0, 0,
                CASE WHEN x.is_trial THEN 0 ELSE 1 END, CASE WHEN x.is_trial THEN 1 ELSE 0 END,
                CASE WHEN x.is_trial THEN 0 ELSE 1 END, CASE WHEN x.is_trial THEN 1 ELSE 0 END,
                coalesce(x.monthly_price, 0)
         FROM chart_subscription_periods x WHERE x.ends_at > x.starts_at AND \(x)
         UNION ALL
-        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.ends_at), x.store,
+        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.ends_at, 'UTC'), x.store,
                x.environment, x.product_id, x.country, x.currency, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                CASE WHEN x.is_trial THEN 0 ELSE -1 END, CASE WHEN x.is_trial THEN -1 ELSE 0 END,
                -coalesce(x.monthly_price, 0)
@@ -184,7 +184,7 @@ extension ChartSQL {
           store, environment, product_id, country, currency, price, refunded)
         SELECT x.store, x.original_transaction_id, x.transaction_id, x.user_id, x.purchase_date,
                x.store, x.environment, x.product_id, x.country, x.currency, x.price,
-               coalesce(x.refunded_at < date_trunc('hour', now()), false)
+               coalesce(x.refunded_at < date_trunc('hour', now(), 'UTC'), false)
         FROM chart_transactions x
         WHERE x.price > 0 AND x.user_id IS NOT NULL AND \(unit("x", changed: changed))
         """)

@@ -44,8 +44,8 @@ enum ChartSQL {
     sql.append(
       """
 
-      SELECT coalesce(bool_and(date_trunc('hour', b.starts_at) = b.starts_at
-                               AND date_trunc('hour', b.ends_at) = b.ends_at), true)
+      SELECT coalesce(bool_and(date_trunc('hour', b.starts_at, 'UTC') = b.starts_at
+                               AND date_trunc('hour', b.ends_at, 'UTC') = b.ends_at), true)
              AS aligned
       FROM b
       """)
