@@ -67,17 +67,21 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
              -- The latest order ends where the token's access ends; an earlier one where it
              -- paid up to (the next order takes over from its start anyway).
              CASE WHEN gp.kind <> 'subscription' THEN NULL
-                  WHEN lead(o.order_id) OVER (PARTITION BY o.purchase_token
-                                              ORDER BY o.purchased_at, o.order_id) IS NULL
-                    THEN gp.expiry_time
+                  WHEN n.latest THEN gp.expiry_time
                   ELSE coalesce(o.expiry_time, gp.expiry_time) END AS expires_date,
-             -- The purchase's latest order: the one a replacement (upgrade, downgrade) takes
-             -- over from; its earlier orders' refunds stay refunds.
-             lead(o.order_id) OVER (PARTITION BY o.purchase_token
-                                    ORDER BY o.purchased_at, o.order_id) IS NULL AS latest
+             n.latest
       FROM google_orders o
       JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
-      LEFT JOIN orders ord ON ord.trade_no = o.trade_no) g;
+      LEFT JOIN orders ord ON ord.trade_no = o.trade_no
+      -- The purchase's latest order: the one a replacement (upgrade, downgrade) takes over
+      -- from (its earlier orders' refunds stay refunds), and the one whose access ends with the
+      -- token's. An index probe per order (0120), not a window over every order of the table:
+      -- a window kept a range's filter out of the scan, so each page of an export read them all.
+      CROSS JOIN LATERAL (
+        SELECT NOT EXISTS (
+          SELECT 1 FROM google_orders later
+          WHERE later.purchase_token = o.purchase_token
+            AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) AS latest) n) g;
 
 -- Each subscription transaction as the span of time it kept the subscription active:
 -- from its purchase until the first of its expiry, the next transaction of the same
