@@ -6,7 +6,7 @@ import Testing
 /// a substring by reassigning `dropLast()` counted it each time, and an `If-None-Match`
 /// candidate with 16 KiB of spaces before its comma cost a catalog read over a second of CPU.
 @Suite struct PaddedHeaderTests {
-  static let padding = String(repeating: " ", count: 1_000_000)
+  static let padding = String(repeating: " ", count: 64_000)
 
   @Test func anIfNoneMatchCandidatePaddedWithSpacesIsComparedInOnePass() {
     #expect(CatalogRoutes.matches("\"x\"" + Self.padding + ",", "\"x\""))
