@@ -135,6 +135,12 @@ def test_an_adjustment_moves_the_balance_through_the_ledger_once_per_key_and_is_
     assert again.status_code == 200 and again.json() == body
     problem(adjust(api, user, {"asset": "gold", "amount": 41, "reason": "paid, got nothing"}, key="k-1"),
             422, "idempotency_key_reused")
+    # Compared byte for byte, as the wallet's replays are: a reason spelled with a decomposed é
+    # is another request, not a retry of the precomposed one.
+    cafe = unique("adjusted-cafe")
+    assert adjust(api, cafe, {"asset": "gold", "amount": 1, "reason": "caf\u00e9"}, key="k-cafe").status_code == 201
+    problem(adjust(api, cafe, {"asset": "gold", "amount": 1, "reason": "cafe\u0301"}, key="k-cafe"),
+            422, "idempotency_key_reused")
     taken = adjust(api, user, {"asset": "gold", "amount": -15, "reason": "granted too much",
                                "environment": "Sandbox"})
     assert taken.status_code == 201 and taken.json()["balance"] == 25

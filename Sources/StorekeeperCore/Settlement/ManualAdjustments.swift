@@ -46,11 +46,14 @@ package struct ManualAdjustments: Sendable {
           """)
         guard let earlier else { throw AdjustmentRefusal.keyReused }
         let adjustment = try LedgerAdjustment(row: earlier)
+        // Bytes, not Swift's canonical equivalence: "café" precomposed and decomposed are two
+        // requests, as the wallet's own replay check and the database see them.
         guard
           UserId.same(adjustment.userId, request.userId)
-            && adjustment.asset == request.asset
-            && adjustment.amount == request.amount && adjustment.environment == request.environment
-            && adjustment.reason == request.reason
+            && adjustment.asset.utf8.elementsEqual(request.asset.utf8)
+            && adjustment.amount == request.amount
+            && adjustment.environment.utf8.elementsEqual(request.environment.utf8)
+            && adjustment.reason.utf8.elementsEqual(request.reason.utf8)
         else { throw AdjustmentRefusal.keyReused }
         return Outcome(
           adjustment: adjustment, created: false,
