@@ -20,7 +20,8 @@ let package = Package(
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "StorekeeperLogging"),
-    .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging"]),
+    .target(name: "TextSafety"),
+    .target(name: "HTTP", dependencies: ["CSystem", "StorekeeperLogging", "TextSafety"]),
     // SHA-256, HMAC-SHA256 and constant-time comparison, once, for every layer above.
     .target(name: "Digest", dependencies: ["COpenSSL"]),
     .target(name: "Postgres", dependencies: ["CPostgres", "Digest", "StorekeeperLogging"]),
@@ -30,7 +31,9 @@ let package = Package(
     .target(name: "OutboundHTTP", dependencies: ["CCurl"]),
     .target(
       name: "AppStore",
-      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+      dependencies: [
+        "COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging", "TextSafety",
+      ]),
     // Google Play's Developer API, its notifications and their push tokens: a peer of AppStore
     // (it knows neither HTTP, Postgres nor AppAuth).
     .target(
@@ -44,14 +47,16 @@ let package = Package(
     // events, the webhook queue, reconciliation. No HTTP, no AppAuth, no C module.
     .target(
       name: "StorekeeperCore",
-      dependencies: ["Postgres", "AppStore", "GooglePlay", "Digest", "StorekeeperLogging"]),
+      dependencies: [
+        "Postgres", "AppStore", "GooglePlay", "Digest", "StorekeeperLogging", "TextSafety",
+      ]),
     // The HTTP API over the domain: routes, request decoding, problem mapping, authentication and
     // rate limits, the catalog's encoded bodies, metrics and readiness.
     .target(
       name: "StorekeeperAPI",
       dependencies: [
         "StorekeeperCore", "HTTP", "AppAuth", "Postgres", "AppStore", "Digest",
-        "StorekeeperLogging", "CBuildInfo",
+        "StorekeeperLogging", "CBuildInfo", "TextSafety",
       ]),
     // The background loops over the domain, each a `Service` started and stopped as a list.
     .target(
@@ -88,6 +93,7 @@ let package = Package(
       name: "appstore-bench", dependencies: ["AppStore", "FakeAppStore"],
       path: "Sources/AppStoreBench"),
     .testTarget(name: "DigestTests", dependencies: ["Digest"]),
+    .testTarget(name: "TextSafetyTests", dependencies: ["TextSafety"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CSystem", "StorekeeperLogging"]),
     .testTarget(
       name: "AppAuthTests", dependencies: ["AppAuth", "StorekeeperLogging"], exclude: ["Vectors"]),

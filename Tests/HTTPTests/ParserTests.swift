@@ -105,6 +105,19 @@ func parseAll(_ text: String, limits: ParserLimits = .init()) throws(ParseError)
     }
   }
 
+  /// Header values are compared and hashed by canonical equivalence later (Connection, Expect,
+  /// If-None-Match, the app's own headers): one with a long run of combining marks is refused
+  /// here, in linear time, before any of that costs quadratic time on the event loop.
+  @Test func refusesAHeaderValueWithALongRunOfCombiningMarks() throws {
+    let marks =
+      "a" + String(repeating: "\u{301}", count: 2_000) + String(repeating: "\u{316}", count: 2_000)
+    #expect(throws: ParseError.self) {
+      _ = try parseAll("GET / HTTP/1.1\r\nHost: x\r\nConnection: \(marks)\r\n\r\n")
+    }
+    let accented = try parseAll("GET / HTTP/1.1\r\nHost: x\r\nX-Name: cafe\u{301}\r\n\r\n")
+    #expect(accented.count == 1)
+  }
+
   @Test func failsAtOnceOnAFirstByteThatCannotBeginAMethod() {
     // The first bytes of a TLS ClientHello: handshake record 0x16, version 3.1, length.
     #expect(failure(after: [[0x16, 0x03, 0x01, 0x00, 0xC8]]) == 400)

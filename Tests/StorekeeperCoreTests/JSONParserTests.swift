@@ -47,6 +47,18 @@ import Testing
     #expect(throws: JSONParser.Failure.self) { try parse(text) }
   }
 
+  /// Keys are hashed and values compared by canonical equivalence: a string with a long run of
+  /// combining marks (quadratic to put in canonical order) is refused as it is read.
+  @Test func refusesAStringWithALongRunOfCombiningMarks() throws {
+    let marks =
+      "a" + String(repeating: "\u{301}", count: 8_000) + String(repeating: "\u{316}", count: 8_000)
+    #expect(throws: JSONParser.Failure.self) { try parse("{\"\(marks)\": 0}") }
+    #expect(throws: JSONParser.Failure.self) { try parse("[\"\(marks)\"]") }
+    #expect(
+      try parse("{\"cafe\u{301}\": \"\u{1E0D}\u{307}\"}")
+        == .object(["cafe\u{301}": .string("\u{1E0D}\u{307}")]))
+  }
+
   @Test func refusesInvalidUTF8() {
     #expect(throws: JSONParser.Failure.self) {
       try JSONParser.parse([0x22, 0xC3, 0x28, 0x22], maxDepth: 4)

@@ -250,3 +250,20 @@ def test_the_log_holds_no_trade_numbers_tokens_or_receipts(launcher):
     assert "/v1/orders/{trade_no}" in paths and "/admin/v1/orders/{trade_no}" in paths
     assert f"/v1/orders/{trade_no[:17]}…/nothing-here" in paths
     assert trade_no[:17] + "…" in log  # the settlement line keeps the timestamp, enough to look it up
+
+
+def test_text_with_a_long_run_of_combining_marks_is_refused_before_it_is_hashed(launcher):
+    # Swift hashes and compares text by canonical equivalence, quadratic in a run of combining
+    # marks: one 64 KiB JSON key cost 1.5 s of CPU, a 16 KiB header value 0.3 s of the event
+    # loop, with no sign-in needed. Such text is refused as it is read; the server stays quick.
+    stack = launcher.stack()
+    api = stack.api
+    marks = "a" + "\u0301" * 16_000 + "\u0316" * 16_000
+    r = requests.post(f"{stack.sk.url}/v1/apple/notifications", data=('{"%s": 0}' % marks).encode(),
+                      headers={"Content-Type": "application/json"}, timeout=30)
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.text
+    header = ("a" + "\u0301" * 2_000 + "\u0316" * 2_000).encode()
+    r = requests.get(f"{stack.sk.url}/v1/products", headers={"If-None-Match": header}, timeout=30)
+    assert r.status_code == 400, r.text
+    # Ordinary accents and scripts are text like any other.
+    assert api.get("/v1/products", headers={"If-None-Match": "caf\u00e9".encode()}).status_code == 200

@@ -1,4 +1,5 @@
 import Foundation
+import TextSafety
 
 /// Verifies StoreKit 2 signed data (JWS) offline, as Apple's `SignedDataVerifier` does with
 /// online checks off: the x5c leaf and intermediate chained to a configured root, Apple's
@@ -62,7 +63,10 @@ public final class SignedDataVerifier: Sendable {
     case .success(let parsed): header = parsed
     case .failure(let reason): return .refused(reason)
     }
-    guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload)) else {
+    // Foundation's decoder hashes the payload's keys: stream-safe first (`StreamSafeText`).
+    guard StreamSafeText.isStreamSafe(String(decoding: token.payload, as: UTF8.self)),
+      let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload))
+    else {
       return .refused(.malformedPayload)
     }
     let seconds = payload.signedDate.map(Self.seconds(fromMilliseconds:)) ?? now()

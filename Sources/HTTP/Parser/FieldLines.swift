@@ -1,3 +1,5 @@
+import TextSafety
+
 /// Collects field lines while they are parsed, keeping what framing needs (Host,
 /// Content-Length, Transfer-Encoding, Connection, Expect) so no second pass is needed.
 struct FieldLines {
@@ -37,6 +39,11 @@ struct FieldLines {
     let nameBytes = UnsafeRawBufferPointer(rebasing: line[0..<colon])
     let valueBytes = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
     let value = String(decoding: valueBytes, as: UTF8.self)
+    // Compared and hashed by canonical equivalence later: a long run of combining marks would
+    // cost quadratic time on the event loop (`StreamSafeText`).
+    guard StreamSafeText.isStreamSafe(value) else {
+      throw .bad("A header field value holds too many combining marks in a row.")
+    }
     headers.add(
       limits.sharedFieldNames.name(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self), value)
     try note(name: nameBytes, value: value)

@@ -1,3 +1,5 @@
+import TextSafety
+
 /// `application/x-www-form-urlencoded` bodies. Values that were never percent-encoded (seed
 /// 000's base64 receipts) come through unchanged except `+`, which turns into a space as the
 /// format says; the receipt reader repairs that.
@@ -9,6 +11,9 @@ enum FormDecoding {
         separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
       let name = percentDecode(parts[0])
       let value = parts.count > 1 ? percentDecode(parts[1]) : ""
+      // A name is hashed: one with a long run of combining marks would cost quadratic time
+      // (`StreamSafeText`), so the pair is left out, as an unknown field would be.
+      guard StreamSafeText.isStreamSafe(name), StreamSafeText.isStreamSafe(value) else { continue }
       if result[name] == nil { result[name] = value }
     }
     return result

@@ -1,3 +1,5 @@
+import TextSafety
+
 /// A strict RFC 8259 parser from bytes to `JSONValue`, for request bodies.
 ///
 /// Foundation's `JSONDecoder` into an enum of every JSON kind costs a thrown error per kind it
@@ -258,7 +260,9 @@ package struct JSONParser {
   /// Bytes that must be valid UTF-8 to become a string.
   private mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, end: Int) throws(Failure) -> String
   {
-    guard let text = String(validating: utf8, as: UTF8.self) else { throw failure }
+    // Stream-safe, so no key or value costs quadratic time when hashed or compared.
+    guard let text = String(validating: utf8, as: UTF8.self), StreamSafeText.isStreamSafe(text)
+    else { throw failure }
     index = end
     return text
   }

@@ -1,0 +1,33 @@
+import Testing
+
+@testable import TextSafety
+
+@Suite struct StreamSafeTextTests {
+  /// "a", then `count` acute accents (U+0301, class 230) and `count` grave-below marks (U+0316,
+  /// class 220): out of canonical order, the run a normalizer must sort.
+  static func marked(_ count: Int) -> String {
+    "a" + String(repeating: "\u{301}", count: count) + String(repeating: "\u{316}", count: count)
+  }
+
+  @Test func textWithShortRunsOfMarksIsSafe() {
+    for text in [
+      "", "plain ascii", "café", "cafe\u{301}", "Ŝtorekeeper ü 😀", "ḍ̇", "नमस्ते", "한국어",
+      Self.marked(15),
+    ] {
+      #expect(StreamSafeText.isStreamSafe(text), "\(text)")
+    }
+  }
+
+  @Test func aRunOfMoreThanThirtyMarksIsNot() {
+    #expect(!StreamSafeText.isStreamSafe(Self.marked(16)))
+    #expect(!StreamSafeText.isStreamSafe("x" + String(repeating: "\u{301}", count: 31)))
+    #expect(StreamSafeText.isStreamSafe("x" + String(repeating: "\u{301}", count: 30)))
+    // A starter between two runs ends the first.
+    let split =
+      String(repeating: "\u{301}", count: 30) + "b" + String(repeating: "\u{301}", count: 30)
+    #expect(StreamSafeText.isStreamSafe("a" + split))
+    // Checked in one pass, however long: 64,000 marks.
+    #expect(!StreamSafeText.isStreamSafe(Self.marked(32_000)))
+    #expect(!StreamSafeText.isStreamSafe(Self.marked(32_000)[...]))
+  }
+}
