@@ -24,4 +24,53 @@ public enum StreamSafeText {
     }
     return true
   }
+
+  /// `isStreamSafe` of JSON text as a decoder will see it: a `\uXXXX` escape counts as the
+  /// scalar it names, so marks written as escapes are counted too.
+  public static func isStreamSafe(json bytes: some Collection<UInt8>) -> Bool {
+    guard bytes.contains(where: { $0 >= 0xCC || $0 == UInt8(ascii: "\\") }) else { return true }
+    let text = Array(bytes)
+    var run = 0
+    func note(_ scalar: Unicode.Scalar?) -> Bool {
+      if let scalar, scalar.value >= 0x300,
+        scalar.properties.canonicalCombiningClass.rawValue != 0
+      {
+        run += 1
+        return run <= maxNonStarters
+      }
+      run = 0
+      return true
+    }
+    var index = 0
+    while index < text.count {
+      if text[index] == UInt8(ascii: "\\"), index + 1 < text.count {
+        if text[index + 1] == UInt8(ascii: "u"), index + 5 < text.count,
+          let value = UInt32(
+            String(decoding: text[(index + 2)...(index + 5)], as: UTF8.self), radix: 16)
+        {
+          guard note(Unicode.Scalar(value)) else { return false }
+          index += 6
+        } else {
+          guard note(nil) else { return false }
+          index += 2
+        }
+        continue
+      }
+      // One scalar of UTF-8 from here (invalid bytes count as a starter; the decoder refuses
+      // them anyway).
+      var decoder = UTF8()
+      var bytesLeft = text[index...].makeIterator()
+      switch decoder.decode(&bytesLeft) {
+      case .scalarValue(let scalar):
+        guard note(scalar) else { return false }
+        index += UTF8.width(scalar)
+      case .emptyInput:
+        index = text.count
+      case .error:
+        guard note(nil) else { return false }
+        index += 1
+      }
+    }
+    return true
+  }
 }

@@ -30,4 +30,23 @@ import Testing
     #expect(!StreamSafeText.isStreamSafe(Self.marked(32_000)))
     #expect(!StreamSafeText.isStreamSafe(Self.marked(32_000)[...]))
   }
+
+  @Test func jsonCountsEscapedMarksAsTheScalarsTheyName() {
+    let escaped = "{\"a" + String(repeating: "\\u0301", count: 31) + "\": 1}"
+    #expect(!StreamSafeText.isStreamSafe(json: Array(escaped.utf8)))
+    let raw = "{\"" + Self.marked(16) + "\": 1}"
+    #expect(!StreamSafeText.isStreamSafe(json: Array(raw.utf8)))
+    for fine in [
+      #"{"a": "caf\u00e9 cafe\u0301", "b": "\n\"\\", "c": "\ud83d\ude00"}"#,
+      "{\"x\": \"" + String(repeating: "\\u0301", count: 30) + "\"}", #"{"bad": "\u00"}"#,
+      "plain",
+    ] {
+      #expect(StreamSafeText.isStreamSafe(json: Array(fine.utf8)), "\(fine)")
+    }
+    // A backslash escape between marks ends their run, as a starter does.
+    let split =
+      "\"a" + String(repeating: "\\u0301", count: 30) + "\\n"
+      + String(repeating: "\\u0301", count: 30) + "\""
+    #expect(StreamSafeText.isStreamSafe(json: Array(split.utf8)))
+  }
 }

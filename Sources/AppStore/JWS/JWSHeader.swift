@@ -19,7 +19,7 @@ struct ParsedHeader: Sendable {
   /// Parses a base64url header segment, or names the refusal.
   static func parse(_ segment: ArraySlice<UInt8>) -> Result<ParsedHeader, RefusalReason> {
     guard let json = Base64URL.decode(segment),
-      StreamSafeText.isStreamSafe(String(decoding: json, as: UTF8.self)),
+      StreamSafeText.isStreamSafe(json: json),
       let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(json))
     else { return .failure(.malformedJWS) }
     guard header.alg == "ES256" else { return .failure(.unsupportedAlgorithm) }

@@ -64,7 +64,7 @@ public final class SignedDataVerifier: Sendable {
     case .failure(let reason): return .refused(reason)
     }
     // Foundation's decoder hashes the payload's keys: stream-safe first (`StreamSafeText`).
-    guard StreamSafeText.isStreamSafe(String(decoding: token.payload, as: UTF8.self)),
+    guard StreamSafeText.isStreamSafe(json: token.payload),
       let payload = try? JSONDecoder().decode(Payload.self, from: Data(token.payload))
     else {
       return .refused(.malformedPayload)
