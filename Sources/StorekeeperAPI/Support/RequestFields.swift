@@ -135,9 +135,18 @@ package struct RequestFields {
   }
 
   /// Rejects fields the endpoint does not know, so a typo is an error rather than ignored.
+  /// Names at most `maxUnknownNamed` unknown fields (the first by name) and counts the rest:
+  /// a 1 MiB body of 120,000 unknown keys was answered with a 6 MB problem, sorted and encoded
+  /// on the event loop.
   mutating func rejectUnknown(allowed: Set<String>) {
-    for name in values.keys.sorted() where !allowed.contains(name) {
-      fail(name, "is not a known field")
+    let unknown = values.keys.filter { !allowed.contains($0) }.sorted()
+    for name in unknown.prefix(Self.maxUnknownNamed) { fail(name, "is not a known field") }
+    if unknown.count > Self.maxUnknownNamed {
+      fail(
+        unknown[Self.maxUnknownNamed],
+        "is not a known field, nor are \(unknown.count - Self.maxUnknownNamed - 1) more")
     }
   }
+
+  static let maxUnknownNamed = 20
 }
