@@ -1,60 +1,87 @@
 /// Looks for the empty line that ends a request head, checking every line ending on the way.
-/// Resumable: `scanned` says where the previous call stopped, so dribbled bytes are scanned
-/// once.
+/// Resumable to the byte: each call starts where the previous one stopped, so a head dribbled
+/// one byte per read is still looked at once (resuming at the current line's start made a
+/// 16 KiB line sent byte by byte cost 130 million comparisons).
 struct HeadScan {
   enum Outcome {
     /// The head ends just before this absolute index.
     case complete(end: Int)
-    /// Lines up to `scanned` (relative to `start`) are checked; more bytes are needed.
-    case incomplete(scanned: Int)
+    /// Every byte buffered so far is checked; more are needed.
+    case incomplete
     case failed(ParseError)
   }
 
-  var start: Int
-  var sawRequestLine: Bool
-  var outcome: Outcome
+  /// Where the line being read begins, relative to the head's start.
+  var lineStart = 0
+  /// The first byte not yet looked at, relative to the head's start.
+  var scanned = 0
+  var sawRequestLine = false
+  /// Spaces seen on the request-line, up to two (a CR after the first also ends the target).
+  var requestLineSpaces = 0
+  /// The request-target's length so far, so an overlong one is refused before its line ends.
+  var targetLength = 0
+  /// Bytes looked at over every call for this head: linear in the head, whatever the reads.
+  var bytesExamined = 0
 
-  static func run(_ raw: UnsafeRawBufferPointer, start: Int, scanned: Int, sawRequestLine: Bool)
-    -> HeadScan
-  {
-    var scan = HeadScan(
-      start: start, sawRequestLine: sawRequestLine, outcome: .incomplete(scanned: 0))
-    var lineStart = start + scanned
-    if !sawRequestLine && cannotBeginRequestLine(raw, at: lineStart) {
-      scan.outcome = .failed(.notARequest)
-      return scan
+  /// Scans `raw` from where the last call stopped. `start`, the head's first byte, moves past
+  /// empty lines sent before the request-line (RFC 9112 §2.2 ignores them).
+  mutating func run(_ raw: UnsafeRawBufferPointer, start: inout Int) -> Outcome {
+    var lineBegin = start + lineStart
+    var i = start + scanned
+    let resumedAt = i
+    defer {
+      bytesExamined += i - resumedAt
+      lineStart = lineBegin - start
+      scanned = i - start
     }
-    var i = lineStart
+    // The line's first two bytes decide whether it can begin a request (a CR alone cannot
+    // tell); once both were there they were judged.
+    if !sawRequestLine && i - lineBegin < 2 && Self.cannotBeginRequestLine(raw, at: lineBegin) {
+      return .failed(.notARequest)
+    }
     while i < raw.count {
-      guard raw[i] == ByteClass.lf else {
+      let byte = raw[i]
+      guard byte == ByteClass.lf else {
+        if !sawRequestLine { noteRequestLineByte(byte) }
         i += 1
         continue
       }
-      guard i > lineStart, raw[i - 1] == ByteClass.cr else {
-        scan.outcome = .failed(.bad("Lines must end with CRLF (bare LF)."))
-        return scan
+      guard i > lineBegin, raw[i - 1] == ByteClass.cr else {
+        return .failed(.bad("Lines must end with CRLF (bare LF)."))
       }
-      if i - 1 == lineStart {
-        if !scan.sawRequestLine {
-          // RFC 9112 §2.2: empty lines before the request-line are ignored.
-          scan.start = i + 1
-          lineStart = scan.start
-          i = scan.start
-          if cannotBeginRequestLine(raw, at: lineStart) {
-            scan.outcome = .failed(.notARequest)
-            return scan
-          }
+      if i - 1 == lineBegin {
+        guard sawRequestLine else {
+          start = i + 1
+          lineBegin = start
+          i = start
+          requestLineSpaces = 0
+          targetLength = 0
+          if Self.cannotBeginRequestLine(raw, at: lineBegin) { return .failed(.notARequest) }
           continue
         }
-        scan.outcome = .complete(end: i + 1)
-        return scan
+        i += 1
+        return .complete(end: i)
       }
-      scan.sawRequestLine = true
-      lineStart = i + 1
+      sawRequestLine = true
+      lineBegin = i + 1
       i += 1
     }
-    scan.outcome = .incomplete(scanned: lineStart - scan.start)
-    return scan
+    return .incomplete
+  }
+
+  private mutating func noteRequestLineByte(_ byte: UInt8) {
+    switch requestLineSpaces {
+    case 0:
+      if byte == ByteClass.space { requestLineSpaces = 1 }
+    case 1:
+      if byte == ByteClass.space || byte == ByteClass.cr {
+        requestLineSpaces = 2
+      } else {
+        targetLength += 1
+      }
+    default:
+      break
+    }
   }
 
   /// Before a request-line only empty lines may come (RFC 9112 §2.2), and a request-line

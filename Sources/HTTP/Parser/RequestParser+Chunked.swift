@@ -6,14 +6,16 @@ extension RequestParser {
       case .chunkSize:
         guard let line = try takeLine(maxLength: 1024, what: "chunk-size line") else { return nil }
         let size = try parseChunkSize(line)
+        // The framing counts with the data: a mebibyte in one-byte chunks is six on the wire
+        // and a hundred thousand events, which the limit is there to bound.
+        bodyTotal += line.count + 2 + (size > 0 ? size + 2 : 0)
+        if bodyTotal > limits.maxBodyBytes { throw .bodyTooLarge }
         if size == 0 {
           state = .trailers
           trailers = HTTPHeaders()
           trailerBytes = 0
           continue
         }
-        bodyTotal += size
-        if bodyTotal > limits.maxBodyBytes { throw .bodyTooLarge }
         state = .chunkData(remaining: size)
       case .chunkData(let remaining):
         guard let chunk = take(upTo: remaining) else { return nil }
@@ -53,10 +55,12 @@ extension RequestParser {
   }
 
   /// Consumes one CRLF-terminated line and returns it without the CRLF; nil if incomplete.
+  /// Resumes where the previous call stopped, so a line dribbled byte by byte is scanned once.
   private mutating func takeLine(maxLength: Int, what: String) throws(ParseError) -> [UInt8]? {
-    var i = start
+    var i = start + lineScanned
     while i < buffer.count && buffer[i] != ByteClass.lf { i += 1 }
     guard i < buffer.count else {
+      lineScanned = i - start
       if bufferedByteCount > maxLength {
         throw what == "trailer section" ? .headTooLarge : .bad("The \(what) is too long.")
       }
@@ -65,6 +69,7 @@ extension RequestParser {
     guard i > start, buffer[i - 1] == ByteClass.cr else {
       throw .bad("Lines must end with CRLF (bare LF).")
     }
+    lineScanned = 0
     let line = Array(buffer[start..<(i - 1)])
     if line.count + 2 > maxLength {
       throw what == "trailer section" ? .headTooLarge : .bad("The \(what) is too long.")

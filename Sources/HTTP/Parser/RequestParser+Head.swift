@@ -2,17 +2,12 @@ extension RequestParser {
   /// Finds the end of the head (the first empty line) and parses it, or checks the limits
   /// that can already be judged on a partial head.
   mutating func parseHeadIfComplete() throws(ParseError) -> RequestHead? {
-    let scan = buffer.withUnsafeBytes { raw in
-      HeadScan.run(raw, start: start, scanned: headScanned, sawRequestLine: sawRequestLine)
-    }
-    start = scan.start
-    sawRequestLine = scan.sawRequestLine
-    switch scan.outcome {
+    let outcome = buffer.withUnsafeBytes { raw in headScan.run(raw, start: &start) }
+    switch outcome {
     case .failed(let error):
       throw error
-    case .incomplete(let scanned):
-      headScanned = scanned
-      try buffer.withUnsafeBytes { raw in checkPartialHead(raw) }.get()
+    case .incomplete:
+      try checkPartialHead()
       return nil
     case .complete(let end):
       let result = buffer.withUnsafeBytes { raw in
@@ -21,27 +16,19 @@ extension RequestParser {
         }
       }
       let head = try result.get()
-      headScanned = 0
-      sawRequestLine = false
+      headScan = HeadScan()
       consume(end - start)
       return head
     }
   }
 
   /// On a head still arriving: an overlong target is 414 as soon as it shows; otherwise a head
-  /// past its size limit is 431.
-  private func checkPartialHead(_ raw: UnsafeRawBufferPointer) -> Result<Void, ParseError> {
-    let pending = raw.count - start
-    if !sawRequestLine {
-      var i = start
-      while i < raw.count && raw[i] != ByteClass.space { i += 1 }
-      if i < raw.count {
-        var j = i + 1
-        while j < raw.count && raw[j] != ByteClass.space && raw[j] != ByteClass.cr { j += 1 }
-        if j - (i + 1) > limits.maxTargetBytes { return .failure(.targetTooLong) }
-      }
+  /// past its size limit is 431. The scan counted the target, so nothing is read again.
+  private func checkPartialHead() throws(ParseError) {
+    if !headScan.sawRequestLine && headScan.targetLength > limits.maxTargetBytes {
+      throw .targetTooLong
     }
-    return pending > limits.maxHeadBytes ? .failure(.headTooLarge) : .success(())
+    if bufferedByteCount > limits.maxHeadBytes { throw .headTooLarge }
   }
 
   /// Parses a complete head: request-line CRLF *(field-line CRLF) CRLF.

@@ -28,10 +28,12 @@ public struct RequestParser: Sendable {
   var buffer: [UInt8] = []
   /// Index of the first unconsumed byte in `buffer`.
   var start = 0
-  /// Head scanning progress, relative to `start`: where the next unchecked line begins.
-  var headScanned = 0
-  var sawRequestLine = false
+  /// How far the head arriving now has been scanned.
+  var headScan = HeadScan()
+  /// Bytes of the chunked body so far, its framing included.
   var bodyTotal = 0
+  /// How far `takeLine` has looked for the end of a chunk-size or trailer line, from `start`.
+  var lineScanned = 0
   var trailers = HTTPHeaders()
   var trailerBytes = 0
 
