@@ -5,7 +5,8 @@
 -- and currency, both or neither), never the catalog's. A revocation of a transaction the
 -- customer upgraded from is the upgrade, not a refund. A free trial is an introductory offer
 -- with discount FREE_TRIAL (or, in payloads older than offerDiscountType, an introductory offer
--- priced 0). `billed_period` is how long the subscription transaction's price paid for.
+-- priced 0). `billed_period` is how long the subscription transaction's price paid for. A
+-- Family Sharing copy (a family member's transaction of someone else's purchase) is left out.
 --
 -- Google Play: one row per order Google charged (google_orders): a one-time product's order, a
 -- subscription's first order and each renewal's, all of one subscription (the purchase token)
@@ -37,6 +38,8 @@ SELECT 'app_store'::text AS store,
        t.expires_date - t.purchase_date AS billed_period
 FROM apple_transactions t
 LEFT JOIN products p ON p.product_id = t.product_id
+-- A family member's copy of a purchase is no one's payment (the purchase itself is counted).
+WHERE NOT t.family_shared
 UNION ALL
 SELECT 'google_play'::text,
        g.transaction_id,

@@ -55,6 +55,7 @@ import Testing
     #expect(normalized.type == "Auto-Renewable Subscription")
     #expect(normalized.environment == "Sandbox")
     #expect(normalized.expiresDate == 1_741_323_960_000)
+    #expect(normalized.isFamilyShared)
   }
 
   @Test func keepsUnknownEnumValuesRawAndDropsMistypedOptionals() throws {

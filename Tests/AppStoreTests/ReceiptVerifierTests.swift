@@ -40,6 +40,7 @@ import Testing
     #expect(vip.revocationReason == 1)
     #expect(vip.expiresDate == 1_700_740_900_000)
     #expect(receipt.transactions[2].originalTransactionId == "1000000002")
+    #expect(receipt.transactions.map(\.isFamilyShared) == [false, false, true])
 
     #expect(transport.calls.map(\.url) == [Self.production])
     let body = try #require(

@@ -601,6 +601,60 @@ def test_revenue_is_the_price_apple_signed_not_the_catalogs(stack):
         ("EUR", "4.321", "USA", 1)]
 
 
+def test_a_family_sharing_copy_grants_access_and_is_no_revenue(stack):
+    """Apple gives each family member their own transaction of a purchase shared with them
+    (inAppOwnershipType FAMILY_SHARED). It grants what the purchase grants; the money is the
+    purchaser's, counted once, never again for each member of the family."""
+    api, fake = stack.api, stack.fake
+    product = "com.example.tests.charts.family_vip"
+    api.put_product(product, type="auto_renewable", price="7.00", currency="SEK",
+                    grants={"entitlement": "family_vip"})
+    today = datetime.now(timezone.utc).date().isoformat()
+
+    def overview_sek() -> tuple[int, str]:
+        r = api.get("/admin/v1/overview", admin=True, params={"days": 1})
+        assert r.status_code == 200, r.text
+        rows = [d for d in r.json()["daily"] if d["currency"] == "SEK" and d["day"] == today]
+        return (rows[0]["paid_orders"], rows[0]["revenue"]) if rows else (0, "0")
+
+    def sign(user_token: str | None, ownership: str) -> dict:
+        body = {"bundle_id": BUNDLE_ID, "product_id": product, "type": "Auto-Renewable Subscription",
+                "environment": "Production", "price": 7000, "currency": "SEK",
+                "in_app_ownership_type": ownership}
+        if user_token is not None:
+            body["app_account_token"] = user_token
+        return fake.call("/fake/v1/purchases", body)
+
+    before = overview_sek()
+    buyer, member = unique("family-buyer"), unique("family-member")
+    order = api.create_order(buyer, product)
+    bought = sign(order["app_account_token"], "PURCHASED")
+    assert api.report(order["trade_no"], signed_transaction=bought["signed_transaction"]).status_code == 200
+    shared = sign(None, "FAMILY_SHARED")
+    r = api.receipts(user_id=member, signed_transaction=shared["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert "family_vip" in {e["entitlement"] for e in api.entitlements(member)["entitlements"]}
+
+    r = api.get(f"/admin/v1/users/{member}/transactions", admin=True)
+    assert r.status_code == 200, r.text
+    assert [(t["transaction_id"], t["family_shared"]) for t in r.json()["transactions"]] == [
+        (shared["transaction_id"], True)]
+    r = api.get(f"/admin/v1/users/{buyer}/transactions", admin=True)
+    assert [t["family_shared"] for t in r.json()["transactions"]] == [False]
+
+    answer = chart(api, "revenue", **{"from": today, "to": today, "product": product,
+                                      "source": "transactions"})
+    assert [(r["currency"], Decimal(r["gross"]), r["transactions"]) for r in answer["rows"]] == [
+        ("SEK", Decimal("7"), 1)]
+    listed = pages(stack.api, "revenue", period=today, product=product)
+    assert [t["transaction_id"] for t in listed] == [bought["transaction_id"]]
+    subscribers = pages(stack.api, "active_subscriptions", period=today, product=product)
+    assert {t["user_id"] for t in subscribers} == {buyer}
+    # The overview counts orders: the member's order (made by the restore) is not a payment.
+    paid, revenue = overview_sek()
+    assert paid == before[0] + 1 and Decimal(revenue) == Decimal(before[1]) + Decimal("7.00")
+
+
 def test_every_parameter_is_checked(stack):
     api = stack.api
     bad = {

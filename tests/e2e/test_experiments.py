@@ -121,7 +121,8 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 
 
 # What counts, written here from the documented definition (not the project's query): a paid
-# order of an exposed user, not sandbox, not an admin's transfer, either made from this
+# order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
+# copy (a family member's transaction of someone else's purchase), either made from this
 # experiment's variant (order_offerings), or naming no offering, paid within the window after
 # the exposure, and bought (the earliest purchase of its original transaction, or its Google
 # token's) at or after the exposure. Money is the store's signed price, else the order's amount;
@@ -147,7 +148,7 @@ INDEPENDENT_RESULTS = """
       LEFT JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
       LEFT JOIN order_offerings x ON x.trade_no = o.trade_no
       WHERE o.paid_at IS NOT NULL AND coalesce(o.environment, '') <> 'Sandbox'
-        AND o.origin <> 'transfer'),
+        AND o.origin <> 'transfer' AND t.family_shared IS NOT TRUE),
     counted AS (
       SELECT e.variant, o.user_id, o.trade_no, o.close_reason,
              CASE WHEN o.price_milliunits IS NOT NULL THEN o.price_milliunits / 1000.0
@@ -212,6 +213,14 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
     assert api.receipts(receipt=old["receipt"], user_id=restorer).status_code == 200
     assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{restorer}' AND origin = 'receipt' "
                      "AND paid_at IS NOT NULL") == "1"
+    # An exposed user restores, within the window, a purchase a family member made after the
+    # exposure and shares with them (FAMILY_SHARED): access, but nobody in this variant paid.
+    member = users[4]
+    shared = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": P + "forever", "type": "Non-Consumable",
+        "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
+    assert api.receipts(signed_transaction=shared["signed_transaction"], user_id=member).status_code == 200
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{member}' AND paid_at IS NOT NULL") == "1"
     # An admin moves a buyer's purchase to another exposed user: the buyer's order still counts
     # (once), the transfer's order is not a second conversion.
     giver, taker = buyers[2], users[2]
@@ -238,7 +247,7 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         assert v["conversion_low"] <= v["conversion"] <= v["conversion_high"]
         total_refunds += refunds
     assert sum(v["exposed"] for v in got.values()) == len(users)
-    # The restorer and the transfer's new owner are no payers; every buyer is one.
+    # The restorer, the family member and the transfer's new owner are no payers; every buyer is.
     assert sum(v["payers"] for v in got.values()) == len(buyers)
     assert sum(v["orders"] for v in got.values()) == len(buyers) + 1
     assert total_refunds == 1

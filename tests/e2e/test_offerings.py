@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from support import buy, error_fields, mint, problem, unique, wait_until
+from support import BUNDLE_ID, buy, error_fields, mint, problem, unique, wait_until
 
 P = "com.example.tests.offerings."
 
@@ -337,6 +337,32 @@ def test_rules_on_the_user_read_what_storekeeper_knows(stack, api, targeted):
     # Naming a user without proving it is 401 under APP_AUTH=jwt.
     problem(api.get(f"/v1/offerings/targeted?user_id={vip}"), 401, "unauthorized")
     assert served(api, {**v2, **signed_in(vip)}, user_id=vip) == "t-vip"
+
+
+def test_a_family_sharing_copy_is_no_payment_of_the_member(stack, api, targeted):
+    """A family member restoring a purchase shared with them (FAMILY_SHARED) holds what it
+    grants but has paid nothing: `has_paid` holds only once they buy something themselves."""
+    r = api.request("PUT", "/admin/v1/placements/payers-only", admin=True, json={
+        "offering_id": "t-fallback", "rules": [{"offering_id": "t-payer", "when": {"has_paid": True}}]})
+    assert r.status_code in (200, 201), r.text
+    shared_product = P + "t.family-perk"
+    api.put_product(shared_product, type="non_consumable", grants={"entitlement": "family_perk"})
+    member = unique("family-member")
+    shared = stack.fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": shared_product, "type": "Non-Consumable",
+        "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
+    r = api.receipts(user_id=member, signed_transaction=shared["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert "family_perk" in {e["entitlement"] for e in api.entitlements(member)["entitlements"]}
+
+    def served_here() -> str:
+        r = api.get("/v1/offerings/payers-only", headers=signed_in(member))
+        assert r.status_code == 200, r.text
+        return r.json()["offering_id"]
+
+    assert served_here() == "t-fallback"
+    pay(stack, member, P + "t.fallback")
+    assert served_here() == "t-payer"
 
 
 def test_a_user_with_only_an_unpaid_order_is_returning_not_new(api, targeted):

@@ -31,7 +31,8 @@ extension JWSTransactionDecodedPayload {
       storefront: storefront,
       offerType: offerType.map(Int.init),
       offerDiscountType: offerDiscountType,
-      isUpgraded: isUpgraded
+      isUpgraded: isUpgraded,
+      isFamilyShared: inAppOwnershipTypeValue == .familyShared
     )
   }
 }

@@ -32,6 +32,10 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
   public var offerType: Int?
   public var offerDiscountType: String?
   public var isUpgraded: Bool?
+  /// The customer has this through Family Sharing (`FAMILY_SHARED`): a family member's copy of a
+  /// purchase someone else paid for. It grants access as the purchase does and is no money.
+  /// False when Apple says `PURCHASED` or nothing (an app receipt read locally does not say).
+  public var isFamilyShared: Bool
 
   public init(
     transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
@@ -39,7 +43,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
     type: String? = nil, webOrderLineItemId: String? = nil, appTransactionId: String? = nil,
     price: Int64? = nil, currency: String? = nil, storefront: String? = nil, offerType: Int? = nil,
-    offerDiscountType: String? = nil, isUpgraded: Bool? = nil
+    offerDiscountType: String? = nil, isUpgraded: Bool? = nil, isFamilyShared: Bool = false
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -61,5 +65,6 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     self.offerType = offerType
     self.offerDiscountType = offerDiscountType
     self.isUpgraded = isUpgraded
+    self.isFamilyShared = isFamilyShared
   }
 }

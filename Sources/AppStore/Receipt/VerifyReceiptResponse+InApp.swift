@@ -12,6 +12,7 @@ extension VerifyReceiptResponse {
     var quantity: Int?
     var appAccountToken: String?
     var webOrderLineItemId: String?
+    var inAppOwnershipType: String?
 
     private enum CodingKeys: String, CodingKey {
       case productId = "product_id"
@@ -26,6 +27,7 @@ extension VerifyReceiptResponse {
       case quantity
       case appAccountToken = "app_account_token"
       case webOrderLineItemId = "web_order_line_item_id"
+      case inAppOwnershipType = "in_app_ownership_type"
     }
 
     init(from decoder: any Decoder) throws {
@@ -47,6 +49,7 @@ extension VerifyReceiptResponse {
       quantity = text(.quantity).flatMap { Int($0) }
       appAccountToken = text(.appAccountToken)
       webOrderLineItemId = text(.webOrderLineItemId)
+      inAppOwnershipType = text(.inAppOwnershipType)
     }
   }
 }

@@ -39,7 +39,8 @@ extension VerifyReceiptResponse.InApp {
       appAccountToken: appAccountToken?.lowercased(),
       environment: environment,
       type: nil,
-      webOrderLineItemId: webOrderLineItemId
+      webOrderLineItemId: webOrderLineItemId,
+      isFamilyShared: inAppOwnershipType == InAppOwnershipType.familyShared.rawValue
     )
   }
 }

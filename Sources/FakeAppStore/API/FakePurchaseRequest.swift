@@ -23,4 +23,6 @@ struct FakePurchaseRequest: Decodable, Sendable {
   /// "app" (default): `receipt` in the answer is the account's app receipt; "transaction": the
   /// iOS 6-style receipt of this one transaction.
   var receiptStyle: String?
+  /// "PURCHASED" (default) or "FAMILY_SHARED": a family member's copy of a purchase.
+  var inAppOwnershipType: String?
 }

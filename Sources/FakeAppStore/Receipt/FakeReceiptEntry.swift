@@ -47,7 +47,7 @@ struct FakeReceiptEntry: Encodable, Sendable {
     isTrialPeriod = "false"
     // Apple sends the intro-offer flag for auto-renewable subscriptions only.
     isInIntroOfferPeriod = transaction.isAutoRenewable ? "false" : nil
-    inAppOwnershipType = "PURCHASED"
+    inAppOwnershipType = transaction.ownership.rawValue
     subscriptionGroupIdentifier = transaction.subscriptionGroupIdentifier
     cancellationDate = cancellation?.gmt
     cancellationDateMs = cancellation?.milliseconds

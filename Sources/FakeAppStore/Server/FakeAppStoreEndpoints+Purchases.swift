@@ -36,6 +36,8 @@ extension FakeAppStoreEndpoints {
     guard let style = FakeReceiptStyle(rawValue: body.receiptStyle ?? "app") else {
       throw FakeJSON.invalid("receipt_style", "must be app or transaction")
     }
+    guard let ownership = InAppOwnershipType(rawValue: body.inAppOwnershipType ?? "PURCHASED")
+    else { throw FakeJSON.invalid("in_app_ownership_type", "must be PURCHASED or FAMILY_SHARED") }
     let price = body.price ?? 6000
     guard price >= 0 else { throw FakeJSON.invalid("price", "must not be negative") }
     let now = Self.now()
@@ -52,7 +54,7 @@ extension FakeAppStoreEndpoints {
         purchaseDate: purchaseDate, expiresDate: expires, price: price,
         currency: body.currency ?? "USD",
         subscriptionGroupIdentifier: body.subscriptionGroupIdentifier ?? "21000001",
-        receiptStyle: style))
+        receiptStyle: style, ownership: ownership))
     let signed = try authority.sign(transaction.payload(signedDate: now))
     logger.info(
       "purchase",

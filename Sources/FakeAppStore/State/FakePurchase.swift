@@ -15,4 +15,5 @@ struct FakePurchase: Sendable {
   var currency: String
   var subscriptionGroupIdentifier: String?
   var receiptStyle: FakeReceiptStyle = .app
+  var ownership: InAppOwnershipType = .purchased
 }

@@ -47,7 +47,8 @@ final class FakeStore: Sendable {
         originalPurchaseDate: new.purchaseDate, expiresDate: subscription ? new.expiresDate : nil,
         price: new.price, currency: new.currency, transactionReason: "PURCHASE",
         revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
-        appTransactionId: receipt.appTransactionId, receiptStyle: new.receiptStyle)
+        appTransactionId: receipt.appTransactionId, receiptStyle: new.receiptStyle,
+        ownership: new.ownership)
       receipt.reissue(adding: id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt

@@ -16,7 +16,7 @@ extension FakeTransaction {
       quantity: quantity,
       type: type.rawValue,
       appAccountToken: appAccountToken,
-      inAppOwnershipType: InAppOwnershipType.purchased.rawValue,
+      inAppOwnershipType: ownership.rawValue,
       signedDate: signedDate,
       revocationReason: revocationReason,
       revocationDate: revocationDate,

@@ -31,6 +31,8 @@ struct FakeTransaction: Sendable {
   var appTransactionId: String
   /// Which receipt the app posts for it; renewals keep the original's.
   var receiptStyle: FakeReceiptStyle = .app
+  /// A family member's copy (`FAMILY_SHARED`) or the buyer's own; renewals keep the original's.
+  var ownership: InAppOwnershipType = .purchased
 
   var isAutoRenewable: Bool { type == .autoRenewableSubscription }
 }

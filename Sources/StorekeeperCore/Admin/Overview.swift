@@ -33,7 +33,8 @@ package struct Overview: Encodable, Sendable {
   package static let maxDays = 366
 
   /// Production orders paid in the last `days` UTC days (today included). A transfer re-pays
-  /// a purchase already counted, and sandbox purchases are not money, so neither is counted.
+  /// a purchase already counted, a Family Sharing copy was paid by its purchaser, and sandbox
+  /// purchases are not money, so none of them is counted.
   package static func load(days: Int, database: PostgresPool) async throws -> Overview {
     let rows = try await database.query(
       """
@@ -43,6 +44,8 @@ package struct Overview: Encodable, Sendable {
       WHERE paid_at IS NOT NULL
         AND paid_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => \(days - 1))
         AND coalesce(environment, 'Production') = 'Production' AND origin <> 'transfer'
+        AND NOT EXISTS (SELECT 1 FROM apple_transactions t
+                        WHERE t.trade_no = orders.trade_no AND t.family_shared)
       GROUP BY 1, 2 ORDER BY 1, 2
       """)
     let daily = try rows.map {

@@ -15,6 +15,8 @@ package struct UserTransaction: Encodable, Sendable {
   var userId: String?
   /// Apple's `appTransactionId` (the Apple Account's download of the app), when Apple gave it.
   var appTransactionId: String?
+  /// A family member's copy of someone else's purchase (Apple's `FAMILY_SHARED`): no money.
+  var familyShared: Bool
 
   enum CodingKeys: String, CodingKey {
     case transactionId = "transaction_id"
@@ -28,12 +30,13 @@ package struct UserTransaction: Encodable, Sendable {
     case revocationDate = "revocation_date"
     case userId = "user_id"
     case appTransactionId = "app_transaction_id"
+    case familyShared = "family_shared"
   }
 
   static let columns = """
     transaction_id, original_transaction_id, product_id, environment, quantity, trade_no, source,
     \(SQLTime.rfc3339("purchase_date")), \(SQLTime.rfc3339("expires_date")),
-    \(SQLTime.rfc3339("revocation_date")), user_id, app_transaction_id
+    \(SQLTime.rfc3339("revocation_date")), user_id, app_transaction_id, family_shared
     """
 
   init(row: PostgresRow) throws {
@@ -49,5 +52,6 @@ package struct UserTransaction: Encodable, Sendable {
     revocationDate = try row.decodeIfPresent("revocation_date")
     userId = try row.decodeIfPresent("user_id")
     appTransactionId = try row.decodeIfPresent("app_transaction_id")
+    familyShared = try row.decode("family_shared")
   }
 }

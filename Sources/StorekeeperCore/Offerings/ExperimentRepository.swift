@@ -162,7 +162,8 @@ package struct ExperimentRepository: Sendable {
   }
 
   /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox, not
-  /// an admin's transfer, which re-pays a purchase already counted) of each exposed user: those
+  /// an admin's transfer, which re-pays a purchase already counted, not a Family Sharing copy,
+  /// which its purchaser paid) of each exposed user: those
   /// made from the variant's offering (`order_offerings`), and those that name no offering,
   /// paid from the first exposure to `attribution_hours` after it, whose original purchase was
   /// made at or after the exposure (a restore, or a renewal, of what was bought before is no
@@ -189,6 +190,8 @@ package struct ExperimentRepository: Sendable {
         JOIN orders o ON o.trade_no = x.trade_no AND o.user_id = e.user_id
           AND o.paid_at IS NOT NULL AND o.environment IS DISTINCT FROM 'Sandbox'
           AND o.origin <> 'transfer'
+        WHERE NOT EXISTS (SELECT 1 FROM apple_transactions t
+                          WHERE t.trade_no = o.trade_no AND t.family_shared)
         UNION ALL
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
@@ -201,6 +204,8 @@ package struct ExperimentRepository: Sendable {
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
           AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
         WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
+          AND NOT EXISTS (SELECT 1 FROM apple_transactions t
+                          WHERE t.trade_no = o.trade_no AND t.family_shared)
           -- When the purchase was made, not when Storekeeper recorded it: the earliest
           -- transaction Storekeeper holds of the same original transaction (App Store), or the
           -- purchase token's first order (Google Play); the order's payment when neither store

@@ -19,7 +19,7 @@ enum TransactionRecord {
       INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
         environment, quantity, type, app_account_token, app_transaction_id, trade_no, user_id, source,
         purchase_date, expires_date, revocation_date, revocation_reason, price_milliunits, currency,
-        storefront, offer_type, offer_discount_type, is_upgraded)
+        storefront, offer_type, offer_discount_type, is_upgraded, family_shared)
       VALUES (\(transaction.transactionId), \(transaction.originalTransactionId),
         \(transaction.productId), \(transaction.bundleId), \(transaction.environment),
         \(transaction.quantity), \(transaction.type), \(validToken(transaction.appAccountToken))::uuid,
@@ -52,7 +52,8 @@ enum TransactionRecord {
     let price = transaction.price.flatMap { $0 >= 0 ? $0 : nil }
     return """
       \(price)::bigint, \(code(transaction.currency)), \(code(transaction.storefront)),
-      \(transaction.offerType)::integer, \(discount), \(transaction.isUpgraded ?? false))
+      \(transaction.offerType)::integer, \(discount), \(transaction.isUpgraded ?? false),
+      \(transaction.isFamilyShared))
       """
   }
 
@@ -141,7 +142,7 @@ enum TransactionRecord {
           (extract(epoch FROM expires_date) * 1000)::bigint AS expires_ms,
           (extract(epoch FROM revocation_date) * 1000)::bigint AS revocation_ms,
           revocation_reason, app_account_token::text AS app_account_token, environment, type,
-          app_transaction_id
+          app_transaction_id, family_shared
         FROM apple_transactions WHERE transaction_id = \(transactionId)
         """
       ).first
@@ -156,7 +157,8 @@ enum TransactionRecord {
       revocationReason: try row.decodeIfPresent("revocation_reason"),
       appAccountToken: try row.decodeIfPresent("app_account_token"),
       environment: try row.decode("environment"), type: try row.decodeIfPresent("type"),
-      appTransactionId: try row.decodeIfPresent("app_transaction_id"))
+      appTransactionId: try row.decodeIfPresent("app_transaction_id"),
+      isFamilyShared: try row.decode("family_shared"))
   }
 
   /// Locks a known transaction; `known` is false when Storekeeper has never seen it, and

@@ -56,6 +56,7 @@ final class ScriptedTransport: ReceiptTransport {
           "product_id": "vip.monthly", "transaction_id": "1000000003",
           "original_transaction_id": "1000000002",
           "purchase_date_ms": "1700740900000", "expires_date_ms": "1703332900000",
+          "in_app_ownership_type": "FAMILY_SHARED",
         ],
       ]
       object["latest_receipt"] = "TEFURVNU"
