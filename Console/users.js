@@ -41,13 +41,16 @@ async function renderUser(content, userId) {
     get(path('users', userId, 'transactions') + query({ limit: 50 })),
     get(path('users', userId, 'adjustments') + query({ limit: 20 })),
   ]);
-  const assets = Object.keys(view.balances).sort();
+  // An asset owed but no longer held (its balance spent to zero) is still shown, with its debt.
+  const assets = [...new Set([...Object.keys(view.balances), ...Object.keys(ledger.debts)])].sort();
   replace(content,
     h('h2', {}, 'Balances'),
     table('Balances (the sum of the ledger)', [
       { label: 'Asset', value: (a) => a },
-      { label: 'Balance', value: (a) => h('span', { class: 'balance', 'data-asset': a }, String(view.balances[a])) },
+      { label: 'Balance', value: (a) => h('span', { class: 'balance', 'data-asset': a }, String(view.balances[a] || 0)) },
       { label: 'Of which sandbox', value: (a) => String(view.sandbox_balances[a] || 0) },
+      // What refunds of spent credits left owing (REFUND_POLICY=debt): the next credits repay it.
+      { label: 'Owed', value: (a) => h('span', { class: 'debt', 'data-asset': a }, String(ledger.debts[a] || 0)) },
     ], assets, { id: 'balances' }),
     session.canWrite ? adjustmentForm(content, userId, assets) : null,
     h('h2', {}, 'Entitlements'),
@@ -99,6 +102,7 @@ async function renderUser(content, userId) {
       { label: 'Environment', value: (t) => t.environment },
       { label: 'Purchased', value: (t) => t.purchase_date },
       { label: 'Revoked', value: (t) => t.revocation_date || '' },
+      { label: 'Family Sharing', value: (t) => (t.family_shared ? 'shared with this user' : '') },
     ], transactions.transactions, { id: 'user-transactions' }));
 }
 

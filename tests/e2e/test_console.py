@@ -24,7 +24,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from google_support import FakeGooglePlay
-from support import ADMIN_NAME, buy, unique, wait_until
+from support import ADMIN_NAME, BUNDLE_ID, buy, unique, wait_until
 from test_webhooks import Receiver
 
 DESKTOP = (1280, 800)
@@ -476,6 +476,41 @@ def test_a_link_with_a_malformed_escape_still_opens_its_section(console, tokens)
     console.go("#/orders/%E0", "main h1")
     console.wait_text("main h1", "Order not found")
     assert "%E0" in console.text("main")
+
+
+def test_the_user_page_shows_what_a_refund_left_owing_and_a_family_sharing_copy(console, console_stack, tokens):
+    """Support answering "why can I not spend?" sees the debt a refund of spent gold left, and
+    which of the user's Apple transactions a family member shared with them."""
+    api, fake = console_stack.api, console_stack.fake
+    gold = unique("console_debt").replace("-", "_")
+    api.put_product(gold, grants={"balance": {"gold": 100}})
+    perk = unique("console_family").replace("-", "_")
+    api.put_product(perk, type="non_consumable", grants={"entitlement": "family_perk"})
+    user = unique("console-debtor")
+    _, purchase, _ = buy(api, fake, user, gold)
+    r = api.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": 70, "reason": "sword"},
+                 headers={"Idempotency-Key": secrets.token_hex(8)})
+    assert r.status_code == 201, r.text
+    note = fake.refund(purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: api.get(f"/v1/users/{user}/ledger").json()["debts"] == {"gold": 70}, 15,
+               "the refund's debt was not recorded")
+    shared = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": perk, "type": "Non-Consumable", "environment": "Production",
+        "in_app_ownership_type": "FAMILY_SHARED"})
+    assert api.receipts(user_id=user, signed_transaction=shared["signed_transaction"]).status_code == 200
+
+    console.sign_in(tokens["read"])
+    console.go(f"#/users/{quote(user)}", "#balances")
+    assert console.find('.balance[data-asset="gold"]').text == "0"
+    assert console.find('.debt[data-asset="gold"]').text == "70"
+    rows = {}
+    for row in console.all("#user-transactions tbody tr"):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        rows[cells[0]] = cells
+    assert rows[shared["transaction_id"]][-1] == "shared with this user"
+    assert rows[purchase["transaction_id"]][-1] == ""
+    console.screenshot("user-debt-and-family-sharing")
 
 
 def test_a_read_only_token_sees_no_editing_controls(console, console_stack, tokens):

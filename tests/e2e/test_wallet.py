@@ -254,6 +254,10 @@ def test_a_refund_after_spending_takes_back_what_is_left_and_records_the_rest_as
     view = ledger(api, user)
     assert view["debts"] == {"gold": 70}
     assert [(e["kind"], e["amount"], e.get("debt")) for e in view["entries"]][0] == ("refund", -30, 70)
+    # Support sees the same debt in the admin's view of the user.
+    admin_view = api.get(f"/admin/v1/users/{user}/ledger", admin=True)
+    assert admin_view.status_code == 200, admin_view.text
+    assert admin_view.json()["debts"] == {"gold": 70}
     refunded = [e for e in events(api, user) if e["type"] == "purchase.refunded"][0]
     assert refunded["data"]["recovery"] == {"policy": "debt", "assets": {"gold": {
         "credited": 100, "recovered": 30, "unrecovered": 70, "debt": 70, "taken": 30}}}
@@ -264,6 +268,7 @@ def test_a_refund_after_spending_takes_back_what_is_left_and_records_the_rest_as
     assert api.balance(user) == 30
     view = ledger(api, user)
     assert view["debts"] == {}
+    assert api.get(f"/admin/v1/users/{user}/ledger", admin=True).json()["debts"] == {}
     assert [(e["kind"], e["amount"], e.get("trade_no")) for e in view["entries"]][:2] == \
         [("debt_repaid", -70, order["trade_no"]), ("grant", 100, second["trade_no"])]
     s = spend(api, user, 30).json()

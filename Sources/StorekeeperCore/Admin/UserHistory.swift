@@ -21,6 +21,12 @@ package struct UserHistory: Sendable {
     return KeysetPage.split(rows, limit: limit) { String($0.id) }
   }
 
+  /// What the user owes, per asset: refunds of what they had spent (`REFUND_POLICY=debt`),
+  /// repaid by their next credits.
+  package func debts(userId: String) async throws -> [String: Int64] {
+    try await WalletService.debts(userId: userId, on: database)
+  }
+
   /// Up to `limit` Apple transactions with ids below `after`, and the cursor of the next page.
   package func transactions(userId: String, after: String?, limit: Int) async throws
     -> (items: [UserTransaction], next: String?)

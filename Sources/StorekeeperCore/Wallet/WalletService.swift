@@ -144,7 +144,14 @@ package struct WalletService: Sendable {
 
   /// What refunds could not take back and the user still owes, per asset (nonzero only).
   package func debts(userId: String) async throws -> [String: Int64] {
-    let rows = try await database.query(
+    try await Self.debts(userId: userId, on: database)
+  }
+
+  /// `debts(userId:)` on any executor: the app's ledger and the admin's read the same.
+  package static func debts(userId: String, on executor: any PostgresExecutor) async throws
+    -> [String: Int64]
+  {
+    let rows = try await executor.query(
       """
       SELECT asset, sum(outstanding)::bigint AS owed FROM ledger_debts
       WHERE user_id = \(userId) AND outstanding > 0 GROUP BY asset
