@@ -34,14 +34,55 @@ extension ChartSQL {
     """
   }
 
-  /// Each paid subscription active at a period's start (its period covers the instant just
-  /// before it), and whether it churned in the period: its run ended before the period's end
-  /// (or now).
+  /// The keys of the chart's periods from the one `from` falls in to the one `to` falls in:
+  /// every period a row spanning `from`-`to` can touch, each then judged by the exact condition
+  /// on its start and end computed from its key as `b` computes them (no join with `b`: under
+  /// the planner's estimates, joining millions of rows to it sorted them all to disk).
+  /// Comparing each row with every period instead was a nested loop: 24 s for 190,000
+  /// subscription periods over two years by day.
+  static func periodKeys(_ from: String, _ to: String) -> String {
+    """
+    generate_series(greatest(\(bucket(from)), date_trunc(w.res, w.from_day::timestamp)),
+                    least(\(bucket(to)), w.to_day::timestamp), w.step)
+    """
+  }
+
+  /// A paid subscription period is active at a period's start when it starts before it and
+  /// ends at or after it; it churned there when its run ends before that period's end (or
+  /// now). The periods it is active at the start of are consecutive, from `k1` to `k2`, and it
+  /// can churn only in `k2` (its run outlasts it). So each paid period adds one at `k1`, takes
+  /// it back after `k2`, and counts a churn in `k2`: a running sum over the chart's periods
+  /// gives the actives, three rows per paid period. Expanding each paid period into every chart
+  /// period it covers was millions of rows to sort (10-24 s for 190,000 periods over two years
+  /// by day, against about 3 s now).
   static let churnedAtStart = """
+    ps AS (
+      SELECT x.seg, x.ends_at, x.span_end,
+             CASE WHEN x.starts_at < w.from_at THEN date_trunc(w.res, w.from_day::timestamp)
+                  ELSE \(bucket("x.starts_at")) + w.step END AS k1,
+             least(\(bucket("least(x.ends_at, w.now_at - interval '1 microsecond')")),
+                   date_trunc(w.res, w.to_day::timestamp)) AS k2
+      FROM w, runs x
+      WHERE \(filter)),
+    live AS (
+      SELECT ps.seg, ps.k1, ps.k2,
+             ps.span_end < least(\(periodEnd("ps.k2")), w.now_at) AS churned
+      FROM ps, w
+      WHERE ps.k1 <= ps.k2 AND \(periodStart("ps.k1")) <= ps.ends_at
+        AND \(periodStart("ps.k1")) < w.now_at),
+    ev AS (
+      SELECT k1 AS k, seg, 1 AS d, 0 AS c FROM live
+      UNION ALL
+      SELECT live.k2 + w.step, live.seg, -1, 0 FROM live, w
+      UNION ALL
+      SELECT k2, seg, 0, 1 FROM live WHERE churned),
+    evs AS (SELECT k, seg, sum(d) AS d, sum(c) AS c FROM ev GROUP BY 1, 2),
+    segs AS (SELECT DISTINCT seg FROM live),
     cs AS (
-      SELECT b.k, x.*, x.span_end < least(b.ends_at, w.now_at) AS churned
-      FROM b, w, runs x
-      WHERE \(filter) AND x.starts_at < b.starts_at AND x.ends_at >= b.starts_at)
+      SELECT b.k, s.seg, sum(coalesce(e.d, 0)) OVER (PARTITION BY s.seg ORDER BY b.k) AS active,
+             coalesce(e.c, 0) AS churned
+      FROM b CROSS JOIN segs s
+      LEFT JOIN evs e ON e.k = b.k AND coalesce(e.seg, '') = coalesce(s.seg, ''))
     """
 
   static func churn(_ seg: String) -> String {
@@ -49,9 +90,7 @@ extension ChartSQL {
     \(paidRuns(seg)),
     \(churnedAtStart),
     agg AS (
-      SELECT k, seg, NULL::text AS currency, count(*) AS active,
-             count(*) FILTER (WHERE churned) AS churned
-      FROM cs GROUP BY 1, 2),
+      SELECT k, seg, NULL::text AS currency, active, churned FROM cs WHERE active > 0),
     \(filled("""
       jsonb_build_object(
         'active_at_start', coalesce(agg.active, 0), 'churned', coalesce(agg.churned, 0),
@@ -106,9 +145,12 @@ extension ChartSQL {
       sp AS (SELECT x.*, \(seg) AS seg FROM chart_billing_spells x, w
              WHERE \(filter) AND x.billing_state IN \(states)),
       ev AS (
-        SELECT b.k, sp.seg, 1 AS inside, 0 AS entered, 0 AS recovered
-        FROM b, w, sp
-        WHERE sp.starts_at < least(b.ends_at, w.now_at) AND sp.ends_at >= least(b.ends_at, w.now_at)
+        SELECT g.k, sp.seg, 1 AS inside, 0 AS entered, 0 AS recovered
+        FROM w, sp
+        CROSS JOIN LATERAL \(periodKeys("sp.starts_at", "sp.ends_at")) AS g(k)
+        WHERE \(periodStart("g.k")) < w.now_at
+          AND sp.starts_at < least(\(periodEnd("g.k")), w.now_at)
+          AND sp.ends_at >= least(\(periodEnd("g.k")), w.now_at)
         UNION ALL
         SELECT \(bucket("sp.starts_at")), sp.seg, 0, 1, 0 FROM sp, w
         WHERE sp.prev_state NOT IN \(states) AND sp.starts_at >= w.from_at AND sp.starts_at < w.to_at

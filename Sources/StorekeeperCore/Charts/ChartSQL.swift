@@ -30,11 +30,20 @@ enum ChartSQL {
         FROM r),
       b AS (
         SELECT g AS k, to_char(greatest(g, w.from_day::timestamp), 'YYYY-MM-DD') AS period,
-               greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz AS starts_at,
-               least(g + w.step, (w.to_day + 1)::timestamp) AT TIME ZONE w.tz AS ends_at
+               \(unescaped: periodStart("g")) AS starts_at, \(unescaped: periodEnd("g")) AS ends_at
         FROM w, generate_series(date_trunc(w.res, w.from_day::timestamp), w.to_day::timestamp, w.step) g
-        WHERE greatest(g, w.from_day::timestamp) AT TIME ZONE w.tz < w.now_at)
+        WHERE \(unescaped: periodStart("g")) < w.now_at)
       """
+  }
+
+  /// When the period of key `k` (its local start, `b.k`) begins and ends: the range's own
+  /// first and last days cut the first and last periods.
+  static func periodStart(_ k: String) -> String {
+    "greatest(\(k), w.from_day::timestamp) AT TIME ZONE w.tz"
+  }
+
+  static func periodEnd(_ k: String) -> String {
+    "least(\(k) + w.step, (w.to_day + 1)::timestamp) AT TIME ZONE w.tz"
   }
 
   /// Whether every period of `query` begins and ends at a whole UTC hour, so that the hourly
