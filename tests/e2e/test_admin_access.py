@@ -370,3 +370,49 @@ def test_a_scrape_does_not_read_the_orders_table(storekeeper, launcher):
             locker.stdin.write("ROLLBACK;\n")
             locker.stdin.close()
         locker.wait(timeout=10)
+
+
+def test_long_admin_reads_do_not_hold_the_connections_payments_need(storekeeper, launcher):
+    """Charts, exports and admin listings read through connections of their own: three charts
+    stuck behind a lock take every one of those (and wait for each other), and an order is
+    still made, on the connections payments use."""
+    import threading
+    db = launcher.database()
+    sk = storekeeper(db, DB_POOL_SIZE="2", DB_READ_POOL_SIZE="1")
+    api = sk.client
+    product = unique("reads_apart").replace("-", "_")
+    api.put_product(product)
+    server = db.server
+    locker = subprocess.Popen(
+        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
+         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    statuses: list[int] = []
+    charts = [threading.Thread(target=lambda: statuses.append(api.get(
+        "/admin/v1/charts/revenue", admin=True, timeout=120,
+        params={"from": "2026-01-01", "to": "2026-01-31", "source": "transactions"}).status_code))
+        for _ in range(3)]
+    try:
+        assert locker.stdin and locker.stdout
+        locker.stdin.write("BEGIN; LOCK TABLE apple_transactions IN ACCESS EXCLUSIVE MODE; SELECT 'locked';\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        for thread in charts:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
+                        "AND relation = 'apple_transactions'::regclass") == "0":
+            assert time.monotonic() < deadline, "no chart reached the locked table"
+            time.sleep(0.05)
+        for _ in range(3):
+            r = api.post_order(unique("payer"), product)
+            assert r.status_code == 201, r.text
+    finally:
+        if locker.stdin:
+            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.close()
+        locker.wait(timeout=10)
+        for thread in charts:
+            thread.join(timeout=120)
+    # Once the lock is gone the charts are answered (or, past the pool's wait, told to retry).
+    assert len(statuses) == 3 and set(statuses) <= {200, 503}, statuses

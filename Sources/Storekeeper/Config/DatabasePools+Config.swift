@@ -22,8 +22,14 @@ extension DatabasePools {
       replica = pool
       reads = pool
     } else {
+      // Heavy reads (admin listings, charts, exports, the event feed) get connections of their
+      // own to the primary: a few long charts from an admin token could otherwise hold every
+      // connection payments need, and orders and reports would wait behind them.
+      var readConfig = poolConfig
+      readConfig.maxConnections = config.databaseReadPoolSize
       replica = nil
-      reads = primary
+      reads = PostgresPool(
+        configuration: readConfig, logger: logger.with("component", "postgres-reads"))
     }
     if let url = config.databaseDirectURL {
       var directConfig = PostgresConfiguration(url: url)
