@@ -35,11 +35,10 @@ extension ChartSQL {
   }
 
   /// The keys of the chart's periods from the one `from` falls in to the one `to` falls in:
-  /// every period a row spanning `from`-`to` can touch, each then judged by the exact condition
-  /// on its start and end computed from its key as `b` computes them (no join with `b`: under
-  /// the planner's estimates, joining millions of rows to it sorted them all to disk).
-  /// Comparing each row with every period instead was a nested loop: 24 s for 190,000
-  /// subscription periods over two years by day.
+  /// every period a row spanning `from`-`to` can touch (a billing spell), each then judged by
+  /// the exact condition on its start and end computed from its key as `b` computes them.
+  /// Comparing each row with every period instead was a nested loop (periods × rows), and a
+  /// join of the keys with `b` was planned as a sort of every pair.
   static func periodKeys(_ from: String, _ to: String) -> String {
     """
     generate_series(greatest(\(bucket(from)), date_trunc(w.res, w.from_day::timestamp)),
