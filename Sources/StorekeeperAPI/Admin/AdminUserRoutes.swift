@@ -33,20 +33,8 @@ package struct AdminUserRoutes: Sendable {
       let split = try await history.ledger(
         userId: userId, before: page.before, limit: page.limit)
       let debts = try await history.debts(userId: userId)
-      struct Answer: Encodable {
-        var entries: [LedgerEntry]
-        var nextCursor: String?
-        /// What the user still owes, per asset, as the app's own ledger says.
-        var debts: [String: Int64]
-
-        enum CodingKeys: String, CodingKey {
-          case entries
-          case nextCursor = "next_cursor"
-          case debts
-        }
-      }
       return try JSONCoding.response(
-        Answer(entries: split.items, nextCursor: split.next, debts: debts))
+        LedgerPage(entries: split.items, nextCursor: split.next, debts: debts))
     }
     router.add(.get, "/admin/v1/users/{user_id}/transactions") { request, context in
       _ = try auth.authenticate(request, context)

@@ -29,20 +29,8 @@ package struct WalletRoutes: Sendable {
       try PageRequest.check(problems)
       let split = try await wallet.ledger(userId: userId, before: page.before, limit: page.limit)
       let debts = try await wallet.debts(userId: userId)
-      struct Answer: Encodable {
-        var entries: [WalletEntry]
-        var nextCursor: String?
-        /// What refunds could not take back and the user still owes, per asset.
-        var debts: [String: Int64]
-
-        enum CodingKeys: String, CodingKey {
-          case entries
-          case nextCursor = "next_cursor"
-          case debts
-        }
-      }
       return try JSONCoding.response(
-        Answer(entries: split.items, nextCursor: split.next, debts: debts))
+        LedgerPage(entries: split.items, nextCursor: split.next, debts: debts))
     }
   }
 
