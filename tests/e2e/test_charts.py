@@ -653,6 +653,35 @@ def test_a_family_sharing_copy_grants_access_and_is_no_revenue(stack):
     # The overview counts orders: the member's order (made by the restore) is not a payment.
     paid, revenue = overview_sek()
     assert paid == before[0] + 1 and Decimal(revenue) == Decimal(before[1]) + Decimal("7.00")
+    # Nor once an admin moves the copy to another user: the member's order no longer holds the
+    # transaction, its payment's event still names it.
+    r = api.request("POST", f"/admin/v1/transactions/{shared['transaction_id']}/transfer", admin=True,
+                    json={"to_user_id": unique("family-heir")})
+    assert r.status_code == 200, r.text
+    assert overview_sek() == (paid, revenue)
+
+
+def test_churn_counts_by_the_instants_periods_start_when_local_midnight_happens_twice(stack):
+    """The Azores set clocks back from 01:00 to 00:00 on 2025-10-26: local midnight happens
+    twice, and the period of that day starts at the later one (01:00Z). A subscription bought at
+    00:30Z is local Oct 26 but started before that period: it is active at its start. One that
+    ended at 00:30Z churned in Oct 25's period, which ran until 01:00Z."""
+    api = stack.api
+    rows = [("8300000001", "2025-10-26T00:30:00Z", "2025-11-26T00:30:00Z", "dst-stayer"),
+            ("8300000002", "2025-09-26T00:30:00Z", "2025-10-26T00:30:00Z", "dst-leaver")]
+    try:
+        for tid, bought, expires, user in rows:
+            sql(stack, "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, "
+                       "bundle_id, environment, quantity, type, purchase_date, expires_date, user_id, source, "
+                       "price_milliunits, currency, storefront) VALUES "
+                       f"('{tid}', '{tid}', 'dst_sub', 'b', 'Production', 1, 'Auto-Renewable Subscription', "
+                       f"'{bought}', '{expires}', '{user}', 'signed_transaction', 990, 'USD', 'PRT')")
+        answer = chart(api, "churn", **{"from": "2025-10-24", "to": "2025-10-27", "tz": "Atlantic/Azores",
+                                        "product": "dst_sub"})
+        got = {r["period"]: (r["active_at_start"], r["churned"]) for r in answer["rows"]}
+        assert got == {"2025-10-24": (1, 0), "2025-10-25": (1, 1), "2025-10-26": (1, 0), "2025-10-27": (1, 0)}
+    finally:
+        sql(stack, "DELETE FROM apple_transactions WHERE transaction_id IN ('8300000001', '8300000002')")
 
 
 def test_every_parameter_is_checked(stack):

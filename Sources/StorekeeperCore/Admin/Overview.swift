@@ -44,8 +44,7 @@ package struct Overview: Encodable, Sendable {
       WHERE paid_at IS NOT NULL
         AND paid_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => \(days - 1))
         AND coalesce(environment, 'Production') = 'Production' AND origin <> 'transfer'
-        AND NOT EXISTS (SELECT 1 FROM apple_transactions t
-                        WHERE t.trade_no = orders.trade_no AND t.family_shared)
+        AND NOT storekeeper_paid_by_family_copy(trade_no, close_reason::text)
       GROUP BY 1, 2 ORDER BY 1, 2
       """)
     let daily = try rows.map {

@@ -34,14 +34,17 @@ extension ChartSQL {
     """
   }
 
-  /// The keys of the chart's periods from the one `from` falls in to the one `to` falls in:
-  /// every period a row spanning `from`-`to` can touch (a billing spell), each then judged by
-  /// the exact condition on its start and end computed from its key as `b` computes them.
+  /// The keys of the chart's periods from the one before the one `from` falls in to the one
+  /// `to` falls in: every period a row spanning `from`-`to` can touch (a billing spell), each
+  /// then judged by the exact condition on its start and end computed from its key as `b`
+  /// computes them. The one before, because a local midnight that happens twice (a clock set
+  /// back at 01:00) is the later instant: the hour before it is local day D but still period
+  /// D-1.
   /// Comparing each row with every period instead was a nested loop (periods × rows), and a
   /// join of the keys with `b` was planned as a sort of every pair.
   static func periodKeys(_ from: String, _ to: String) -> String {
     """
-    generate_series(greatest(\(bucket(from)), date_trunc(w.res, w.from_day::timestamp)),
+    generate_series(greatest(\(bucket(from)) - w.step, date_trunc(w.res, w.from_day::timestamp)),
                     least(\(bucket(to)), w.to_day::timestamp), w.step)
     """
   }
@@ -55,14 +58,25 @@ extension ChartSQL {
   /// period it covers was millions of rows to sort (10-24 s for 190,000 periods over two years
   /// by day, against about 3 s now).
   static let churnedAtStart = """
-    ps AS (
-      SELECT x.seg, x.ends_at, x.span_end,
-             CASE WHEN x.starts_at < w.from_at THEN date_trunc(w.res, w.from_day::timestamp)
-                  ELSE \(bucket("x.starts_at")) + w.step END AS k1,
+    pk AS (
+      -- The period the paid period starts in and the one it ends in (or now falls in), by local
+      -- time; `ps` checks them against the periods' instants (see `periodKeys`).
+      SELECT x.seg, x.starts_at, x.ends_at, x.span_end,
+             greatest(\(bucket("x.starts_at")), date_trunc(w.res, w.from_day::timestamp)) AS ka,
+             least(x.ends_at, w.now_at - interval '1 microsecond') AS last_at,
              least(\(bucket("least(x.ends_at, w.now_at - interval '1 microsecond')")),
-                   date_trunc(w.res, w.to_day::timestamp)) AS k2
+                   date_trunc(w.res, w.to_day::timestamp)) AS kb
       FROM w, runs x
       WHERE \(filter)),
+    ps AS (
+      -- k1: the first period starting after the paid period starts; k2: the last one starting
+      -- at or before it ends (and before now).
+      SELECT pk.seg, pk.ends_at, pk.span_end,
+             CASE WHEN \(periodStart("pk.ka")) > pk.starts_at THEN pk.ka
+                  ELSE pk.ka + w.step END AS k1,
+             CASE WHEN \(periodStart("pk.kb")) <= pk.last_at THEN pk.kb
+                  ELSE pk.kb - w.step END AS k2
+      FROM pk, w),
     live AS (
       SELECT ps.seg, ps.k1, ps.k2,
              ps.span_end < least(\(periodEnd("ps.k2")), w.now_at) AS churned

@@ -190,8 +190,7 @@ package struct ExperimentRepository: Sendable {
         JOIN orders o ON o.trade_no = x.trade_no AND o.user_id = e.user_id
           AND o.paid_at IS NOT NULL AND o.environment IS DISTINCT FROM 'Sandbox'
           AND o.origin <> 'transfer'
-        WHERE NOT EXISTS (SELECT 1 FROM apple_transactions t
-                          WHERE t.trade_no = o.trade_no AND t.family_shared)
+        WHERE NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
         UNION ALL
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
@@ -204,8 +203,7 @@ package struct ExperimentRepository: Sendable {
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
           AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
         WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
-          AND NOT EXISTS (SELECT 1 FROM apple_transactions t
-                          WHERE t.trade_no = o.trade_no AND t.family_shared)
+          AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
           -- When the purchase was made, not when Storekeeper recorded it: the earliest
           -- transaction Storekeeper holds of the same original transaction (App Store), or the
           -- purchase token's first order (Google Play); the order's payment when neither store

@@ -20,8 +20,7 @@ package struct UserFactsReader: Sendable {
       SELECT storekeeper_user_state(\(userId)::text, \(clock.now())::timestamptz)::text AS state,
              -- A Family Sharing copy is access, not a payment of this user's.
              EXISTS (SELECT 1 FROM orders o WHERE o.user_id = \(userId) AND o.paid_at IS NOT NULL
-                       AND NOT EXISTS (SELECT 1 FROM apple_transactions t
-                                       WHERE t.trade_no = o.trade_no AND t.family_shared))
+                       AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text))
                AS has_paid,
              (EXISTS (SELECT 1 FROM orders WHERE user_id = \(userId))
               OR EXISTS (SELECT 1 FROM ledger WHERE user_id = \(userId))

@@ -171,6 +171,9 @@ package struct ReceiptService: Sendable {
     let quantity = Int32(clamping: max(1, min(10, transaction.quantity)))
     let source = SettlementService.source(of: transaction)
     let known = try await TransactionRecord.find(transaction.transactionId, on: tx)
+    if known != nil && transaction.isFamilyShared {
+      try await TransactionRecord.learnFamilyShared(transaction.transactionId, on: tx)
+    }
     func keepUnowned(_ status: ReceiptOutcome.Status) async throws
       -> (ReceiptOutcome.Item, Product?, Int32)
     {

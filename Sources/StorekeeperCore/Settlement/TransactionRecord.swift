@@ -73,7 +73,9 @@ enum TransactionRecord {
        ON CONFLICT (transaction_id) DO UPDATE
         SET trade_no = EXCLUDED.trade_no, user_id = EXCLUDED.user_id,
           app_transaction_id = COALESCE(apple_transactions.app_transaction_id,
-            EXCLUDED.app_transaction_id)
+            EXCLUDED.app_transaction_id),
+          -- A receipt read here does not say; a later signed proof that does is believed.
+          family_shared = apple_transactions.family_shared OR EXCLUDED.family_shared
         WHERE apple_transactions.trade_no = EXCLUDED.trade_no
            OR (apple_transactions.trade_no IS NULL
                AND apple_transactions.app_account_token = \(order.appAccountToken)::uuid)
@@ -183,6 +185,16 @@ enum TransactionRecord {
       ORDER BY purchase_date DESC LIMIT 1
       """
     ).first?.decodeIfPresent("user_id")
+  }
+
+  /// A known transaction a later proof says is a Family Sharing copy (the first, an app receipt
+  /// read here, did not say): from now on it is no money.
+  static func learnFamilyShared(_ transactionId: String, on tx: PostgresTransaction) async throws {
+    try await tx.execute(
+      """
+      UPDATE apple_transactions SET family_shared = true
+      WHERE transaction_id = \(transactionId) AND NOT family_shared
+      """)
   }
 
   /// Records Apple's refund or revocation (at `atMs`), or, with nil, its reversal.
