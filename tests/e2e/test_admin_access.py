@@ -407,6 +407,8 @@ def test_long_admin_reads_do_not_hold_the_connections_payments_need(storekeeper,
         for _ in range(3):
             r = api.post_order(unique("payer"), product)
             assert r.status_code == 201, r.text
+        metrics = api.get("/metrics", admin=True).text
+        assert 'storekeeper_db_sessions{pool="reads"} 1' in metrics, metrics
     finally:
         if locker.stdin:
             locker.stdin.write("ROLLBACK;\n")

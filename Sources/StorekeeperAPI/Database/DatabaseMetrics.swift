@@ -12,7 +12,11 @@ struct DatabaseMetrics: Sendable {
       "# TYPE storekeeper_db_sessions gauge",
       "storekeeper_db_sessions{pool=\"primary\"} \(pools.primary.openSessions)",
     ]
-    guard let replica = pools.replica else { return lines }
+    guard let replica = pools.replica else {
+      // The heavy reads' own connections to the primary (or its pooler).
+      lines.append("storekeeper_db_sessions{pool=\"reads\"} \(pools.reads.openSessions)")
+      return lines
+    }
     lines.append("storekeeper_db_sessions{pool=\"replica\"} \(replica.openSessions)")
     let lag = await ReplicaMonitor(replica: replica, primary: pools.primary).measure()
     lines += [
