@@ -53,6 +53,9 @@ final class Connection {
   var body: [UInt8] = []
   var bodyStart: UInt64 = 0
   var bodyReceived = 0
+  /// Bytes of the shared body budget this connection's request holds (`ServerShared`),
+  /// given back when it is answered or the connection closes.
+  var bodyCharge = 0
   var current: Current?
   var streaming: Streaming?
 

@@ -188,6 +188,7 @@ extension EventLoop {
     guard connections[Int(connection.fd)] === connection else { return }
     connection.current?.handler?.cancel()
     if connection.streaming != nil { abandonStream(connection) }
+    releaseBody(connection)
     leaveIdle(connection)
     connections[Int(connection.fd)] = nil
     close(connection.fd)

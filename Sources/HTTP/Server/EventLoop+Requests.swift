@@ -40,9 +40,19 @@ extension EventLoop {
         if sendContinue { ResponseEncoder.appendContinue(to: &connection.output) }
       case .body(let bytes):
         connection.bodyReceived += bytes.count
+        guard chargeBody(connection) else {
+          answerAndClose(connection, bodiesBusy())
+          return false
+        }
         if connection.body.isEmpty {
           connection.body = bytes
         } else {
+          // A body in pieces grows once to its declared length, not by doubling past it.
+          if case .length(let length)? = connection.head?.framing,
+            connection.body.capacity < length
+          {
+            connection.body.reserveCapacity(length)
+          }
           connection.body.append(contentsOf: bytes)
         }
       case .end:
@@ -192,6 +202,7 @@ extension EventLoop {
       complete(connection, with: failure)
       return
     }
+    releaseBody(connection)
     guard let current = connection.current.take() else {
       channel?.cancel()
       return
@@ -254,13 +265,43 @@ extension EventLoop {
   /// A request that cannot be parsed: answer with the parser's status and close, since the
   /// rest of the stream can no longer be framed.
   func reject(_ connection: Connection, _ error: ParseError) {
+    answerAndClose(connection, HTTPError(error.status, code: error.code, detail: error.detail))
+  }
+
+  /// Answers the request being read with `problem` and closes the connection after it.
+  private func answerAndClose(_ connection: Connection, _ problem: HTTPError) {
     let requestId = RequestID.make(using: &random)
-    let problem = HTTPError(error.status, code: error.code, detail: error.detail)
     connection.current = Connection.Current(
       method: connection.head?.method ?? HTTPMethod("-"),
       path: connection.head.map { LogRedaction.path($0.target) } ?? "-",
       requestId: requestId, started: now, keepAlive: false, http10: false)
     complete(connection, with: problem.response(requestId: requestId))
+  }
+
+  /// Charges the body's bytes past its free part to the server's shared budget (see
+  /// `ServerConfiguration.maxBufferedBodyBytes`); false when they do not fit.
+  private func chargeBody(_ connection: Connection) -> Bool {
+    let owed =
+      connection.bodyReceived - shared.configuration.bodyBytesAlwaysHeld - connection.bodyCharge
+    guard owed > 0 else { return true }
+    guard shared.acquireBodyBytes(owed) else { return false }
+    connection.bodyCharge += owed
+    return true
+  }
+
+  /// Gives the budget back: the request was answered (its handler no longer needs the body)
+  /// or the connection closed.
+  func releaseBody(_ connection: Connection) {
+    guard connection.bodyCharge > 0 else { return }
+    shared.releaseBodyBytes(connection.bodyCharge)
+    connection.bodyCharge = 0
+  }
+
+  private func bodiesBusy() -> HTTPError {
+    HTTPError(
+      503, code: "overloaded",
+      detail: "The server holds as many large request bodies as it can; retry shortly.",
+      headers: ["Retry-After": String(shared.configuration.retryAfterSeconds)])
   }
 
   /// The head of a slow request timed out, or its body is arriving too slowly.

@@ -93,6 +93,10 @@ public final class HTTPServer: Sendable {
   /// and metrics.
   public var streamBufferPeakBytes: Int { shared.streamBufferPeak.load(ordering: .relaxed) }
 
+  /// Request-body bytes held now beyond each body's free part: what `maxBufferedBodyBytes`
+  /// bounds, observable by tests and metrics.
+  public var bufferedBodyBytes: Int { shared.bufferedBodyBytes }
+
   private func loopExited() {
     let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
       guard case .running(let loops, let remaining, let waiters) = state else { return [] }

@@ -17,6 +17,16 @@ public struct ServerConfiguration: Sendable {
   /// Request body in bytes (declared or decoded); beyond it, 413 and close, body unread.
   /// Default 1 MiB.
   public var maxBodyBytes = 1024 * 1024
+  /// Bytes of request bodies held at once across all loops, beyond the first
+  /// `bodyBytesAlwaysHeld` of each: a body that would take more gets 503 with `Retry-After`
+  /// and the connection is closed. Without it, connections each holding a nearly complete
+  /// 1 MiB body (kept under the body-rate check by sending it fast, then stalling) held
+  /// `maxConnections` MiB. Default 128 MiB.
+  public var maxBufferedBodyBytes = 128 * 1024 * 1024
+  /// The part of every body admitted whatever the others hold: orders, signed transactions
+  /// and notifications fit in it, so large bodies filling the budget cannot refuse them.
+  /// Default 64 KiB.
+  public var bodyBytesAlwaysHeld = 64 * 1024
   /// Open connections across all loops; past it, new ones get 503 and are closed.
   /// Default 10 000.
   public var maxConnections = 10_000

@@ -15,6 +15,8 @@ final class ServerShared: Sendable {
   let bodyRateGracePeriodNs: UInt64
   private let connections = Atomic<Int>(0)
   private let inFlight = Atomic<Int>(0)
+  /// Body bytes held beyond each body's free part (`ServerConfiguration.maxBufferedBodyBytes`).
+  private let bodyBytes = Atomic<Int>(0)
   /// The most bytes one streamed body ever had queued and unsent at once (see `StreamChannel`).
   let streamBufferPeak = Atomic<Int>(0)
 
@@ -48,12 +50,21 @@ final class ServerShared: Sendable {
 
   func releaseInFlight() { inFlight.subtract(1, ordering: .relaxed) }
 
+  /// Takes `bytes` more of the shared body budget, or nothing and false when they do not fit.
+  func acquireBodyBytes(_ bytes: Int) -> Bool {
+    acquire(bodyBytes, bytes, limit: configuration.maxBufferedBodyBytes)
+  }
+
+  func releaseBodyBytes(_ bytes: Int) { bodyBytes.subtract(bytes, ordering: .relaxed) }
+
+  var bufferedBodyBytes: Int { bodyBytes.load(ordering: .relaxed) }
+
   func noteStreamBuffered(_ bytes: Int) { streamBufferPeak.max(bytes, ordering: .relaxed) }
 
-  private func acquire(_ counter: borrowing Atomic<Int>, limit: Int) -> Bool {
-    let now = counter.add(1, ordering: .relaxed).newValue
+  private func acquire(_ counter: borrowing Atomic<Int>, _ amount: Int = 1, limit: Int) -> Bool {
+    let now = counter.add(amount, ordering: .relaxed).newValue
     if now > limit {
-      counter.subtract(1, ordering: .relaxed)
+      counter.subtract(amount, ordering: .relaxed)
       return false
     }
     return true
