@@ -35,7 +35,8 @@ import Testing
 
         // A body within the free part never waits for the budget.
         let small = try TestClient(port: port)
-        try small.send(Self.postHead(length: Self.free) + [UInt8](repeating: 0x63, count: Self.free))
+        try small.send(
+          Self.postHead(length: Self.free) + [UInt8](repeating: 0x63, count: Self.free))
         let echoed = try small.readResponse()
         #expect(echoed.status == 200)
         #expect(echoed.body.count == Self.free)
