@@ -79,7 +79,11 @@ package struct EventOutbox: Sendable {
   /// Locks the sequences of `users` in one order (creating them), for a transaction that will
   /// append for more than one user: two such transactions then wait instead of deadlocking.
   func lock(_ users: [String], on tx: PostgresTransaction) async throws {
-    let ids = try JSONCoding.text(Array(Set(users)).sorted())
+    // Told apart by their bytes, as the database does (`UserId.key`): a `Set` of the strings
+    // would merge canonically equal ids such as "jos\u{E9}" and "jose\u{301}", leaving one
+    // of them to be locked later, out of order.
+    var seen = Set<String>()
+    let ids = try JSONCoding.text(users.filter { seen.insert(UserId.key($0)).inserted })
     try await tx.execute(
       """
       INSERT INTO user_event_sequences AS s (user_id, last_sequence)
