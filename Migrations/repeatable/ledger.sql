@@ -72,6 +72,25 @@ BEGIN
       repayments := repayments || jsonb_build_object('trade_no', r.trade_no, 'amount', v_take);
       v_left := v_left - v_take;
     END LOOP;
+    -- A reversed refund gives back what later credits repaid of its debt to the lots those
+    -- repayments came from (ledger_lot_uses of its debt_repaid rows since its last reversal):
+    -- that money is theirs, so their own refunds can take it back. Only the rest, what the
+    -- refund took from this purchase, refills its lot.
+    IF NEW.kind = 'refund_reversed' AND v_left > 0 THEN
+      FOR r IN
+        SELECT u.lot_id, u.amount FROM ledger x JOIN ledger_lot_uses u ON u.ledger_id = x.id
+        WHERE x.trade_no = NEW.trade_no AND x.asset = NEW.asset AND x.kind = 'debt_repaid'
+          AND x.id > coalesce((SELECT max(y.id) FROM ledger y
+                               WHERE y.trade_no = NEW.trade_no AND y.asset = NEW.asset
+                                 AND y.kind = 'refund_reversed'), 0)
+        ORDER BY x.id, u.lot_id
+      LOOP
+        EXIT WHEN v_left = 0;
+        v_take := least(v_left, r.amount);
+        UPDATE ledger_lots SET remaining = remaining + v_take WHERE id = r.lot_id;
+        v_left := v_left - v_take;
+      END LOOP;
+    END IF;
     INSERT INTO ledger_lots AS l (user_id, asset, environment, trade_no, ledger_id, credited,
                                   remaining)
     VALUES (NEW.user_id, NEW.asset, NEW.environment, NEW.trade_no, NEW.id, NEW.amount, v_left)

@@ -301,6 +301,24 @@ def test_a_reversed_refund_that_took_nothing_still_cancels_its_debt(api, fake_ap
     assert api.balance(user) == 100
 
 
+def test_a_reversed_refund_gives_what_a_later_purchase_repaid_back_to_that_purchase(api, fake_appstore):
+    # The second purchase repaid the first's debt; when the first refund is reversed, the 100
+    # that comes back is the second purchase's money (the first's was spent), so refunding the
+    # second then takes it back instead of leaving it spendable beside a new debt.
+    user = unique("reversal-repaid")
+    first, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    spend(api, user, 100)
+    refund(api, fake_appstore, purchase["transaction_id"])
+    second, later, _ = buy(api, fake_appstore, user, GOLD)
+    assert api.balance(user) == 0 and ledger(api, user)["debts"] == {}
+    refund(api, fake_appstore, purchase["transaction_id"], type="REFUND_REVERSED")
+    assert api.balance(user) == 100
+    refund(api, fake_appstore, later["transaction_id"])
+    assert api.balance(user) == 0
+    assert ledger(api, user)["debts"] == {}
+    problem(spend(api, user, 1), 409, "insufficient_balance")
+
+
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):
     user = unique("refund-full")
     buy(api, fake_appstore, user, GOLD)
