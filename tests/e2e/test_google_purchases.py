@@ -5,6 +5,8 @@ Google Play's Developer API, and credited purchases are acknowledged or consumed
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 import requests
 
@@ -202,6 +204,13 @@ def test_a_restore_with_no_order_credits_once_then_restores(api, google):
     assert api.order(item["trade_no"])["store"] == "google_play"
     second = api.post("/v1/receipts", json=body)
     assert second.json()["transactions"][0]["status"] == "restored"
+    # Seed 000's XML form and a form-encoded post restore it too, answered in JSON (openapi).
+    form = {"data": urlencode(body), "headers": {"Content-Type": "application/x-www-form-urlencoded"}}
+    for path, kw in (("/v1/receipts.xml", {"json": body}), ("/v1/receipts", form)):
+        again = api.post(path, **kw)
+        assert again.status_code == 200, (path, again.text)
+        assert again.headers["Content-Type"].startswith("application/json"), path
+        assert again.json()["transactions"][0]["status"] == "restored"
     assert api.balance(user) == 100
     problem(api.post("/v1/receipts", json={**body, "user_id": unique("g-other")}), 409, "purchase_not_yours")
 
