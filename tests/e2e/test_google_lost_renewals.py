@@ -191,3 +191,31 @@ def test_an_upgrade_keeps_the_refunds_of_the_periods_before_it_in_the_charts(sk,
         f"WHERE original_transaction_id = '{first}'")}
     assert charted == {first: ("f", "f"), first + "..0": ("t", "f"), first + "..1": ("f", "t")}, charted
 
+
+
+def test_a_void_of_the_latest_renewal_after_lost_ones_ends_the_subscription(sk, google):
+    # Renewals ..0 to ..8 are pushed; ..9's push is lost and ..10's comes, so ..9 is credited
+    # with ..10 and both wait for their times from the Orders API (failing here, so the
+    # placeholders stay). ..10 is the latest period whatever its id sorts like as text
+    # ("..9" > "..10"): its void ends the subscription.
+    user = unique("gl-latest")
+    token, first = subscribed(sk, google, user)
+    google.fault(404, target="orders")
+    try:
+        for n in range(9):
+            google.control(f"subscriptions/{token}/events", {"event": "renew"})
+            wait_until(lambda: first + f"..{n}" in paid(sk, user), 30, f"renewal ..{n} credited")
+        withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+        google.control(f"subscriptions/{token}/events", {"event": "renew"})
+        wait_until(lambda: first + "..10" in paid(sk, user), 30, "the later renewal credited")
+        assert first + "..9" in paid(sk, user)
+        google.control("voids", {"purchase_token": token, "order_id": first + "..10"})
+        wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}..10'")
+                   not in (None, "applying"), 30, "the void applied")
+    finally:
+        google.clear_faults()
+    orders = {o["transaction_id"]: o for o in sk.client.admin_orders(user_id=user)}
+    assert orders[first + "..10"]["close_reason"] == "refunded"
+    assert orders[first + "..9"]["trade_status"] == "TRADE_SUCCESS"
+    assert sk.db.scalar(f"SELECT revoked_at IS NOT NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    assert not vip(sk, user)

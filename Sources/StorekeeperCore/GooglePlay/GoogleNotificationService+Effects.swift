@@ -72,10 +72,13 @@ extension GoogleNotificationService {
       {
         let chargedAtMs = min(previousExpiryMs ?? nowMs, nowMs)
         let lost = try await lostRenewals(before: latest, token: token, on: tx)
-        for orderId in lost {
-          // Its own period's dates come with its price from the Orders API.
+        for (index, orderId) in lost.enumerated() {
+          // Its own period's dates come with its price from the Orders API. Until then each is
+          // a millisecond before the next, so the periods keep their order by time: "latest"
+          // is the last charged, and ids would sort "..9" after "..10" as text.
           try await renew(
-            purchase, token: token, orderId: orderId, chargedAtMs: chargedAtMs, expiryMs: nil,
+            purchase, token: token, orderId: orderId,
+            chargedAtMs: chargedAtMs - Int64(lost.count - index), expiryMs: nil,
             notice: notice, on: tx)
         }
         try await renew(
