@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import socket
+import subprocess
 import threading
 import time
 from datetime import datetime
@@ -114,17 +115,21 @@ class Receiver:
 
 def insert_event(db, user_id: str, type: str = "balance.changed", data: dict | None = None) -> tuple[str, int]:
     """One event as the domain writes it: the user's next sequence under its row lock."""
+    row = db.rows(insert_event_sql(user_id, type, data))[0]
+    return row[0], int(row[1])
+
+
+def insert_event_sql(user_id: str, type: str = "balance.changed", data: dict | None = None) -> str:
     data_json = json.dumps(data or {"gold": 1}).replace("'", "''")
     state = json.dumps({"user_id": user_id, "balances": {"gold": 1}, "sandbox_balances": {},
                         "entitlements": [], "non_consumables": []}).replace("'", "''")
-    row = db.rows(
+    return (
         "WITH seq AS (INSERT INTO user_event_sequences (user_id, last_sequence) "
         f"VALUES ('{user_id}', 1) ON CONFLICT (user_id) DO UPDATE "
         "SET last_sequence = user_event_sequences.last_sequence + 1 RETURNING last_sequence) "
         "INSERT INTO events (id, type, user_id, sequence, data, user_state) "
         f"SELECT gen_random_uuid(), '{type}', '{user_id}', last_sequence, '{data_json}', '{state}' "
-        "FROM seq RETURNING id, sequence")[0]
-    return row[0], int(row[1])
+        "FROM seq RETURNING id, sequence")
 
 
 def create_endpoint(api, url: str, **fields) -> dict:
@@ -605,6 +610,49 @@ def test_replay_and_test_events(launcher):
                          json={"event_id": before[0], "from_position": 1, "to_position": 2}), 422)
     finally:
         receiver.close()
+
+
+def test_a_replay_in_progress_does_not_hold_up_the_events_purchases_write(launcher):
+    # A replay keeps its endpoint's row locked while it queues (against a concurrent edit or
+    # removal); every event written meanwhile fans out to that endpoint, whose foreign key
+    # check takes a key-share lock on the same row. With FOR UPDATE every purchase's event
+    # waited for the replay, scanning the events table, to commit.
+    sk = launcher.storekeeper(**FAST)
+    api, db = sk.client, launcher.databases[-1]
+    receiver = Receiver()
+    user = unique("wh-replaying")
+    insert_event(db, user)
+    endpoint = create_endpoint(api, receiver.url)
+    server = db.server
+    # The audit row is the replay's last write: held back here, the replay stops after it took
+    # its lock and queued the deliveries.
+    locker = subprocess.Popen(
+        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
+         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    answers: list[int] = []
+    replay = threading.Thread(target=lambda: answers.append(api.post(
+        f"/admin/v1/webhook-endpoints/{endpoint['id']}/replay", admin=True, timeout=60,
+        json={"from_time": "2000-01-01T00:00:00Z", "to_time": "2100-01-01T00:00:00Z"}).status_code))
+    try:
+        assert locker.stdin and locker.stdout
+        locker.stdin.write("BEGIN; LOCK TABLE admin_audit IN SHARE MODE; SELECT 'locked';\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        replay.start()
+        wait_until(lambda: db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
+                                     "AND relation = 'admin_audit'::regclass") != "0",
+                   30, "the replay reached its audit row")
+        # A purchase's event, written while the replay holds the endpoint: not made to wait.
+        db.rows("SET lock_timeout = '5s'; " + insert_event_sql(unique("wh-payer")))
+    finally:
+        if locker.stdin:
+            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.close()
+        locker.wait(timeout=10)
+        replay.join(timeout=60)
+        receiver.close()
+    assert answers == [202]
 
 
 def test_replay_by_id_ignores_the_type_filter_but_never_sends_what_the_endpoint_is_never_sent(launcher):

@@ -40,7 +40,11 @@ package struct WebhookStore: Sendable {
   {
     var query: PostgresQuery =
       "SELECT \(unescaped: WebhookEndpoint.columns) FROM webhook_endpoints WHERE id = \(id)"
-    if lock { query.append(" FOR UPDATE") }
+    // Against concurrent edits, removal and replays of the endpoint, and no stronger: every
+    // event written fans out to the endpoint, and the deliveries' foreign key check takes a
+    // key-share lock on this row, which FOR UPDATE would make wait for the whole admin
+    // transaction (a replay scans the events table). A removal takes its own lock.
+    if lock { query.append(" FOR NO KEY UPDATE") }
     guard let row = try await executor.queryFirst(query) else {
       throw WebhookRefusal.endpointNotFound(id.uuidString.lowercased())
     }
