@@ -215,6 +215,22 @@ def test_a_restore_with_no_order_credits_once_then_restores(api, google):
     problem(api.post("/v1/receipts", json={**body, "user_id": unique("g-other")}), 409, "purchase_not_yours")
 
 
+def test_a_restore_of_more_units_than_an_order_holds_is_refused_and_leaves_no_order(api, google):
+    # Orders hold 1-10 units; a purchase of 11 cannot be credited, and asking again must not
+    # leave another unpaid order behind each time.
+    user = unique("g-eleven")
+    bought = google.buy("g.gold", quantity=11)
+    body = {"store": "google_play", "user_id": user, "purchase_token": bought["purchase_token"],
+            "product_id": "g.gold"}
+    for _ in range(2):
+        r = api.post("/v1/receipts", json=body)
+        assert r.status_code == 200, r.text
+        item = r.json()["transactions"][0]
+        assert (item["status"], item["code"]) == ("refused", "quantity_mismatch"), item
+    assert api.admin_orders(user_id=user) == []
+    assert api.balance(user) == 0
+
+
 def test_a_pending_purchase_waits_and_is_granted_when_it_completes(api, google):
     user = unique("g-pending")
     order = google_order(api, user, "g.gold")

@@ -64,9 +64,16 @@ extension GoogleSettlement {
       item.status = .refused
       item.code = SettlementRefusal.accountTokenMismatch.code
       return (item, purchase.quantity)
+    } else if !(1...10).contains(purchase.quantity) {
+      // No order holds more than 10 units (0002): refused before one is made, so each repeated
+      // restore does not leave another unpaid order behind.
+      item.status = .refused
+      item.code = SettlementRefusal.quantityMismatch(charged: Int(purchase.quantity), ordered: 10)
+        .code
+      return (item, purchase.quantity)
     } else if let created = try await orders.createForPurchase(
-      userId: userId, productId: product.productId,
-      quantity: Int32(clamping: max(1, min(10, purchase.quantity))), origin: .receipt,
+      userId: userId, productId: product.productId, quantity: Int32(purchase.quantity),
+      origin: .receipt,
       reason: .createdForReceipt, cause: .receipt,
       detail: .object(["store": .string(OrderStore.googlePlay.rawValue)]), store: .googlePlay,
       on: tx)
