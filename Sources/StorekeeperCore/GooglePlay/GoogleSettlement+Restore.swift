@@ -68,7 +68,8 @@ extension GoogleSettlement {
       // No order holds more than 10 units (0002): refused before one is made, so each repeated
       // restore does not leave another unpaid order behind.
       item.status = .refused
-      item.code = SettlementRefusal.quantityMismatch(charged: Int(purchase.quantity), ordered: 10)
+      item.code =
+        SettlementRefusal.quantityMismatch(charged: Int(purchase.quantity), ordered: 10)
         .code
       return (item, purchase.quantity)
     } else if let created = try await orders.createForPurchase(
