@@ -124,9 +124,11 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 # order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
 # copy (a family member's transaction of someone else's purchase), either made from this
 # experiment's variant (order_offerings), or naming no offering, paid within the window after
-# the exposure, and bought (the earliest purchase of its original transaction, or its Google
-# token's) at or after the exposure. Money is the store's signed price, else the order's amount;
-# an order whose purchase an admin moved to another user is priced by the purchase it made.
+# the exposure and before the experiment was concluded, and bought (the earliest purchase of its
+# original transaction, or its Google token's) at or after the exposure. Money is the store's
+# signed price, else the order's amount; an order whose purchase an admin moved to another user
+# is priced by the purchase it made, and refunded when that purchase was (on the order holding
+# it now).
 INDEPENDENT_RESULTS = """
     WITH e AS (SELECT variant, user_id, exposed_at FROM experiment_exposures
                WHERE experiment_id = '{exp}'),
@@ -136,7 +138,8 @@ INDEPENDENT_RESULTS = """
              coalesce((SELECT min(s.purchase_date) FROM apple_transactions s
                        WHERE s.original_transaction_id = t.original_transaction_id),
                       gp.purchase_time, o.paid_at) AS bought_at,
-             x.experiment_id AS tag_experiment, x.variant AS tag_variant, x.trade_no AS tagged
+             x.experiment_id AS tag_experiment, x.variant AS tag_variant, x.trade_no AS tagged,
+             holder.close_reason AS holder_close_reason
       FROM orders o
       -- By the order's transaction id; an order whose purchase an admin moved away names it
       -- in the event that closed it.
@@ -144,13 +147,16 @@ INDEPENDENT_RESULTS = """
         (SELECT v.detail ->> 'transaction_id' FROM order_events v
          WHERE v.trade_no = o.trade_no AND o.close_reason = 'transferred'
            AND v.to_status = 'TRADE_CLOSED'))
+      LEFT JOIN orders holder ON holder.trade_no = t.trade_no
       LEFT JOIN google_orders g ON g.trade_no = o.trade_no
       LEFT JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
       LEFT JOIN order_offerings x ON x.trade_no = o.trade_no
       WHERE o.paid_at IS NOT NULL AND coalesce(o.environment, '') <> 'Sandbox'
         AND o.origin <> 'transfer' AND t.family_shared IS NOT TRUE),
     counted AS (
-      SELECT e.variant, o.user_id, o.trade_no, o.close_reason,
+      SELECT e.variant, o.user_id, o.trade_no,
+             CASE WHEN o.close_reason = 'transferred' THEN o.holder_close_reason
+                  ELSE o.close_reason END AS close_reason,
              CASE WHEN o.price_milliunits IS NOT NULL THEN o.price_milliunits / 1000.0
                   WHEN o.price_micros IS NOT NULL THEN o.price_micros / 1000000.0
                   ELSE o.amount END AS paid,
@@ -159,7 +165,9 @@ INDEPENDENT_RESULTS = """
       FROM e JOIN o ON o.user_id = e.user_id
       WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant)
          OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
-             AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at))
+             AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at
+             AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
+                              WHERE experiment_id = '{exp}')))
     SELECT e.variant, count(DISTINCT e.user_id),
            (SELECT count(DISTINCT user_id) FROM counted c WHERE c.variant = e.variant),
            (SELECT count(*) FROM counted c WHERE c.variant = e.variant),
@@ -227,6 +235,12 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
     r = api.request("POST", f"/admin/v1/transactions/{purchases[giver]['transaction_id']}/transfer",
                     admin=True, json={"to_user_id": taker})
     assert r.status_code == 200, r.text
+    # Apple then refunds that purchase: the refund closes the transfer's order, and the giver's
+    # conversion shows it.
+    note = fake.refund(purchases[giver]["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{taker}' "
+                                 "AND close_reason = 'refunded'") == "1", 10, "the refund was not applied")
 
     r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
     assert r.status_code == 200, r.text
@@ -250,9 +264,10 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
     # The restorer, the family member and the transfer's new owner are no payers; every buyer is.
     assert sum(v["payers"] for v in got.values()) == len(buyers)
     assert sum(v["orders"] for v in got.values()) == len(buyers) + 1
-    assert total_refunds == 1
-    refunded_variant = expected_variant(exp, refunded_user, (50, 50))
-    assert got[refunded_variant]["refunds"] == 1 and got[refunded_variant]["refunded"]
+    assert total_refunds == 2
+    for user in (refunded_user, giver):
+        refunded_variant = expected_variant(exp, user, (50, 50))
+        assert got[refunded_variant]["refunds"] >= 1 and got[refunded_variant]["refunded"]
     # What the store charged, not the catalog's USD: the buyers paid in three currencies.
     everything = {}
     for v in got.values():
@@ -264,6 +279,27 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         expected[currency] = expected.get(currency, Decimal(0)) + Decimal(890 + 1000 * i) / 1000
     expected["EUR"] += Decimal("0.89")
     assert everything == expected
+    conclude_all(api)
+
+
+def test_a_purchase_after_the_experiment_concluded_is_no_conversion_of_it(setup):
+    # Exposed to a variant, the user buys within the window but after the experiment was
+    # concluded: the winner's offering was everyone's by then, so no variant converted them.
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    exp = unique("after").lower()
+    create(api, exp, hours=24)
+    user = unique("late-buyer")
+    served = offering_for(api, user)[0]
+    wait_until(lambda: len(exposures(db, exp)) == 1, 10, "the exposure was not written")
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v0"})
+    assert r.status_code == 200, r.text
+    buy_at(api, fake, user, P + served[-1], 990, "USD")
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert r.status_code == 200, r.text
+    assert [(v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"]
+            if v["exposed"]] == [(1, 0, 0)]
+    assert independent_results(db, exp, 24)[exposures(db, exp)[user]][1:3] == (0, 0)
     conclude_all(api)
 
 

@@ -165,7 +165,8 @@ package struct ExperimentRepository: Sendable {
   /// an admin's transfer, which re-pays a purchase already counted, not a Family Sharing copy,
   /// which its purchaser paid) of each exposed user: those
   /// made from the variant's offering (`order_offerings`), and those that name no offering,
-  /// paid from the first exposure to `attribution_hours` after it, whose original purchase was
+  /// paid from the first exposure to `attribution_hours` after it and before the experiment
+  /// was concluded (the winner's offering is everyone's from then), whose original purchase was
   /// made at or after the exposure (a restore, or a renewal, of what was bought before is no
   /// conversion). Money is what the store signed as paid, as the charts count it; an order the
   /// store priced nowhere counts at the catalog's price it was made at.
@@ -182,7 +183,7 @@ package struct ExperimentRepository: Sendable {
         -- An order made from this experiment's offering counts for the variant it names, at
         -- any time after the exposure.
         SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
-               o.close_reason IN ('refunded', 'revoked') AS refunded,
+               storekeeper_order_refunded(o.trade_no, o.close_reason::text) AS refunded,
                o.close_reason = 'transferred' AS transferred
         FROM exposed e
         JOIN order_offerings x ON x.experiment_id = \(experiment.experimentId)
@@ -195,12 +196,13 @@ package struct ExperimentRepository: Sendable {
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
         SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
-               o.close_reason IN ('refunded', 'revoked') AS refunded,
+               storekeeper_order_refunded(o.trade_no, o.close_reason::text) AS refunded,
                o.close_reason = 'transferred' AS transferred
         FROM exposed e
         JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
           AND o.paid_at >= e.exposed_at
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
+          AND o.paid_at < coalesce(\(experiment.concludedAt)::timestamptz, 'infinity')
           AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
         WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
           AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
