@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import threading
 import time
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -300,6 +302,58 @@ def test_a_purchase_after_the_experiment_concluded_is_no_conversion_of_it(setup)
     assert [(v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"]
             if v["exposed"]] == [(1, 0, 0)]
     assert independent_results(db, exp, 24)[exposures(db, exp)[user]][1:3] == (0, 0)
+    conclude_all(api)
+
+
+def test_an_offering_being_removed_while_it_wins_stays_or_the_removal_is_refused(setup):
+    # The removal checks that no placement names the offering, then waits on the experiment
+    # that the conclusion holds while it makes that offering the placement's. Once the
+    # conclusion commits the removal must not go on: the placement would name nothing and
+    # every caller get 503.
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    winner = "x-" + unique("won").lower()
+    r = api.request("PUT", f"/admin/v1/offerings/{winner}", admin=True, json={"products": [P + "b"]})
+    assert r.status_code in (200, 201), r.text
+    exp = unique("race").lower()
+    create(api, exp, offerings=("x-a", winner))
+    server = db.server
+    locker = subprocess.Popen(
+        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
+         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    answers: dict[str, int] = {}
+
+    def waiting() -> int:
+        return int(db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                             f"AND datname = '{db.name}'") or 0)
+
+    concluding = threading.Thread(target=lambda: answers.update(conclude=api.request(
+        "POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v1"},
+        timeout=60).status_code))
+    removing = threading.Thread(target=lambda: answers.update(remove=api.request(
+        "DELETE", f"/admin/v1/offerings/{winner}", admin=True, timeout=60).status_code))
+    try:
+        assert locker.stdin and locker.stdout
+        # The placement held, so the conclusion stops just before naming the winner there.
+        locker.stdin.write("BEGIN; SELECT 'locked' FROM placements WHERE placement_id = 'paywall' FOR UPDATE;\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        concluding.start()
+        wait_until(lambda: waiting() == 1, 30, "the conclusion did not reach the placement")
+        removing.start()
+        wait_until(lambda: waiting() == 2, 30, "the removal did not wait")
+    finally:
+        if locker.stdin:
+            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.close()
+        locker.wait(timeout=10)
+        concluding.join(timeout=60)
+        removing.join(timeout=60)
+    assert answers["conclude"] == 200
+    assert answers["remove"] == 409, answers
+    offered = api.get("/v1/offerings/paywall", headers={"Authorization": f"Bearer {mint(unique('p'))}"})
+    assert offered.status_code == 200 and offered.json()["offering_id"] == winner, offered.text
     conclude_all(api)
 
 

@@ -107,6 +107,17 @@ package struct ExperimentRepository: Sendable {
     -> Experiment
   {
     try await database.withTransaction { tx in
+      // The winner's offering is kept (key share) from before the experiment is locked, the
+      // order a removal of it takes them in: a removal that had already passed its placements
+      // check would otherwise go on once this commits, and leave the placement naming nothing.
+      try await tx.execute(
+        """
+        SELECT 1 FROM offerings o
+        WHERE o.offering_id = (SELECT v->>'offering_id' FROM experiments e,
+                                 jsonb_array_elements(e.variants) v
+                               WHERE e.experiment_id = \(id) AND v->>'variant' = \(winner))
+        FOR KEY SHARE
+        """)
       let before = try await locked(id, on: tx)
       guard before.status != .concluded else {
         throw OfferingRefusal.experimentState(id, status: before.status.rawValue)
