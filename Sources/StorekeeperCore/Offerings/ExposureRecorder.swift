@@ -103,7 +103,10 @@ package final class ExposureRecorder: Sendable {
 
   /// One transaction: the users' event sequences locked in one order (two instances flushing
   /// the same users wait instead of deadlocking), the exposures inserted where none exists,
-  /// and an event for each row inserted. Returns how many were first exposures. An exposure of
+  /// and an event for each row inserted. A row another instance wrote first with a later time
+  /// (its flush came first, this one's was retried) takes the earlier time, so the window
+  /// counts from when the user was really first exposed; no second event is written. Returns
+  /// how many were first exposures. An exposure of
   /// an experiment that is no longer running (concluded meanwhile) is kept: it was served.
   func write(_ batch: [Exposure]) async throws -> Int {
     let json = try JSONCoding.text(batch)
@@ -122,13 +125,14 @@ package final class ExposureRecorder: Sendable {
         FROM jsonb_array_elements(\(json)::jsonb) x
         WHERE EXISTS (SELECT 1 FROM experiments e WHERE e.experiment_id = x->>'experiment_id')
         ORDER BY x->>'user_id'
-        ON CONFLICT (experiment_id, user_id) DO NOTHING
-        RETURNING experiment_id, user_id, variant, exposed_at
+        ON CONFLICT (experiment_id, user_id) DO UPDATE SET exposed_at = EXCLUDED.exposed_at
+          WHERE EXCLUDED.exposed_at < experiment_exposures.exposed_at
+        RETURNING experiment_id, user_id, variant, exposed_at, xmax = 0 AS fresh
       )
       """
     query.append(" SELECT ")
     query.append(try outbox.call(user: "i.user_id", events: event))
-    query.append(" AS written FROM (SELECT * FROM inserted ORDER BY user_id) i")
+    query.append(" AS written FROM (SELECT * FROM inserted WHERE fresh ORDER BY user_id) i")
     return try await database.withTransaction { [query] tx in
       try await outbox.lock(batch.map(\.userId), on: tx)
       return try await tx.query(query).count
