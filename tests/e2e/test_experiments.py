@@ -459,9 +459,10 @@ def test_unknown_placements_and_offerings_are_refused(setup):
                         json={"experiment_id": "nowhere", "placement_id": "nowhere", "variants": variants}),
             404, "placement_not_found")
     conclude_all(api)
-    problem(api.request("POST", "/admin/v1/experiments", admin=True,
-                        json={"experiment_id": "ghostly", "placement_id": "paywall", "variants": variants}),
-            422, "unknown_offerings")
+    refused = problem(api.request("POST", "/admin/v1/experiments", admin=True,
+                                  json={"experiment_id": "ghostly", "placement_id": "paywall", "variants": variants}),
+                      422, "unknown_offerings")
+    assert error_fields(refused) == {"variants[1].offering_id"}
     problem(api.get("/admin/v1/experiments/nope/results", admin=True), 404, "experiment_not_found")
     problem(api.request("POST", "/admin/v1/experiments/nope/pause", admin=True), 404, "experiment_not_found")
     problem(api.get("/admin/v1/experiments", headers={"Authorization": "Bearer wrong"}), 401)

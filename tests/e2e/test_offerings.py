@@ -213,8 +213,14 @@ def test_an_offering_lists_its_active_products_in_order_with_display_metadata(ap
 
     # An offering in use cannot go; a placement naming an unknown offering is refused.
     problem(api.request("DELETE", "/admin/v1/offerings/main-shop", admin=True), 409, "offering_in_use")
-    problem(api.request("PUT", "/admin/v1/placements/x", admin=True, json={"offering_id": "ghost"}), 422,
-            "unknown_offerings")
+    refused = problem(api.request("PUT", "/admin/v1/placements/x", admin=True, json={"offering_id": "ghost"}), 422,
+                      "unknown_offerings")
+    assert error_fields(refused) == {"offering_id"}
+    refused = problem(api.request("PUT", "/admin/v1/placements/x", admin=True, json={
+        "offering_id": "main-shop", "rules": [{"offering_id": "main-shop", "when": {"stores": ["app_store"]}},
+                                              {"offering_id": "ghost", "when": {"stores": ["google_play"]}}]}),
+        422, "unknown_offerings")
+    assert error_fields(refused) == {"rules[1].offering_id"}
     listed = api.get("/admin/v1/offerings", admin=True).json()["offerings"]
     assert "main-shop" in [o["offering_id"] for o in listed]
 

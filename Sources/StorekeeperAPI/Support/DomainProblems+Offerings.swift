@@ -20,10 +20,12 @@ extension OfferingRefusal: DomainProblem {
       HTTPError(
         422, code: "unknown_products", detail: "no such products: \(ids.joined(separator: ", "))",
         fields: [FieldError(field: "products", message: "names products that do not exist")])
-    case .unknownOfferings(let ids):
+    case .unknownOfferings(let ids, let fields):
       HTTPError(
-        422, code: "unknown_offerings", detail: "no such offerings: \(ids.joined(separator: ", "))"
-      )
+        422, code: "unknown_offerings", detail: "no such offerings: \(ids.joined(separator: ", "))",
+        fields: fields.map {
+          FieldError(field: $0, message: "names an offering that does not exist")
+        })
     case .offeringInUse(let id, let user):
       HTTPError(409, code: "offering_in_use", detail: "\(user) still serves offering \(id)")
     case .placementInUse(let id, let user):

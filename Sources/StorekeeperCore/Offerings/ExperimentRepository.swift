@@ -45,7 +45,11 @@ package struct ExperimentRepository: Sendable {
         ORDER BY id
         """
       ).map { try $0.decode("id", as: String.self) }
-      guard missing.isEmpty else { throw OfferingRefusal.unknownOfferings(missing) }
+      guard missing.isEmpty else {
+        let fields = variants.indices.filter { missing.contains(variants[$0].offeringId) }
+          .map { "variants[\($0)].offering_id" }
+        throw OfferingRefusal.unknownOfferings(missing, fields: fields)
+      }
       let running = try await tx.query(
         """
         SELECT experiment_id FROM experiments

@@ -7,8 +7,9 @@ package enum OfferingRefusal: Error, Equatable, Sendable {
   case experimentNotFound(String)
   /// Products an offering names that the catalog does not have.
   case unknownProducts([String])
-  /// Offerings a placement's rules or an experiment's variants name that do not exist.
-  case unknownOfferings([String])
+  /// Offerings a placement, its rules or an experiment's variants name that do not exist, and
+  /// the fields naming them (`rules[2].offering_id`).
+  case unknownOfferings([String], fields: [String])
   /// A placement or an experiment still names it.
   case offeringInUse(String, by: String)
   /// An experiment still decides this placement.

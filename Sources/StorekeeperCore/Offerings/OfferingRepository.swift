@@ -151,7 +151,13 @@ package struct OfferingRepository: Sendable {
         ORDER BY id
         """
       ).map { try $0.decode("id", as: String.self) }
-      guard missing.isEmpty else { throw OfferingRefusal.unknownOfferings(missing) }
+      guard missing.isEmpty else {
+        let fields =
+          (missing.contains(offeringId) ? ["offering_id"] : [])
+          + rules.indices.filter { missing.contains(rules[$0].offeringId) }
+          .map { "rules[\($0)].offering_id" }
+        throw OfferingRefusal.unknownOfferings(missing, fields: fields)
+      }
       let rulesText = try JSONCoding.text(rules)
       let rows = try await tx.query(
         """
