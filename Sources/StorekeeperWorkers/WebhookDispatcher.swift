@@ -132,6 +132,13 @@ package final class WebhookDispatcher: Sendable {
   }
 
   private func send(_ claim: WebhookQueue.Claim) async -> WebhookQueue.Result {
+    // An endpoint written under another rule (http:// while ALLOW_INSECURE_URLS=1, since
+    // turned off) is not sent to in clear: the attempt fails saying why, as an unreachable
+    // endpoint's does, until its URL is changed.
+    if let problem = WebhookURLRule.problem(claim.url, allowInsecure: settings.allowInsecureURLs) {
+      return WebhookQueue.Result(
+        outcome: .connectionFailed, error: "the endpoint's URL \(problem)", durationMs: 0)
+    }
     guard let url = URL(string: claim.url) else {
       return WebhookQueue.Result(
         outcome: .connectionFailed, error: "the endpoint's URL cannot be parsed", durationMs: 0)

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import StorekeeperLogging
 import StorekeeperTestSupport
+import Synchronization
 import Testing
 
 @testable import StorekeeperCore
@@ -54,6 +55,44 @@ import Testing
       let kept: Int64? = try await h.database.queryFirst(
         "SELECT count(*)::bigint AS n FROM webhook_deliveries")?.decode("n")
       #expect(kept == 1)
+    }
+  }
+
+  /// Counts the posts it is asked to make.
+  final class CountingTransport: WebhookTransport, Sendable {
+    let posts = Mutex(0)
+    func post(url: URL, body: [UInt8], headers: [(String, String)], timeout: Duration) async
+      -> WebhookTransportAnswer
+    {
+      posts.withLock { $0 += 1 }
+      return .connectionFailed("counted")
+    }
+  }
+
+  @Test func anHTTPEndpointIsNotSentToOnceInsecureURLsAreOff() async throws {
+    try await DomainHarness.with { h in
+      var settings = WebhookSettings()
+      settings.allowInsecureURLs = true
+      let store = WebhookStore(database: h.database, settings: settings)
+      let created = try await store.create(
+        url: "http://receiver.example/h", eventTypes: ["*"], enabled: true, by: WebhookFixtures.ops)
+      _ = try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      // Started again with ALLOW_INSECURE_URLS off.
+      settings.allowInsecureURLs = false
+      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
+      let transport = CountingTransport()
+      let dispatcher = WebhookDispatcher(
+        queue: queue, transport: transport, clock: .system,
+        logger: Logger(label: "test", level: .critical), wake: {})
+      await dispatcher.runOnce()
+      await dispatcher.drain()
+      #expect(transport.posts.withLock { $0 } == 0)
+      let error: String? = try await h.database.queryFirst(
+        """
+        SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE d.endpoint_id = \(created.endpoint.id)::uuid
+        """)?.decode("error")
+      #expect(error?.contains("https") == true)
     }
   }
 

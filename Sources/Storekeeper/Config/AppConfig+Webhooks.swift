@@ -5,6 +5,7 @@ extension AppConfig {
   static func readWebhooks(_ env: [String: String], into config: inout AppConfig) throws {
     let reader = ConfigReader(env: env)
     var settings = WebhookSettings()
+    settings.allowInsecureURLs = config.allowInsecureURLs
     settings.retryBaseMs = try reader.duration("WEBHOOK_RETRY_BASE") ?? settings.retryBaseMs
     settings.retryWindowMs = try reader.duration("WEBHOOK_RETRY_WINDOW") ?? settings.retryWindowMs
     if let timeout = try reader.duration("WEBHOOK_TIMEOUT") {

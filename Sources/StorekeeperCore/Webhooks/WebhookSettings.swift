@@ -22,6 +22,9 @@ package struct WebhookSettings: Sendable, Equatable {
   /// `WEBHOOK_RETENTION`: delivered and failed deliveries (with their attempts) are deleted
   /// this long after they were queued.
   package var retentionMs: Int64 = 30 * 24 * 3_600_000
+  /// `ALLOW_INSECURE_URLS`: whether `http://` endpoints are sent to (`WebhookURLRule`), checked
+  /// on every attempt as well as when an endpoint is written.
+  package var allowInsecureURLs = false
 
   package init(
     retryBaseMs: Int64 = 30_000, retryWindowMs: Int64 = 72 * 3_600_000, timeoutMs: Int64 = 10_000,
