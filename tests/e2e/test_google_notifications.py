@@ -194,6 +194,33 @@ def test_refunding_a_period_before_the_credited_one_takes_nothing_back(hand_sk, 
     assert hand_sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'")
 
 
+def test_a_revocation_push_for_a_subscription_that_simply_ran_out_takes_nothing_back(hand_sk, google, jwks):
+    # Expired is how Google shows a revoked subscription and one that ran out alike: an
+    # authenticated SUBSCRIPTION_REVOKED (anyone who may publish to the topic can send one) is
+    # believed only when Google lists the refund a revocation makes; here it lists none.
+    hand_sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    user = unique("g-ran-out")
+    order = hand_sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.vip",
+                                                    "store": "google_play"}).json()
+    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                              period_seconds=3600)
+    token = bought["purchase_token"]
+    r = hand_sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                       "purchase_token": token})
+    assert r.status_code == 200, r.text
+    google.control(f"subscriptions/{token}/events", {"event": "expire"})
+    revoked = push_body({"subscriptionNotification": {"version": "1.0", "notificationType": 12,
+                                                      "purchaseToken": token,
+                                                      "subscriptionId": "g.vip"}})
+    assert post_push(hand_sk, revoked, jwks.token()).status_code == 200
+    wait_until(lambda: hand_sk_result(hand_sk, revoked["message"]["messageId"]) == "not_revoked_at_google",
+               20, "the push was applied and found no revocation at Google")
+    assert hand_sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert hand_sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    assert [e for e in hand_sk.client.get("/admin/v1/events", admin=True, params={"user_id": user}).json()["events"]
+            if e["type"] == "purchase.refunded"] == []
+
+
 def hand_sk_result(sk, message_id: str) -> str | None:
     return sk.db.scalar(f"SELECT result FROM google_notifications WHERE message_id = '{message_id}'")
 

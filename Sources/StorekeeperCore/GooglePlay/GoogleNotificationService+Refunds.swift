@@ -13,7 +13,7 @@ import Postgres
 extension GoogleNotificationService {
   /// A void or revocation, confirmed by Google before anything is taken back: a void must be
   /// in `voidedpurchases.list` (the last 29 days, subscriptions included), a revocation must
-  /// show the subscription expired.
+  /// show the subscription expired and its latest order in that list.
   func voided(_ token: String, _ purchase: Known, revocation: Bool = false) async throws -> Outcome
   {
     let entries: [VoidedPurchase]
@@ -28,6 +28,16 @@ extension GoogleNotificationService {
         let item =
           answer.lineItems?.first(where: { $0.productId == googleId }) ?? answer.lineItems?.first
         revokedOrder = item?.latestSuccessfulOrderId.flatMap { $0.isEmpty ? nil : $0 }
+        // Expired is also how a subscription that simply ran out reads: a revocation is
+        // believed when Google lists the refund it makes (the latest order voided), as a void
+        // is, so a push of the type alone takes nothing back. A listing that comes later is
+        // applied by the voided sweep.
+        let listed = try await client.allVoidedPurchases(
+          startTimeMillis: clock.milliseconds - 29 * 86_400_000, maxPages: 20
+        ).filter { $0.purchaseToken == token }
+        guard listed.contains(where: { revokedOrder == nil || $0.orderId == revokedOrder }) else {
+          return .done(.ignored, "not_revoked_at_google")
+        }
         entries = []
       } else {
         entries = try await client.allVoidedPurchases(
