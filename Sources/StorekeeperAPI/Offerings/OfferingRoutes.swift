@@ -82,20 +82,15 @@ package struct OfferingRoutes: Sendable {
     let storefront = requestFacts.storefront
     let entry: CatalogSnapshot.Entry?
     var variant: Int?
+    var assignment: (index: Int, key: ExposureKey)?
     if let rule {
       entry = placement.ruleOfferings[rule]?.entry(storefront)
-    } else if let user, let experiment = placement.experiment,
-      let (index, key) = placement.assign(user)
-    {
+    } else if let user, placement.experiment != nil, let assigned = placement.assign(user) {
       // No rule chose: a running experiment splits the rest of the audience. Anonymous
       // callers cannot be assigned (nor counted), so they get the placement's own offering.
-      entry = placement.variantOfferings[index]?.entry(storefront)
-      variant = index
-      exposures.record(key) {
-        Exposure(
-          experimentId: experiment.experimentId, userId: user,
-          variant: experiment.variants[index].variant, atMs: clock.milliseconds)
-      }
+      entry = placement.variantOfferings[assigned.index]?.entry(storefront)
+      variant = assigned.index
+      assignment = assigned
     } else {
       entry = placement.own?.entry(storefront)
     }
@@ -112,6 +107,14 @@ package struct OfferingRoutes: Sendable {
       throw HTTPError(
         503, code: "offering_unavailable", detail: "the offering is being changed; retry",
         headers: HTTPHeaders([("Retry-After", "1")]))
+    }
+    // Recorded only once the variant's offering is served: an answer of 503 showed nothing.
+    if let assignment, let user, let experiment = placement.experiment {
+      exposures.record(assignment.key) {
+        Exposure(
+          experimentId: experiment.experimentId, userId: user,
+          variant: experiment.variants[assignment.index].variant, atMs: clock.milliseconds)
+      }
     }
     return CatalogRoutes.serve(entry, request)
   }
