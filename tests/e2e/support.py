@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
@@ -151,6 +152,30 @@ class Database:
 
     def drop(self) -> None:
         self.server.drop_database(self.name)
+
+    @contextmanager
+    def holding(self, lock_sql: str):
+        """Runs `lock_sql` (a LOCK TABLE, a SELECT … FOR UPDATE) in a transaction of another
+        session, returns once it holds, and rolls that transaction back on leaving."""
+        locker = subprocess.Popen(
+            ["psql", "-h", self.server.host, "-p", str(self.server.port), "-U", self.server.user,
+             "-d", self.name, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert locker.stdin and locker.stdout
+        try:
+            locker.stdin.write(f"BEGIN; {lock_sql}; SELECT 'locked';\n")
+            locker.stdin.flush()
+            # What lock_sql itself prints (a SELECT's rows) comes first.
+            for line in locker.stdout:
+                if line.strip() == "locked":
+                    break
+            else:
+                raise AssertionError(f"could not hold: {lock_sql}")
+            yield
+        finally:
+            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.close()
+            locker.wait(timeout=10)
 
 
 def pg_stop() -> None:

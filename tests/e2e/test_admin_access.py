@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import subprocess
 import time
 
 import pytest
@@ -348,16 +347,7 @@ def test_a_scrape_does_not_read_the_orders_table(storekeeper, launcher):
     assert first.status_code == 200, first.text
     # While another session holds orders under an exclusive lock, any statement reading the
     # table would wait; scrapes answer at once, from the last background count.
-    server = db.server
-    locker = subprocess.Popen(
-        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
-         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert locker.stdin and locker.stdout
-        locker.stdin.write("BEGIN; LOCK TABLE orders IN ACCESS EXCLUSIVE MODE; SELECT 'locked';\n")
-        locker.stdin.flush()
-        assert locker.stdout.readline().strip() == "locked"
+    with db.holding("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"):
         for _ in range(5):
             started = time.monotonic()
             r = sk.client.get("/metrics", admin=True, timeout=5)
@@ -365,11 +355,6 @@ def test_a_scrape_does_not_read_the_orders_table(storekeeper, launcher):
             assert time.monotonic() - started < 2, "the scrape waited on the orders table"
         assert [l for l in r.text.splitlines() if l.startswith("storekeeper_orders{")] == \
             [l for l in first.text.splitlines() if l.startswith("storekeeper_orders{")]
-    finally:
-        if locker.stdin:
-            locker.stdin.write("ROLLBACK;\n")
-            locker.stdin.close()
-        locker.wait(timeout=10)
 
 
 def test_long_admin_reads_do_not_hold_the_connections_payments_need(storekeeper, launcher):
@@ -382,38 +367,26 @@ def test_long_admin_reads_do_not_hold_the_connections_payments_need(storekeeper,
     api = sk.client
     product = unique("reads_apart").replace("-", "_")
     api.put_product(product)
-    server = db.server
-    locker = subprocess.Popen(
-        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
-         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     statuses: list[int] = []
     charts = [threading.Thread(target=lambda: statuses.append(api.get(
         "/admin/v1/charts/revenue", admin=True, timeout=120,
         params={"from": "2026-01-01", "to": "2026-01-31", "source": "transactions"}).status_code))
         for _ in range(3)]
     try:
-        assert locker.stdin and locker.stdout
-        locker.stdin.write("BEGIN; LOCK TABLE apple_transactions IN ACCESS EXCLUSIVE MODE; SELECT 'locked';\n")
-        locker.stdin.flush()
-        assert locker.stdout.readline().strip() == "locked"
-        for thread in charts:
-            thread.start()
-        deadline = time.monotonic() + 60
-        while db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
-                        "AND relation = 'apple_transactions'::regclass") == "0":
-            assert time.monotonic() < deadline, "no chart reached the locked table"
-            time.sleep(0.05)
-        for _ in range(3):
-            r = api.post_order(unique("payer"), product)
-            assert r.status_code == 201, r.text
-        metrics = api.get("/metrics", admin=True).text
-        assert 'storekeeper_db_sessions{pool="reads"} 1' in metrics, metrics
+        with db.holding("LOCK TABLE apple_transactions IN ACCESS EXCLUSIVE MODE"):
+            for thread in charts:
+                thread.start()
+            deadline = time.monotonic() + 60
+            while db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
+                            "AND relation = 'apple_transactions'::regclass") == "0":
+                assert time.monotonic() < deadline, "no chart reached the locked table"
+                time.sleep(0.05)
+            for _ in range(3):
+                r = api.post_order(unique("payer"), product)
+                assert r.status_code == 201, r.text
+            metrics = api.get("/metrics", admin=True).text
+            assert 'storekeeper_db_sessions{pool="reads"} 1' in metrics, metrics
     finally:
-        if locker.stdin:
-            locker.stdin.write("ROLLBACK;\n")
-            locker.stdin.close()
-        locker.wait(timeout=10)
         for thread in charts:
             thread.join(timeout=120)
     # Once the lock is gone the charts are answered (or, past the pool's wait, told to retry).

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import threading
 import time
 from decimal import ROUND_HALF_UP, Decimal
@@ -317,11 +316,6 @@ def test_an_offering_being_removed_while_it_wins_stays_or_the_removal_is_refused
     assert r.status_code in (200, 201), r.text
     exp = unique("race").lower()
     create(api, exp, offerings=("x-a", winner))
-    server = db.server
-    locker = subprocess.Popen(
-        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
-         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     answers: dict[str, int] = {}
 
     def waiting() -> int:
@@ -334,22 +328,16 @@ def test_an_offering_being_removed_while_it_wins_stays_or_the_removal_is_refused
     removing = threading.Thread(target=lambda: answers.update(remove=api.request(
         "DELETE", f"/admin/v1/offerings/{winner}", admin=True, timeout=60).status_code))
     try:
-        assert locker.stdin and locker.stdout
         # The placement held, so the conclusion stops just before naming the winner there.
-        locker.stdin.write("BEGIN; SELECT 'locked' FROM placements WHERE placement_id = 'paywall' FOR UPDATE;\n")
-        locker.stdin.flush()
-        assert locker.stdout.readline().strip() == "locked"
-        concluding.start()
-        wait_until(lambda: waiting() == 1, 30, "the conclusion did not reach the placement")
-        removing.start()
-        wait_until(lambda: waiting() == 2, 30, "the removal did not wait")
+        with db.holding("SELECT 1 FROM placements WHERE placement_id = 'paywall' FOR UPDATE"):
+            concluding.start()
+            wait_until(lambda: waiting() == 1, 30, "the conclusion did not reach the placement")
+            removing.start()
+            wait_until(lambda: waiting() == 2, 30, "the removal did not wait")
     finally:
-        if locker.stdin:
-            locker.stdin.write("ROLLBACK;\n")
-            locker.stdin.close()
-        locker.wait(timeout=10)
-        concluding.join(timeout=60)
-        removing.join(timeout=60)
+        for thread in (concluding, removing):
+            if thread.ident is not None:
+                thread.join(timeout=60)
     assert answers["conclude"] == 200
     assert answers["remove"] == 409, answers
     offered = api.get("/v1/offerings/paywall", headers={"Authorization": f"Bearer {mint(unique('p'))}"})

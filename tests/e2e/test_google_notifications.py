@@ -167,16 +167,22 @@ def test_a_forged_voided_notification_takes_nothing_back(hand_sk, google, jwks):
     assert hand_sk.client.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
 
 
+def vip_subscription(sk, google, user: str) -> tuple[dict, dict]:
+    """An order for `g.vip` and the hourly subscription Google made for it (not reported yet)."""
+    sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    order = sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.vip",
+                                               "store": "google_play"}).json()
+    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                              period_seconds=3600)
+    return order, bought
+
+
 def test_refunding_a_period_before_the_credited_one_takes_nothing_back(hand_sk, google, jwks):
     # The app reported after a renewal, so Storekeeper credited the renewal's order ("..0") and
     # never the first one. Google refunding that first period alone leaves the subscription
     # active: the paid access stays, and so does every later renewal.
-    hand_sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
     user = unique("g-early-void")
-    order = hand_sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.vip",
-                                                    "store": "google_play"}).json()
-    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"],
-                              period_seconds=3600)
+    order, bought = vip_subscription(hand_sk, google, user)
     token, first_order = bought["purchase_token"], bought["order_id"]
     google.control(f"subscriptions/{token}/events", {"event": "renew"})
     r = hand_sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
@@ -198,12 +204,8 @@ def test_a_revocation_push_for_a_subscription_that_simply_ran_out_takes_nothing_
     # Expired is how Google shows a revoked subscription and one that ran out alike: an
     # authenticated SUBSCRIPTION_REVOKED (anyone who may publish to the topic can send one) is
     # believed only when Google lists the refund a revocation makes; here it lists none.
-    hand_sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
     user = unique("g-ran-out")
-    order = hand_sk.client.post("/v1/orders", json={"user_id": user, "product_id": "g.vip",
-                                                    "store": "google_play"}).json()
-    bought = google.subscribe("g.vip", obfuscated_account_id=order["obfuscated_account_id"],
-                              period_seconds=3600)
+    order, bought = vip_subscription(hand_sk, google, user)
     token = bought["purchase_token"]
     r = hand_sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
                                                        "purchase_token": token})

@@ -11,7 +11,6 @@ import hashlib
 import hmac
 import json
 import socket
-import subprocess
 import threading
 import time
 from datetime import datetime
@@ -623,34 +622,23 @@ def test_a_replay_in_progress_does_not_hold_up_the_events_purchases_write(launch
     user = unique("wh-replaying")
     insert_event(db, user)
     endpoint = create_endpoint(api, receiver.url)
-    server = db.server
-    # The audit row is the replay's last write: held back here, the replay stops after it took
-    # its lock and queued the deliveries.
-    locker = subprocess.Popen(
-        ["psql", "-h", server.host, "-p", str(server.port), "-U", server.user, "-d", db.name,
-         "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     answers: list[int] = []
     replay = threading.Thread(target=lambda: answers.append(api.post(
         f"/admin/v1/webhook-endpoints/{endpoint['id']}/replay", admin=True, timeout=60,
         json={"from_time": "2000-01-01T00:00:00Z", "to_time": "2100-01-01T00:00:00Z"}).status_code))
     try:
-        assert locker.stdin and locker.stdout
-        locker.stdin.write("BEGIN; LOCK TABLE admin_audit IN SHARE MODE; SELECT 'locked';\n")
-        locker.stdin.flush()
-        assert locker.stdout.readline().strip() == "locked"
-        replay.start()
-        wait_until(lambda: db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
-                                     "AND relation = 'admin_audit'::regclass") != "0",
-                   30, "the replay reached its audit row")
-        # A purchase's event, written while the replay holds the endpoint: not made to wait.
-        db.rows("SET lock_timeout = '5s'; " + insert_event_sql(unique("wh-payer")))
+        # The audit row is the replay's last write: held back here, the replay stops after it
+        # took its lock and queued the deliveries.
+        with db.holding("LOCK TABLE admin_audit IN SHARE MODE"):
+            replay.start()
+            wait_until(lambda: db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted "
+                                         "AND relation = 'admin_audit'::regclass") != "0",
+                       30, "the replay reached its audit row")
+            # A purchase's event, written while the replay holds the endpoint: not made to wait.
+            db.rows("SET lock_timeout = '5s'; " + insert_event_sql(unique("wh-payer")))
     finally:
-        if locker.stdin:
-            locker.stdin.write("ROLLBACK;\n")
-            locker.stdin.close()
-        locker.wait(timeout=10)
-        replay.join(timeout=60)
+        if replay.ident is not None:
+            replay.join(timeout=60)
         receiver.close()
     assert answers == [202]
 
