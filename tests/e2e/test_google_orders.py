@@ -179,6 +179,30 @@ def test_a_transfer_after_spending_and_a_partial_refund_moves_only_what_is_left(
     assert sk.client.balance(alice) - 50 + sk.client.balance(bob) + 250 == 200
 
 
+def test_a_transfer_after_a_sandbox_credit_repaid_the_refunds_debt_moves_only_what_is_left(sk, google):
+    # Alice bought 2 × 100 gold and spent it all; Google refunded one unit, left owed (100). A
+    # test purchase (sandbox) then repaid that debt, so the repayment is a sandbox row of the
+    # first order. A transfer moves the one unit left (100) to Bob, not the 200 the order's
+    # production rows alone add up to.
+    alice, bob = unique("g-repaid-from"), unique("g-repaid-to")
+    order = order_for(sk, alice, "go.gold", 2)
+    bought = google.buy("go.gold", quantity=2, obfuscated_account_id=order["obfuscated_account_id"])
+    report(sk, order, bought["purchase_token"])
+    r = sk.client.post(f"/v1/users/{alice}/balances/gold/spend", json={"amount": 200, "reason": "sword"},
+                       headers={"Idempotency-Key": unique("spend")})
+    assert r.status_code == 201, r.text
+    google.control("voids", {"purchase_token": bought["purchase_token"], "quantity": 1})
+    wait_until(lambda: len(refunds(sk, alice)) == 1, 30, "the partial refund applied")
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {"gold": 100})
+    buy_gold(sk, google, alice, 1, test=True)
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {})
+    r = sk.client.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                       json={"to_user_id": bob})
+    assert r.status_code == 200, r.text
+    assert sk.client.balance(bob) == 100
+    assert sk.client.balance(alice) == -100
+
+
 def subscribe(sk, google, user: str, **fields) -> tuple[dict, str]:
     order = order_for(sk, user, "go.vip")
     bought = google.subscribe("go.vip", obfuscated_account_id=order["obfuscated_account_id"], **fields)

@@ -50,21 +50,26 @@ enum Ledger {
     """
 
   /// A transfer's credit to the new owner's order `tradeNo`: what `reverse(.transferred)` takes
-  /// from the old owner, per asset and environment, read from the old order's own rows
+  /// from the old owner, in all, per asset, read from the old order's own rows
   /// (`changed`) beside that reversal. The purchase moves what it holds: not the product's
   /// grants as the catalog has them now, nor the units a refund already took back (whether
   /// taken from the balance or left owed), and a sandbox purchase that credited nothing moves
   /// nothing.
+  ///
+  /// Per asset over all the order's rows, whatever their environment: a repayment of the
+  /// order's debt is a row of the environment that paid it (a sandbox credit repaying a
+  /// production refund's debt), and left out it made the production rows alone look unrepaid
+  /// (a refunded unit moved again). The credit is in the purchase's own environment.
   static func move(to userId: String, tradeNo: String, transactionId: String) -> PostgresQuery {
     """
     INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
-    SELECT \(userId), h.asset, sum(h.held)::bigint, \(LedgerKind.grant), \(tradeNo),
-           \(transactionId), h.environment
-    FROM (SELECT l.asset, l.environment, \(heldLessDebt) AS held
-          FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
-          GROUP BY l.user_id, l.asset, l.trade_no, l.environment
-          HAVING \(heldLessDebt) > 0) h
-    GROUP BY h.asset, h.environment
+    SELECT \(userId), l.asset, \(heldLessDebt)::bigint, \(LedgerKind.grant), \(tradeNo),
+           \(transactionId),
+           coalesce(min(l.environment) FILTER (WHERE l.kind = \(LedgerKind.grant)),
+                    min(l.environment))
+    FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
+    GROUP BY l.user_id, l.asset, l.trade_no
+    HAVING \(heldLessDebt) > 0
     """
   }
 }
