@@ -30,6 +30,17 @@ import Testing
     #expect(limiter.retryAfter("10.0.0.1") == nil, "a new window starts from one failure")
   }
 
+  @Test func anIPv6ClientCountsAsItsSlash64() {
+    let clock = Clock()
+    let limiter = AdminFailureLimiter(limit: 3, windowMs: 60_000, nowMs: clock.now)
+    for host in ["2001:db8:1:2::1", "2001:db8:1:2::2", "[2001:db8:1:2:ffff::3]"] {
+      limiter.recordFailure(host)
+    }
+    #expect(limiter.retryAfter("2001:db8:1:2::99") == 60)
+    #expect(limiter.retryAfter("2001:db8:1:3::1") == nil, "the next /64 is someone else")
+    #expect(limiter.trackedCount == 1)
+  }
+
   @Test func failuresSpreadOverWindowsNeverAddUp() {
     let clock = Clock()
     let limiter = AdminFailureLimiter(limit: 3, windowMs: 1_000, nowMs: clock.now)

@@ -51,6 +51,7 @@ package final class AdminFailureLimiter: Sendable {
   /// not refused.
   func retryAfter(_ address: String) -> Int? {
     let now = nowMs()
+    let address = RateLimiter.addressKey(address)
     return windows.withLock { windows in
       guard let window = windows[address] else { return nil }
       let end = window.startMs + windowMs
@@ -63,9 +64,11 @@ package final class AdminFailureLimiter: Sendable {
     }
   }
 
-  /// Records one failure of `address`.
+  /// Records one failure of `address`: of its /64 for IPv6 (`RateLimiter.addressKey`), as the
+  /// rate limits count it, so walking through one's own prefix gains no guesses.
   func recordFailure(_ address: String) {
     let now = nowMs()
+    let address = RateLimiter.addressKey(address)
     windows.withLock { windows in
       if var window = windows[address], now < window.startMs + windowMs {
         window.failures += 1
