@@ -168,6 +168,29 @@ def test_a_refund_signed_before_its_reversal_but_delivered_after_it_changes_noth
     assert [h["reason"] for h in api.admin_order(order["trade_no"])["history"]] == ["created", "paid"]
 
 
+def test_a_purchase_a_proof_showed_refunded_is_not_credited_by_an_older_proof(api, fake_appstore):
+    # The report of a purchase was lost; Apple refunded it and its notification never came. A
+    # restore then showed the refund (a proof with revocationDate: kept, ownerless, revoked).
+    # The app's retry of the old proof, made before the refund, must not credit it: by report
+    # or by receipt post.
+    user = unique("known-refunded")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    refunded_proof = jws_payload(note["signed_payload"])["data"]["signedTransactionInfo"]
+    assert jws_payload(refunded_proof).get("revocationDate")
+    r = api.receipts(user_id=user, signed_transaction=refunded_proof)
+    assert r.status_code == 200, r.text
+    assert r.json()["transactions"][0]["status"] == "revoked"
+    problem(api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]), 422,
+            "transaction_revoked")
+    r = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert r.json()["transactions"][0]["status"] == "revoked"
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.balance(user) == 0
+
+
 def test_a_refund_applied_while_its_purchase_is_being_reported_is_not_lost(api, fake_appstore, stack):
     # The report's settlement has recorded the transaction but not committed (held here at the
     # user's event sequence lock) when the refund is applied: it finds no transaction and defers.

@@ -292,7 +292,9 @@ extension OrderRepository {
   }
 
   /// Locks the order for settlement and reads which of `transactionIds` already pay other
-  /// orders, and which Apple's refund notifications revoke (`RefundHistory.revokedAmong`). One
+  /// orders, and which are revoked: by Apple's refund notifications (`RefundHistory.revokedAmong`)
+  /// or as recorded from an earlier proof that showed the refund (a restore, while the
+  /// notification was lost), which a proof signed before the refund does not undo. One
   /// round trip. The ids are an array probed through the primary key whatever the
   /// statistics say: as `IN (SELECT …)`, a generic plan made while few transactions had an order
   /// walked every transaction with one, on every settlement (bench/reports: 546 → 751/s).
@@ -305,6 +307,9 @@ extension OrderRepository {
         (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
          WHERE t.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(\(ids)::jsonb)))
            AND t.trade_no IS NOT NULL AND t.trade_no <> o.trade_no) AS used_elsewhere,
+        (SELECT coalesce(jsonb_agg(t.transaction_id), '[]')::text FROM apple_transactions t
+         WHERE t.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(\(ids)::jsonb)))
+           AND t.revocation_date IS NOT NULL) AS recorded_revoked,
       """
     query.append(try RefundHistory.revokedAmong(ids))
     query.append(
@@ -315,7 +320,7 @@ extension OrderRepository {
     guard let row = try await tx.query(query).first else { return nil }
     return (
       try Order(row: row), try Self.ids(row, "used_elsewhere"),
-      try Self.ids(row, "revoked_by_apple")
+      try Self.ids(row, "revoked_by_apple").union(Self.ids(row, "recorded_revoked"))
     )
   }
 

@@ -215,7 +215,11 @@ package struct ReceiptService: Sendable {
       item.tradeNo = mine ? known.tradeNo : nil
       return (item, product, quantity)
     }
-    if transaction.revocationDate != nil { return try await keepUnowned(.revoked) }
+    // Refunded as a proof showed before (kept revoked, without an owner): a proof signed before
+    // the refund does not make it live again.
+    if transaction.revocationDate != nil || known?.revoked == true {
+      return try await keepUnowned(.revoked)
+    }
     // Refunded by a notification that came before any proof (deferred, the purchase unknown):
     // revoked as if the proof said so. The row records it too, so neither a later post nor an
     // admin transfer takes it for a live purchase; the refund itself stays deferred, as there is
