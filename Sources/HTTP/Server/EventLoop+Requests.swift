@@ -44,15 +44,11 @@ extension EventLoop {
           answerAndClose(connection, bodiesBusy())
           return false
         }
+        // Grown as bytes arrive (doubling), never to the declared length up front: the budget
+        // counts bytes received, and a declared megabyte costs nothing to send.
         if connection.body.isEmpty {
           connection.body = bytes
         } else {
-          // A body in pieces grows once to its declared length, not by doubling past it.
-          if case .length(let length)? = connection.head?.framing,
-            connection.body.capacity < length
-          {
-            connection.body.reserveCapacity(length)
-          }
           connection.body.append(contentsOf: bytes)
         }
       case .end:
@@ -276,6 +272,9 @@ extension EventLoop {
       path: connection.head.map { LogRedaction.path($0.target) } ?? "-",
       requestId: requestId, started: now, keepAlive: false, http10: false)
     complete(connection, with: problem.response(requestId: requestId))
+    // What arrived of the body is not kept while the connection lingers.
+    connection.body = []
+    connection.head = nil
   }
 
   /// Charges the body's bytes past its free part to the server's shared budget (see
