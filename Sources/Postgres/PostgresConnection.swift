@@ -321,12 +321,21 @@ final class PostgresConnection: @unchecked Sendable {
     poisoned.withLock { $0 = true }
   }
 
-  /// Asks the server to cancel whatever this session runs, and marks the session unusable.
+  /// Asks the server to cancel whatever this session runs, and marks the session unusable (at
+  /// once: the pool drops it instead of lending it again, so a cancel arriving late hits no
+  /// other borrower's statement).
   func cancelRunningQuery() {
     poisoned.withLock { $0 = true }
-    guard let cancelHandle else { return }
-    var buffer = [CChar](repeating: 0, count: 256)
-    _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count))
+    guard cancelHandle != nil else { return }
+    // PQcancel opens a connection to the server and waits for its answer, blocking, without
+    // `connect_timeout`. A task's cancellation runs on the thread that cancels it, an HTTP
+    // event loop when a client goes away, so the cancel is sent from elsewhere; `self`, and
+    // with it the cancel handle, is kept until it is.
+    DispatchQueue.global().async { [self] in
+      guard let cancelHandle else { return }
+      var buffer = [CChar](repeating: 0, count: 256)
+      _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count))
+    }
   }
 
   // MARK: LISTEN support (used by PostgresListener on its own thread)
