@@ -189,7 +189,8 @@ final class PostgresConnection: @unchecked Sendable {
         deallocate(name)
       }
       guard PQtransactionStatus(handle) == PQTRANS_IDLE else { throw error }
-      return try executePrepared(query.sql, values)
+      // Still idle: the BEGIN, if this statement was to carry it, was not sent either.
+      return try executePrepared(query.sql, values, beginning: takePendingBegin())
     }
   }
 
@@ -200,7 +201,14 @@ final class PostgresConnection: @unchecked Sendable {
     if let evicted = lookup.evicted { deallocate(evicted) }
     if !lookup.isPrepared {
       // Once per session and statement; outside the transaction when it is about to begin.
-      _ = try check(PQprepare(handle, lookup.name, sql, Int32(values.count), nil))
+      do {
+        _ = try check(PQprepare(handle, lookup.name, sql, Int32(values.count), nil))
+      } catch {
+        // Refused before the BEGIN was sent: nothing ran, and the next statement still
+        // carries it (else what follows would autocommit).
+        if beginning { deferBegin() }
+        throw error
+      }
       statements.didPrepare(sql, as: lookup.name)
     }
     let count = Int32(values.count)

@@ -45,6 +45,31 @@ private struct Boom: Error {}
     }
   }
 
+  /// With prepared statements, the first statement of a transaction is prepared before the
+  /// BEGIN it carries is sent: one refused at prepare (an unknown column) ran nothing, and the
+  /// transaction must still begin with the next one, or what follows autocommits.
+  @Test func aStatementRefusedAtPrepareLeavesTheTransactionToTheNext() async throws {
+    try await withTestDatabase { db in
+      let pool = db.makePool(maxConnections: 1, statementCacheCapacity: 100)
+      defer { Task { await pool.shutdown() } }
+      try await pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+      var refused = false
+      do {
+        try await pool.withTransaction { tx in
+          do {
+            try await tx.execute("INSERT INTO items (nope) VALUES (\("a"))")
+          } catch is PostgresError {
+            refused = true
+          }
+          try await tx.execute("INSERT INTO items VALUES (\("b"))")
+          throw Boom()
+        }
+      } catch is Boom {}
+      #expect(refused)
+      #expect(try await count(pool) == 0)
+    }
+  }
+
   @Test func rollsBackOnADatabaseErrorAndKeepsIt() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()
