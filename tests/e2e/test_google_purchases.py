@@ -231,6 +231,28 @@ def test_a_restore_of_more_units_than_an_order_holds_is_refused_and_leaves_no_or
     assert api.balance(user) == 0
 
 
+def test_an_app_store_purchase_never_pays_a_google_play_order(module_launcher, google):
+    # The user has an unpaid Google Play order for the product; an App Store purchase of it
+    # posted as a receipt (naming no order) gets an order of its own, and one carrying that
+    # order's token pays nothing of it: the Google order waits for Google's purchase.
+    stack = module_launcher.stack(**google.env_for_storekeeper())
+    api, fake = stack.api, stack.fake
+    api.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    user = unique("g-cross")
+    order = google_order(api, user, "g.gold")
+    unbound = fake.purchase("g.gold", "consumable")
+    r = api.receipts(user_id=user, signed_transaction=unbound["signed_transaction"])
+    assert r.status_code == 200, r.text
+    item = r.json()["transactions"][0]
+    assert item["status"] == "settled" and item["trade_no"] != order["trade_no"], item
+    assert api.admin_order(item["trade_no"])["order"]["origin"] == "receipt"
+    bound = fake.purchase("g.gold", "consumable", app_account_token=order["app_account_token"])
+    r = api.receipts(user_id=user, signed_transaction=bound["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert r.json()["transactions"][0]["trade_no"] != order["trade_no"]
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+
+
 def test_a_pending_purchase_waits_and_is_granted_when_it_completes(api, google):
     user = unique("g-pending")
     order = google_order(api, user, "g.gold")

@@ -50,7 +50,8 @@ extension GoogleSettlement {
     }
     let order: Order
     if let token = AccountToken.normalized(purchase.obfuscatedAccountId),
-      let ordered = try await orders.find(accountToken: token, lock: true, on: tx)
+      let ordered = try await orders.find(
+        accountToken: token, store: .googlePlay, lock: true, on: tx)
     {
       // Bought for an order: it pays that order (if it is for the product bought: `check`), and
       // only that order's user may say so.

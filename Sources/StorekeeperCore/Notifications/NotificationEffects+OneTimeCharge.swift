@@ -20,7 +20,8 @@ extension NotificationEffects {
       return .processed(.alreadySettled)
     }
     guard let token = TransactionRecord.validToken(transaction.appAccountToken),
-      let order = try await orders.find(accountToken: token, lock: true, on: tx)
+      let order = try await orders.find(
+        accountToken: token, store: .appStore, lock: true, on: tx)
     else { return .deferred(.transactionUnknown) }
     guard let product = try await catalog.product(transaction.productId, on: tx) else {
       return .processed(.unknownProduct)

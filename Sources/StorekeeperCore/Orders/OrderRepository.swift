@@ -340,27 +340,32 @@ extension OrderRepository {
 }
 
 extension OrderRepository {
-  /// The order whose `app_account_token` a purchase carries.
-  func find(accountToken: String, lock: Bool, on executor: any PostgresExecutor) async throws
-    -> Order?
+  /// The order of `store` whose `app_account_token` a purchase carries: a purchase pays only
+  /// an order made for its own store (the app chooses the token, and an order for the other
+  /// store waits for that store's purchase).
+  func find(accountToken: String, store: OrderStore, lock: Bool, on executor: any PostgresExecutor)
+    async throws -> Order?
   {
     try await executor.query(
       """
-      SELECT \(unescaped: Order.columns) FROM orders WHERE app_account_token = \(accountToken)::uuid
+      SELECT \(unescaped: Order.columns) FROM orders
+      WHERE app_account_token = \(accountToken)::uuid AND store = \(store)
       \(unescaped: lock ? "FOR UPDATE" : "")
       """
     ).first.map(Order.init(row:))
   }
 
-  /// The user's oldest unpaid order for this product and quantity, locked: what a purchase that
-  /// names no order pays. Nil when there is none.
+  /// The user's oldest unpaid order of `store` for this product and quantity, locked: what a
+  /// purchase that names no order pays. Nil when there is none.
   func openOrder(
-    userId: String, productId: String, quantity: Int32, on tx: PostgresTransaction
+    userId: String, productId: String, quantity: Int32, store: OrderStore,
+    on tx: PostgresTransaction
   ) async throws -> Order? {
     try await tx.query(
       """
       SELECT \(unescaped: Order.columns) FROM orders
       WHERE user_id = \(userId) AND product_id = \(productId) AND quantity = \(quantity)
+        AND store = \(store)
         AND (trade_status = \(TradeStatus.waitBuyerPay) OR (trade_status = \(TradeStatus.tradeClosed)
              AND close_reason IN (\(CloseReason.cancelled), \(CloseReason.failed), \(CloseReason.expired))))
       ORDER BY created_at, trade_no LIMIT 1 FOR UPDATE SKIP LOCKED

@@ -250,7 +250,8 @@ package struct ReceiptService: Sendable {
     guard let userId else { return try await keepUnowned(.recorded) }
     let order: Order
     if let token = TransactionRecord.validToken(transaction.appAccountToken),
-      let ordered = try await orders.find(accountToken: token, lock: true, on: tx)
+      let ordered = try await orders.find(
+        accountToken: token, store: .appStore, lock: true, on: tx)
     {
       // Bought for an order: it pays that order, and only that order's user may say so.
       guard UserId.same(ordered.userId, userId) else { return try await keepUnowned(.notYours) }
@@ -270,7 +271,7 @@ package struct ReceiptService: Sendable {
       return try await keepUnowned(.notYours)
     } else if let open = try await orders.openOrder(
       userId: userId, productId: product.productId, quantity: Int32(clamping: transaction.quantity),
-      on: tx)
+      store: .appStore, on: tx)
     {
       order = open
     } else if let created = try await orders.createForPurchase(
