@@ -203,6 +203,30 @@ def test_a_transfer_after_a_sandbox_credit_repaid_the_refunds_debt_moves_only_wh
     assert sk.client.balance(alice) == -100
 
 
+def test_a_transfer_keeps_what_a_sandbox_credit_left_of_a_refunds_debt_owed(sk, google):
+    # Alice bought 3 × 100 gold and spent it all; Google refunded two units, left owed (200); a
+    # test purchase (sandbox) repaid half of it. A transfer moves the unit left (100) to Bob
+    # and Alice still owes the other 100: the order's sandbox row (the repayment) is no credit
+    # of hers to pay it with.
+    alice, bob = unique("g-half-from"), unique("g-half-to")
+    order = order_for(sk, alice, "go.gold", 3)
+    bought = google.buy("go.gold", quantity=3, obfuscated_account_id=order["obfuscated_account_id"])
+    report(sk, order, bought["purchase_token"])
+    r = sk.client.post(f"/v1/users/{alice}/balances/gold/spend", json={"amount": 300, "reason": "sword"},
+                       headers={"Idempotency-Key": unique("spend")})
+    assert r.status_code == 201, r.text
+    google.control("voids", {"purchase_token": bought["purchase_token"], "quantity": 2})
+    wait_until(lambda: len(refunds(sk, alice)) == 1, 30, "the partial refund applied")
+    assert ledger(sk, alice)["debts"] == {"gold": 200}
+    buy_gold(sk, google, alice, 1, test=True)
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {"gold": 100})
+    r = sk.client.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                       json={"to_user_id": bob})
+    assert r.status_code == 200, r.text
+    assert sk.client.balance(bob) == 100
+    assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (-100, {"gold": 100})
+
+
 def subscribe(sk, google, user: str, **fields) -> tuple[dict, str]:
     order = order_for(sk, user, "go.vip")
     bought = google.subscribe("go.vip", obfuscated_account_id=order["obfuscated_account_id"], **fields)

@@ -30,15 +30,29 @@ enum Ledger {
     // A transfer takes what the purchase holds: its rows less what a partial refund left owed
     // (that debt stays the old owner's, and `move` credits the new owner no more than this).
     let held: PostgresQuery = kind == .transferred ? heldLessDebt : "sum(l.amount)"
+    // A transfer takes the purchase as a whole, as `move` gives it (one row, in the purchase's
+    // own environment): per environment, a debt repaid by a sandbox credit made a sandbox group
+    // the outstanding debt was subtracted from twice, and its reversal a credit that paid the
+    // old owner's debt off. A refund's reversal gives back per environment what each took.
+    let environment: PostgresQuery =
+      kind == .transferred ? Self.purchaseEnvironment : "l.environment"
+    let groups: PostgresQuery =
+      kind == .transferred
+      ? "l.user_id, l.asset, l.trade_no" : "l.user_id, l.asset, l.trade_no, l.environment"
     return """
       INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
       SELECT l.user_id, l.asset, \(target) - \(held), \(kind), l.trade_no, \(transactionId),
-             l.environment
+             \(environment)
       FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
-      GROUP BY l.user_id, l.asset, l.trade_no, l.environment
+      GROUP BY \(groups)
       HAVING \(target) - \(held) <> 0
       """
   }
+
+  /// The environment of an order's rows taken together: its grants', else any of its rows'.
+  private static let purchaseEnvironment: PostgresQuery = """
+    coalesce(min(l.environment) FILTER (WHERE l.kind = \(LedgerKind.grant)), min(l.environment))
+    """
 
   /// What an order's rows (`l`, grouped by user, asset and order) hold for their owner: their
   /// sum, less what refunds of it could not take back and is still owed (`ledger_debts`). A
@@ -64,9 +78,7 @@ enum Ledger {
     """
     INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
     SELECT \(userId), l.asset, \(heldLessDebt)::bigint, \(LedgerKind.grant), \(tradeNo),
-           \(transactionId),
-           coalesce(min(l.environment) FILTER (WHERE l.kind = \(LedgerKind.grant)),
-                    min(l.environment))
+           \(transactionId), \(purchaseEnvironment)
     FROM ledger l JOIN changed ON l.trade_no = changed.trade_no
     GROUP BY l.user_id, l.asset, l.trade_no
     HAVING \(heldLessDebt) > 0
