@@ -106,6 +106,10 @@ def charted(module_launcher, module_storekeeper, google):
     try:
         for hours, product, kind, fields in purchases:
             at = day + timedelta(hours=hours)
+            # Every push so far applied before the fake's clock moves on: Storekeeper reads the
+            # subscription back when it applies a push, and read at a later hour (a loaded
+            # machine applies late) it is no longer in the state the push announced.
+            wait_until(lambda: applied(db, google), 30, "the pushes so far applied")
             google.control("clock", {"now_ms": int(at.timestamp() * 1000)})
             fields = dict(fields)
             if kind == "renew":
@@ -122,8 +126,8 @@ def charted(module_launcher, module_storekeeper, google):
                 bought.append(None)
                 continue
             if kind == "event":
-                google.control(f"subscriptions/{bought[fields['of']][1]['purchase_token']}/events",
-                               {"event": fields["event"]})
+                token = bought[fields['of']][1]['purchase_token']
+                google.control(f"subscriptions/{token}/events", {"event": fields["event"]})
                 bought.append(None)
                 events += 1
                 continue
@@ -192,6 +196,17 @@ def charted(module_launcher, module_storekeeper, google):
     done = subprocess.run([sk.argv[0], "charts-backfill"], env=sk.env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return api, history, day, sk
+
+
+def applied(db, google) -> bool:
+    """Whether Storekeeper has applied (or set aside) every push the fake delivered."""
+    delivered = {m for m, p in google.pushes().items() if not p.get("withheld")}
+    if not delivered:
+        return True
+    done = db.server.psql(
+        "SELECT message_id FROM google_notifications WHERE state <> 'pending' AND message_id IN ("
+        + ", ".join(f"'{m}'" for m in delivered) + ")", database=db.name).split()
+    return set(done) >= delivered
 
 
 CASES = [
