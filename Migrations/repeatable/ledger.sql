@@ -75,14 +75,19 @@ BEGIN
     -- A reversed refund gives back what later credits repaid of its debt to the lots those
     -- repayments came from (ledger_lot_uses of its debt_repaid rows since its last reversal):
     -- that money is theirs, so their own refunds can take it back. Only the rest, what the
-    -- refund took from this purchase, refills its lot.
+    -- refund took from this purchase, refills its lot. A reversal is a row per environment
+    -- (Ledger.reverse), each giving back that environment's rows: a repayment is a row of the
+    -- environment that paid it, and the reversal's rows of one statement are not each other's
+    -- "last reversal".
     IF NEW.kind = 'refund_reversed' AND v_left > 0 THEN
       FOR r IN
         SELECT u.lot_id, u.amount FROM ledger x JOIN ledger_lot_uses u ON u.ledger_id = x.id
         WHERE x.trade_no = NEW.trade_no AND x.asset = NEW.asset AND x.kind = 'debt_repaid'
+          AND x.environment = NEW.environment
           AND x.id > coalesce((SELECT max(y.id) FROM ledger y
                                WHERE y.trade_no = NEW.trade_no AND y.asset = NEW.asset
-                                 AND y.kind = 'refund_reversed'), 0)
+                                 AND y.kind = 'refund_reversed'
+                                 AND y.environment = NEW.environment), 0)
         ORDER BY x.id, u.lot_id
       LOOP
         EXIT WHEN v_left = 0;

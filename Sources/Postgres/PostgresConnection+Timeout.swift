@@ -8,8 +8,10 @@ extension PostgresConnection {
   func query(_ query: PostgresQuery, timeout: Duration) async throws -> [PostgresRow] {
     let finished = Mutex(false)
     let timer = DispatchWorkItem { [self] in
-      // Cancelling under the lock orders it against `finished`: once the query is marked
-      // finished, no cancel is sent or in flight.
+      // Deciding under the lock orders it against `finished`: once the query is marked
+      // finished, no cancel is started. One started just before may still land after the
+      // query ended (`cancelRunningQuery` sends it from another thread): the session is
+      // poisoned first, so it hits no other borrower's statement.
       finished.withLock { done in
         if !done { cancelRunningQuery() }
       }

@@ -331,7 +331,8 @@ final class PostgresConnection: @unchecked Sendable {
 
   /// Asks the server to cancel whatever this session runs, and marks the session unusable (at
   /// once: the pool drops it instead of lending it again, so a cancel arriving late hits no
-  /// other borrower's statement).
+  /// other borrower's statement). It may land on the same borrower's next statement (a
+  /// cancelled handler's COMMIT, say), which then fails as any cancelled statement does.
   func cancelRunningQuery() {
     poisoned.withLock { $0 = true }
     guard cancelHandle != nil else { return }

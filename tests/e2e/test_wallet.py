@@ -174,6 +174,27 @@ def test_the_backend_grants_rewards_and_spends_for_any_user(backend):
     problem(api.get(f"/v1/users/{user}/ledger", auth=False), 401)
 
 
+def test_a_reversed_refund_whose_debt_a_sandbox_grant_repaid_gives_each_environment_its_own(backend):
+    # The refund took 40 and left 60 owed, which a sandbox grant repaid. Its reversal is a row
+    # per environment (+40 production, +60 sandbox): the 60 goes back to the grant's lot, the
+    # 40 to the purchase's, whichever row the statement writes first. A second refund of the
+    # purchase then takes its own 40 again and owes the 60 it never had back.
+    api, fake = backend.api, backend.fake
+    user = unique("two-envs")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    assert spend(api, user, 60).status_code == 201
+    refund(api, fake, purchase["transaction_id"])
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 60})
+    r = api.post(f"/v1/users/{user}/balances/gold/grant", json={"amount": 100, "reason": "test", "environment": "Sandbox"},
+                 headers={"Idempotency-Key": unique("grant")})
+    assert r.status_code == 201, r.text
+    assert (api.balance(user), ledger(api, user)["debts"]) == (40, {})
+    refund(api, fake, purchase["transaction_id"], type="REFUND_REVERSED")
+    assert api.balance(user) == 140
+    refund(api, fake, purchase["transaction_id"])
+    assert (api.balance(user), ledger(api, user)["debts"]) == (100, {"gold": 60})
+
+
 def test_a_key_reused_with_canonically_equivalent_text_is_another_request(backend):
     """A key replays only the bytes it was first sent with: "café" precomposed and "cafe" with a
     combining accent are equal to Swift's ==, but they are different requests."""
