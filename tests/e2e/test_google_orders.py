@@ -179,20 +179,27 @@ def test_a_transfer_after_spending_and_a_partial_refund_moves_only_what_is_left(
     assert sk.client.balance(alice) - 50 + sk.client.balance(bob) + 250 == 200
 
 
+def spent_then_partly_refunded(sk, google, user: str, quantity: int, spent: int, voided: int) -> dict:
+    """`quantity` units of go.gold bought and reported, `spent` of the gold spent, then
+    `voided` units refunded by Google; returns the fake's purchase."""
+    order = order_for(sk, user, "go.gold", quantity)
+    bought = google.buy("go.gold", quantity=quantity, obfuscated_account_id=order["obfuscated_account_id"])
+    report(sk, order, bought["purchase_token"])
+    r = sk.client.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": spent, "reason": "sword"},
+                       headers={"Idempotency-Key": unique("spend")})
+    assert r.status_code == 201, r.text
+    google.control("voids", {"purchase_token": bought["purchase_token"], "quantity": voided})
+    wait_until(lambda: len(refunds(sk, user)) == 1, 30, "the partial refund applied")
+    return bought
+
+
 def test_a_transfer_after_a_sandbox_credit_repaid_the_refunds_debt_moves_only_what_is_left(sk, google):
     # Alice bought 2 × 100 gold and spent it all; Google refunded one unit, left owed (100). A
     # test purchase (sandbox) then repaid that debt, so the repayment is a sandbox row of the
     # first order. A transfer moves the one unit left (100) to Bob, not the 200 the order's
     # production rows alone add up to.
     alice, bob = unique("g-repaid-from"), unique("g-repaid-to")
-    order = order_for(sk, alice, "go.gold", 2)
-    bought = google.buy("go.gold", quantity=2, obfuscated_account_id=order["obfuscated_account_id"])
-    report(sk, order, bought["purchase_token"])
-    r = sk.client.post(f"/v1/users/{alice}/balances/gold/spend", json={"amount": 200, "reason": "sword"},
-                       headers={"Idempotency-Key": unique("spend")})
-    assert r.status_code == 201, r.text
-    google.control("voids", {"purchase_token": bought["purchase_token"], "quantity": 1})
-    wait_until(lambda: len(refunds(sk, alice)) == 1, 30, "the partial refund applied")
+    bought = spent_then_partly_refunded(sk, google, alice, 2, 200, 1)
     assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {"gold": 100})
     buy_gold(sk, google, alice, 1, test=True)
     assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {})
@@ -209,14 +216,7 @@ def test_a_transfer_keeps_what_a_sandbox_credit_left_of_a_refunds_debt_owed(sk, 
     # and Alice still owes the other 100: the order's sandbox row (the repayment) is no credit
     # of hers to pay it with.
     alice, bob = unique("g-half-from"), unique("g-half-to")
-    order = order_for(sk, alice, "go.gold", 3)
-    bought = google.buy("go.gold", quantity=3, obfuscated_account_id=order["obfuscated_account_id"])
-    report(sk, order, bought["purchase_token"])
-    r = sk.client.post(f"/v1/users/{alice}/balances/gold/spend", json={"amount": 300, "reason": "sword"},
-                       headers={"Idempotency-Key": unique("spend")})
-    assert r.status_code == 201, r.text
-    google.control("voids", {"purchase_token": bought["purchase_token"], "quantity": 2})
-    wait_until(lambda: len(refunds(sk, alice)) == 1, 30, "the partial refund applied")
+    bought = spent_then_partly_refunded(sk, google, alice, 3, 300, 2)
     assert ledger(sk, alice)["debts"] == {"gold": 200}
     buy_gold(sk, google, alice, 1, test=True)
     assert (sk.client.balance(alice), ledger(sk, alice)["debts"]) == (0, {"gold": 100})
