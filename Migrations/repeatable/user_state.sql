@@ -103,7 +103,8 @@ BEGIN
   END LOOP;
 
   -- Offered in turn: non-renewing, then auto-renewable (Apple's latest expiresDate or grace
-  -- period on a transaction not revoked). A later expiry replaces an earlier one; forever stays.
+  -- period on a transaction not revoked, ended early by an upgrade). A later expiry replaces an
+  -- earlier one; forever stays.
   FOR r IN
     SELECT key AS entitlement, (value->>'expires_ms')::bigint AS expires_ms, value AS entry
     FROM jsonb_each(running)
@@ -114,25 +115,43 @@ BEGIN
                  paid.sandbox
           FROM products p
           CROSS JOIN LATERAL (
-            SELECT (extract(epoch FROM max(greatest(t.expires_date, s.grace_expires_at))) * 1000)::bigint
-                     AS expires_ms,
-                   -- Resting on the transaction whose period (or grace) ends last, not on
+            SELECT (extract(epoch FROM max(sub.ends)) * 1000)::bigint AS expires_ms,
+                   -- Resting on the subscription whose period (or grace) ends last, not on
                    -- expired periods before it; of equals, a production one. Not on what is
                    -- still in effect at p_now: that would change with no event to record it.
-                   coalesce((array_agg(t.environment = 'Sandbox'
-                     ORDER BY greatest(t.expires_date, s.grace_expires_at) DESC NULLS LAST,
-                              t.environment = 'Sandbox'))[1], false) AS sandbox
-            FROM apple_transactions t
-            -- Apple's grace period extends the subscription's latest period only: not an
-            -- earlier one of another product (a downgrade), nor one before a latest period
-            -- that was refunded (no row of the subscription expires later, revoked or not).
-            LEFT JOIN subscription_states s ON s.original_transaction_id = t.original_transaction_id
-              AND NOT EXISTS (
-                SELECT 1 FROM apple_transactions later
-                WHERE later.original_transaction_id = t.original_transaction_id
-                  AND later.expires_date > t.expires_date)
-            WHERE t.user_id = p_user_id AND t.product_id = p.product_id
-              AND t.revocation_date IS NULL) paid
+                   coalesce((array_agg(sub.sandbox ORDER BY sub.ends DESC NULLS LAST, sub.sandbox))[1],
+                            false) AS sandbox
+            FROM (
+              SELECT per.sandbox,
+                     CASE WHEN after.cut IS NOT NULL THEN least(per.expires_date, after.cut)
+                          WHEN after.outlived THEN per.expires_date
+                          ELSE greatest(per.expires_date, s.grace_expires_at) END AS ends
+              -- Per subscription, this product's latest period not revoked. A transaction
+              -- Apple says was upgraded from grants nothing more (StoreKit leaves it out of
+              -- the current entitlements).
+              FROM (SELECT t.original_transaction_id, t.environment = 'Sandbox' AS sandbox,
+                           max(t.expires_date) AS expires_date,
+                           (array_agg(t.purchase_date ORDER BY t.expires_date DESC NULLS LAST,
+                                                    t.purchase_date DESC))[1]
+                             AS began
+                    FROM apple_transactions t
+                    WHERE t.user_id = p_user_id AND t.product_id = p.product_id
+                      AND t.revocation_date IS NULL AND NOT t.is_upgraded
+                    GROUP BY 1, 2) per
+              -- One pass over the subscription's rows, revoked or not: a later purchase of
+              -- another of its products (an upgrade or crossgrade, which Apple starts at once)
+              -- ends this period when it begins; a downgrade begins at the renewal date, so it
+              -- cuts nothing. Apple's grace period extends the subscription's latest period
+              -- only: not one another product replaced, nor one before a latest period that
+              -- was refunded (a row of the subscription expires later, revoked or not).
+              CROSS JOIN LATERAL (
+                SELECT min(n.purchase_date) FILTER (
+                         WHERE n.product_id <> p.product_id AND n.purchase_date > per.began) AS cut,
+                       coalesce(bool_or(n.expires_date > per.expires_date), false) AS outlived
+                FROM apple_transactions n
+                WHERE n.original_transaction_id = per.original_transaction_id) after
+              LEFT JOIN subscription_states s
+                ON s.original_transaction_id = per.original_transaction_id) sub) paid
           WHERE p.type = 'auto_renewable' AND p.grants ? 'entitlement'
           -- Google Play's subscriptions of the same products: the latest expiry Google gave
           -- on a purchase not voided (google_purchases_user_product).

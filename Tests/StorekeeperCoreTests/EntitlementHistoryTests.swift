@@ -7,7 +7,7 @@ import Testing
 @testable import StorekeeperCore
 
 /// Issue 23: entitlements are derived per change (`storekeeper_user_state`) and recorded on
-/// every event, so over random histories of purchases, renewals, grace periods, refunds and
+/// every event, so over random histories of purchases, renewals, upgrades, grace periods, refunds and
 /// time passing, what the entitlements view answers, the `user_state` of the user's latest
 /// event and a recomputation written here from the purchases the test made must stay equal.
 /// A failure names its seed; `STOREKEEPER_TEST_SEED=<seed>` replays that history alone.
@@ -41,7 +41,8 @@ import Testing
   /// What the user owns at `nowMs`, from the raw purchases alone: non-consumables forever;
   /// non-renewing purchases stacking in payment order, each from the later of its payment and
   /// the running expiry; an auto-renewable product until the latest expiry of its transactions
-  /// not revoked, or the grace of its subscription's latest period; per name the longest wins, the expired are dropped. `sandbox`:
+  /// not revoked, cut where an upgrade to another product began, or the grace of its
+  /// subscription's latest period; per name the longest wins, the expired are dropped. `sandbox`:
   /// every purchase the winning source rests on was made in the sandbox: a non-renewing name's
   /// purchases since it last lapsed, the product's transactions whose period ends last.
   static func recomputed(_ all: [Purchase], grace: [String: Int64], user: String, nowMs: Int64)
@@ -86,21 +87,34 @@ import Testing
     for (product, item) in catalog where item.type == .autoRenewable {
       let paid = ofProduct(product)
       guard let name = item.entitlement, !paid.isEmpty else { continue }
-      // Apple's grace extends a subscription's latest period only: none that another of its
-      // transactions (any user's, revoked or not) outlasts.
-      func until(_ p: Purchase) -> Int64 {
-        let original = p.transaction.originalTransactionId
-        let ends = p.transaction.expiresDate ?? .min
-        let latest = !all.contains {
-          $0.transaction.originalTransactionId == original
-            && ($0.transaction.expiresDate ?? .min) > ends
-        }
-        return max(ends, latest ? grace[original] ?? .min : .min)
+      // Per subscription, the product's latest period: a later purchase of another of the
+      // subscription's products (an upgrade, any user's, revoked or not) ends it when it
+      // begins; otherwise Apple's grace extends it when no transaction of the subscription
+      // (any user's, revoked or not) outlasts it.
+      var ends: [(ms: Int64, sandbox: Bool)] = []
+      for original in Set(paid.map(\.transaction.originalTransactionId)) {
+        let own = paid.filter { $0.transaction.originalTransactionId == original }
+        let whole = all.filter { $0.transaction.originalTransactionId == original }
+        let expires = own.map { $0.transaction.expiresDate ?? .min }.max() ?? .min
+        let began =
+          own.filter { ($0.transaction.expiresDate ?? .min) == expires }
+          .map(\.transaction.purchaseDate).max() ?? .min
+        let cut = whole.filter {
+          $0.transaction.productId != product && $0.transaction.purchaseDate > began
+        }.map(\.transaction.purchaseDate).min()
+        let outlived = whole.contains { ($0.transaction.expiresDate ?? .min) > expires }
+        let until =
+          if let cut { min(expires, cut) } else if outlived { expires } else {
+            max(expires, grace[original] ?? .min)
+          }
+        ends.append((until, own.allSatisfy(\.sandbox)))
       }
-      let expires = paid.map(until).max() ?? .min
-      let last = paid.filter { until($0) == expires }
+      let expires = ends.map(\.ms).max() ?? .min
       subscriptions.append(
-        (name, expires, product, "auto_renewable", last.allSatisfy(\.sandbox)))
+        (
+          name, expires, product, "auto_renewable",
+          ends.filter { $0.ms == expires }.allSatisfy(\.sandbox)
+        ))
     }
     // Equal expiries: the non-renewing first, then subscriptions by product id; only a strictly
     // later expiry replaces what a name has.
@@ -254,7 +268,26 @@ import Testing
             """)
           purchases.append(purchase)
           try await h.orders.outbox.append([], for: user, on: h.database)
-        case 9..<11:  // Apple renews a subscription (new transaction, later expiry)
+        case 10:  // an upgrade (or crossgrade) to another product of the subscription, at once
+          guard let pick else { continue }
+          let others = Self.catalog.keys.sorted().filter {
+            Self.catalog[$0]?.type == .autoRenewable
+              && $0 != purchases[pick].transaction.productId
+          }
+          var upgrade = purchases[pick].transaction
+          upgrade.transactionId = "\(seed)-\(step)"
+          upgrade.productId = others.randomElement(using: &random) ?? "club.year"
+          upgrade.purchaseDate = nowMs
+          upgrade.expiresDate = nowMs + Int64.random(in: 1...20 * Self.day, using: &random)
+          let outcome = try await h.apply(
+            DomainHarness.notification(
+              "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", transaction: upgrade))
+          try #require(outcome == .processed(.renewalRecorded), "\(context)")
+          purchases.append(
+            Purchase(user: user, transaction: upgrade, type: .autoRenewable, paidUs: 0, tradeNo: "")
+          )
+          grace[original] = nil
+        case 9:  // Apple renews a subscription (new transaction, later expiry)
           guard let pick else { continue }
           var renewal = purchases[pick].transaction
           renewal.transactionId = "\(seed)-\(step)"

@@ -434,8 +434,14 @@ class FakeAppStore(Process):
         return self.call("/fake/v1/refunds", body)
 
     def renewal(self, transaction_id: str, expires_in_seconds: int | None = None,
-                notification_type: str | None = None, deliver: bool = True) -> dict:
+                notification_type: str | None = None, deliver: bool = True,
+                product_id: str | None = None, app_account_token: str | None = None) -> dict:
+        """A new period; with another product_id an upgrade, starting now (DID_CHANGE_RENEWAL_PREF)."""
         body: dict[str, Any] = {"transaction_id": transaction_id, "deliver": deliver}
+        if product_id is not None:
+            body["product_id"] = product_id
+        if app_account_token is not None:
+            body["app_account_token"] = app_account_token
         if expires_in_seconds is not None:
             body["expires_in_seconds"] = expires_in_seconds
         if notification_type:

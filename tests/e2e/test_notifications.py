@@ -18,6 +18,7 @@ P = "com.example.tests.notifications."
 GOLD = P + "gold"
 SWORD = P + "sword"
 CLUB = P + "club.monthly"
+CLUB_PLUS = P + "club.plus.monthly"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -25,6 +26,7 @@ def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
     api.put_product(SWORD, type="non_consumable", grants={"entitlement": "sword"})
     api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
+    api.put_product(CLUB_PLUS, type="auto_renewable", grants={"entitlement": "club_plus"})
 
 
 def parse_ms(text):
@@ -315,6 +317,72 @@ def test_a_renewal_another_user_posted_first_is_credited_to_the_subscriber_by_it
     assert renewal["transaction_id"] == renewed["transactionId"]
     assert api.entitlements(other)["entitlements"] == []
     assert api.admin_orders(user_id=other) == []
+
+
+def test_an_upgrade_nobody_reported_grants_the_new_product_and_ends_the_old_period(api, fake_appstore):
+    # Apple starts an upgrade at once and refunds the rest of the old period: the old product's
+    # entitlement ends when the new period begins, although its own expiresDate is weeks away.
+    user = unique("upgrade")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    assert entitlement(api, user, "club")
+
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=30 * 86400)
+    assert note["delivered_status"] == 200, note
+    assert jws_payload(note["signed_payload"])["subtype"] == "UPGRADE"
+    upgrade = jws_payload(note["signed_transaction"])
+    assert (upgrade["productId"], upgrade["originalTransactionId"]) == (CLUB_PLUS, purchase["original_transaction_id"])
+    assert jws_payload(fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"])["isUpgraded"] is True
+    wait_processed(api, note["notification_uuid"])
+
+    plus = entitlement(api, user, "club_plus")
+    assert plus and parse_ms(plus["expires_at"]) == upgrade["expiresDate"], plus
+    assert entitlement(api, user, "club") is None, "the period upgraded from still grants access"
+    orders = api.admin_orders(user_id=user)
+    assert len(orders) == 2
+    new = [o for o in orders if o["trade_no"] != order["trade_no"]][0]
+    assert (new["product_id"], new["origin"], new["trade_status"]) == (CLUB_PLUS, "renewal", "TRADE_SUCCESS")
+    # The user's latest event carries the same state as the entitlements view.
+    def latest_state():
+        r = api.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+        assert r.status_code == 200, r.text
+        events = r.json()["events"]
+        return events and events[-1]["user_state"] == api.entitlements(user) and events[-1]["user_state"]
+    state = wait_until(latest_state, 15, "the feed's latest event does not show the upgrade")
+    assert [e["entitlement"] for e in state["entitlements"]] == ["club_plus"]
+
+
+def test_an_upgrade_the_app_reports_ends_the_old_period(api, fake_appstore):
+    user = unique("upgrade-report")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    # The app buys the upgrade with a new order's token, as StoreKit's purchase(options:) passes it.
+    order = api.create_order(user, CLUB_PLUS)
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=30 * 86400,
+                                 deliver=False, app_account_token=order["app_account_token"])
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert entitlement(api, user, "club") is None, "the period upgraded from still grants access"
+    assert entitlement(api, user, "club_plus")
+    # Delivered after the report: the same period, nothing more.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_processed(api, note["notification_uuid"])
+    assert len(api.admin_orders(user_id=user)) == 2
+
+
+def test_a_period_apple_signs_as_upgraded_from_pays_its_order_and_grants_nothing(api, fake_appstore):
+    # The upgrade is bought before the old purchase is reported (its report lost, retried
+    # later): Apple now signs the old period isUpgraded, which StoreKit leaves out of the
+    # current entitlements. Its order is paid; its product's entitlement is not granted.
+    user = unique("upgraded-from")
+    order = api.create_order(user, CLUB)
+    purchase = fake_appstore.purchase(CLUB, "auto_renewable", app_account_token=order["app_account_token"],
+                                      expires_in_seconds=20 * 86400)
+    fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, deliver=False)
+    old = fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"]
+    assert jws_payload(old)["isUpgraded"] is True
+    r = api.report(order["trade_no"], signed_transaction=old)
+    assert r.status_code == 200, r.text
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert entitlement(api, user, "club") is None, "a period upgraded from grants access"
 
 
 def test_expired_follows_apples_dates(api, fake_appstore):

@@ -37,18 +37,40 @@ extension FakeAppStoreEndpoints {
 
   /// `POST /fake/v1/renewals`: a new period of an auto-renewable subscription (new transaction
   /// id, same original transaction id, same receipt), then DID_RENEW, SUBSCRIBED or
-  /// OFFER_REDEEMED about it.
+  /// OFFER_REDEEMED about it; with another `product_id`, an upgrade: the new product's period
+  /// begins now and DID_CHANGE_RENEWAL_PREF (UPGRADE) says so, as Apple's does.
   func renew(_ request: Request) async throws -> Response {
     let body = try FakeJSON.decode(FakeRenewalRequest.self, from: request)
-    let type = body.notificationType ?? NotificationType.didRenew.rawValue
-    let kinds: [NotificationType] = [.didRenew, .subscribed, .offerRedeemed]
+    if let product = body.productId, product.isEmpty || product.utf8.count > 200 {
+      throw FakeJSON.invalid("product_id", "must be 1 to 200 bytes")
+    }
+    if let price = body.price, price < 0 { throw FakeJSON.invalid("price", "must not be negative") }
+    var token: String?
+    if let text = body.appAccountToken {
+      guard body.productId != nil, let uuid = UUID(uuidString: text) else {
+        throw FakeJSON.invalid("app_account_token", "must be a UUID, with a product_id")
+      }
+      token = uuid.uuidString.lowercased()
+    }
+    let changing = body.productId != nil
+    let type =
+      body.notificationType
+      ?? (changing ? NotificationType.didChangeRenewalPref : .didRenew).rawValue
+    let kinds: [NotificationType] =
+      changing ? [.didChangeRenewalPref, .subscribed] : [.didRenew, .subscribed, .offerRedeemed]
     guard kinds.map(\.rawValue).contains(type) else {
-      throw FakeJSON.invalid("notification_type", "must be DID_RENEW, SUBSCRIBED or OFFER_REDEEMED")
+      throw FakeJSON.invalid(
+        "notification_type",
+        changing
+          ? "must be DID_CHANGE_RENEWAL_PREF or SUBSCRIBED with a product_id"
+          : "must be DID_RENEW, SUBSCRIBED or OFFER_REDEEMED")
     }
     let subtype =
       body.subtype
       ?? (type == NotificationType.subscribed.rawValue
-        ? NotificationSubtype.resubscribe.rawValue : nil)
+        ? NotificationSubtype.resubscribe.rawValue
+        : type == NotificationType.didChangeRenewalPref.rawValue
+          ? NotificationSubtype.upgrade.rawValue : nil)
     let destination = try notifyDestination(body.notifyUrl)
     let now = Self.now()
     let seconds = body.expiresInSeconds ?? Self.defaultSubscriptionSeconds
@@ -56,7 +78,8 @@ extension FakeAppStoreEndpoints {
     do {
       renewed = try store.renew(
         body.transactionId, purchaseDate: now, expiresDate: now + seconds * 1000,
-        reason: type == NotificationType.didRenew.rawValue ? "RENEWAL" : "PURCHASE")
+        reason: type == NotificationType.didRenew.rawValue ? "RENEWAL" : "PURCHASE",
+        change: body.productId.map { ($0, body.price, token) })
     } catch { throw Self.httpError(error) }
     logger.info(
       "renewal",

@@ -16,12 +16,22 @@ extension FakeStore {
 
   /// A new period of the subscription `transactionId` belongs to: a new transaction id, the
   /// same original transaction id, in the same receipt. Renewing also ends any billing
-  /// trouble and turns auto-renew back on (a resubscribe or offer does the same).
+  /// trouble and turns auto-renew back on (a resubscribe or offer does the same). A `change`
+  /// of product is an upgrade or crossgrade: the period it replaces is marked upgraded.
   func renew(
-    _ transactionId: String, purchaseDate: Int64, expiresDate: Int64, reason: String
+    _ transactionId: String, purchaseDate: Int64, expiresDate: Int64, reason: String,
+    change: (productId: String, price: Int64?, appAccountToken: String?)? = nil
   ) throws(FakeStoreError) -> (subscription: FakeSubscription, latest: FakeTransaction) {
     try contents.withLock { contents throws(FakeStoreError) in
       var (subscription, renewal) = try Self.subscription(of: transactionId, in: contents)
+      if let change, change.productId != renewal.productId {
+        contents.transactions[renewal.transactionId]?.isUpgraded = true
+        renewal.productId = change.productId
+        subscription.productId = change.productId
+        renewal.price = change.price ?? renewal.price
+        renewal.appAccountToken = change.appAccountToken ?? renewal.appAccountToken
+      }
+      renewal.isUpgraded = false
       renewal.transactionId = contents.identifiers.nextTransactionId()
       renewal.webOrderLineItemId = contents.identifiers.nextWebOrderLineItemId()
       renewal.purchaseDate = purchaseDate

@@ -20,6 +20,7 @@ extension FakeTransaction {
       signedDate: signedDate,
       revocationReason: revocationReason,
       revocationDate: revocationDate,
+      isUpgraded: isUpgraded ? true : nil,
       environment: environment,
       storefront: "USA",
       storefrontId: "143441",

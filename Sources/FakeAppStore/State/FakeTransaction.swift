@@ -33,6 +33,8 @@ struct FakeTransaction: Sendable {
   var receiptStyle: FakeReceiptStyle = .app
   /// A family member's copy (`FAMILY_SHARED`) or the buyer's own; renewals keep the original's.
   var ownership: InAppOwnershipType = .purchased
+  /// Apple's `isUpgraded`: the customer upgraded from this period to another product.
+  var isUpgraded = false
 
   var isAutoRenewable: Bool { type == .autoRenewableSubscription }
 }

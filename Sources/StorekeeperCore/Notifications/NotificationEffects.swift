@@ -137,6 +137,13 @@ package struct NotificationEffects {
       return try await refundDeclined(transaction, notice: notice)
     case .rescindConsent:
       return try await rescindConsent(stored, notice: notice)
+    case .didChangeRenewalPref
+    where stored.notification.subtype == NotificationSubtype.upgrade.rawValue:
+      // An upgrade or crossgrade starts a new period of another product at once, signed as the
+      // transaction here: paid like a renewal, to the subscriber. The period it replaces ends
+      // where this one begins (storekeeper_user_state). A downgrade waits for the renewal date.
+      guard let transaction else { return .processed(.noTransaction) }
+      return try await renew(transaction, events: [], notice: notice)
     case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease,
       .renewalExtension, .externalPurchaseToken, .metadataUpdate, .migration,
       .priceChange:

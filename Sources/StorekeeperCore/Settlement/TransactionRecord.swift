@@ -75,7 +75,9 @@ enum TransactionRecord {
           app_transaction_id = COALESCE(apple_transactions.app_transaction_id,
             EXCLUDED.app_transaction_id),
           -- A receipt read here does not say; a later signed proof that does is believed.
-          family_shared = apple_transactions.family_shared OR EXCLUDED.family_shared
+          family_shared = apple_transactions.family_shared OR EXCLUDED.family_shared,
+          -- Apple marks a period upgraded from once the upgrade is bought: it grants no more.
+          is_upgraded = apple_transactions.is_upgraded OR EXCLUDED.is_upgraded
         WHERE apple_transactions.trade_no = EXCLUDED.trade_no
            OR (apple_transactions.trade_no IS NULL
                AND apple_transactions.app_account_token = \(order.appAccountToken)::uuid)
