@@ -14,8 +14,10 @@ public actor JWKSKeySource: JWTKeySource {
   private var keys: [JWTKey] = []
   private var fetchedAt: ContinuousClock.Instant?
   private var lastAttempt: ContinuousClock.Instant?
-  /// The fetch under way, which concurrent callers wait for instead of starting their own.
-  private var inFlight: Task<Result<[UInt8], any Error>, Never>?
+  /// The fetch under way, which concurrent callers wait for instead of starting their own. It
+  /// stores what it fetched before it completes: a caller resumed by its completion (the actor
+  /// is reentrant, so in any order) always finds the new keys.
+  private var inFlight: Task<Void, Never>?
 
   public init(
     fetcher: any JWKSFetching, minRefetchInterval: Duration = .seconds(60),
@@ -53,11 +55,16 @@ public actor JWKSKeySource: JWTKeySource {
     if let lastAttempt, now - lastAttempt < minRefetchInterval { return }
     lastAttempt = now
     let fetcher = self.fetcher
-    let task = Task { () -> Result<[UInt8], any Error> in
-      do { return .success(try await fetcher.fetch()) } catch { return .failure(error) }
+    let task = Task {
+      let result: Result<[UInt8], any Error>
+      do { result = .success(try await fetcher.fetch()) } catch { result = .failure(error) }
+      self.store(result)
     }
     inFlight = task
-    let result = await task.value
+    await task.value
+  }
+
+  private func store(_ result: Result<[UInt8], any Error>) {
     inFlight = nil
     switch result {
     case .success(let bytes):

@@ -5,7 +5,13 @@ import Synchronization
 final class FakeJWKSFetcher: JWKSFetching {
   private let state = Mutex<(document: [UInt8]?, fetches: Int)>((nil, 0))
 
-  init(_ document: [UInt8]?) { state.withLock { $0.document = document } }
+  /// How long each fetch takes, so that callers can arrive while one is under way.
+  let delay: Duration
+
+  init(_ document: [UInt8]?, delay: Duration = .zero) {
+    self.delay = delay
+    state.withLock { $0.document = document }
+  }
 
   func serve(_ document: [UInt8]?) { state.withLock { $0.document = document } }
 
@@ -16,6 +22,7 @@ final class FakeJWKSFetcher: JWKSFetching {
       state.fetches += 1
       return state.document
     }
+    if delay > .zero { try? await Task.sleep(for: delay) }
     guard let document else { throw JWKSFetchError("connection refused") }
     return document
   }

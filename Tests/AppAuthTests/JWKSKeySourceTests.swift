@@ -40,6 +40,20 @@ import Testing
     #expect(fetcher.fetches == 1)
   }
 
+  @Test func callersArrivingDuringTheFirstFetchAllVerifyWithItsKeys() async throws {
+    // A server starting under traffic: every request waits for the one fetch, and none is
+    // refused because it resumed before the fetched keys were stored.
+    let fetcher = FakeJWKSFetcher(Vectors.jwksBytes, delay: .milliseconds(50))
+    let verifier = verifier(source(fetcher))
+    let token = vectors.valid["rs256"] ?? ""
+    let subjects = await withTaskGroup(of: String?.self) { group in
+      for _ in 0..<20 { group.addTask { try? await verifier.verify(token).sub } }
+      return await group.reduce(into: [String?]()) { $0.append($1) }
+    }
+    #expect(subjects == Array(repeating: "user-42", count: 20))
+    #expect(fetcher.fetches == 1)
+  }
+
   @Test func anUnknownKidRefetchesAtMostOncePerInterval() async throws {
     let fetcher = FakeJWKSFetcher(Vectors.jwksBytes)
     let verifier = verifier(source(fetcher))
