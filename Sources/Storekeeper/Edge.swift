@@ -179,7 +179,9 @@ struct Edge: Sendable {
     serverConfig.maxConnections = config.maxConnections
     serverConfig.sharedFieldNames = OfferingRoutes.appHeaders
     if let adminPort = config.adminPort {
-      var admin = APIRouter(logger: logger.with("component", "http-admin"))
+      // The same per-address limits as the app port: the failure limiter never refuses a right
+      // token, so these bound how fast tokens can be guessed here.
+      var admin = APIRouter(logger: logger.with("component", "http-admin"), limiter: limiter)
       OperationsRoutes.registerLiveness(&admin)
       registerAdmin(&admin)
       var adminConfig = serverConfig

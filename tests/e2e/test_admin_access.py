@@ -310,6 +310,24 @@ def test_a_separate_admin_listener_takes_the_admin_api_and_metrics_off_the_publi
     assert f'"port":{admin_port}' in sk.log().replace(" ", "")
 
 
+def test_the_admin_listener_limits_each_address_as_the_app_port_does(storekeeper):
+    # A right token is never refused for wrong ones, so only the address's rate bounds how fast
+    # tokens are guessed on the admin port; health probes stay unlimited.
+    admin_port = free_port()
+    sk = storekeeper(ADMIN_PORT=admin_port, RATE_LIMIT_PER_ADDRESS="1/min,burst=3")
+    admin = Client(f"http://127.0.0.1:{admin_port}", sk.admin_token)
+    wrong = {"Authorization": "Bearer wrong-token-0123456789abcdef"}
+    base = f"http://127.0.0.1:{admin_port}"
+    statuses = [requests.get(f"{base}/admin/v1/orders", headers=wrong, timeout=10).status_code
+                for _ in range(3)]
+    assert statuses == [401, 401, 401]
+    problem(requests.get(f"{base}/admin/v1/orders", headers=wrong, timeout=10), 429, "rate_limited")
+    refused = admin.get("/metrics", admin=True)
+    problem(refused, 429, "rate_limited")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert admin.get("/healthz").status_code == 200
+
+
 # ---------------------------------------------------------------------------------------------
 # /metrics (issue 22): a credential on every listener, and no count of the orders per scrape
 
