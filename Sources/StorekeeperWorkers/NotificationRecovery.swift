@@ -36,8 +36,26 @@ package struct NotificationRecovery: Sendable {
   static let leaseSeconds = 600
   static let maxPages = 100
 
+  /// Where a pass reads: a range and, when it goes on from a pass that reached `maxPages`,
+  /// Apple's token for the page after the last one read.
+  struct Range {
+    var from: Int64
+    var to: Int64
+    var token: String?
+  }
+
+  /// How a pass ended.
+  enum Ending: Equatable {
+    case complete
+    /// Stopped at `maxPages`; the next pass goes on with this token.
+    case pageLimit(String)
+    /// Apple refused a request, or storing failed; `tokenRefused` when the refusal came back
+    /// for a token kept from an earlier pass (expired or no longer valid).
+    case failed(String, tokenRefused: Bool)
+  }
+
   package func runOnce() async {
-    let lease: (checkedUntil: Int64?, now: Int64)
+    let lease: (checkedUntil: Int64?, now: Int64, resume: Range?)
     do {
       guard
         let row = try await database.query(
@@ -46,27 +64,52 @@ package struct NotificationRecovery: Sendable {
           SET lease_until = now() + \(Self.leaseSeconds) * interval '1 second', updated_at = now()
           WHERE id = 1 AND lease_until < now()
           RETURNING (extract(epoch FROM checked_until) * 1000)::bigint AS checked_until,
-                    (extract(epoch FROM now()) * 1000)::bigint AS now
+                    (extract(epoch FROM now()) * 1000)::bigint AS now, resume_token,
+                    (extract(epoch FROM resume_from) * 1000)::bigint AS resume_from,
+                    (extract(epoch FROM resume_to) * 1000)::bigint AS resume_to
           """
         ).first
       else { return }  // another instance is reading
-      lease = (try row.decodeIfPresent("checked_until"), try row.decode("now"))
+      let token: String? = try row.decodeIfPresent("resume_token")
+      let from: Int64? = try row.decodeIfPresent("resume_from")
+      let to: Int64? = try row.decodeIfPresent("resume_to")
+      let resume = token.flatMap { token in
+        from.flatMap { from in to.map { Range(from: from, to: $0, token: token) } }
+      }
+      lease = (try row.decodeIfPresent("checked_until"), try row.decode("now"), resume)
     } catch {
       logger.warning("notification recovery could not start", ["error": .string("\(error)")])
       return
     }
-    let start = max(
-      lease.now - Self.oldestMs,
-      (lease.checkedUntil ?? lease.now - Self.firstLookbackMs) - Self.overlapMs)
-    let (stored, seen, failure) = await read(from: start, to: lease.now)
+    let range =
+      lease.resume
+      ?? Range(
+        from: max(
+          lease.now - Self.oldestMs,
+          (lease.checkedUntil ?? lease.now - Self.firstLookbackMs) - Self.overlapMs),
+        to: lease.now)
+    let (stored, seen, ending) = await read(range)
+    var failure: String?
+    var next: Range?
+    switch ending {
+    case .complete: break
+    case .pageLimit(let token): next = Range(from: range.from, to: range.to, token: token)
+    case .failed(let why, let tokenRefused):
+      failure = why
+      // A kept token Apple no longer takes: the next pass reads the range from its start.
+      next = tokenRefused ? nil : lease.resume
+    }
     do {
       try await database.execute(
         """
         UPDATE notification_recovery
         SET lease_until = '-infinity', updated_at = now(), last_error = \(failure),
-            checked_until = CASE WHEN \(failure)::text IS NULL
-                                 THEN to_timestamp(\(lease.now)::bigint / 1000.0)
-                                 ELSE checked_until END
+            checked_until = CASE WHEN \(ending == .complete)::boolean
+                                 THEN to_timestamp(\(range.to)::bigint / 1000.0)
+                                 ELSE checked_until END,
+            resume_token = \(next?.token),
+            resume_from = to_timestamp(\(next?.from)::bigint / 1000.0),
+            resume_to = to_timestamp(\(next?.to)::bigint / 1000.0)
         WHERE id = 1
         """)
     } catch {
@@ -75,33 +118,40 @@ package struct NotificationRecovery: Sendable {
     }
     if stored > 0 { wake() }
     let fields: [String: LogValue] = [
-      "undelivered": .int(seen), "stored": .int(stored), "from_ms": .int(Int(start)),
-      "to_ms": .int(Int(lease.now)),
+      "undelivered": .int(seen), "stored": .int(stored), "from_ms": .int(Int(range.from)),
+      "to_ms": .int(Int(range.to)), "resumed": .bool(range.token != nil),
     ]
-    if let failure {
+    switch ending {
+    case .failed(let why, _):
       logger.warning(
         "notification recovery incomplete; the next pass reads the range again",
-        fields.merging(["error": .string(failure)]) { $1 })
-    } else if stored > 0 {
+        fields.merging(["error": .string(why)]) { $1 })
+    case .pageLimit:
+      logger.notice(
+        "notification recovery reached its page limit; the next pass goes on from there",
+        fields.merging(["pages": .int(Self.maxPages)]) { $1 })
+    case .complete where stored > 0:
       logger.notice("undelivered notifications recovered", fields)
-    } else {
+    case .complete:
       logger.info("notification recovery found nothing new", fields)
     }
   }
 
-  /// Stores what the history holds in the range; the count stored, the count seen, and why it
-  /// stopped early, if it did.
-  private func read(from start: Int64, to end: Int64) async -> (Int, Int, String?) {
+  /// Stores what the history holds in the range; the count stored, the count seen, and how
+  /// the pass ended.
+  private func read(_ range: Range) async -> (Int, Int, Ending) {
     var stored = 0
     var seen = 0
-    var token: String?
+    var token = range.token
     for _ in 0..<Self.maxPages {
       let page: NotificationHistoryPage
       switch await client.page(
-        startMs: start, endMs: end, onlyFailures: true, paginationToken: token)
+        startMs: range.from, endMs: range.to, onlyFailures: true, paginationToken: token)
       {
       case .success(let value): page = value
-      case .failure(.retryable(let why)), .failure(.refused(let why)): return (stored, seen, why)
+      case .failure(.retryable(let why)): return (stored, seen, .failed(why, tokenRefused: false))
+      case .failure(.refused(let why)):
+        return (stored, seen, .failed(why, tokenRefused: token != nil && token == range.token))
       }
       for item in page.notificationHistory {
         seen += 1
@@ -111,12 +161,15 @@ package struct NotificationRecovery: Sendable {
           // Not ours or not genuine: the same refusal a delivery would have had.
           logger.warning("recovered notification refused", ["detail": .string(refused.detail)])
         } catch {
-          return (stored, seen, "storing a recovered notification failed: \(error)")
+          return (
+            stored, seen,
+            .failed("storing a recovered notification failed: \(error)", tokenRefused: false)
+          )
         }
       }
-      guard page.hasMore, let next = page.paginationToken else { return (stored, seen, nil) }
+      guard page.hasMore, let next = page.paginationToken else { return (stored, seen, .complete) }
       token = next
     }
-    return (stored, seen, "more than \(Self.maxPages) pages in one pass")
+    return (stored, seen, token.map { .pageLimit($0) } ?? .complete)
   }
 }

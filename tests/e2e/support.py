@@ -415,6 +415,10 @@ class FakeAppStore(Process):
         """Transactions per Get Transaction History page (Apple's: 20)."""
         return self.call("/fake/v1/server-api", {"transaction_history_page_size": size})
 
+    def set_notification_history_page_size(self, size: int) -> dict:
+        """Notifications per Get Notification History page (Apple's: 20)."""
+        return self.call("/fake/v1/server-api", {"notification_history_page_size": size})
+
     def delivery_history(self, notification_uuid: str) -> dict:
         """Every attempt to deliver the notification so far (Apple's `sendAttempts`)."""
         r = requests.get(f"{self.url}/fake/v1/notifications/{notification_uuid}", timeout=30)

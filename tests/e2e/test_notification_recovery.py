@@ -9,7 +9,7 @@ import time
 
 import requests
 
-from support import buy, free_port, unique, wait_until
+from support import BUNDLE_ID, buy, free_port, unique, wait_until
 
 GOLD = "com.example.tests.recovery.gold"
 
@@ -54,6 +54,33 @@ def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(lau
     assert "undelivered notifications recovered" in sk.log()
     assert metric(sk, "storekeeper_notification_recovery_failing") == 0
     assert abs(metric(sk, "storekeeper_notification_recovery_checked_until_seconds") - time.time()) < 120
+
+
+def test_more_undelivered_notifications_than_one_pass_reads_are_all_recovered_by_the_next(launcher):
+    # A pass reads at most 100 pages (2,000 notifications at Apple's 20 a page; one a page
+    # here): the next pass goes on from Apple's pagination token instead of reading the range
+    # from its start again, which never reached what lay past the limit.
+    sk, fake = recovering_stack(launcher)
+    api = sk.client
+    user = unique("recovered-many")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    buy(api, fake, user, GOLD)
+    fake.set_notification_history_page_size(1)
+
+    assert sk.terminate() == 0
+    uuids = [fake.notification("TEST", bundle_id=BUNDLE_ID)["notification_uuid"] for _ in range(100)]
+    refund = fake.refund(purchase["transaction_id"])
+    assert refund["delivered_status"] is None and refund["retries_left"] == 0, refund
+    uuids.append(refund["notification_uuid"])
+
+    sk.restart()
+    wait_until(lambda: api.balance(user) == 100, 60, "the refund past the first pass's pages was never recovered")
+    assert "reached its page limit; the next pass goes on from there" in sk.log()
+    stored = {n["notification_uuid"] for n in api.notifications(limit=200)}
+    assert set(uuids) <= stored
+    wait_until(lambda: abs(metric(sk, "storekeeper_notification_recovery_checked_until_seconds") - time.time()) < 120,
+               30, "checked_until never moved past the range")
+    assert api.balance(user) == 100
 
 
 def test_a_key_the_api_refuses_is_logged_and_harms_nothing(launcher):

@@ -27,7 +27,8 @@ extension FakeAppStoreEndpoints {
       } ?? 0
     let records = outbox.history(
       bundleId: bundleId, startMs: start, endMs: end, onlyFailures: onlyFailures)
-    let page = records.dropFirst(offset).prefix(configuration.historyPageSize)
+    let page = records.dropFirst(offset).prefix(
+      serverAPI.notificationHistoryPageSize ?? configuration.historyPageSize)
     let next = offset + page.count
     var answer: [String: Any] = [
       "notificationHistory": page.map { record in

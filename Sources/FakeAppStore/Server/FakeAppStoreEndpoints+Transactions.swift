@@ -30,13 +30,22 @@ extension FakeAppStoreEndpoints {
     }
     router.add(.post, "/fake/v1/server-api") { [self] request, _ in
       let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-      guard let size = (body?["transaction_history_page_size"] as? NSNumber)?.intValue,
-        FakeServerAPIControls.pageSizes.contains(size)
-      else {
-        throw FakeJSON.invalid("transaction_history_page_size", "must be 1 to 200")
+      let fields = ["transaction_history_page_size", "notification_history_page_size"]
+      var sizes: [String: Int] = [:]
+      for field in fields {
+        guard let value = body?[field] else { continue }
+        guard let size = (value as? NSNumber)?.intValue,
+          FakeServerAPIControls.pageSizes.contains(size)
+        else { throw FakeJSON.invalid(field, "must be 1 to 200") }
+        sizes[field] = size
       }
-      serverAPI.historyPageSize = size
-      return try FakeJSON.response(["transaction_history_page_size": size])
+      guard !sizes.isEmpty else {
+        throw FakeJSON.invalid(
+          "transaction_history_page_size", "or notification_history_page_size is required")
+      }
+      if let size = sizes[fields[0]] { serverAPI.historyPageSize = size }
+      if let size = sizes[fields[1]] { serverAPI.notificationHistoryPageSize = size }
+      return try FakeJSON.response(sizes)
     }
   }
 

@@ -20,6 +20,8 @@ final class FakeServerAPIControls: Sendable {
 
   private struct State {
     var historyPageSize: Int
+    /// Notifications per notification history page; nil: the configured size (Apple's 20).
+    var notificationHistoryPageSize: Int?
     var calls: [Endpoint: Int] = [:]
     /// Server API requests still to be answered 429, and the `Retry-After` they carry.
     var rateLimitsLeft = 0
@@ -39,6 +41,11 @@ final class FakeServerAPIControls: Sendable {
   var historyPageSize: Int {
     get { state.withLock { $0.historyPageSize } }
     set { state.withLock { $0.historyPageSize = newValue } }
+  }
+
+  var notificationHistoryPageSize: Int? {
+    get { state.withLock { $0.notificationHistoryPageSize } }
+    set { state.withLock { $0.notificationHistoryPageSize = newValue } }
   }
 
   func count(_ endpoint: Endpoint) { state.withLock { $0.calls[endpoint, default: 0] += 1 } }
