@@ -17,7 +17,8 @@ import Testing
 
   @Test func theShareIsWhatIsUsedOfWhatThePurchaseCredited() {
     #expect(facts(credited: 100, used: 30).milliunits == 30_000)
-    #expect(facts(credited: 3, used: 1).milliunits == 33_333)
+    #expect(facts(credited: 3, used: 1).milliunits == 33_334)
+    #expect(facts(credited: 1_000_000, used: 1).milliunits == 1, "anything used is not nothing")
     #expect(facts(credited: 100, used: 0).milliunits == 0)
     #expect(facts(credited: 100, used: 100).milliunits == 100_000)
     #expect(facts(delivered: false, credited: 100, used: 0).milliunits == 0)
@@ -39,5 +40,13 @@ import Testing
     #expect(policy.preference(milliunits: 1, subscription: false) == .grantProrated)
     #expect(policy.preference(milliunits: nil, subscription: true) == .grantProrated)
     #expect(ConsumptionPolicy().preference(milliunits: 50_000, subscription: false) == nil)
+  }
+
+  @Test func proratedNeverSendsAShareAppleRefuses() {
+    // Apple takes GRANT_PRORATED for a one-time purchase only with a share in (0, 100000).
+    let policy = ConsumptionPolicy(refundPreference: .grantProrated)
+    #expect(policy.preference(milliunits: 100_000, subscription: false) == .decline)
+    #expect(policy.preference(milliunits: 99_999, subscription: false) == .grantProrated)
+    #expect(policy.preference(milliunits: nil, subscription: false) == nil)
   }
 }

@@ -150,6 +150,34 @@ def test_what_a_purchase_made_good_of_a_negative_balance_counts_as_used(answerin
     assert share_after_a_refund_left_80_owed(stack.api, stack.fake, unique("negative")) == (80000, "GRANT_PRORATED")
 
 
+@pytest.fixture(scope="module")
+def answering_prorated(module_launcher):
+    stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s", APPLE_TIMEOUT="10s",
+                                  CONSUMPTION_REFUND_PREFERENCE="grant_prorated")
+    stack.api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    stack.api.put_product(P + "badge", type="non_consumable", grants={"entitlement": "badge"})
+    return stack
+
+
+def test_grant_prorated_is_sent_only_with_a_share_apple_takes(answering_prorated):
+    # Apple takes GRANT_PRORATED for a one-time purchase only with a share in (0, 100000): all of
+    # it spent declines, a purchase whose use is not measured says no preference.
+    api, fake = answering_prorated.api, answering_prorated.fake
+    user = unique("prorated")
+    consent(api, user)
+    _, spent, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 100)
+    answer = answered(api, request_consumption(fake, spent["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (100000, "DECLINE")
+    _, partly, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 1)
+    answer = answered(api, request_consumption(fake, partly["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (1000, "GRANT_PRORATED")
+    _, badge, _ = buy(api, fake, user, P + "badge", type="non_consumable")
+    answer = answered(api, request_consumption(fake, badge["transaction_id"]), "sent")["answer"]
+    assert "consumptionPercentage" not in answer and "refundPreference" not in answer, answer
+
+
 def test_a_subscription_is_answered_without_a_share(answering):
     api, fake = answering.api, answering.fake
     user = unique("subscriber")
@@ -264,6 +292,8 @@ def apple_token(fake, bundle_id):
       "consumptionPercentage": 500}, "ConsumptionPercentage"),
     ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
       "consumptionPercentage": 0, "refundPreference": "GRANT_PRORATED"}, "ConsumptionPercentage"),
+    ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
+      "consumptionPercentage": 100000, "refundPreference": "GRANT_PRORATED"}, "ConsumptionPercentage"),
     ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,
       "refundPreference": "MAYBE"}, "RefundPreference"),
     ({"customerConsented": True, "deliveryStatus": "DELIVERED", "sampleContentProvided": False,

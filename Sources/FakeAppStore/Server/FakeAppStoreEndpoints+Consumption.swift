@@ -102,8 +102,9 @@ extension FakeAppStoreEndpoints {
       guard let text = value as? String,
         let preference = ConsumptionInformation.RefundPreference(rawValue: text)
       else { return try answer(400, code: 4_000_107, "InvalidRefundPreferenceError") }
+      // Apple: GRANT_PRORATED needs a share above 0 and below 100000.
       if preference == .grantProrated, transaction.type != .autoRenewableSubscription,
-        (share ?? 0) == 0
+        !(1..<Int(ConsumptionInformation.wholeMilliunits)).contains(share ?? 0)
       {
         return try answer(400, code: 4_000_108, "InvalidConsumptionPercentageError")
       }

@@ -52,7 +52,11 @@ struct ConsumptionFacts: Sendable, Equatable {
     guard delivered else { return 0 }
     guard credited > 0 else { return nil }
     let (scaled, overflow) = max(0, used).multipliedReportingOverflow(by: 100_000)
-    let share = overflow ? Int64(Double(used) / Double(credited) * 100_000) : scaled / credited
+    // Rounded up: a purchase of which anything was used is never said to be untouched.
+    let share =
+      overflow
+      ? Int64((Double(used) / Double(credited) * 100_000).rounded(.up))
+      : (scaled + credited - 1) / credited
     return Int32(min(100_000, max(0, share)))
   }
 }

@@ -23,8 +23,10 @@ package struct ConsumptionPolicy: Sendable, Equatable {
   }
 
   /// Apple's preference for a purchase whose consumed share is `milliunits` (nil: not known or
-  /// not Apple's to be told, as for a subscription). Apple wants a share above 0 with
-  /// `GRANT_PRORATED` for a one-time purchase: with nothing consumed, prorated is in full.
+  /// not Apple's to be told, as for a subscription). Apple wants a share above 0 and below
+  /// 100000 with `GRANT_PRORATED` for a one-time purchase (a subscription gets none): with
+  /// nothing consumed, prorated is in full; with all of it, prorated is nothing (decline); with
+  /// the share not known, no preference is said.
   func preference(milliunits: Int32?, subscription: Bool) -> ConsumptionInformation
     .RefundPreference?
   {
@@ -33,7 +35,10 @@ package struct ConsumptionPolicy: Sendable, Equatable {
     case .decline: return .decline
     case .grantFull: return .grantFull
     case .grantProrated:
-      if !subscription, milliunits == 0 { return .grantFull }
+      if subscription { return .grantProrated }
+      guard let milliunits else { return nil }
+      if milliunits == 0 { return .grantFull }
+      if milliunits >= ConsumptionInformation.wholeMilliunits { return .decline }
       return .grantProrated
     case .byConsumption:
       guard let milliunits else { return nil }
