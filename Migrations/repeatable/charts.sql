@@ -57,8 +57,13 @@ SELECT 'google_play'::text,
        false,
        g.expires_date IS NOT NULL,
        g.trade_no,
-       coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time
+       -- The period this order paid for (charged at, to the expiry it paid up to when first
+       -- seen): a trial's first order, or a token first seen late, must not set every other
+       -- order's. The token's first period only when the order's is not known.
+       CASE WHEN g.order_expiry > g.purchased_at THEN g.order_expiry - g.purchased_at
+            ELSE coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time END
 FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_at, o.trade_no,
+             o.expiry_time AS order_expiry,
              coalesce(ord.user_id, gp.user_id) AS user_id, gp.product_id, gp.environment,
              gp.replaced_by, gp.first_expiry_time, gp.expiry_time AS token_expiry,
              gp.purchase_time,

@@ -339,3 +339,52 @@ def test_the_incremental_pass_sees_a_google_order_change_its_purchase_row_does_n
     finally:
         subprocess.run(["psql", psql, "-qAtc", update.replace("+ 1000000", "- 1000000")], check=True, timeout=30)
         pass_once()
+
+
+def test_a_renewal_after_a_free_trial_bills_its_own_period(charted, google):
+    # Google's first order of a subscription with a free trial pays for 7 days (nothing); each
+    # renewal pays for a month. MRR normalises each order by the period it paid for, so a
+    # renewal at 9.99 a month is 9.99 of MRR, not 9.99 * 52/12 after the trial's week.
+    # (Last in this module: its purchase is not in the history the tests above check.)
+    api, _, _, sk = charted
+    db_url = sk.env["DATABASE_URL"]
+    api.put_product("gc.trial", "auto_renewable", grants={"entitlement": "trial"})
+    start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=10)
+    user = unique("charts-trial")
+    try:
+        google.control("clock", {"now_ms": int(start.timestamp() * 1000)})
+        r = api.post("/v1/orders", json={"user_id": user, "product_id": "gc.trial", "store": "google_play"})
+        assert r.status_code == 201, r.text
+        order = r.json()
+        made = google.subscribe("gc.trial", obfuscated_account_id=order["obfuscated_account_id"],
+                                trial_seconds=7 * 86400, period_seconds=30 * 86400, price_micros=9_990_000)
+        r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                                "purchase_token": made["purchase_token"]})
+        assert r.status_code == 200, r.text
+        wait_until(lambda: applied_by(sk, google), 30, "the purchase push applied")
+        google.control("clock", {"now_ms": int((start + timedelta(days=7)).timestamp() * 1000)})
+        google.control(f"subscriptions/{made['purchase_token']}/events", {"event": "renew"})
+        renewal = made["order_id"] + "..0"
+        wait_until(lambda: psql(db_url, f"SELECT 1 FROM google_orders WHERE order_id = '{renewal}'") == "1",
+                   30, "the renewal recorded")
+    finally:
+        google.control("clock", {"now_ms": int(datetime.now(UTC).timestamp() * 1000)})
+    wait_until(lambda: psql(db_url, "SELECT count(*) FROM google_orders WHERE price_source IS DISTINCT FROM "
+                                    f"'order' AND purchase_token = '{made['purchase_token']}'") == "0",
+               60, "both orders priced by the Orders API")
+    day = (start + timedelta(days=8)).date().isoformat()
+    mrr = chart(api, "mrr", **{"from": day, "to": day, "segment": "product", "store": "google_play",
+                               "source": "transactions"})
+    row = next(r for r in mrr["rows"] if r["segment"] == "gc.trial")
+    assert (row["currency"], Decimal(row["mrr"])) == ("USD", Decimal("9.99")), row
+
+
+def psql(url: str, sql: str) -> str:
+    return subprocess.run(["psql", url, "-qAtc", sql], capture_output=True, text=True, check=True,
+                          timeout=30).stdout.strip()
+
+
+def applied_by(sk, google) -> bool:
+    delivered = {m for m, p in google.pushes().items() if not p.get("withheld")}
+    done = psql(sk.env["DATABASE_URL"], "SELECT message_id FROM google_notifications WHERE state <> 'pending'").split()
+    return set(done) >= delivered

@@ -4,14 +4,20 @@ import HTTP
 
 extension FakeGooglePlayEndpoints {
   /// `POST /fake/v1/subscriptions` `{product_id, base_plan_id?, offer_id?, period_seconds?,
-  /// test?, pending?, obfuscated_account_id?, linked_purchase_token?}`: a new subscription
-  /// (SUBSCRIPTION_PURCHASED). With `linked_purchase_token` it replaces that one (upgrade,
+  /// trial_seconds?, test?, pending?, obfuscated_account_id?, linked_purchase_token?}`: a new
+  /// subscription (SUBSCRIPTION_PURCHASED). With `trial_seconds` its first period is a free
+  /// trial of that length (its order costs nothing, `FREE_TRIAL`); renewals last
+  /// `period_seconds`. With `linked_purchase_token` it replaces that one (upgrade,
   /// downgrade, re-signup), which expires with a replacement cancellation.
   func makeSubscription(_ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
     let productId = try body.requiredString("product_id")
     let period = try body.double("period_seconds") ?? 30 * 86_400
     guard period > 0 else { throw FakeControlBody.invalid("period_seconds", "must be positive") }
+    let trial = try body.double("trial_seconds")
+    if let trial, trial <= 0 {
+      throw FakeControlBody.invalid("trial_seconds", "must be positive")
+    }
     let accountId = try body.string("obfuscated_account_id")
     if let accountId, accountId.count > 64 {
       throw FakeControlBody.invalid("obfuscated_account_id", "must be at most 64 characters")
@@ -30,7 +36,9 @@ extension FakeGooglePlayEndpoints {
       token: FakePlayState.newToken(), productId: productId,
       basePlanId: try body.string("base_plan_id") ?? "monthly",
       offerId: try body.string("offer_id"), state: pending ? .pending : .active,
-      startTimeMillis: now, expiryTimeMillis: now + periodMillis, periodMillis: periodMillis,
+      startTimeMillis: now,
+      expiryTimeMillis: now + (trial.map { Int64(($0 * 1000).rounded()) } ?? periodMillis),
+      periodMillis: periodMillis,
       test: try body.bool("test") ?? false, linkedPurchaseToken: linked,
       obfuscatedExternalAccountId: accountId, regionCode: try body.string("region_code") ?? "US",
       orderBase: state.newOrderId())
@@ -47,8 +55,13 @@ extension FakeGooglePlayEndpoints {
         contents.subscriptions[linked] = old
       }
       contents.subscriptions[subscription.token] = subscription
-      contents.orders[subscription.orderBase] = Self.order(
+      var first = Self.order(
         of: subscription, from: now, state: pending ? "PENDING" : "PROCESSED", at: now)
+      if trial != nil {
+        first.totalMicros = 0
+        first.offerPhase = "FREE_TRIAL"
+      }
+      contents.orders[subscription.orderBase] = first
     }
     if !pending { notifySubscription(subscription, .purchased) }
     return FakeGoogleError.json(

@@ -18,6 +18,8 @@ struct FakeOrder: Sendable {
   var line: Line
   /// `PROCESSED`, `PARTIALLY_REFUNDED` or `REFUNDED`.
   var state = "PROCESSED"
+  /// The pricing phase a subscription order funds: `BASE`, or `FREE_TRIAL` for a trial's.
+  var offerPhase = "BASE"
 
   /// `Order` as the Discovery document shapes it (int64 fields as strings).
   var json: [String: Any] {
@@ -31,7 +33,7 @@ struct FakeOrder: Sendable {
       item["oneTimePurchaseDetails"] = ["quantity": quantity]
     case .subscription(let basePlanId, let start, let end):
       item["subscriptionDetails"] = [
-        "basePlanId": basePlanId, "offerPhase": "BASE",
+        "basePlanId": basePlanId, "offerPhase": offerPhase,
         "servicePeriodStartTime": FakeSubscription.time(start),
         "servicePeriodEndTime": FakeSubscription.time(end),
       ]
