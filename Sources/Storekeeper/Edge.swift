@@ -92,8 +92,10 @@ struct Edge: Sendable {
         "promotional offers are off: set APPLE_OFFER_KEY_FILE and APPLE_OFFER_KEY_ID (or the APPLE_API_KEY_* settings) to sign them"
       )
     }
-    OfferRoutes(signer: offerSigner, catalog: catalog, auth: appAuth, clock: domain.clock)
-      .register(&router)
+    OfferRoutes(
+      signer: offerSigner, catalog: catalog, auth: appAuth, clock: domain.clock,
+      eligibility: config.offerEligibility, database: database
+    ).register(&router)
     let notificationsPending = domain.notificationsPending
     let webhooksPending = domain.webhooksPending
     let notificationRoutes = NotificationRoutes(

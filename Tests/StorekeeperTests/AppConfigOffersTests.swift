@@ -15,6 +15,15 @@ import Testing
     "APPLE_API_ISSUER_ID": "57246542-96fe-1a63-e053-0824d011072a",
   ]
 
+  @Test func offersAreForSubscribersUnlessTheAppDecides() throws {
+    #expect(try AppConfig.fromEnvironment(base).offerEligibility == .subscribers)
+    var env = base
+    env["OFFER_ELIGIBILITY"] = "anyone"
+    #expect(try AppConfig.fromEnvironment(env).offerEligibility == .anyone)
+    env["OFFER_ELIGIBILITY"] = "everyone"
+    #expect(throws: ConfigError.self) { try AppConfig.fromEnvironment(env) }
+  }
+
   @Test func offersAreOffWithoutAnyKey() throws {
     #expect(try AppConfig.fromEnvironment(base).offerKey == nil)
   }

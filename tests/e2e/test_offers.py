@@ -1,7 +1,8 @@
 """Issue 11, promotional offers: `POST /v1/offers/signature` signs a subscription's offer for
 the signed-in user as Apple documents, with the in-app purchase key the fake App Store wrote.
 Each signature is checked here with python3-cryptography and the key's public half only, over
-the payload rebuilt from Apple's description (not from Storekeeper's code)."""
+the payload rebuilt from Apple's description (not from Storekeeper's code). Offers are signed
+for the app's current or former subscribers only (`OFFER_ELIGIBILITY`, default `subscribers`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from support import BUNDLE_ID, error_fields, free_port, problem, unique, user_headers
+from support import BUNDLE_ID, buy, error_fields, free_port, problem, unique, user_headers
 
 VIP = "com.example.tests.offers.vip.monthly"
 GOLD = "com.example.tests.offers.gold"
@@ -56,13 +57,20 @@ def sign(sk, user: str | None, body: dict, headers: dict | None = None) -> reque
     return requests.post(sk.url + "/v1/offers/signature", json=body, headers=h, timeout=10)
 
 
+def subscriber(sk, fake, prefix: str = "offers") -> str:
+    """A user who has bought the subscription once (it has lapsed since)."""
+    user = unique(prefix)
+    buy(sk.client, fake, user, VIP, type="auto_renewable", expires_in_seconds=-3600)
+    return user
+
+
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
 def test_a_signed_in_user_gets_a_signature_apple_would_verify(launcher):
     sk, fake = offer_stack(launcher)
     key = public_key(fake)
-    user = unique("offers")
+    user = subscriber(sk, fake)
     before = int(time.time() * 1000)
     r = sign(sk, user, {"product_id": VIP, "offer_id": "winback_50.v-1"})
     after = int(time.time() * 1000)
@@ -99,7 +107,7 @@ def test_a_dedicated_offer_key_is_used_before_the_api_key(launcher, tmp_path):
     sk = launcher.storekeeper(launcher.database(), fake=fake, port=port,
                               APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID="OFFERKEY42")
     sk.client.put_product(VIP, type="auto_renewable")
-    r = sign(sk, unique("offers"), {"product_id": VIP, "offer_id": "intro"})
+    r = sign(sk, subscriber(sk, fake), {"product_id": VIP, "offer_id": "intro"})
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["key_identifier"] == "OFFERKEY42"
@@ -130,6 +138,36 @@ def test_refusals_say_why_in_a_problem(launcher):
     assert "app_account_token" in error_fields(body), body
     problem(sign(sk, user, {"product_id": VIP}), 422, "validation_failed")
     problem(sign(sk, user, {"product_id": VIP, "offer_id": "intro", "extra": 1}), 422, "validation_failed")
+
+
+def test_only_the_apps_current_or_former_subscribers_get_an_offer_signed(launcher):
+    # Every offer id is listed to any app by StoreKit: signed for anyone, a retention discount
+    # would be anyone's. Apple leaves eligibility to this server.
+    sk, fake = offer_stack(launcher)
+    newcomer = unique("offers-new")
+    problem(sign(sk, newcomer, {"product_id": VIP, "offer_id": "winback_50"}), 403, "offer_not_eligible")
+    buyer = unique("offers-gold")
+    buy(sk.client, fake, buyer, GOLD)
+    problem(sign(sk, buyer, {"product_id": VIP, "offer_id": "winback_50"}), 403, "offer_not_eligible")
+    # A subscriber whose purchase was refunded is a former subscriber.
+    refunded = unique("offers-refunded")
+    _, purchase, _ = buy(sk.client, fake, refunded, VIP, type="auto_renewable", expires_in_seconds=3600)
+    assert fake.refund(purchase["transaction_id"])["delivered_status"] == 200
+    assert sign(sk, refunded, {"product_id": VIP, "offer_id": "winback_50"}).status_code == 200
+    # A request that is wrong in itself is refused for that first.
+    problem(sign(sk, newcomer, {"product_id": GOLD, "offer_id": "x"}), 422, "product_not_subscription")
+
+    # An app that decides eligibility itself says so.
+    open_sk, _ = offer_stack(launcher, OFFER_ELIGIBILITY="anyone")
+    assert sign(open_sk, newcomer, {"product_id": VIP, "offer_id": "winback_50"}).status_code == 200
+
+
+def test_an_unknown_eligibility_stops_the_start(binary, launcher, fresh_db):
+    import subprocess
+    env = launcher.env(fresh_db, 1, OFFER_ELIGIBILITY="everyone")
+    result = subprocess.run([binary, "serve"], env=env, capture_output=True, text=True, timeout=20)
+    assert result.returncode != 0
+    assert "OFFER_ELIGIBILITY" in result.stdout + result.stderr
 
 
 def test_without_a_key_offers_are_off_and_say_so(launcher):

@@ -21,6 +21,17 @@ extension AppConfig {
     }
   }
 
+  static func readOfferEligibility(_ env: [String: String], into config: inout AppConfig) throws {
+    guard let text = env["OFFER_ELIGIBILITY"], !text.isEmpty else { return }
+    guard let eligibility = OfferEligibility(rawValue: text) else {
+      let names = OfferEligibility.allCases.map(\.rawValue)
+      throw ConfigError(
+        variable: "OFFER_ELIGIBILITY",
+        problem: "must be one of \(names.joined(separator: ", ")), got \"\(text)\"")
+    }
+    config.offerEligibility = eligibility
+  }
+
   /// The key file, its id and the variable to blame when the file is wrong: the dedicated
   /// pair, else the API key's; nil: offers are off.
   var offerKey: (path: String, keyId: String, variable: String)? {

@@ -71,6 +71,8 @@ public struct AppConfig: Sendable {
   /// otherwise). Offers are off with neither.
   public var offerKeyPath: String?
   public var offerKeyId: String?
+  /// `OFFER_ELIGIBILITY`: who may have a promotional offer signed.
+  var offerEligibility = OfferEligibility.subscribers
   public var notificationRecoveryIntervalMs: Int64 = 3_600_000
   /// `RECONCILE_*`: comparing subscriptions with Apple.
   var reconcile = ReconcileSettings()
@@ -274,6 +276,7 @@ public struct AppConfig: Sendable {
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
     try readConsumption(env, into: &config)
+    try readOfferEligibility(env, into: &config)
     try readGooglePlay(env, into: &config)
     try readMetrics(env, into: &config)
     try readOrderBatching(env, into: &config)

@@ -1,40 +1,45 @@
 import AppStore
 import HTTP
+import Postgres
 import StorekeeperCore
 
 /// `POST /v1/offers/signature`: signs a subscription's promotional offer for the signed-in
-/// user, so the app can pass it to StoreKit. Without a key (`APPLE_OFFER_KEY_*` or
-/// `APPLE_API_KEY_*`) the route answers 503 `offers_not_configured`.
+/// user, so the app can pass it to StoreKit, if the user is eligible (`OFFER_ELIGIBILITY`).
+/// Without a key (`APPLE_OFFER_KEY_*` or `APPLE_API_KEY_*`) the route answers 503
+/// `offers_not_configured`.
 package struct OfferRoutes: Sendable {
   let signer: PromotionalOfferSigner?
   let catalog: ServedCatalog
   let auth: AppAuthenticator
   let clock: WallClock
+  let eligibility: OfferEligibility
+  let database: PostgresPool
 
   package init(
     signer: PromotionalOfferSigner?, catalog: ServedCatalog, auth: AppAuthenticator,
-    clock: WallClock
+    clock: WallClock, eligibility: OfferEligibility, database: PostgresPool
   ) {
     self.signer = signer
     self.catalog = catalog
     self.auth = auth
     self.clock = clock
+    self.eligibility = eligibility
+    self.database = database
   }
 
   package func register(_ router: inout APIRouter) {
-    // One ECDSA signature (tens of microseconds) and a read of the in-memory catalog: cheaper
-    // than a hop off the event loop.
-    router.add(.post, "/v1/offers/signature", placement: .eventLoop) { request, context in
+    router.add(.post, "/v1/offers/signature") { request, context in
       let caller = try await auth.caller(request, context)
-      return try sign(request, caller: caller)
+      return try await sign(request, caller: caller)
     }
   }
 
-  func sign(_ request: Request, caller: Caller) throws -> Response {
+  func sign(_ request: Request, caller: Caller) async throws -> Response {
     let offer = try OfferRequest.parse(request, userRequired: caller.confinedTo == nil)
     // Whom the offer is for is checked like any app route, though the signature does not
     // name the user: a token's user may not ask on another's behalf.
-    _ = try auth.user(caller, named: offer.userId.isEmpty ? nil : offer.userId)
+    let userId =
+      try auth.user(caller, named: offer.userId.isEmpty ? nil : offer.userId) ?? offer.userId
     guard let signer else {
       throw HTTPError(
         503, code: "offers_not_configured",
@@ -48,6 +53,12 @@ package struct OfferRoutes: Sendable {
       throw HTTPError(
         422, code: "product_not_subscription",
         detail: "promotional offers are for auto-renewable subscriptions only")
+    }
+    // Last, so that a refusal for the request itself comes first and costs no query.
+    guard try await eligibility.allows(userId, on: database) else {
+      throw HTTPError(
+        403, code: "offer_not_eligible",
+        detail: "promotional offers are for the app's current or former subscribers")
     }
     guard
       let signature = signer.sign(
