@@ -104,5 +104,7 @@ import Testing
     #expect(variable(["APP_AUTH": "api_key"]) == "APP_API_KEYS")
     #expect(variable(["APP_AUTH": "api_key", "APP_API_KEYS": "shop:short"]) == "APP_API_KEYS")
     #expect(variable(["APP_AUTH": "api_key", "APP_API_KEYS": "ci:sha256:abc"]) == "APP_API_KEYS")
+    // A digest without a name is not a 64-character key named "sha256".
+    #expect(variable(["APP_AUTH": "api_key", "APP_API_KEYS": "sha256:\(hex)"]) == "APP_API_KEYS")
   }
 }

@@ -44,7 +44,9 @@ import Testing
   @Test func namesTheLimitThatIsWrong() {
     for (name, value) in [
       ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),
-      ("TRUSTED_PROXIES", "10.0.0.0/99"), ("VERIFY_CONCURRENCY", "0"),
+      ("TRUSTED_PROXIES", "10.0.0.0/99"), ("TRUSTED_PROXIES", "0.0.0.0/0"),
+      ("TRUSTED_PROXIES", "10.0.0.1, ::/0"), ("TRUSTED_PROXIES", "128.0.0.0/1"),
+      ("VERIFY_CONCURRENCY", "0"),
       ("MAX_OPEN_ORDERS_PER_USER", "-1"), ("PROOF_RETENTION", "soon"),
       ("PROOF_BYTES_PER_USER", "16MB"), ("VERIFY_QUEUE_LENGTH", "-1"),
       ("VERIFY_QUEUE_TIMEOUT", "61s"), ("VERIFY_QUEUE_TIMEOUT", "0s"),

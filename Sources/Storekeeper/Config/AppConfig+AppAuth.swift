@@ -79,6 +79,12 @@ extension AppConfig {
           variable: "APP_API_KEYS", problem: "entries must look like name:key or name:sha256:HEX")
       }
       let name = String(parts[0])
+      // "sha256:HEX" would otherwise be a key named sha256 whose value is the digest itself.
+      guard name != "sha256" else {
+        throw ConfigError(
+          variable: "APP_API_KEYS",
+          problem: "an entry has no name before sha256: write name:sha256:HEX")
+      }
       if parts[1].hasPrefix("sha256:") {
         let hex = parts[1].dropFirst("sha256:".count)
         guard let digest = Self.hexBytes(hex), digest.count == 32 else {

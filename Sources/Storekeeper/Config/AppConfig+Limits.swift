@@ -33,6 +33,15 @@ extension AppConfig {
           variable: "TRUSTED_PROXIES",
           problem: "must be comma-separated addresses or CIDR blocks, got \"\(text)\"")
       }
+      // A block this wide trusts the internet: every client would name its own address in
+      // X-Forwarded-For and pick its own rate-limit and admin-failure key.
+      if let wide = networks.first(where: { $0.prefixLength < 8 }) {
+        throw ConfigError(
+          variable: "TRUSTED_PROXIES",
+          problem:
+            "a /\(wide.prefixLength) block trusts nearly every address; name the proxies' own addresses or networks (/8 or narrower)"
+        )
+      }
       config.trustedProxies = networks
     }
     let reader = ConfigReader(env: env)

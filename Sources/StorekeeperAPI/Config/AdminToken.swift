@@ -58,6 +58,11 @@ public struct AdminToken: Sendable, Equatable {
       )
     }
     let name = parts.removeFirst()
+    // "sha256:HEX" would otherwise be a token named sha256 whose value is the digest: the
+    // environment would hold a working token again, which the digest form is there to avoid.
+    guard name != "sha256" else {
+      throw problem("entry \(position) has no name before sha256: write name:sha256:HEX")
+    }
     var scope = AdminScope.write
     if parts.count > 1, let last = parts.last, let parsed = AdminScope(rawValue: last) {
       scope = parsed

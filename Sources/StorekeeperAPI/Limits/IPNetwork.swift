@@ -4,7 +4,7 @@ import Glibc
 /// IPv4-mapped IPv6 addresses (`::ffff:10.0.0.1`) count as the IPv4 address they carry.
 package struct IPNetwork: Sendable, Equatable {
   let bytes: [UInt8]
-  let prefixLength: Int
+  package let prefixLength: Int
 
   init?(_ text: String) {
     let parts = text.trimmingSpaces.split(separator: "/", maxSplits: 1)
