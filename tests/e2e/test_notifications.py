@@ -385,6 +385,30 @@ def test_a_period_apple_signs_as_upgraded_from_pays_its_order_and_grants_nothing
     assert entitlement(api, user, "club") is None, "a period upgraded from grants access"
 
 
+def test_a_renewal_notice_signed_before_an_extension_but_delivered_after_it_keeps_the_extension(
+        api, fake_appstore):
+    # A DID_RENEW whose first delivery failed comes back (Apple's retry) after the period was
+    # extended: it is older news and must not move the period's end back.
+    user = unique("extended")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400)
+    assert renewal["delivered_status"] == 200, renewal
+    renewed = jws_payload(renewal["signed_transaction"])
+    wait_processed(api, renewal["notification_uuid"])
+    late = fake_appstore.notification("DID_RENEW", transaction_id=renewed["transactionId"], deliver=False)
+    fake_appstore.call("/fake/v1/subscriptions/state",
+                       {"transaction_id": renewed["transactionId"], "expires_in_seconds": 40 * 86400})
+    extended = fake_appstore.notification("RENEWAL_EXTENDED", transaction_id=renewed["transactionId"])
+    assert extended["delivered_status"] == 200, extended
+    until = jws_payload(extended["signed_transaction"])["expiresDate"]
+    assert until > renewed["expiresDate"]
+    wait_until(lambda: (lambda e: e and parse_ms(e["expires_at"]) == until)(entitlement(api, user, "club")), 15,
+               "the extension was not applied")
+    assert api.post_notification(late["signed_payload"]).status_code == 200
+    wait_processed(api, late["notification_uuid"])
+    assert parse_ms(entitlement(api, user, "club")["expires_at"]) == until, "a late renewal notice shortened access"
+
+
 def test_expired_follows_apples_dates(api, fake_appstore):
     user = unique("expired")
     _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)

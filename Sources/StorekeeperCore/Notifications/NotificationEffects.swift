@@ -66,20 +66,22 @@ package struct NotificationEffects {
       if owned == nil, transaction.transactionId != transaction.originalTransactionId {
         return try await renew(transaction, events: [], notice: notice)
       }
-      try await TransactionRecord.updateExpiry(transaction, on: tx)
+      try await TransactionRecord.updateExpiry(transaction, onlyLater: true, on: tx)
       try await outbox.append(
         [], forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed(.datesUpdated)
     case .expired, .gracePeriodExpired:
+      // An expiry Apple signed before the subscription's later renewal (a retry, or history
+      // recovery, delivering it late) must not mark a renewed subscription expired, nor move
+      // its period's end back.
+      if let original,
+        try await RefundHistory.superseded(
+          uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
+      {
+        return .processed(.superseded)
+      }
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       if let original {
-        // An expiry Apple signed before the subscription's later renewal (a retry, or history
-        // recovery, delivering it late) must not mark a renewed subscription expired.
-        if try await RefundHistory.superseded(
-          uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
-        {
-          return .processed(.superseded)
-        }
         try await subscriptionState(original, .expired, graceMs: nil)
         try await outbox.append(
           [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
@@ -254,7 +256,7 @@ package struct NotificationEffects {
     _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue]
   ) async throws -> NotificationOutcome {
     let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
-    if known { try await TransactionRecord.updateExpiry(transaction, on: tx) }
+    if known { try await TransactionRecord.updateExpiry(transaction, onlyLater: true, on: tx) }
     // A renewal Apple signed before the subscription's later billing problem or expiry (a
     // retry delivering it late) still paid its period, but the state is that later word's: set
     // active now, it would end a grace period or a billing retry the later one began.

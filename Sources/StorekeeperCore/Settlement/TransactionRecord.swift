@@ -210,11 +210,17 @@ enum TransactionRecord {
     try await tx.execute(query)
   }
 
-  static func updateExpiry(_ transaction: VerifiedTransaction, on tx: PostgresTransaction)
-    async throws
-  {
+  /// The transaction's expiry as `transaction` says. `onlyLater`: kept if it is later already,
+  /// for a notification that only ever moves a period's end on (a renewal's, an extension's),
+  /// which Apple may deliver after a later word about the same period (a retry of one whose
+  /// first delivery failed, arriving after a RENEWAL_EXTENDED).
+  static func updateExpiry(
+    _ transaction: VerifiedTransaction, onlyLater: Bool = false, on tx: PostgresTransaction
+  ) async throws {
     var query: PostgresQuery = "UPDATE apple_transactions SET expires_date = "
+    if onlyLater { query.append("greatest(expires_date, ") }
     query.append(time(transaction.expiresDate))
+    if onlyLater { query.append(")") }
     query.append(" WHERE transaction_id = \(transaction.transactionId)")
     try await tx.execute(query)
   }
