@@ -72,6 +72,37 @@ def test_a_storefront_price_is_served_for_that_storefront_and_the_default_elsewh
     assert again.status_code == 304
 
 
+def test_an_order_is_priced_for_the_storefront_the_app_is_in(api):
+    # What the catalog showed the app in Germany is what its order records (and its events,
+    # webhooks and exports after it), not the default price.
+    pid = P + "sf.ordered"
+    api.put_product(pid, price="4.99", currency="USD")
+    assert set_price(api, pid, "DEU", "5.49", "EUR").status_code == 201
+    shown = api.get(f"/v1/products/{pid}", headers={"Storekeeper-Storefront": "DEU"}).json()
+    user = unique("sf-order")
+    for kw in ({"headers": {"Storekeeper-Storefront": "DEU"}}, {"params": {"storefront": "DE"}},
+               {"headers": {"Storekeeper-Storefront": "DEU", "Idempotency-Key": unique("k")}}):
+        r = api.post("/v1/orders", json={"user_id": user, "product_id": pid, "quantity": 2}, **kw)
+        assert r.status_code == 201, r.text
+        order = r.json()
+        assert (order["price"], order["currency"], order["amount"]) == (shown["price"], "EUR", "10.98"), order
+        assert api.order(order["trade_no"])["currency"] == "EUR"
+    # Elsewhere, or without a storefront, the default.
+    for kw in ({}, {"headers": {"Storekeeper-Storefront": "FRA"}}):
+        order = api.post("/v1/orders", json={"user_id": user, "product_id": pid}, **kw).json()
+        assert (order["price"], order["currency"]) == ("4.99", "USD"), order
+    # A key replays its first answer only for the same storefront.
+    key = unique("k")
+    first = api.post("/v1/orders", json={"user_id": user, "product_id": pid},
+                     headers={"Storekeeper-Storefront": "DEU", "Idempotency-Key": key})
+    assert first.status_code == 201, first.text
+    problem(api.post("/v1/orders", json={"user_id": user, "product_id": pid},
+                     headers={"Storekeeper-Storefront": "FRA", "Idempotency-Key": key}), 422, "idempotency_key_reused")
+    body = problem(api.post("/v1/orders", json={"user_id": user, "product_id": pid},
+                            headers={"Storekeeper-Storefront": "XX"}), 400, "invalid_storefront")
+    assert error_fields(body) == {"Storekeeper-Storefront"}
+
+
 @pytest.mark.parametrize("value", ["DEUX", "XX", "ZZZ", "1", "", "D", "deu", "de"])
 def test_an_unknown_storefront_is_refused_not_served_default_prices(api, value):
     body = problem(api.get("/v1/products", params={"storefront": value}), 400, "invalid_storefront")

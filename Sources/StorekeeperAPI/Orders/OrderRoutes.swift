@@ -175,6 +175,8 @@ package struct OrderRoutes: Sendable {
     var new = parsed.order
     new.userId = try auth.user(caller, named: new.userId.isEmpty ? nil : new.userId) ?? ""
     if new.store == .googlePlay, !googlePlay { throw GooglePlayOff().problem }
+    // Priced where the app is, as its catalog read showed (the same parameter and header).
+    new.storefront = try StorefrontRequest.storefront(request)
     let shown = try await shown(
       placement: parsed.placement, offering: parsed.offering, new: new, request)
     new.shown = shown
@@ -193,6 +195,7 @@ package struct OrderRoutes: Sendable {
       "\(new.userId)\n\(new.productId)\n\(new.quantity)"
       + (new.store == .appStore ? "" : "\n\(new.store.rawValue)")
       + (shown.map { "\noffering \($0.placementId) \($0.offeringId)" } ?? "")
+      + (new.storefront.map { "\nstorefront \($0)" } ?? "")
     switch try await idempotency.claim(userId: new.userId, key: key, fingerprint: fingerprint) {
     case .replay(let status, let body):
       var headers = HTTPHeaders()

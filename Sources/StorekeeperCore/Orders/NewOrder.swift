@@ -4,18 +4,22 @@ package struct NewOrder: Sendable {
   package var productId: String
   package var quantity: Int32
   package var store: OrderStore
+  /// The storefront the app is in (ISO 3166-1 alpha-3): the order is priced as the catalog
+  /// prices the product there (`product_prices`), else at its default price.
+  package var storefront: String?
   /// What the order names as shown, so that its answer (and the answer an `Idempotency-Key`
   /// replays) says so; it is kept in `order_offerings` after the order commits.
   package var shown: OfferingShown?
 
   package init(
     userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore,
-    shown: OfferingShown? = nil
+    storefront: String? = nil, shown: OfferingShown? = nil
   ) {
     self.userId = userId
     self.productId = productId
     self.quantity = quantity
     self.store = store
+    self.storefront = storefront
     self.shown = shown
   }
 

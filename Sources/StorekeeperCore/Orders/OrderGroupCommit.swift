@@ -249,7 +249,7 @@ package final class OrderGroupCommit: Sendable {
       batch.map {
         OrderRepository.BatchItem(
           userId: $0.order.userId, productId: $0.order.productId, quantity: $0.order.quantity,
-          store: $0.order.store)
+          store: $0.order.store, storefront: $0.order.storefront)
       }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
     var results: [Result<Order, any Error>?] = []
     results.reserveCapacity(batch.count)
@@ -290,13 +290,15 @@ package final class OrderGroupCommit: Sendable {
       return try new.created(
         try await orders.create(
           userId: new.userId, productId: new.productId, quantity: new.quantity, store: new.store,
-          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database), maxOpen: maxOpen)
+          storefront: new.storefront, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: database),
+        maxOpen: maxOpen)
     }
     return try await database.withTransaction { tx in
       let order = try new.created(
         try await orders.create(
           userId: new.userId, productId: new.productId, quantity: new.quantity, store: new.store,
-          ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx), maxOpen: maxOpen)
+          storefront: new.storefront, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx),
+        maxOpen: maxOpen)
       try await idempotency.complete(
         userId: new.userId, key: key, status: Self.createdStatus, body: order.json, on: tx)
       return order

@@ -9,6 +9,8 @@ extension OrderRepository {
     var productId: String
     var quantity: Int32
     var store: OrderStore = .appStore
+    /// Priced at the catalog's price for this storefront, if it has one.
+    var storefront: String? = nil
   }
 
   /// The orders of many requests in one statement over arrays: what `create` does for one,
@@ -49,6 +51,7 @@ extension OrderRepository {
       PostgresArray(tokens).postgresText,
       PostgresArray(ranks).postgresText,
       PostgresArray(items.map(\.store.rawValue)).postgresText,
+      PostgresArray(items.map(\.storefront)).postgresText,
     ]
     let template = Self.batchTemplate(ttlSeconds: ttlSeconds, maxOpen: maxOpen)
     let query = PostgresQuery(
@@ -77,7 +80,7 @@ extension OrderRepository {
     var maxOpen: Int
   }
 
-  /// The batch statement for one `ttlSeconds` and `maxOpen`, its seven arrays left empty: the
+  /// The batch statement for one `ttlSeconds` and `maxOpen`, its eight arrays left empty: the
   /// text and every other bind are the same for every batch of an instance, so they are built
   /// once (building them, the free-slot subquery's renumbering included, was a share of every
   /// flush) and each batch only puts its arrays in front.
@@ -86,7 +89,7 @@ extension OrderRepository {
     if let template = batchTemplates.withLock({ $0[shape] }) { return template }
     let template = batchQuery(
       userIds: [], productIds: [], quantities: [], tradeNos: [], tokens: [], ranks: [],
-      stores: [], ttlSeconds: ttlSeconds, maxOpen: maxOpen)
+      stores: [], storefronts: [], ttlSeconds: ttlSeconds, maxOpen: maxOpen)
     batchTemplates.withLock { templates in
       // An instance has one shape; tests make a few dozen. Bounded all the same.
       if templates.count >= 64 { templates.removeAll() }
@@ -97,10 +100,11 @@ extension OrderRepository {
 
   private static let batchTemplates = Mutex<[BatchShape: PostgresQuery]>([:])
 
-  /// The batch statement itself; its first seven binds are the arrays, in this order.
+  /// The batch statement itself; its first eight binds are the arrays, in this order.
   static func batchQuery(
     userIds: [String], productIds: [String], quantities: [Int32], tradeNos: [String],
-    tokens: [String], ranks: [Int32], stores: [String], ttlSeconds: Int, maxOpen: Int
+    tokens: [String], ranks: [Int32], stores: [String], storefronts: [String?], ttlSeconds: Int,
+    maxOpen: Int
   ) -> PostgresQuery {
     var query: PostgresQuery = """
       WITH r AS (
@@ -110,17 +114,21 @@ extension OrderRepository {
                              \(PostgresArray(tradeNos))::text[],
                              \(PostgresArray(tokens))::uuid[],
                              \(PostgresArray(ranks))::int[],
-                             \(PostgresArray(stores))::text[])
-          AS r(user_id, product_id, quantity, trade_no, token, rank, store)
+                             \(PostgresArray(stores))::text[],
+                             \(PostgresArray(storefronts))::text[])
+          AS r(user_id, product_id, quantity, trade_no, token, rank, store, storefront)
       ), o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, expires_at, open_slot, store)
-        SELECT r.trade_no, r.user_id, p.product_id, r.quantity, p.price, p.currency,
-               p.price * r.quantity, r.token, \(TradeStatus.waitBuyerPay),
+        SELECT r.trade_no, r.user_id, p.product_id, r.quantity,
+               coalesce(pp.price, p.price), coalesce(pp.currency, p.currency),
+               coalesce(pp.price, p.price) * r.quantity, r.token, \(TradeStatus.waitBuyerPay),
                now() + \(ttlSeconds)::int * interval '1 second', s.slot, r.store
         FROM r
         JOIN products p ON p.product_id = r.product_id AND p.active
           AND (p.type = \(ProductType.consumable) OR r.quantity = 1)
+        LEFT JOIN product_prices pp
+          ON pp.product_id = p.product_id AND pp.storefront = r.storefront
         CROSS JOIN LATERAL (
           SELECT f.slot FROM (
       """

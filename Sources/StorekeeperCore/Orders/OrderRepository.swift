@@ -43,12 +43,13 @@ package struct OrderRepository: Sendable {
   /// first `spread` free slots, so the racers spread out instead of meeting again.
   package func create(
     userId: String, productId: String, quantity: Int32, store: OrderStore = .appStore,
-    ttlSeconds: Int, maxOpen: Int = 20, on executor: any PostgresExecutor
+    storefront: String? = nil, ttlSeconds: Int, maxOpen: Int = 20,
+    on executor: any PostgresExecutor
   ) async throws -> CreateOutcome {
     for attempt in 0..<Self.maxLostRaces {
       if let outcome = try await createOnce(
         userId: userId, productId: productId, quantity: quantity, store: store,
-        ttlSeconds: ttlSeconds,
+        storefront: storefront, ttlSeconds: ttlSeconds,
         maxOpen: maxOpen, choices: attempt == 0 ? 1 : Self.spread, on: executor)
       {
         return outcome
@@ -68,9 +69,8 @@ package struct OrderRepository: Sendable {
   /// nil: the slot it chose was taken meanwhile (the user was below the limit). `choices`:
   /// how many of the lowest free slots it picks among, at random.
   private func createOnce(
-    userId: String, productId: String, quantity: Int32, store: OrderStore, ttlSeconds: Int,
-    maxOpen: Int,
-    choices: Int, on executor: any PostgresExecutor
+    userId: String, productId: String, quantity: Int32, store: OrderStore, storefront: String?,
+    ttlSeconds: Int, maxOpen: Int, choices: Int, on executor: any PostgresExecutor
   ) async throws -> CreateOutcome? {
     let tradeNo = TradeNumber.make()
     let token = AccountToken.make()
@@ -78,7 +78,13 @@ package struct OrderRepository: Sendable {
     do {
       var query: PostgresQuery = """
         WITH p AS (
-          SELECT product_id, type, active, price, currency FROM products WHERE product_id = \(productId)
+          -- Priced for the app's storefront when the catalog has a price there.
+          SELECT p.product_id, p.type, p.active, coalesce(pp.price, p.price) AS price,
+                 coalesce(pp.currency, p.currency) AS currency
+          FROM products p
+          LEFT JOIN product_prices pp
+            ON pp.product_id = p.product_id AND pp.storefront = \(storefront)::text
+          WHERE p.product_id = \(productId)
         ), f AS (
         """
       query.append(
