@@ -71,6 +71,47 @@ import Testing
     }
   }
 
+  @Test func aBatchStopsAtALimitLoweredBelowSlotsTheUserHolds() async throws {
+    // Slots 7 and 8 held, the limit lowered to 5: slots 1 to 5 are free, but three orders
+    // more make five. Each order of the batch is judged with those before it.
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      try await holdSlots(h, "lowered", [7, 8])
+      let results = await groupCommit(h, maxOpen: 5).flush(
+        (0..<5).map { _ in
+          OrderGroupCommit.Submission(
+            order: .init(userId: "lowered", productId: "gold.100", quantity: 1), key: nil)
+        })
+      #expect(results.filter { (try? $0.get()) != nil }.count == 3)
+      #expect(try await openSlots(h, "lowered").count == 5)
+    }
+  }
+
+  @Test func anOrderWaitingOnAProductBeingChangedIsJudgedByTheChange() async throws {
+    // The admin holds the product (FOR UPDATE) while an order of 5 is being made, then makes
+    // it a non-consumable: the order is judged by the new type, not slipped past the lock.
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let order = try await h.database.withTransaction {
+        tx -> Task<OrderRepository.CreateOutcome, any Error> in
+        try await tx.execute("SELECT 1 FROM products WHERE product_id = 'gold.100' FOR UPDATE")
+        let order = Task {
+          try await h.orders.create(
+            userId: "racer", productId: "gold.100", quantity: 5, ttlSeconds: 3600, maxOpen: 20,
+            on: h.database)
+        }
+        // Long enough for the order's statement to reach the lock on a loaded machine; if it
+        // has not, it sees the committed change anyway and the outcome is the same.
+        try await Task.sleep(for: .milliseconds(300))
+        try await tx.execute(
+          "UPDATE products SET type = 'non_consumable' WHERE product_id = 'gold.100'")
+        return order
+      }
+      let outcome = try await order.value
+      if case .quantityNotAllowed = outcome {} else { Issue.record("\(outcome)") }
+    }
+  }
+
   @Test func aLimitOfTenThousandFillsToTheLastSlotAndRefusesPastIt() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

@@ -74,6 +74,10 @@ def test_a_download_is_delivered_restored_and_later_owned_by_a_user(api, fake_ap
     assert [d["content"] for d in restore.json()["delivery"]] == [CONTENT]
     assert count(stack.db, f"SELECT count(*) FROM apple_transactions WHERE transaction_id = '{tx}'") == 1
     assert count(stack.db, "SELECT count(*) FROM orders WHERE product_id = '%s'" % DOWNLOAD) == 0
+    # Sold without an order, it is still sold: it cannot be removed (nor its type changed),
+    # or this purchase's restores and transfer would find no product.
+    removal = api.request("DELETE", f"/admin/v1/products/{DOWNLOAD}", admin=True)
+    assert removal.status_code == 409 and removal.json()["code"] == "product_has_orders", removal.text
 
     # A post that names a user later cannot take it: a receipt is bearer data, and whoever
     # holds a copy could name themselves. Only an admin transfer gives it an owner.

@@ -78,7 +78,9 @@ extension CatalogRefusal: DomainProblem {
     case .productHasOrders(let productId):
       HTTPError(
         409, code: "product_has_orders",
-        detail: "orders refer to \(productId); archive it with PATCH {\"active\": false} instead")
+        detail:
+          "orders or store purchases refer to \(productId); archive it with PATCH {\"active\": false} instead"
+      )
     case .productTypeLocked(let productId, let type):
       HTTPError(
         409, code: "product_type_locked",

@@ -127,10 +127,19 @@ package struct CatalogRepository: Sendable {
     }
   }
 
+  /// Whether the product was ever ordered or sold: an order, or a store purchase kept without
+  /// one (seed 000's receipt posted without a user sells with no order), whose restores,
+  /// transfers and refunds still read the product.
   private static func hasOrders(_ productId: String, on tx: PostgresTransaction) async throws
     -> Bool
   {
-    try await !tx.query("SELECT 1 FROM orders WHERE product_id = \(productId) LIMIT 1").isEmpty
+    try await !tx.query(
+      """
+      SELECT 1 WHERE EXISTS (SELECT 1 FROM orders WHERE product_id = \(productId))
+        OR EXISTS (SELECT 1 FROM apple_transactions WHERE product_id = \(productId))
+        OR EXISTS (SELECT 1 FROM google_purchases WHERE product_id = \(productId))
+      """
+    ).isEmpty
   }
 
   private static func checkPrecondition(_ ifMatch: String?, current: Product?) throws {

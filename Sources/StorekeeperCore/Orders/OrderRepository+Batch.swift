@@ -132,7 +132,8 @@ extension OrderRepository {
         CROSS JOIN LATERAL (
           SELECT f.slot FROM (
       """
-    query.append(Self.freeSlots(user: "r.user_id", maxOpen: maxOpen, count: "r.rank + 1"))
+    query.append(
+      Self.freeSlots(user: "r.user_id", maxOpen: maxOpen, count: "r.rank + 1", earlier: "r.rank"))
     query.append(
       """
           ) f ORDER BY f.slot OFFSET r.rank LIMIT 1
@@ -140,6 +141,8 @@ extension OrderRepository {
         -- One order of taking index entries for every writer, so two batches never wait on
         -- each other in a cycle.
         ORDER BY r.user_id, s.slot
+        -- As `create` does: the product as it stands once an admin changing it has committed.
+        FOR KEY SHARE OF p
         ON CONFLICT (user_id, open_slot_key) DO NOTHING
         RETURNING trade_no, unit_price, currency, amount, created_at, expires_at
       ), e AS (

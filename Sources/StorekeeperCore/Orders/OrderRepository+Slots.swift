@@ -17,8 +17,13 @@ extension OrderRepository {
   /// condition for refusing an order.
   ///
   /// `user` and `count` are SQL expressions: a bound user id and a constant for one order, the
-  /// columns of the item's row for a batch.
-  static func freeSlots(user: PostgresQuery, maxOpen: Int, count: PostgresQuery) -> PostgresQuery {
+  /// columns of the item's row for a batch. `earlier`: how many orders of the same user come
+  /// before this one in its statement (a batch's rank): none is found once they would take the
+  /// user to `maxOpen`, which the free slots below the limit do not show when the user holds
+  /// slots above a limit since lowered.
+  static func freeSlots(
+    user: PostgresQuery, maxOpen: Int, count: PostgresQuery, earlier: PostgresQuery = "0"
+  ) -> PostgresQuery {
     let limit = max(0, maxOpen)
     return """
       SELECT f.n::smallint AS slot FROM (
@@ -32,7 +37,7 @@ extension OrderRepository {
           WHERE x.user_id = \(user) AND x.open_slot_key IS NOT NULL
         ) t
       ) g CROSS JOIN LATERAL (SELECT generate_series(g.lo, g.hi) AS n LIMIT \(count)) f
-      WHERE g.lo <= g.hi AND g.held < \(limit)
+      WHERE g.lo <= g.hi AND g.held + \(earlier) < \(limit)
       ORDER BY f.n LIMIT \(count)
       """
   }

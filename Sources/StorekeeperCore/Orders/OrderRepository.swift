@@ -85,6 +85,10 @@ package struct OrderRepository: Sendable {
           LEFT JOIN product_prices pp
             ON pp.product_id = p.product_id AND pp.storefront = \(storefront)::text
           WHERE p.product_id = \(productId)
+          -- The lock the order's foreign key takes anyway, taken before the type is judged: an
+          -- admin changing the product (FOR UPDATE) is waited for and its change is what counts,
+          -- so an order never slips past the type lock (quantity 5 of a non-consumable).
+          FOR KEY SHARE OF p
         ), f AS (
         """
       query.append(
