@@ -26,8 +26,7 @@ extension Commands {
       FileHandle.standardError.write(Data("configuration error: \(error)\n".utf8))
       return 2
     }
-    let pool = PostgresPool(
-      configuration: PostgresConfiguration(url: url), logger: logger(.notice))
+    let pool = commandPool(url: url, logger: logger(.notice))
     do {
       // In the servers' zone: a pass of theirs finding the counts in another would rebuild.
       let rollup = ChartRollup(database: pool, countsZone: zone)
@@ -42,7 +41,7 @@ extension Commands {
       await pool.shutdown()
       return 0
     } catch {
-      FileHandle.standardError.write(Data("charts-backfill failed: \(error)\n".utf8))
+      FileHandle.standardError.write(Data("charts-backfill failed: \(failure(error))\n".utf8))
       await pool.shutdown()
       return 1
     }

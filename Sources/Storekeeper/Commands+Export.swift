@@ -55,8 +55,7 @@ extension Commands {
         Data("configuration error: DATABASE_URL is required but not set\n".utf8))
       return 2
     }
-    let pool = PostgresPool(
-      configuration: PostgresConfiguration(url: url), logger: logger(.notice))
+    let pool = commandPool(url: url, logger: logger(.notice))
     let out = FileHandle.standardOutput
     do {
       if let header = Exporter.header(kind, format) { out.write(Data((header + "\n").utf8)) }
@@ -69,7 +68,7 @@ extension Commands {
       await pool.shutdown()
       return 0
     } catch {
-      FileHandle.standardError.write(Data("export failed: \(error)\n".utf8))
+      FileHandle.standardError.write(Data("export failed: \(failure(error))\n".utf8))
       await pool.shutdown()
       return 1
     }

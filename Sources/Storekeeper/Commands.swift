@@ -28,6 +28,27 @@ public enum Commands {
 
   static func logger(_ level: LogLevel) -> Logger { Logger(label: "storekeeper", level: level) }
 
+  /// A command's failure as its operator needs it: what PostgreSQL said, which a server keeps
+  /// out of answers (`PostgresError.description`) but a terminal may show.
+  static func failure(_ error: any Error) -> String {
+    guard let error = error as? PostgresError, error.kind == .server else { return "\(error)" }
+    return "PostgreSQL \(error.sqlState ?? "error"): \(error.message)"
+      + (error.detail.map { " (\($0))" } ?? "")
+  }
+
+  /// The pool of a one-shot command, without a statement cache: behind a transaction pooler
+  /// (PgBouncer, `DB_POOL_MODE=transaction`) a named statement outlives the command on the
+  /// server connection it was prepared on, and the next command's statement of the same name
+  /// fails there (42P05), or runs another's. A command runs each statement a few times only.
+  static func commandPool(url: String, logger: Logger, maxConnections: Int? = nil)
+    -> PostgresPool
+  {
+    var configuration = PostgresConfiguration(url: url)
+    configuration.statementCacheCapacity = 0
+    if let maxConnections { configuration.maxConnections = maxConnections }
+    return PostgresPool(configuration: configuration, logger: logger)
+  }
+
   static func config() -> AppConfig? {
     do { return try AppConfig.fromEnvironment() } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -67,8 +88,7 @@ public enum Commands {
     guard let config = config() else { return 2 }
     let logger = logger(config.logLevel)
     // The migration lock is a session advisory lock: on the primary itself when a direct URL is set.
-    let pool = PostgresPool(
-      configuration: PostgresConfiguration(url: config.sessionDatabaseURL), logger: logger)
+    let pool = commandPool(url: config.sessionDatabaseURL, logger: logger)
     let status: Int32
     do {
       let applied = try await Migrator(directory: config.migrationsDirectory, logger: logger)
@@ -78,7 +98,7 @@ public enum Commands {
           ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
       status = 0
     } catch {
-      FileHandle.standardError.write(Data("migration failed: \(error)\n".utf8))
+      FileHandle.standardError.write(Data("migration failed: \(failure(error))\n".utf8))
       status = 1
     }
     await pool.shutdown()
@@ -92,14 +112,14 @@ public enum Commands {
       return 2
     }
     let logger = logger(.notice)
-    let pool = PostgresPool(configuration: PostgresConfiguration(url: url), logger: logger)
+    let pool = commandPool(url: url, logger: logger)
     do {
       let added = try await DemoCatalog.load(into: pool)
       print("demo catalog: \(added) product(s) added")
       await pool.shutdown()
       return 0
     } catch {
-      FileHandle.standardError.write(Data("seed-demo failed: \(error)\n".utf8))
+      FileHandle.standardError.write(Data("seed-demo failed: \(failure(error))\n".utf8))
       await pool.shutdown()
       return 1
     }

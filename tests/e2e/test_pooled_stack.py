@@ -17,7 +17,7 @@ from __future__ import annotations
 import subprocess
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import requests
@@ -228,3 +228,17 @@ def test_admin_listings_come_from_the_replica_and_orders_from_the_primary(pooled
     # Caught up: no lag left to report (the primary keeps writing, so allow a moment).
     wait_until(lambda: requests.get(pooled.b.url + "/readyz", timeout=10).json()["replica"]["lag_bytes"] == 0,
                15, "the replica's lag never came back to 0")
+
+
+def test_the_commands_run_again_and_again_through_pgbouncer(pooled):
+    # A one-shot command's named statements would stay on PgBouncer's server connections after
+    # it exits, and the next command's of the same name fail there (42P05): commands keep no
+    # statement cache. Each runs twice, through the pooled environment the servers use.
+    env = dict(pooled.a.env)
+    now = datetime.now(timezone.utc)
+    window = ["--from", (now - timedelta(days=1)).isoformat(), "--to", (now + timedelta(days=1)).isoformat()]
+    commands = [["export", "orders", *window], ["export", "ledger", *window, "--format", "jsonl"],
+                ["charts-backfill"], ["charts-backfill", "--changes"], ["seed-demo"], ["migrate"]]
+    for command in commands * 2:
+        done = subprocess.run([pooled.a.argv[0], *command], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stdout[-400:], done.stderr[-800:])

@@ -32,10 +32,8 @@ extension Commands {
     }
     guard let config = config() else { return 2 }
     let logger = logger(config.logLevel)
-    var poolConfig = PostgresConfiguration(url: config.databaseURL)
-    poolConfig.maxConnections = 2
-    let database = PostgresPool(
-      configuration: poolConfig, logger: logger.with("component", "postgres"))
+    let database = commandPool(
+      url: config.databaseURL, logger: logger.with("component", "postgres"), maxConnections: 2)
     let reconciler: SubscriptionReconciler
     do {
       let clock = WallClock.system
