@@ -242,3 +242,22 @@ def test_the_commands_run_again_and_again_through_pgbouncer(pooled):
     for command in commands * 2:
         done = subprocess.run([pooled.a.argv[0], *command], env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, (command, done.stdout[-400:], done.stderr[-800:])
+
+
+def test_a_replica_that_never_answers_does_not_hold_readiness(launcher):
+    # A replica that accepts connections and then says nothing (frozen, or a network that
+    # black-holes it): readiness reports it and answers, instead of waiting on it.
+    import socket
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(64)
+    try:
+        db = launcher.database()
+        sk = launcher.storekeeper(db, DATABASE_READ_URL=f"postgresql://storekeeper@127.0.0.1:{hole.getsockname()[1]}/x")
+        for _ in range(2):
+            r = requests.get(sk.url + "/readyz", timeout=30)
+            assert r.status_code == 200, r.text
+            assert r.json()["replica"]["status"] == "timeout", r.json()
+        assert sk.client.get("/v1/products").status_code == 200
+    finally:
+        hole.close()

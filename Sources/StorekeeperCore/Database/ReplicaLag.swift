@@ -7,7 +7,8 @@
 /// would grow while an idle primary commits nothing, which is no lag at all.
 package struct ReplicaLag: Encodable, Sendable {
   /// `streaming` (a standby answering), `not_a_standby` (the URL reaches a server that is not
-  /// in recovery: it cannot lag, but it is not a replica either), `unreachable`.
+  /// in recovery: it cannot lag, but it is not a replica either), `unreachable`, `timeout`
+  /// (no answer within the monitor's limit).
   package var status: String
   package var seconds: Double?
   package var bytes: Int64?

@@ -1,17 +1,52 @@
 import Postgres
+import Synchronization
 
 /// Measures the read replica's lag on demand (for `/readyz` and `/metrics`): one statement on
-/// the replica, one on the primary.
+/// the replica, one on the primary, within `limit`.
 package struct ReplicaMonitor: Sendable {
   let replica: PostgresPool
   let primary: PostgresPool
+  /// How long a measurement may take. A replica that accepts connections but never answers
+  /// (frozen, or behind a black-holing network) would otherwise hold every readiness probe
+  /// past its own timeout, and take instances whose primary is fine out of rotation.
+  let limit: Duration
 
-  package init(replica: PostgresPool, primary: PostgresPool) {
+  package init(replica: PostgresPool, primary: PostgresPool, limit: Duration = .milliseconds(500)) {
     self.replica = replica
     self.primary = primary
+    self.limit = limit
   }
 
+  /// The lag, or `timeout` when it could not be measured within `limit`. The measurement
+  /// left behind is cancelled, not awaited (a connection attempt may not notice at once).
   package func measure() async -> ReplicaLag {
+    let answer = FirstAnswer()
+    return await withCheckedContinuation { continuation in
+      answer.wait(continuation)
+      let work = Task { _ = answer.give(await measureNow()) }
+      Task { [limit] in
+        try? await Task.sleep(for: limit)
+        if answer.give(ReplicaLag(status: "timeout")) { work.cancel() }
+      }
+    }
+  }
+
+  /// The measurement's or the timer's answer, whichever comes first; the other is dropped.
+  private final class FirstAnswer: Sendable {
+    private let waiting = Mutex<CheckedContinuation<ReplicaLag, Never>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<ReplicaLag, Never>) {
+      waiting.withLock { $0 = continuation }
+    }
+
+    func give(_ lag: ReplicaLag) -> Bool {
+      guard let continuation = waiting.withLock({ $0.take() }) else { return false }
+      continuation.resume(returning: lag)
+      return true
+    }
+  }
+
+  private func measureNow() async -> ReplicaLag {
     let standby: PostgresRow?
     do {
       standby = try await replica.queryFirst(
