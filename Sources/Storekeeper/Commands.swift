@@ -67,8 +67,22 @@ public enum Commands {
     }
     // Trapped before the server can answer /readyz, so an early SIGTERM is never lost.
     let trap = SignalTrap([SIGTERM, SIGINT])
+    // A signal during start-up stops it there (its statement cancelled): the migration lock
+    // may be another instance's for as long as its migrations take, and an instance told to
+    // stop must not begin serving first.
+    let starting = Task { try await app.start() }
+    let stopper = Task {
+      let signal = await trap.wait()
+      starting.cancel()
+      return signal
+    }
     do {
-      _ = try await app.start()
+      _ = try await starting.value
+    } catch  where trap.caught != nil {
+      logger.notice(
+        "signal received during start-up; stopping", ["signal": .int(Int(trap.caught ?? 0))])
+      await app.shutdown()
+      return 0
     } catch {
       // A database error's description is only its kind and SQLSTATE (it may reach a
       // response); what the server said is what tells the operator why start-up failed.
@@ -78,7 +92,7 @@ public enum Commands {
       await app.shutdown()
       return 1
     }
-    let signal = await trap.wait()
+    let signal = await stopper.value
     logger.notice("signal received", ["signal": .int(Int(signal))])
     await app.shutdown()
     return 0

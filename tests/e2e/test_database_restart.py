@@ -123,3 +123,20 @@ def test_readyz_answers_503_in_time_while_the_database_hangs(storekeeper):
         assert requests.get(sk.url + "/healthz", timeout=5).status_code == 200
     wait_until(lambda: requests.get(sk.url + "/readyz", timeout=5).status_code == 200, 30,
                "/readyz did not recover after the database resumed")
+
+
+def test_sigterm_while_another_instance_holds_the_migration_lock_stops_without_serving(launcher):
+    # Another instance migrating holds the lock for as long as its migrations take; an instance
+    # told to stop meanwhile stops there, and never begins serving.
+    db = launcher.database()
+    with db.holding("SELECT pg_advisory_lock(8319396948778640741)"):  # Migrator.lockKey
+        sk = launcher.storekeeper(db, start=False)
+        sk.spawn()
+        wait_until(lambda: db.scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND query LIKE 'SELECT pg_advisory_lock%'") == "1", 20, "the instance never waited for the lock")
+        sk.signal(signal.SIGTERM)
+        assert sk.proc is not None and sk.proc.wait(timeout=30) == 0, sk.log_tail()
+    log = sk.log()
+    assert "signal received during start-up; stopping" in log, log[-2000:]
+    assert "storekeeper serving" not in log

@@ -11,7 +11,7 @@ public final class SignalTrap: Sendable {
   private struct State: @unchecked Sendable {
     // DispatchSource objects are thread-safe; they are only retained and cancelled here.
     var caught: Int32?
-    var waiter: CheckedContinuation<Int32, Never>?
+    var waiters: [CheckedContinuation<Int32, Never>] = []
     var sources: [any DispatchSourceSignal] = []
   }
 
@@ -28,14 +28,15 @@ public final class SignalTrap: Sendable {
   }
 
   /// The first signal caught so far, if any.
-  var caught: Int32? { state.withLock { $0.caught } }
+  public var caught: Int32? { state.withLock { $0.caught } }
 
-  /// The first signal caught, waiting for one if none has come yet.
+  /// The first signal caught, waiting for one if none has come yet. Any number of callers
+  /// may wait (one during start-up, one while serving).
   public func wait() async -> Int32 {
     await withCheckedContinuation { continuation in
       let caught: Int32? = state.withLock { state in
         if let caught = state.caught { return caught }
-        state.waiter = continuation
+        state.waiters.append(continuation)
         return nil
       }
       if let caught { continuation.resume(returning: caught) }
@@ -43,14 +44,13 @@ public final class SignalTrap: Sendable {
   }
 
   private func fire(_ number: Int32) {
-    let waiter: CheckedContinuation<Int32, Never>? = state.withLock { state in
-      guard state.caught == nil else { return nil }
+    let waiters: [CheckedContinuation<Int32, Never>] = state.withLock { state in
+      guard state.caught == nil else { return [] }
       state.caught = number
-      let waiter = state.waiter
-      state.waiter = nil
-      return waiter
+      defer { state.waiters = [] }
+      return state.waiters
     }
-    waiter?.resume(returning: number)
+    for waiter in waiters { waiter.resume(returning: number) }
   }
 
   deinit {
