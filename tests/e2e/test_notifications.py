@@ -19,6 +19,7 @@ GOLD = P + "gold"
 SWORD = P + "sword"
 CLUB = P + "club.monthly"
 CLUB_PLUS = P + "club.plus.monthly"
+CLUB_CHARTED = P + "club.charted.monthly"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -27,6 +28,7 @@ def catalog(api):
     api.put_product(SWORD, type="non_consumable", grants={"entitlement": "sword"})
     api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
     api.put_product(CLUB_PLUS, type="auto_renewable", grants={"entitlement": "club_plus"})
+    api.put_product(CLUB_CHARTED, type="auto_renewable", grants={"entitlement": "club"})
 
 
 def parse_ms(text):
@@ -456,6 +458,36 @@ def test_a_grace_period_extends_only_the_latest_period_and_ends_with_its_refund(
     assert refund["delivered_status"] == 200, refund
     wait_processed(api, refund["notification_uuid"])
     assert entitlement(api, user, "club") is None, "a refunded period's grace still grants access"
+
+
+def test_the_days_in_a_grace_period_stay_active_in_the_charts_after_it_ends(api, fake_appstore):
+    # Bought 10 days ago, expired 5 days ago, then a grace period Apple ends today: the days in
+    # grace were days of access, and the charts' history keeps them once the grace is over.
+    user = unique("grace-charted")
+    now = int(time.time() * 1000)
+    order = api.create_order(user, CLUB_CHARTED)
+    purchase = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "purchase_date_ms": now - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=purchase["transaction_id"],
+                                      grace_period_expires_in_seconds=86400)
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    ended = fake_appstore.notification("GRACE_PERIOD_EXPIRED", transaction_id=purchase["transaction_id"])
+    assert ended["delivered_status"] == 200, ended
+    wait_processed(api, ended["notification_uuid"])
+    assert entitlement(api, user, "club") is None
+
+    in_grace = datetime.utcfromtimestamp((now - 2 * 86400 * 1000) / 1000).date().isoformat()
+    r = api.get("/admin/v1/charts/active_subscriptions", admin=True,
+                params={"from": in_grace, "to": in_grace, "segment": "product", "source": "transactions"})
+    assert r.status_code == 200, r.text
+    rows = [row for row in r.json()["rows"] if row["segment"] == CLUB_CHARTED]
+    assert rows and rows[0]["active_subscriptions"] == 1, r.json()
 
 
 def test_a_failed_renewal_without_grace_period_ends_access_at_apples_date(api, fake_appstore):

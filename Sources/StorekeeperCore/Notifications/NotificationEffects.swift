@@ -82,7 +82,8 @@ package struct NotificationEffects {
       }
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       if let original {
-        try await subscriptionState(original, .expired, graceMs: nil)
+        try await subscriptionState(
+          original, .expired, graceMs: nil, endedAtMs: stored.notification.signedDate)
         try await outbox.append(
           [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
       }
@@ -109,7 +110,8 @@ package struct NotificationEffects {
           [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
         return .processed(.gracePeriod)
       }
-      try await subscriptionState(original, .billingRetry, graceMs: nil)
+      try await subscriptionState(
+        original, .billingRetry, graceMs: nil, endedAtMs: stored.notification.signedDate)
       problem["status"] = .string(SubscriptionStatus.billingRetry.rawValue)
       try await outbox.append(
         [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
@@ -306,9 +308,14 @@ package struct NotificationEffects {
     return .processed(.renewalRecorded)
   }
 
-  func subscriptionState(_ original: String, _ status: SubscriptionStatus, graceMs: Int64?)
-    async throws
-  {
+  /// Sets the subscription's state and grace end. A state without a grace of its own that is
+  /// not a renewal (expired, billing retry) keeps the grace period granted before it, ended by
+  /// `endedAtMs` at the latest (Apple's signing of the notification; now without one): the
+  /// days spent in grace stay in the subscription's history (charts count them active), and
+  /// access ends. A renewal's new period is the latest, which an earlier grace never extends.
+  func subscriptionState(
+    _ original: String, _ status: SubscriptionStatus, graceMs: Int64?, endedAtMs: Int64? = nil
+  ) async throws {
     var query: PostgresQuery = """
       INSERT INTO subscription_states (original_transaction_id, status, grace_expires_at)
       VALUES (\(original), \(status),
@@ -317,7 +324,16 @@ package struct NotificationEffects {
     query.append(
       """
       ) ON CONFLICT (original_transaction_id) DO UPDATE
-        SET status = EXCLUDED.status, grace_expires_at = EXCLUDED.grace_expires_at, updated_at = now()
+        SET status = EXCLUDED.status, updated_at = now(),
+          grace_expires_at = CASE
+            WHEN EXCLUDED.grace_expires_at IS NULL AND EXCLUDED.status <> \(SubscriptionStatus.active)
+              THEN least(subscription_states.grace_expires_at,
+      """)
+    query.append(endedAtMs.map { TransactionRecord.time($0) } ?? "now()")
+    query.append(
+      """
+      )
+            ELSE EXCLUDED.grace_expires_at END
       """)
     try await tx.execute(query)
   }
