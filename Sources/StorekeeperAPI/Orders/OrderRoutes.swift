@@ -77,6 +77,11 @@ package struct OrderRoutes: Sendable {
       fields.fail("user_id", "must be 1-128 printable characters")
     }
     let productId = fields.string("product_id", required: true, maxLength: 100)
+    // As openapi.yaml says: a malformed id is the request's fault (422), never a 404 that an
+    // Idempotency-Key would keep for a day.
+    if let productId, !ProductDraft.isValidProductId(productId) {
+      fields.fail("product_id", "must be 1-100 of [A-Za-z0-9._-]")
+    }
     let quantity = fields.integer("quantity", range: 1...10) ?? 1
     let storeText = fields.string("store", maxLength: 32)
     let store = storeText.map { OrderStore(rawValue: $0) } ?? .appStore
