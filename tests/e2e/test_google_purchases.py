@@ -405,3 +405,25 @@ def test_an_admin_moves_a_google_purchase_to_another_user(api, google):
     problem(api.post("/v1/receipts", json={**body, "user_id": owner}), 409, "purchase_not_yours")
     problem(api.post(f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
                      json={"to_user_id": heir}), 409, "already_owned")
+
+
+def test_a_purchase_google_names_no_order_for_is_never_exported_by_its_token(api, google):
+    # Google's orderId "may not be set if there is no order associated with the purchase" (a
+    # promo code): the purchase is then known by its token, a credential that must not leave
+    # in an export. The exports name it by a digest, as the charts do.
+    from datetime import datetime, timedelta, timezone
+    user = unique("g-orderless")
+    order = google_order(api, user, "g.gold")
+    made = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"], no_order=True)
+    assert "orderId" not in google.api(f"products/g.gold/tokens/{made['purchase_token']}")
+    r = report(api, order["trade_no"], made["purchase_token"])
+    assert r.status_code == 200, r.text
+    assert api.balance(user) == 100
+    now = datetime.now(timezone.utc)
+    window = {"from": (now - timedelta(hours=1)).isoformat(), "to": (now + timedelta(hours=1)).isoformat()}
+    for kind in ("orders", "ledger"):
+        r = api.get(f"/admin/v1/exports/{kind}", admin=True, params={**window, "format": "jsonl"})
+        assert r.status_code == 200, r.text
+        assert made["purchase_token"] not in r.text, kind
+        mine = [row for row in map(__import__("json").loads, r.text.splitlines()) if row.get("user_id") == user]
+        assert mine and all(row["transaction_id"].startswith("token:") for row in mine), (kind, mine)

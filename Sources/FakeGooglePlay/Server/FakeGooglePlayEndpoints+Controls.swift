@@ -55,11 +55,15 @@ extension FakeGooglePlayEndpoints {
       throw FakeControlBody.invalid("price_micros", "must be between 0 and 10^12")
     }
     let currency = try body.string("currency") ?? "USD"
+    // Google: orderId "may not be set if there is no order associated with the purchase"
+    // (a promo code redeemed): no orderId, and nothing for orders.get to find.
+    let orderless = try body.bool("no_order") ?? false
     let now = state.nowMillis()
     let pending = stateName == "pending"
     let product = FakeProduct(
       packageName: try body.string("package_name") ?? configuration.packageName,
-      productId: productId, token: FakePlayState.newToken(), orderId: state.newOrderId(),
+      productId: productId, token: FakePlayState.newToken(),
+      orderId: orderless ? "" : state.newOrderId(),
       state: pending ? .pending : .purchased, purchaseTimeMillis: now,
       purchasedAtMillis: pending ? nil : now, test: try body.bool("test") ?? false,
       quantity: Int32(quantity), refundableQuantity: Int32(quantity),
@@ -71,7 +75,7 @@ extension FakeGooglePlayEndpoints {
       line: .oneTime(quantity: Int32(quantity)), state: pending ? "PENDING" : "PROCESSED")
     state.contents.withLock {
       $0.products[product.token] = product
-      $0.orders[order.orderId] = order
+      if !orderless { $0.orders[order.orderId] = order }
     }
     if !pending { notifyProduct(product, type: .purchased) }
     return FakeGoogleError.json(

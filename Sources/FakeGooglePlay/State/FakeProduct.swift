@@ -29,9 +29,10 @@ struct FakeProduct: Sendable {
       "kind": "androidpublisher#productPurchase", "productId": productId,
       "purchaseTimeMillis": String(purchaseTimeMillis), "purchaseState": state.rawValue,
       "consumptionState": consumed ? 1 : 0, "developerPayload": developerPayload,
-      "orderId": orderId, "acknowledgementState": acknowledged ? 1 : 0,
+      "acknowledgementState": acknowledged ? 1 : 0,
       "regionCode": regionCode, "quantity": quantity, "refundableQuantity": refundableQuantity,
     ]
+    if !orderId.isEmpty { json["orderId"] = orderId }
     if test { json["purchaseType"] = 0 }
     if let obfuscatedExternalAccountId {
       json["obfuscatedExternalAccountId"] = obfuscatedExternalAccountId

@@ -30,18 +30,24 @@ package enum ExportKind: String, Sendable, CaseIterable {
   /// Column expressions over `x`, each as text (NULL stays NULL), in `columns`' order.
   var expressions: [String] {
     func time(_ column: String) -> String { SQLTime.text("x.\(column)") }
+    // A Google purchase Google named no order for is known by its purchase token, a
+    // credential: exports name it by a digest, as the charts do.
+    let transactionId = """
+      CASE WHEN EXISTS (SELECT 1 FROM google_purchases gp WHERE gp.purchase_token = x.transaction_id)
+        THEN 'token:' || left(md5(x.transaction_id), 16) ELSE x.transaction_id END
+      """
     switch self {
     case .orders:
       return [
         "x.trade_no", "x.user_id", "x.product_id", "x.quantity::text", "x.unit_price::text",
         "x.currency::text", "x.amount::text", "x.trade_status", "x.close_reason", "x.origin",
-        "x.transaction_id", "x.environment", time("created_at"), time("paid_at"),
+        transactionId, "x.environment", time("created_at"), time("paid_at"),
         time("closed_at"),
       ]
     case .ledger:
       return [
         "x.id::text", "x.user_id", "x.asset", "x.amount::text", "x.kind", "x.trade_no",
-        "x.transaction_id", "x.environment", time("created_at"),
+        transactionId, "x.environment", time("created_at"),
       ]
     case .transactions:
       return [
