@@ -233,3 +233,16 @@ def test_reconcile_needs_the_api_key(binary, launcher, fresh_db):
     result = subprocess.run([binary, "reconcile", "--limit", "x"], env=env, capture_output=True, text=True,
                             timeout=20)
     assert result.returncode == 2
+
+
+def test_a_renewal_into_a_product_not_in_the_catalog_is_an_error_not_a_repair(binary, launcher):
+    # Apple renewed the subscription into a product the catalog does not have: nothing can be
+    # recorded, so no pass may claim a repair (and every later one claim it again).
+    sk, fake = reconciling_stack(launcher)
+    db = sk_db(launcher, sk)
+    _, purchase = subscribe(sk, fake, "rc-unlisted", expires_in=DAY)
+    fake.renewal(purchase["transaction_id"], product_id="com.example.tests.reconcile.unlisted", deliver=False)
+    for _ in range(2):
+        run = reconcile(binary, sk)
+        assert "repaired 0, errors 1" in run.stdout, run.stdout + run.stderr
+    assert [r for r in repairs(db) if r[2] == "renewed"] == []

@@ -252,6 +252,14 @@ package struct SubscriptionReconciler: Sendable {
         guard outcome.state == .processed else {
           throw Unusable(description: "\(repair.kind) could not apply: \(outcome.result.rawValue)")
         }
+        // A renewal that recorded nothing (its product is not in the catalog, or Apple refunded
+        // it first) repaired nothing: said as this subscription's error, not logged as a repair
+        // that every later pass would find to make again.
+        if case .renewed = repair, outcome.result != .renewalRecorded,
+          outcome.result != .datesUpdated
+        {
+          throw Unusable(description: "renewed could not apply: \(outcome.result.rawValue)")
+        }
         try await tx.execute(
           """
           INSERT INTO reconcile_repairs (run_id, user_id, original_transaction_id, transaction_id,
