@@ -284,7 +284,29 @@ package struct NotificationEffects {
       let userId = try await TransactionRecord.subscriber(
         originalTransactionId: transaction.originalTransactionId, on: tx)
     else { return .deferred(.originalTransactionUnknown) }
-    guard let product = try await catalog.product(transaction.productId, on: tx),
+    guard let product = try await catalog.product(transaction.productId, on: tx) else {
+      return .processed(.unknownProduct)
+    }
+    // Bought in the app (an upgrade, a resubscription) with an order of the subscriber's own
+    // whose token it carries, and that order's report not here yet: this pays that order, so
+    // the report that follows finds it settled instead of its purchase taken by a renewal.
+    if let named = try await appOrder(paying: transaction, for: userId, product: product) {
+      if known { try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx) }
+      if !stale {
+        try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+      }
+      do {
+        _ = try await settlement.settleLocked(
+          named, product: product, transaction: transaction, source: source, cause: cause,
+          record: nil, events: events, appleRevoked: false, on: tx)
+        return .processed(.renewalRecorded)
+      } catch SettlementRefusal.transactionAlreadyUsed where !known {
+        throw NotificationLostRace(transactionId: transaction.transactionId)
+      } catch is SettlementRefusal {
+        // Closed for good, or paid meanwhile: the period is the subscriber's all the same.
+      }
+    }
+    guard
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
         reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
@@ -313,6 +335,21 @@ package struct NotificationEffects {
   /// `endedAtMs` at the latest (Apple's signing of the notification; now without one): the
   /// days spent in grace stay in the subscription's history (charts count them active), and
   /// access ends. A renewal's new period is the latest, which an earlier grace never extends.
+  /// The unpaid order of `userId` for `product` whose token `transaction` carries and which
+  /// it can pay, locked; nil when there is none (a renewal carries its first purchase's token,
+  /// whose order is paid already).
+  private func appOrder(
+    paying transaction: VerifiedTransaction, for userId: String, product: Product
+  ) async throws -> Order? {
+    guard let token = TransactionRecord.validToken(transaction.appAccountToken),
+      let order = try await orders.find(accountToken: token, store: .appStore, lock: true, on: tx),
+      order.userId == userId, order.productId == product.productId,
+      order.tradeStatus != .tradeSuccess, order.transactionId == nil,
+      (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+    else { return nil }
+    return order
+  }
+
   func subscriptionState(
     _ original: String, _ status: SubscriptionStatus, graceMs: Int64?, endedAtMs: Int64? = nil
   ) async throws {
@@ -326,7 +363,9 @@ package struct NotificationEffects {
       ) ON CONFLICT (original_transaction_id) DO UPDATE
         SET status = EXCLUDED.status, updated_at = now(),
           grace_expires_at = CASE
+            -- least() skips NULL: without a grace before, there is none to keep.
             WHEN EXCLUDED.grace_expires_at IS NULL AND EXCLUDED.status <> \(SubscriptionStatus.active)
+              AND subscription_states.grace_expires_at IS NOT NULL
               THEN least(subscription_states.grace_expires_at,
       """)
     query.append(endedAtMs.map { TransactionRecord.time($0) } ?? "now()")
