@@ -143,11 +143,15 @@ BEGIN
               -- ends this period when it begins; a downgrade begins at the renewal date, so it
               -- cuts nothing. Apple's grace period extends the subscription's latest period
               -- only: not one another product replaced, nor one before a latest period that
-              -- was refunded (a row of the subscription expires later, revoked or not).
+              -- was refunded (a row of the subscription begun since expires later, revoked
+              -- or not).
               CROSS JOIN LATERAL (
                 SELECT min(n.purchase_date) FILTER (
                          WHERE n.product_id <> p.product_id AND n.purchase_date > per.began) AS cut,
-                       coalesce(bool_or(n.expires_date > per.expires_date), false) AS outlived
+                       -- Not the period an upgrade replaced (it began before this one): a
+                       -- yearly plan upgraded to a monthly one must not take the grace away.
+                       coalesce(bool_or(n.expires_date > per.expires_date
+                                        AND n.purchase_date >= per.began), false) AS outlived
                 FROM apple_transactions n
                 WHERE n.original_transaction_id = per.original_transaction_id) after
               LEFT JOIN subscription_states s

@@ -90,7 +90,7 @@ import Testing
       // Per subscription, the product's latest period: a later purchase of another of the
       // subscription's products (an upgrade, any user's, revoked or not) ends it when it
       // begins; otherwise Apple's grace extends it when no transaction of the subscription
-      // (any user's, revoked or not) outlasts it.
+      // begun since (any user's, revoked or not) outlasts it.
       var ends: [(ms: Int64, sandbox: Bool)] = []
       for original in Set(paid.map(\.transaction.originalTransactionId)) {
         let own = paid.filter { $0.transaction.originalTransactionId == original }
@@ -102,7 +102,9 @@ import Testing
         let cut = whole.filter {
           $0.transaction.productId != product && $0.transaction.purchaseDate > began
         }.map(\.transaction.purchaseDate).min()
-        let outlived = whole.contains { ($0.transaction.expiresDate ?? .min) > expires }
+        let outlived = whole.contains {
+          ($0.transaction.expiresDate ?? .min) > expires && $0.transaction.purchaseDate >= began
+        }
         let until =
           if let cut { min(expires, cut) } else if outlived { expires } else {
             max(expires, grace[original] ?? .min)

@@ -370,6 +370,46 @@ def test_an_upgrade_the_app_reports_ends_the_old_period(api, fake_appstore):
     assert len(api.admin_orders(user_id=user)) == 2
 
 
+def test_an_upgrade_notified_before_the_apps_report_pays_the_apps_own_order(api, fake_appstore):
+    # Apple's UPGRADE comes first: it pays the order the app made for the upgrade (its token is
+    # in the transaction), so the report that follows is answered as settled, not refused as a
+    # purchase a renewal order took.
+    user = unique("upgrade-notified")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    order = api.create_order(user, CLUB_PLUS)
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=30 * 86400,
+                                 app_account_token=order["app_account_token"])
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert entitlement(api, user, "club_plus") and entitlement(api, user, "club") is None
+    orders = api.admin_orders(user_id=user)
+    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
+    assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
+
+
+def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
+    # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
+    # began, so its own far expiry takes no grace period away from the month.
+    user = unique("upgrade-grace")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=300 * 86400)
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=3600)
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    upgrade = jws_payload(note["signed_transaction"])
+    grace = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                       transaction_id=upgrade["transactionId"],
+                                       grace_period_expires_in_seconds=6 * 86400)
+    assert grace["delivered_status"] == 200, grace
+    wait_processed(api, grace["notification_uuid"])
+    until = jws_payload(jws_payload(grace["signed_payload"])["data"]["signedRenewalInfo"])["gracePeriodExpiresDate"]
+    plus = entitlement(api, user, "club_plus")
+    assert plus and parse_ms(plus["expires_at"]) == until, plus
+    assert entitlement(api, user, "club") is None
+
+
 def test_a_period_apple_signs_as_upgraded_from_pays_its_order_and_grants_nothing(api, fake_appstore):
     # The upgrade is bought before the old purchase is reported (its report lost, retried
     # later): Apple now signs the old period isUpgraded, which StoreKit leaves out of the
@@ -488,6 +528,37 @@ def test_the_days_in_a_grace_period_stay_active_in_the_charts_after_it_ends(api,
     assert r.status_code == 200, r.text
     rows = [row for row in r.json()["rows"] if row["segment"] == CLUB_CHARTED]
     assert rows and rows[0]["active_subscriptions"] == 1, r.json()
+
+
+def test_an_expiry_without_a_grace_period_adds_no_days_to_the_charts(api, fake_appstore):
+    # Expired 5 days ago with no grace period; Apple's EXPIRED arrives now: nothing was active
+    # in between, and no grace end may be made up from the notification's date.
+    user = unique("expired-charted")
+    now = int(time.time() * 1000)
+    order = api.create_order(user, CLUB_CHARTED)
+    purchase = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "purchase_date_ms": now - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
+    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    # Its state known (active, no grace), as after any renewal notice.
+    renewed = fake_appstore.notification("DID_RENEW", transaction_id=purchase["transaction_id"])
+    assert renewed["delivered_status"] == 200, renewed
+    wait_processed(api, renewed["notification_uuid"])
+    note = fake_appstore.notification("EXPIRED", subtype="VOLUNTARY", transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    day = datetime.utcfromtimestamp((now - 2 * 86400 * 1000) / 1000).date().isoformat()
+    r = api.get("/admin/v1/charts/active_subscriptions", admin=True,
+                params={"from": day, "to": day, "segment": "product", "source": "transactions"})
+    assert r.status_code == 200, r.text
+    rows = [row for row in r.json()["rows"] if row["segment"] == CLUB_CHARTED]
+    # The grace test's subscription (same product) may be active that day; this one is not.
+    assert sum(row["active_subscriptions"] for row in rows) <= 1, rows
+    r = api.get("/admin/v1/charts/active_subscriptions/transactions", admin=True,
+                params={"from": day, "to": day, "period": day, "product": CLUB_CHARTED, "limit": 100})
+    assert r.status_code == 200, r.text
+    assert purchase["transaction_id"] not in {t["transaction_id"] for t in r.json()["transactions"]}
 
 
 def test_a_failed_renewal_without_grace_period_ends_access_at_apples_date(api, fake_appstore):
