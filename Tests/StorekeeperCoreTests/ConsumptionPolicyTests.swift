@@ -19,6 +19,7 @@ import Testing
     #expect(facts(credited: 100, used: 30).milliunits == 30_000)
     #expect(facts(credited: 3, used: 1).milliunits == 33_334)
     #expect(facts(credited: 1_000_000, used: 1).milliunits == 1, "anything used is not nothing")
+    #expect(facts(credited: 1_000_000, used: 999_999).milliunits == 99_999, "nor all of it")
     #expect(facts(credited: 100, used: 0).milliunits == 0)
     #expect(facts(credited: 100, used: 100).milliunits == 100_000)
     #expect(facts(delivered: false, credited: 100, used: 0).milliunits == 0)

@@ -52,11 +52,13 @@ struct ConsumptionFacts: Sendable, Equatable {
     guard delivered else { return 0 }
     guard credited > 0 else { return nil }
     let (scaled, overflow) = max(0, used).multipliedReportingOverflow(by: 100_000)
-    // Rounded up: a purchase of which anything was used is never said to be untouched.
+    // Rounded up: a purchase of which anything was used is never said to be untouched; and
+    // one not all used is never said to be all used (99,999 at most).
     let share =
       overflow
       ? Int64((Double(used) / Double(credited) * 100_000).rounded(.up))
       : (scaled + credited - 1) / credited
-    return Int32(min(100_000, max(0, share)))
+    let ceiling: Int64 = used >= credited ? 100_000 : 99_999
+    return Int32(min(ceiling, max(0, share)))
   }
 }
