@@ -42,7 +42,7 @@ package struct AccountTokenSender: Sendable {
       await withTaskGroup(of: Void.self) { group in
         for job in claimed { group.addTask { await send(job) } }
       }
-      if claimed.count < Self.batchSize || Task.isCancelled { return }
+      if claimed.count < Self.batchSize || LoopStop.requested { return }
     }
   }
 

@@ -5,7 +5,8 @@ import StorekeeperLogging
 /// coalesce into one more run. Used by the sweeper and the retry and notification workers.
 ///
 /// Cancelling `run()` stops the ticking and lets a run in progress finish: the body runs in a
-/// task of its own, so the cancellation does not cancel its statements halfway.
+/// task of its own, so the cancellation does not cancel its statements halfway. The body sees
+/// it through `LoopStop.requested`, and a wake-up buffered before it starts no further run.
 package struct BackgroundLoop: Service {
   package let name: String
   private let intervalMs: Int64
@@ -26,6 +27,7 @@ package struct BackgroundLoop: Service {
 
   package func run() async {
     let (signal, interval, body) = (signal, intervalMs, body)
+    let stop = LoopStop()
     let ticker = Task {
       signal.wake()
       while !Task.isCancelled {
@@ -36,8 +38,13 @@ package struct BackgroundLoop: Service {
     logger.debug(
       "background loop started", ["loop": .string(name), "interval_ms": .int(Int(interval))])
     await withTaskCancellationHandler {
-      for await _ in signal.wakes { await Task { await body() }.value }
+      for await _ in signal.wakes {
+        // A wake buffered before the cancellation is still handed over: not a run to start.
+        if stop.isSet { break }
+        await Task { await LoopStop.$current.withValue(stop) { await body() } }.value
+      }
     } onCancel: {
+      stop.set()
       ticker.cancel()
       signal.finish()
     }

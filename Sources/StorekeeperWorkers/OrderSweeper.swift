@@ -52,7 +52,11 @@ package struct OrderSweeper: Sendable {
     while true {
       let batch = try await orders.closeExpired(now: clock.now(), limit: expiryBatch)
       closed += batch
-      if batch < expiryBatch || ContinuousClock.now - started >= expiryBudget { return closed }
+      if batch < expiryBatch || ContinuousClock.now - started >= expiryBudget
+        || LoopStop.requested
+      {
+        return closed
+      }
     }
   }
 }

@@ -27,7 +27,9 @@ package struct ReportRetryWorker: Sendable {
 
   package func runOnce() async {
     do {
-      while true {
+      // Batch after batch until none is due, or the process is stopping: a batch claimed then
+      // would wait out its lease.
+      while !LoopStop.requested {
         let due = try await reports.claimDue(limit: 20)
         if due.isEmpty { return }
         // At once: each waits for its own slot of the verification lanes, so a backlog left by

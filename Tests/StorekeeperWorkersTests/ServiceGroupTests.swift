@@ -39,6 +39,29 @@ import Testing
     #expect(!runs.sawCancellation.withLock { $0 })
   }
 
+  @Test func shutdownStartsNoFurtherRunAndTheRunInHandSeesTheStop() async throws {
+    // A wake buffered while a run is in hand, then shutdown: the buffered wake starts nothing,
+    // and the run in hand learns of the stop (a body going on in batches stops claiming).
+    let runs = Runs()
+    let signal = WorkSignal()
+    let loop = BackgroundLoop(
+      name: "test", intervalMs: 3_600_000, signal: signal, logger: Self.logger
+    ) {
+      runs.started.withLock { $0 += 1 }
+      while !LoopStop.requested { try? await Task.sleep(for: .milliseconds(10)) }
+      runs.sawCancellation.withLock { $0 = true }
+      runs.finished.withLock { $0 += 1 }
+    }
+    let group = ServiceGroup([loop], logger: Self.logger)
+    group.start()
+    while runs.started.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    signal.wake()
+    #expect(await group.shutdown(within: .seconds(10)))
+    #expect(runs.sawCancellation.withLock { $0 })
+    #expect(runs.started.withLock { $0 } == 1)
+    #expect(runs.finished.withLock { $0 } == 1)
+  }
+
   @Test func shutdownSaysSoWhenAServiceOverrunsItsGrace() async {
     struct Stubborn: Service {
       let name = "stubborn"
