@@ -12,7 +12,7 @@
 -- subscription's first order and each renewal's, all of one subscription (the purchase token)
 -- under its first order id. Its price is what the Orders API said the buyer paid (`total`), or,
 -- until it answers, the plan's recurring price subscriptionsv2 named; a one-time product is
--- unpriced until then. Every order of a token bills the length of its first period. Google
+-- unpriced until then. Each order bills the period it paid for (see billed_period). Google
 -- reports no storefront in Apple's spelling (country 'unknown') and no trial Storekeeper reads.
 -- The latest order of a purchase another replaced (upgrade, downgrade) is upgraded, and its
 -- revocation is the replacement, not a refund; any other order voided or revoked is refunded. The purchase token never leaves: Google's order ids name the transactions.
@@ -59,8 +59,11 @@ SELECT 'google_play'::text,
        g.trade_no,
        -- The period this order paid for (charged at, to the expiry it paid up to when first
        -- seen): a trial's first order, or a token first seen late, must not set every other
-       -- order's. The token's first period only when the order's is not known.
+       -- order's. Not known (a renewal whose push was lost): until the next order of the token
+       -- began, if that is a day or more (a lost renewal's placeholder time is a millisecond
+       -- before the next until the Orders API dates it); else the token's first period.
        CASE WHEN g.order_expiry > g.purchased_at THEN g.order_expiry - g.purchased_at
+            WHEN g.next_start >= g.purchased_at + interval '1 day' THEN g.next_start - g.purchased_at
             ELSE coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time END
 FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_at, o.trade_no,
              o.expiry_time AS order_expiry,
@@ -75,9 +78,9 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
              -- The latest order ends where the token's access ends; an earlier one where it
              -- paid up to (the next order takes over from its start anyway).
              CASE WHEN gp.kind <> 'subscription' THEN NULL
-                  WHEN n.latest THEN gp.expiry_time
+                  WHEN n.next_start IS NULL THEN gp.expiry_time
                   ELSE coalesce(o.expiry_time, gp.expiry_time) END AS expires_date,
-             n.latest
+             n.next_start IS NULL AS latest, n.next_start
       FROM google_orders o
       JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
       LEFT JOIN orders ord ON ord.trade_no = o.trade_no
@@ -86,10 +89,9 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
       -- token's. An index probe per order (0120), not a window over every order of the table:
       -- a window kept a range's filter out of the scan, so each page of an export read them all.
       CROSS JOIN LATERAL (
-        SELECT NOT EXISTS (
-          SELECT 1 FROM google_orders later
-          WHERE later.purchase_token = o.purchase_token
-            AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) AS latest) n) g;
+        SELECT min(later.purchased_at) AS next_start FROM google_orders later
+        WHERE later.purchase_token = o.purchase_token
+          AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) n) g;
 
 -- Each subscription transaction as the span of time it kept the subscription active:
 -- from its purchase until the first of its expiry, the next transaction of the same

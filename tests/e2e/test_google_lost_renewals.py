@@ -219,3 +219,33 @@ def test_a_void_of_the_latest_renewal_after_lost_ones_ends_the_subscription(sk, 
     assert orders[first + "..9"]["trade_status"] == "TRADE_SUCCESS"
     assert sk.db.scalar(f"SELECT revoked_at IS NOT NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
     assert not vip(sk, user)
+
+
+def test_a_lost_renewal_after_a_free_trial_bills_a_month_not_the_trials_week(sk, google):
+    # A week's free trial, then monthly renewals at 9.99; the first renewal's push is lost. Its
+    # order's expiry is not known, so the period it paid for is read up to the next order's
+    # start (a month), not the token's first period (the trial's week: 9.99 x 52/12 of MRR).
+    from datetime import datetime, timedelta, timezone
+    user = unique("gl-trial")
+    start = datetime.now(timezone.utc) - timedelta(days=40)
+    try:
+        google.control("clock", {"now_ms": int(start.timestamp() * 1000)})
+        order = order_for(sk, user, "gl.vip")
+        bought = google.subscribe("gl.vip", obfuscated_account_id=order["obfuscated_account_id"],
+                                  trial_seconds=7 * 86400, period_seconds=30 * 86400, price_micros=9_990_000)
+        assert report(sk, order, bought["purchase_token"]).status_code == 200
+        token, first = bought["purchase_token"], bought["order_id"]
+        google.control("clock", {"now_ms": int((start + timedelta(days=7)).timestamp() * 1000)})
+        withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+        google.control("clock", {"now_ms": int((start + timedelta(days=37)).timestamp() * 1000)})
+        google.control(f"subscriptions/{token}/events", {"event": "renew"})
+        wait_until(lambda: first + "..1" in paid(sk, user), 30, "the later renewal credited")
+    finally:
+        google.control("clock", {"now_ms": int(datetime.now(timezone.utc).timestamp() * 1000)})
+    wait_until(lambda: sk.db.scalar("SELECT count(*) FROM google_orders WHERE price_source IS DISTINCT FROM "
+                                    f"'order' AND purchase_token = '{token}'") == "0",
+               60, "every order priced by the Orders API")
+    assert sk.db.scalar(f"SELECT expiry_time IS NULL FROM google_orders WHERE order_id = '{first}..0'") == "t"
+    monthly = sk.db.scalar("SELECT trim_scale(monthly_price)::text FROM chart_subscription_periods "
+                           f"WHERE transaction_id = '{first}..0'")
+    assert monthly == "9.99", monthly
