@@ -163,9 +163,17 @@ package struct SubscriptionReconciler: Sendable {
         }
         return nil
       }
-      let made = try await repair(original, apple: apple, runId: summary.runId ?? 0)
+      let (made, unapplied) = try await repair(original, apple: apple, runId: summary.runId ?? 0)
       summary.checked += 1
       summary.repairs += made
+      if let unapplied {
+        // Its other repairs were made; this one is the subscription's error (recorded with
+        // them), so an operator sees what is missing.
+        summary.errors += 1
+        logger.warning(
+          "subscription not reconciled",
+          ["original_transaction_id": .string(original), "error": .string(unapplied)])
+      }
       for repair in made {
         logger.notice(
           "subscription repaired to match Apple",
@@ -229,8 +237,9 @@ package struct SubscriptionReconciler: Sendable {
   /// Compares under lock and repairs, in one database transaction with the records of the
   /// repairs and the check: a notification or another pass arriving at the same time either
   /// went first (and this finds nothing to repair) or waits.
+  /// The repairs made, and why one could not be (its other repairs are made all the same).
   private func repair(_ original: String, apple: AppleSubscription, runId: Int64) async throws
-    -> [ReconcileSummary.Repair]
+    -> (made: [ReconcileSummary.Repair], unapplied: String?)
   {
     try await database.withTransaction { tx in
       let stored = try await StoredSubscription.load(original, on: tx)
@@ -240,26 +249,37 @@ package struct SubscriptionReconciler: Sendable {
       // applied meanwhile would be reversed. The next pass asks again.
       if try await Self.notifiedSince(apple, original: original, on: tx) {
         try await claims.finish(original, error: nil, on: tx)
-        return []
+        return ([], nil)
       }
       let repairs = SubscriptionDiscrepancy.repairs(stored: stored, apple: apple)
       let effects = NotificationEffects(
         settlement: settlement, catalog: catalog, clock: clock, tx: tx, uuid: "",
         cause: .reconcile, eventDetail: .object(["reconcile_run": .number(String(runId))]),
         source: .signedTransaction)
+      var made: [SubscriptionRepair] = []
+      var unapplied: String?
       for repair in repairs {
+        // The state a renewal would have set (active) is what the state's repair starts from;
+        // with that renewal not recorded, the state may already be Apple's: nothing to repair.
+        if unapplied != nil, case .stateChanged(_, _, let status, let graceMs) = repair,
+          stored.status == status, stored.graceMs == graceMs
+        {
+          continue
+        }
         let outcome = try await apply(repair, original: original, effects: effects)
         guard outcome.state == .processed else {
           throw Unusable(description: "\(repair.kind) could not apply: \(outcome.result.rawValue)")
         }
         // A renewal that recorded nothing (its product is not in the catalog, or Apple refunded
-        // it first) repaired nothing: said as this subscription's error, not logged as a repair
-        // that every later pass would find to make again.
+        // it first) repaired nothing: said as this subscription's error, not recorded as a
+        // repair that every later pass would find to make again.
         if case .renewed = repair, outcome.result != .renewalRecorded,
           outcome.result != .datesUpdated
         {
-          throw Unusable(description: "renewed could not apply: \(outcome.result.rawValue)")
+          unapplied = "renewed could not apply: \(outcome.result.rawValue)"
+          continue
         }
+        made.append(repair)
         try await tx.execute(
           """
           INSERT INTO reconcile_repairs (run_id, user_id, original_transaction_id, transaction_id,
@@ -269,8 +289,10 @@ package struct SubscriptionReconciler: Sendable {
             \(try JSONCoding.text(repair.became))::jsonb)
           """)
       }
-      try await claims.finish(original, error: nil, on: tx)
-      return repairs.map { .init(userId: userId, originalTransactionId: original, repair: $0) }
+      try await claims.finish(original, error: unapplied, on: tx)
+      return (
+        made.map { .init(userId: userId, originalTransactionId: original, repair: $0) }, unapplied
+      )
     }
   }
 
