@@ -505,13 +505,7 @@ def test_the_days_in_a_grace_period_stay_active_in_the_charts_after_it_ends(api,
     # grace were days of access, and the charts' history keeps them once the grace is over.
     user = unique("grace-charted")
     now = int(time.time() * 1000)
-    order = api.create_order(user, CLUB_CHARTED)
-    purchase = fake_appstore.call("/fake/v1/purchases", {
-        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
-        "environment": "Production", "app_account_token": order["app_account_token"],
-        "purchase_date_ms": now - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
-    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
-    assert r.status_code == 200, r.text
+    purchase = bought_ten_days_ago(api, fake_appstore, user, now)
     note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
                                       transaction_id=purchase["transaction_id"],
                                       grace_period_expires_in_seconds=86400)
@@ -530,17 +524,24 @@ def test_the_days_in_a_grace_period_stay_active_in_the_charts_after_it_ends(api,
     assert rows and rows[0]["active_subscriptions"] == 1, r.json()
 
 
+def bought_ten_days_ago(api, fake_appstore, user: str, now_ms: int) -> dict:
+    """A subscription to CLUB_CHARTED bought 10 days before `now_ms`, expired 5 days ago, reported."""
+    order = api.create_order(user, CLUB_CHARTED)
+    purchase = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "purchase_date_ms": now_ms - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    return purchase
+
+
 def test_an_expiry_without_a_grace_period_adds_no_days_to_the_charts(api, fake_appstore):
     # Expired 5 days ago with no grace period; Apple's EXPIRED arrives now: nothing was active
     # in between, and no grace end may be made up from the notification's date.
     user = unique("expired-charted")
     now = int(time.time() * 1000)
-    order = api.create_order(user, CLUB_CHARTED)
-    purchase = fake_appstore.call("/fake/v1/purchases", {
-        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
-        "environment": "Production", "app_account_token": order["app_account_token"],
-        "purchase_date_ms": now - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
-    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    purchase = bought_ten_days_ago(api, fake_appstore, user, now)
     # Its state known (active, no grace), as after any renewal notice.
     renewed = fake_appstore.notification("DID_RENEW", transaction_id=purchase["transaction_id"])
     assert renewed["delivered_status"] == 200, renewed
