@@ -163,6 +163,49 @@ import Testing
     }
   }
 
+  @Test func aKeyTakenOverWhileItsFirstRequestRanMakesOneOrder() async throws {
+    // The first request's claim goes stale (past 60 s) and a second request takes the key
+    // over; the first then writes, in a batch with another user's order and alone: it is
+    // refused and leaves nothing, the other order is made, and the key gets the second
+    // request's order only.
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let idempotency = IdempotencyStore(database: h.database)
+      func claim(_ user: String) async throws -> String {
+        guard
+          case .claimed(let token) = try await idempotency.claim(
+            userId: user, key: "k", fingerprint: "f")
+        else { throw IdempotencyKeyTakenOver() }
+        return token
+      }
+      func stale(_ user: String) async throws {
+        try await h.database.execute(
+          "UPDATE idempotency_keys SET created_at = created_at - interval '61 seconds' WHERE user_id = \(user)"
+        )
+      }
+      for (user, batched) in [("ivy", true), ("jon", false)] {
+        let first = try await claim(user)
+        try await stale(user)
+        let second = try await claim(user)
+        #expect(first != second)
+        let late = OrderGroupCommit.Submission(
+          order: .init(userId: user, productId: "gold.100", quantity: 1), key: "k", token: first)
+        let results = await groupCommit(h).flush(batched ? [late, submission("kim")] : [late])
+        #expect(throws: IdempotencyKeyTakenOver.self) { try results[0].get() }
+        if batched { _ = try created(results[1]) }
+        let made = await groupCommit(h).flush([
+          .init(
+            order: .init(userId: user, productId: "gold.100", quantity: 1), key: "k", token: second)
+        ])
+        let order = try made[0].get()
+        let orders = try await h.database.query(
+          "SELECT trade_no FROM orders WHERE user_id = \(user)"
+        ).map { try $0.decode("trade_no", as: String.self) }
+        #expect(orders == [order.tradeNo], "\(user)")
+      }
+    }
+  }
+
   @Test func keyedOrdersStoreTheirAnswersInTheBatchTransaction() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

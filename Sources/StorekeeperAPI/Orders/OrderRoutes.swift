@@ -223,11 +223,11 @@ package struct OrderRoutes: Sendable {
       throw HTTPError(
         422, code: "idempotency_key_reused",
         detail: "this Idempotency-Key was used with a different request body")
-    case .claimed:
+    case .claimed(let token):
       do {
         // The order and its key's answer are committed together (see `OrderGroupCommit`).
         let order = try await orderOrProblem {
-          try await groupCommit.commit(.init(order: new, key: key))
+          try await groupCommit.commit(.init(order: new, key: key, token: token))
         }
         await keep(shown, of: order, context)
         return Self.created(order)
@@ -237,11 +237,12 @@ package struct OrderRoutes: Sendable {
         // succeeds, so that key is released like a failure, not kept refusing for its lifetime.
         // Its request id is the request that made it: a replay answers with that answer.
         let body = error.response(requestId: context.requestId).body
-        try? await idempotency.complete(
-          userId: new.userId, key: key, status: error.status, body: body, on: database)
+        _ = try? await idempotency.complete(
+          userId: new.userId, key: key, status: error.status, body: body, token: token,
+          on: database)
         throw error
       } catch {
-        await idempotency.release(userId: new.userId, key: key)
+        await idempotency.release(userId: new.userId, key: key, token: token)
         throw error
       }
     }
@@ -263,6 +264,12 @@ package struct OrderRoutes: Sendable {
       return try await create()
     } catch let refusal as OrderRefusal {
       throw refusal.problem
+    } catch is IdempotencyKeyTakenOver {
+      throw HTTPError(
+        409, code: "idempotency_key_in_flight",
+        detail:
+          "this request ran so long that another with its Idempotency-Key took the key over; retry for that one's answer",
+        headers: HTTPHeaders([("Retry-After", "1")]))
     }
   }
 }

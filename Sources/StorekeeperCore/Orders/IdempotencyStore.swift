@@ -6,7 +6,9 @@ import Postgres
 /// duplicate sees it at once and gets 409 instead of waiting; the work then completes the key
 /// in the same transaction that creates the order, so a crash can never leave an order whose
 /// key does not know it. A claim left `in_flight` by a crashed process is taken over after
-/// `staleAfterSeconds`.
+/// `staleAfterSeconds`; each claim carries a token (the instant it was made), and completing
+/// or releasing a key needs the claim's own token, so a request that ran past the takeover
+/// writes nothing: its transaction rolls back, and the key has one order, the new claim's.
 package struct IdempotencyStore: Sendable {
   let database: PostgresPool
   let retentionHours = 24
@@ -23,7 +25,8 @@ package struct IdempotencyStore: Sendable {
   }
 
   package enum Claim: Sendable {
-    case claimed
+    /// Claimed by this request; `token` names this claim (see `complete`).
+    case claimed(token: String)
     case replay(status: Int, body: [UInt8])
     case inFlight
     case mismatch
@@ -44,9 +47,9 @@ package struct IdempotencyStore: Sendable {
         WHERE (idempotency_keys.state = \(State.inFlight)
                AND idempotency_keys.created_at < now() - \(staleAfterSeconds)::int * interval '1 second')
            OR idempotency_keys.created_at < now() - \(retentionHours)::int * interval '1 hour'
-      RETURNING 1 AS claimed
+      RETURNING created_at::text AS token
       """)
-    if !claimed.isEmpty { return .claimed }
+    if let row = claimed.first { return .claimed(token: try row.decode("token")) }
     guard
       let row = try await database.query(
         """
@@ -68,37 +71,54 @@ package struct IdempotencyStore: Sendable {
     return .replay(status: status, body: body)
   }
 
+  /// Stores the key's answer; with `token`, only if the key is still that claim's (false when
+  /// another request took it over meanwhile).
+  @discardableResult
   package func complete(
-    userId: String, key: String, status: Int, body: [UInt8], on executor: any PostgresExecutor
-  ) async throws {
-    try await executor.execute(
+    userId: String, key: String, status: Int, body: [UInt8], token: String? = nil,
+    on executor: any PostgresExecutor
+  ) async throws -> Bool {
+    try await !executor.query(
       """
       UPDATE idempotency_keys SET state = \(State.done), response_status = \(status), response_body = \(body)
       WHERE user_id = \(userId) AND key = \(key)
-      """)
+        AND (\(token)::timestamptz IS NULL
+             OR (state = \(State.inFlight) AND created_at = \(token)::timestamptz))
+      RETURNING 1 AS done
+      """
+    ).isEmpty
   }
 
-  /// `complete` for many keys in one statement (a batch of orders, see `OrderGroupCommit`).
+  /// `complete` for many keys in one statement (a batch of orders, see `OrderGroupCommit`);
+  /// how many of those given a token it stored (fewer when a claim was taken over).
   func complete(
-    userIds: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]],
+    userIds: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]], tokens: [String?],
     on executor: any PostgresExecutor
-  ) async throws {
-    try await executor.execute(
+  ) async throws -> Int {
+    try await executor.query(
       """
       UPDATE idempotency_keys k
       SET state = \(State.done), response_status = a.status, response_body = a.body
       FROM unnest(\(PostgresArray(userIds))::text[], \(PostgresArray(keys))::text[],
-                  \(PostgresArray(statuses))::int[], \(PostgresArray(bytea: bodies))::bytea[])
-        AS a(user_id, key, status, body)
+                  \(PostgresArray(statuses))::int[], \(PostgresArray(bytea: bodies))::bytea[],
+                  \(PostgresArray(tokens))::timestamptz[])
+        AS a(user_id, key, status, body, token)
       WHERE k.user_id = a.user_id AND k.key = a.key
-      """)
+        AND (a.token IS NULL OR (k.state = \(State.inFlight) AND k.created_at = a.token))
+      RETURNING a.token IS NOT NULL AS claimed
+      """
+    ).filter { (try? $0.decode("claimed", as: Bool.self)) == true }.count
   }
 
-  /// Frees the key after a failure that the client should be able to retry (5xx, 503).
-  package func release(userId: String, key: String) async {
+  /// Frees the key after a failure that the client should be able to retry (5xx, 503), if it
+  /// is still this claim's (`token`).
+  package func release(userId: String, key: String, token: String? = nil) async {
     _ = try? await database.execute(
-      "DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND state = \(State.inFlight)"
-    )
+      """
+      DELETE FROM idempotency_keys
+      WHERE user_id = \(userId) AND key = \(key) AND state = \(State.inFlight)
+        AND (\(token)::timestamptz IS NULL OR created_at = \(token)::timestamptz)
+      """)
   }
 
   package func removeExpired() async throws -> Int {

@@ -19,10 +19,14 @@ package final class OrderGroupCommit: Sendable {
   package struct Submission: Sendable {
     var order: NewOrder
     var key: String? = nil
+    /// The key's claim (`IdempotencyStore.Claim.claimed`): the answer is stored, and the
+    /// order kept, only while the key is still this claim's.
+    var token: String? = nil
 
-    package init(order: NewOrder, key: String? = nil) {
+    package init(order: NewOrder, key: String? = nil, token: String? = nil) {
       self.order = order
       self.key = key
+      self.token = token
     }
   }
 
@@ -184,6 +188,10 @@ package final class OrderGroupCommit: Sendable {
       } else {
         written = try await write(batch, on: database.shielded)
       }
+    } catch is IdempotencyKeyTakenOver {
+      // Rolled back: one of its keys is another request's now. One by one, that order alone
+      // is refused.
+      return await writeOneByOne(batch)
     } catch let error as PostgresError where error.kind == .server && !error.isUnavailable {
       // Rejected by the server, so rolled back: nothing of the batch exists.
       if error.sqlState == PostgresError.deadlockDetected {
@@ -253,9 +261,9 @@ package final class OrderGroupCommit: Sendable {
       }, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: executor)
     var results: [Result<Order, any Error>?] = []
     results.reserveCapacity(batch.count)
-    var keyed: (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]]) = (
-      [], [], [], []
-    )
+    var keyed:
+      (users: [String], keys: [String], statuses: [Int32], bodies: [[UInt8]], tokens: [String?]) =
+        ([], [], [], [], [])
     for (submission, outcome) in zip(batch, outcomes) {
       guard let outcome else {
         results.append(nil)
@@ -269,13 +277,15 @@ package final class OrderGroupCommit: Sendable {
         keyed.keys.append(key)
         keyed.statuses.append(Int32(Self.createdStatus))
         keyed.bodies.append(order.json)
+        keyed.tokens.append(submission.token)
       }
       results.append(result)
     }
     if !keyed.keys.isEmpty {
-      try await idempotency.complete(
+      let stored = try await idempotency.complete(
         userIds: keyed.users, keys: keyed.keys, statuses: keyed.statuses, bodies: keyed.bodies,
-        on: executor)
+        tokens: keyed.tokens, on: executor)
+      if stored < keyed.tokens.count(where: { $0 != nil }) { throw IdempotencyKeyTakenOver() }
     }
     return results
   }
@@ -299,8 +309,10 @@ package final class OrderGroupCommit: Sendable {
           userId: new.userId, productId: new.productId, quantity: new.quantity, store: new.store,
           storefront: new.storefront, ttlSeconds: ttlSeconds, maxOpen: maxOpen, on: tx),
         maxOpen: maxOpen)
-      try await idempotency.complete(
-        userId: new.userId, key: key, status: Self.createdStatus, body: order.json, on: tx)
+      let stored = try await idempotency.complete(
+        userId: new.userId, key: key, status: Self.createdStatus, body: order.json,
+        token: submission.token, on: tx)
+      if submission.token != nil, !stored { throw IdempotencyKeyTakenOver() }
       return order
     }
   }
