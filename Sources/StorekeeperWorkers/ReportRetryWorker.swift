@@ -130,7 +130,7 @@ package struct ReportRetryWorker: Sendable {
     case .giveUp: atMs = now + reports.policy.capMs
     case .retry(let at): atMs = at
     }
-    try await reports.retryLater(report.id, error: reason, atMs: atMs)
+    try await reports.retryLater(report.id, error: reason, atMs: atMs, attempt: report.attempts)
     logger.info(
       "report still waiting on Apple",
       fields.merging([

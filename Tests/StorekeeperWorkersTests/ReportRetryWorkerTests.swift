@@ -49,6 +49,45 @@ import Testing
       #expect(try await h.events(order.tradeNo) == ["created", "verification_gave_up"])
     }
   }
+
+  @Test func aWorkerWhoseLeaseRanOutChangesNothingOfTheNextHoldersClaim() async throws {
+    try await DomainHarness.with(policy: RetryPolicy(baseMs: 1_000, windowMs: 10_000)) { h in
+      try await h.addConsumable()
+      let order = try await h.newOrder()
+      let result = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let pending) = result else {
+        Issue.record("expected pending, got \(result)")
+        return
+      }
+      func nextAttempt() async throws -> String {
+        try #require(
+          try await h.database.query(
+            "SELECT next_attempt_at::text AS at FROM trade_reports WHERE id = \(pending.reportId)"
+          ).first
+        ).decode("at")
+      }
+      h.clock.advance(by: 1)
+      let first = try #require(try await h.reports.claimDue(limit: 1).first)
+      // Its lease runs out; another worker claims the report.
+      h.clock.advance(by: 600)
+      let second = try #require(try await h.reports.claimDue(limit: 1).first)
+      #expect(second.attempts == first.attempts + 1)
+      let held = try await nextAttempt()
+      try await h.reports.retryLater(
+        first.id, error: "late", atMs: h.clock.clock.milliseconds + 1_000, attempt: first.attempts)
+      #expect(try await nextAttempt() == held)
+      try await h.reports.giveUp(first, reason: "late", orders: h.orders)
+      #expect(try await Self.state(h, pending.reportId) == ("pending", second.attempts))
+      #expect(try await h.events(order.tradeNo) == ["created"])
+      // The holder's own word counts.
+      try await h.reports.retryLater(
+        second.id, error: "still", atMs: h.clock.clock.milliseconds + 1_000,
+        attempt: second.attempts)
+      #expect(try await nextAttempt() != held)
+    }
+  }
 }
 
 @Suite(.database) struct MisconfiguredReportTests {

@@ -212,12 +212,18 @@ package struct ReportStore: Sendable {
       """)
   }
 
-  package func retryLater(_ id: Int64, error: String, atMs: Int64) async throws {
+  /// Schedules the report's next attempt. `attempt`: the claim this caller holds
+  /// (`Due.attempts`); nothing changes once another worker has claimed the report since (its
+  /// lease ran out), whose schedule is then the one that counts.
+  package func retryLater(_ id: Int64, error: String, atMs: Int64, attempt: Int? = nil)
+    async throws
+  {
     try await database.execute(
       """
       UPDATE trade_reports SET last_error = \(error), updated_at = now(),
         next_attempt_at = \(Date(milliseconds: atMs))
       WHERE id = \(id) AND outcome = \(ReportOutcome.pending)
+        AND (\(attempt)::int IS NULL OR attempts = \(attempt)::int)
       """)
   }
 
@@ -274,16 +280,21 @@ package struct ReportStore: Sendable {
     return rows.count
   }
 
-  /// Gives a report up and notes it on its order, in one transaction.
+  /// Gives a report up and notes it on its order, in one transaction, if the caller's claim is
+  /// still the report's latest (another worker may have claimed it since its lease ran out,
+  /// and may be settling it).
   package func giveUp(_ report: Due, reason: String, orders: OrderRepository) async throws {
     try await database.withTransaction { tx in
-      try await tx.execute(
+      let gaveUp = try await tx.query(
         """
         UPDATE trade_reports SET outcome = \(ReportOutcome.gaveUp), outcome_code = \(reason),
           next_attempt_at = NULL, updated_at = now()
         WHERE id = \(report.id) AND outcome = \(ReportOutcome.pending)
+          AND attempts = \(report.attempts)
+        RETURNING id
         """)
-      guard let tradeNo = report.tradeNo, let order = try await orders.find(tradeNo, on: tx)
+      guard !gaveUp.isEmpty, let tradeNo = report.tradeNo,
+        let order = try await orders.find(tradeNo, on: tx)
       else { return }
       guard
         let transition = try? OrderStateMachine.transition(
