@@ -49,9 +49,9 @@ package struct NotificationRecovery: Sendable {
     case complete
     /// Stopped at `maxPages`; the next pass goes on with this token.
     case pageLimit(String)
-    /// Apple refused a request, or storing failed; `tokenRefused` when the refusal came back
-    /// for a token kept from an earlier pass (expired or no longer valid).
-    case failed(String, tokenRefused: Bool)
+    /// A request failed, or storing did; `resumeAt`: the token of the page to read again
+    /// (nil: the range from its start, as after Apple refused a request, a kept token included).
+    case failed(String, resumeAt: String?)
   }
 
   package func runOnce() async {
@@ -94,10 +94,9 @@ package struct NotificationRecovery: Sendable {
     switch ending {
     case .complete: break
     case .pageLimit(let token): next = Range(from: range.from, to: range.to, token: token)
-    case .failed(let why, let tokenRefused):
+    case .failed(let why, let resumeAt):
       failure = why
-      // A kept token Apple no longer takes: the next pass reads the range from its start.
-      next = tokenRefused ? nil : lease.resume
+      next = resumeAt.map { Range(from: range.from, to: range.to, token: $0) }
     }
     do {
       try await database.execute(
@@ -149,9 +148,8 @@ package struct NotificationRecovery: Sendable {
         startMs: range.from, endMs: range.to, onlyFailures: true, paginationToken: token)
       {
       case .success(let value): page = value
-      case .failure(.retryable(let why)): return (stored, seen, .failed(why, tokenRefused: false))
-      case .failure(.refused(let why)):
-        return (stored, seen, .failed(why, tokenRefused: token != nil && token == range.token))
+      case .failure(.retryable(let why)): return (stored, seen, .failed(why, resumeAt: token))
+      case .failure(.refused(let why)): return (stored, seen, .failed(why, resumeAt: nil))
       }
       for item in page.notificationHistory {
         seen += 1
@@ -163,7 +161,7 @@ package struct NotificationRecovery: Sendable {
         } catch {
           return (
             stored, seen,
-            .failed("storing a recovered notification failed: \(error)", tokenRefused: false)
+            .failed("storing a recovered notification failed: \(error)", resumeAt: token)
           )
         }
       }

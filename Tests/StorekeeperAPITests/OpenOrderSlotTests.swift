@@ -100,9 +100,16 @@ import Testing
             userId: "racer", productId: "gold.100", quantity: 5, ttlSeconds: 3600, maxOpen: 20,
             on: h.database)
         }
-        // Long enough for the order's statement to reach the lock on a loaded machine; if it
-        // has not, it sees the committed change anyway and the outcome is the same.
-        try await Task.sleep(for: .milliseconds(300))
+        // Until the order's statement waits on the product's lock (the only session of this
+        // database that can), so that it is judged after the change, not before it.
+        while try await h.database.query(
+          """
+          SELECT 1 FROM pg_stat_activity
+          WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'
+          """
+        ).isEmpty {
+          try await Task.sleep(for: .milliseconds(10))
+        }
         try await tx.execute(
           "UPDATE products SET type = 'non_consumable' WHERE product_id = 'gold.100'")
         return order

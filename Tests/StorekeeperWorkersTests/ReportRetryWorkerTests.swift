@@ -15,18 +15,27 @@ import Testing
     return (try row.decode("outcome"), try row.decode("attempts"))
   }
 
+  /// An order reported paid with a receipt Apple cannot be asked about yet: its report pending.
+  static func pendingReport(_ h: DomainHarness) async throws -> (Order, PendingVerification) {
+    try await h.addConsumable()
+    let order = try await h.newOrder()
+    let result = try await h.processor.process(
+      .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
+      logger: DomainHarness.logger)
+    guard case .pending(let pending) = result else {
+      throw ExpectedPending(result: "\(result)")
+    }
+    return (order, pending)
+  }
+
+  struct ExpectedPending: Error {
+    var result: String
+  }
+
   @Test func retriesOnThePolicysScheduleAndGivesUpWhenItSays() async throws {
     // Attempts at 0, 1, 3 and 7 s; the next would come at 15 s, past the 10 s window.
     try await DomainHarness.with(policy: RetryPolicy(baseMs: 1_000, windowMs: 10_000)) { h in
-      try await h.addConsumable()
-      let order = try await h.newOrder()
-      let result = try await h.processor.process(
-        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
-        logger: DomainHarness.logger)
-      guard case .pending(let pending) = result else {
-        Issue.record("expected pending, got \(result)")
-        return
-      }
+      let (order, pending) = try await Self.pendingReport(h)
       #expect(pending.order.verification == .pending)
       let worker = ReportRetryWorker(
         reports: h.reports, orders: h.orders, processor: h.processor, receipts: h.receipts,
@@ -52,15 +61,7 @@ import Testing
 
   @Test func aWorkerWhoseLeaseRanOutChangesNothingOfTheNextHoldersClaim() async throws {
     try await DomainHarness.with(policy: RetryPolicy(baseMs: 1_000, windowMs: 10_000)) { h in
-      try await h.addConsumable()
-      let order = try await h.newOrder()
-      let result = try await h.processor.process(
-        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
-        logger: DomainHarness.logger)
-      guard case .pending(let pending) = result else {
-        Issue.record("expected pending, got \(result)")
-        return
-      }
+      let (order, pending) = try await Self.pendingReport(h)
       func nextAttempt() async throws -> String {
         try #require(
           try await h.database.query(

@@ -330,11 +330,6 @@ package struct NotificationEffects {
     return .processed(.renewalRecorded)
   }
 
-  /// Sets the subscription's state and grace end. A state without a grace of its own that is
-  /// not a renewal (expired, billing retry) keeps the grace period granted before it, ended by
-  /// `endedAtMs` at the latest (Apple's signing of the notification; now without one): the
-  /// days spent in grace stay in the subscription's history (charts count them active), and
-  /// access ends. A renewal's new period is the latest, which an earlier grace never extends.
   /// The unpaid order of `userId` for `product` whose token `transaction` carries and which
   /// it can pay, locked; nil when there is none (a renewal carries its first purchase's token,
   /// whose order is paid already).
@@ -350,6 +345,11 @@ package struct NotificationEffects {
     return order
   }
 
+  /// Sets the subscription's state and grace end. A state without a grace of its own that is
+  /// not a renewal (expired, billing retry) keeps the grace period granted before it, ended by
+  /// `endedAtMs` at the latest (Apple's signing of the notification; now without one): the
+  /// days spent in grace stay in the subscription's history (charts count them active), and
+  /// access ends. A renewal's new period is the latest, which an earlier grace never extends.
   func subscriptionState(
     _ original: String, _ status: SubscriptionStatus, graceMs: Int64?, endedAtMs: Int64? = nil
   ) async throws {
