@@ -46,6 +46,15 @@ public final class PostgresPool: PostgresExecutor, Sendable {
     return try await withConnection { try await $0.execute(query) }
   }
 
+  /// `execute`, waiting at most `acquireTimeout` for a session instead of the pool's own: for
+  /// a caller that holds one of the pool's sessions while it asks (a pool of one would never
+  /// lend it a second).
+  @discardableResult
+  public func execute(_ query: PostgresQuery, acquireTimeout: Duration) async throws -> Int {
+    roundTrips.add()
+    return try await withConnection(acquireTimeout: acquireTimeout) { try await $0.execute(query) }
+  }
+
   // MARK: health and lifecycle
 
   /// True when a session can be had and answers `SELECT 1` in time.

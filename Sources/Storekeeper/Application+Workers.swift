@@ -22,7 +22,9 @@ extension Application {
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
     let chartRollup = ChartRollupPass(
-      rollup: ChartRollup(database: domain.database, countsZone: config.chartsTimeZone),
+      rollup: ChartRollup(
+        database: domain.database, countsZone: config.chartsTimeZone,
+        logger: logger.with("component", "chart-rollup")),
       intervalMs: config.chartsRollupIntervalMs,
       logger: logger.with("component", "chart-rollup"))
     var services: [any Service] = [

@@ -26,10 +26,11 @@ extension Commands {
       FileHandle.standardError.write(Data("configuration error: \(error)\n".utf8))
       return 2
     }
-    let pool = commandPool(url: url, logger: logger(.notice))
+    let log = logger(.notice)
+    let pool = commandPool(url: url, logger: log)
     do {
       // In the servers' zone: a pass of theirs finding the counts in another would rebuild.
-      let rollup = ChartRollup(database: pool, countsZone: zone)
+      let rollup = ChartRollup(database: pool, countsZone: zone, logger: log)
       let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()
       let state = try await rollup.state()
       let units = built.units.map { ", \($0) changed units" } ?? ""

@@ -172,4 +172,58 @@ import Testing
       #expect(before.events.map(\.sequence) == [1, 2])
     }
   }
+
+  /// A chart rollup pass can run for minutes at a large store and writes no events: the whole
+  /// feed goes on showing what commits meanwhile (it waited for the pass's commit before).
+  @Test func aLongChartRollupPassDoesNotHoldTheFeedBack() async throws {
+    try await DomainHarness.with { h in
+      let feed = EventFeed(database: h.database)
+      // The pass waits on this lock (its DELETE needs ROW EXCLUSIVE) after it took its
+      // transaction id and named itself. SHARE takes no id (ACCESS EXCLUSIVE would, for the
+      // standby's sake), so the holder holds nothing of the feed back.
+      let (locked, lockedSignal) = AsyncStream<Void>.makeStream()
+      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+      let holder = Task {
+        defer { lockedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          try await tx.execute("LOCK TABLE chart_unit_hourly IN SHARE MODE")
+          lockedSignal.yield()
+          for await _ in release { break }
+        }
+      }
+      defer { releaseSignal.finish() }
+      guard await Self.signalled(locked) else {
+        try await holder.value
+        return
+      }
+      let pass = Task { try await ChartRollup(database: h.database).rebuild() }
+      let deadline = Date().addingTimeInterval(60)
+      var named = 0
+      while named == 0 && Date() < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+        named =
+          try await h.database.query(
+            "SELECT count(*)::int AS n FROM feed_exempt_transactions"
+          ).first?.decode("n") ?? 0
+      }
+      #expect(named == 1)
+
+      try await h.orders.outbox.append(
+        [EventDraft(.adminAdjustment, ["note": .string("during the pass")])], for: "during",
+        on: h.database)
+      let page = try await Self.read(feed, after: nil) { page in
+        page.events.contains { $0.userId == "during" }
+      }
+      #expect(page.events.map(\.userId) == ["during"])
+
+      releaseSignal.finish()
+      try await holder.value
+      let built = try await pass.value
+      #expect(built.generation == 1)
+      let left = try await h.database.query(
+        "SELECT count(*)::int AS n FROM feed_exempt_transactions"
+      ).first?.decode("n", as: Int.self)
+      #expect(left == 0)
+    }
+  }
 }

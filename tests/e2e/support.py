@@ -154,9 +154,10 @@ class Database:
         self.server.drop_database(self.name)
 
     @contextmanager
-    def holding(self, lock_sql: str):
+    def holding(self, lock_sql: str, end: str = "ROLLBACK"):
         """Runs `lock_sql` (a LOCK TABLE, a SELECT … FOR UPDATE) in a transaction of another
-        session, returns once it holds, and rolls that transaction back on leaving."""
+        session, returns once it holds, and rolls that transaction back on leaving (or ends it
+        with `end`: "COMMIT" makes a late commit)."""
         locker = subprocess.Popen(
             ["psql", "-h", self.server.host, "-p", str(self.server.port), "-U", self.server.user,
              "-d", self.name, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
@@ -173,7 +174,7 @@ class Database:
                 raise AssertionError(f"could not hold: {lock_sql}")
             yield
         finally:
-            locker.stdin.write("ROLLBACK;\n")
+            locker.stdin.write(f"{end};\n")
             locker.stdin.close()
             locker.wait(timeout=10)
 

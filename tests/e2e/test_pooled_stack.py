@@ -230,6 +230,36 @@ def test_admin_listings_come_from_the_replica_and_orders_from_the_primary(pooled
                15, "the replica's lag never came back to 0")
 
 
+def test_the_feed_read_from_the_replica_never_skips_a_late_commit(pooled):
+    """A standby's snapshot lists no running transaction ids, only its xmin: the whole feed read
+    there must still wait for a transaction running on the primary, or a cursor taken past a
+    later event would skip this one's when it commits."""
+    api = pooled.b.client
+    late, early = unique("feed-late"), unique("feed-early")
+
+    def event(user: str) -> str:
+        return ("INSERT INTO events (id, type, user_id, sequence, data, user_state) VALUES "
+                f"(gen_random_uuid(), 'balance.changed', '{user}', 1, '{{}}', '{{}}')")
+
+    def feed(**params) -> dict:
+        r = api.get("/admin/v1/events", admin=True, params={"limit": 200, **params})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    with pooled.db.holding(event(late), end="COMMIT"):
+        pooled.db.server.psql(event(early), database=pooled.db.name)
+        wait_until(lambda: pooled.replica(f"SELECT count(*) FROM events WHERE user_id = '{early}'") == "1",
+                   15, "the replica never had the early event")
+        before = feed()
+        assert early not in [e["user_id"] for e in before["events"]]
+    wait_until(lambda: pooled.replica(f"SELECT count(*) FROM events WHERE user_id = '{late}'") == "1",
+               15, "the replica never had the late event")
+    after = wait_until(lambda: (lambda page: page if early in [e["user_id"] for e in page["events"]] else None)(
+        feed(**({"after": before["next_cursor"]} if "next_cursor" in before else {}))), 15,
+        "the feed never showed the early event")
+    assert [e["user_id"] for e in after["events"] if e["user_id"] in (late, early)] == [late, early]
+
+
 def test_the_commands_run_again_and_again_through_pgbouncer(pooled):
     # A one-shot command's named statements would stay on PgBouncer's server connections after
     # it exits, and the next command's of the same name fail there (42P05): commands keep no

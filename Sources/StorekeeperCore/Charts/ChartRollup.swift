@@ -1,4 +1,5 @@
 import Postgres
+import StorekeeperLogging
 
 /// The charts' rollups (Migrations/0046, 0080): `chart_hourly` and the per-user tables, kept
 /// up by the leased background pass, which recomputes only what changed since its last
@@ -10,10 +11,15 @@ package struct ChartRollup: Sendable {
   /// The zone `payers` and `cohorts` are counted ahead in (`CHARTS_TIME_ZONE`): a pass that
   /// finds the counts kept in another rebuilds them in this one (Migrations/0119).
   let countsZone: String
+  let logger: Logger
 
-  package init(database: PostgresPool, countsZone: String = "UTC") {
+  package init(
+    database: PostgresPool, countsZone: String = "UTC",
+    logger: Logger = Logger(label: "chart-rollup")
+  ) {
     self.database = database
     self.countsZone = countsZone
+    self.logger = logger
   }
 
   /// What charts read now.
@@ -77,7 +83,8 @@ package struct ChartRollup: Sendable {
   }
 
   func pass(whole: Bool) async throws -> Pass {
-    try await database.withTransaction { tx in
+    let exemption = FeedExemption(database: database, logger: logger)
+    let (done, exempt) = try await database.withTransaction { tx in
       // Passes take turns on the state row; readers never wait (they read committed rows).
       let state = try await tx.query(
         """
@@ -97,6 +104,9 @@ package struct ChartRollup: Sendable {
       // Where the counts were, if any pass kept them: a first pass moves nothing.
       let countedIn: String? = try state?.decodeIfPresent("counted_in")
       let movedFrom = countedIn.flatMap { $0 == countsZone ? nil : $0 }
+      // The lock above gave this transaction its id; a pass writes no events, so the event
+      // feed need not wait seconds or minutes for it.
+      let exempt = await exemption.register(tx, reason: "chart rollup pass")
       // Taken before anything is read: whatever this pass's reads miss was written by a
       // transaction still running or not yet begun now, whose id is at or after this one.
       // (Without an answer, 0: the next pass re-reads everything, which is safe.)
@@ -123,8 +133,10 @@ package struct ChartRollup: Sendable {
             build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
             pass_units = \(done.units), full_build = \(done.units == nil)
         """)
-      return done
+      return (done, exempt)
     }
+    if let exempt { await exemption.remove(exempt) }
+    return done
   }
 
   func rebuild(on tx: PostgresTransaction, generation next: Int64) async throws -> Pass {

@@ -6,7 +6,9 @@ import Postgres
 /// commit order: a reader past position 10 would never see a row 9 that commits later. Any
 /// transaction that can still commit has an xid at or above the snapshot's xmin, so it sorts
 /// after every row already read, and a cursor never skips a late commit. The price: one long
-/// open transaction holds the feed back until it ends.
+/// open transaction holds the feed back until it ends, unless it is one that writes no events
+/// and says so (`FeedExemption`, the chart rollup pass): the horizon is then the oldest running
+/// transaction not exempt (`horizon`).
 ///
 /// One user's events are read in their `sequence` instead, as the API promises. Their
 /// transactions' xids need not follow it: one that took its xid first may append after another
@@ -48,7 +50,7 @@ package struct EventFeed: Sendable {
     if let user = filter.userId { return try await read(user: user, filter) }
     var query: PostgresQuery = """
       SELECT \(unescaped: Event.columns) FROM events
-      WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE xid < (\(unescaped: Self.horizon))
       """
     if let type = filter.type { query.append(" AND type = \(type)") }
     if let after = filter.after {
@@ -58,6 +60,21 @@ package struct EventFeed: Sendable {
     query.append(" ORDER BY xid, position LIMIT \(filter.limit + 1)")
     return try await page(query, filter)
   }
+
+  /// The first transaction id whose rows may not be final: the oldest transaction running
+  /// that may still insert events, or the snapshot's xmax when every one running is exempt.
+  /// Every id below it has ended or writes no events. A standby's snapshot lists no running
+  /// ids at all (it keeps them with the subtransactions'), only its xmin: there the horizon
+  /// is that xmin, as with nothing running on a primary. (An uncorrelated subquery: evaluated
+  /// once per read, and the feed's index still bounds the scan.)
+  static let horizon = """
+    SELECT coalesce(
+      (SELECT min(x) FROM pg_snapshot_xip(s) AS x
+       WHERE x NOT IN (SELECT xid FROM feed_exempt_transactions)),
+      CASE WHEN EXISTS (SELECT FROM pg_snapshot_xip(s)) THEN pg_snapshot_xmax(s)
+           ELSE pg_snapshot_xmin(s) END)
+    FROM pg_current_snapshot() AS s
+    """
 
   /// One user's events in sequence order, after the event the cursor names. A cursor that
   /// names no event of this user (one from the whole feed) reads the user's events after it in
