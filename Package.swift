@@ -38,11 +38,15 @@ let package = Package(
     // (it knows neither HTTP, Postgres nor AppAuth).
     .target(
       name: "GooglePlay",
-      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+      dependencies: [
+        "COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging", "TextSafety",
+      ]),
     // Who the app's user is: JWT/JWKS and API-key checks, knowing neither HTTP nor Postgres.
     .target(
       name: "AppAuth",
-      dependencies: ["COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging"]),
+      dependencies: [
+        "COpenSSL", "Digest", "JOSE", "OutboundHTTP", "StorekeeperLogging", "TextSafety",
+      ]),
     // The domain: catalog, orders, settlement, ledger, entitlements, notifications' effects,
     // events, the webhook queue, reconciliation. No HTTP, no AppAuth, no C module.
     .target(

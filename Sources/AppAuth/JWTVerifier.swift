@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import TextSafety
 
 /// Verifies a compact JWS bearer token from the app's own sign-in service and returns its
 /// claims: size, shape, algorithm (exactly the key's; never `none`), signature, then issuer,
@@ -41,7 +42,10 @@ public struct JWTVerifier: Sendable {
     guard token.utf8.count <= Self.maxTokenBytes else { throw .oversize }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else { throw .malformed("not three segments") }
+    // Read before the signature is checked, by a decoder that hashes its keys: stream-safe
+    // first (`StreamSafeText`).
     guard let headerBytes = Base64URL.decode(parts[0]),
+      StreamSafeText.isStreamSafe(json: headerBytes),
       let header = try? JSONDecoder().decode(JWTHeader.self, from: Data(headerBytes))
     else { throw .malformed("header") }
     guard let algorithm = JWTAlgorithm(rawValue: header.alg) else {

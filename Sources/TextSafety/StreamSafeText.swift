@@ -29,7 +29,9 @@ public enum StreamSafeText {
   }
 
   /// `isStreamSafe` of JSON text as a decoder will see it: a `\uXXXX` escape counts as the
-  /// scalar it names, so marks written as escapes are counted too.
+  /// scalar it names, so marks written as escapes are counted too; a pair of surrogate escapes
+  /// as the one scalar they name (the marks beyond U+FFFF), and a lone surrogate as a mark (it
+  /// names none, and must not end a run).
   @inlinable
   public static func isStreamSafe(json bytes: some Collection<UInt8>) -> Bool {
     guard bytes.contains(where: { $0 >= 0xCC || $0 == UInt8(ascii: "\\") }) else { return true }
@@ -45,15 +47,31 @@ public enum StreamSafeText {
       run = 0
       return true
     }
+    /// The code unit a `\uXXXX` escape at `at` names.
+    func escape(at start: Int) -> UInt32? {
+      guard start + 5 < text.count, text[start] == UInt8(ascii: "\\"),
+        text[start + 1] == UInt8(ascii: "u")
+      else { return nil }
+      return UInt32(String(decoding: text[(start + 2)...(start + 5)], as: UTF8.self), radix: 16)
+    }
     var index = 0
     while index < text.count {
       if text[index] == UInt8(ascii: "\\"), index + 1 < text.count {
-        if text[index + 1] == UInt8(ascii: "u"), index + 5 < text.count,
-          let value = UInt32(
-            String(decoding: text[(index + 2)...(index + 5)], as: UTF8.self), radix: 16)
-        {
-          guard note(Unicode.Scalar(value)) else { return false }
+        if let unit = escape(at: index) {
           index += 6
+          var value = unit
+          if (0xD800...0xDBFF).contains(unit), let low = escape(at: index),
+            (0xDC00...0xDFFF).contains(low)
+          {
+            value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+            index += 6
+          }
+          if (0xD800...0xDFFF).contains(value) {
+            run += 1
+            guard run <= maxNonStarters else { return false }
+          } else {
+            guard note(Unicode.Scalar(value)) else { return false }
+          }
         } else {
           guard note(nil) else { return false }
           index += 2

@@ -1,3 +1,4 @@
+import Foundation
 import AppAuth
 import StorekeeperLogging
 import Testing
@@ -89,6 +90,16 @@ import Testing
     }
     let huge = String(repeating: "A", count: JWTVerifier.maxTokenBytes + 1)
     #expect(await refusal(secret, huge) == .oversize)
+  }
+
+  /// The header is read before the signature is checked, by a decoder that hashes keys: a run
+  /// of combining marks is refused unread (else a signature check would refuse it, after).
+  @Test func refusesAHeaderWithARunOfCombiningMarksBeforeDecodingIt() async {
+    let marks = String(repeating: "\u{301}", count: 31)
+    let header = Data(#"{"alg":"HS256","a\#(marks)":1}"#.utf8).base64EncodedString()
+      .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+    #expect(await refusal(secret, header + ".e30.c2ln") == .malformed("header"))
   }
 
   /// A 401 never says which check failed: an expired token is told what a forged one is.

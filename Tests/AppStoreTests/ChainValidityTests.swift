@@ -36,6 +36,20 @@ import Testing
     #expect(then.verifyTransaction(token).value?.bundleId == Fixtures.bundleId)
   }
 
+  /// The date is read before anything is verified: any Int64 is refused, none traps (one near
+  /// Int64.min stopped the process from an unauthenticated notification).
+  @Test func aSignedDateAtEitherEndOfInt64IsRefusedNotATrap() throws {
+    for signedDate in [Int64.min, .min + 998, .max] {
+      let token = try lapsed.signJWS(
+        payload: Array(
+          #"{"bundleId":"\#(Fixtures.bundleId)","environment":"Sandbox","signedDate":\#(signedDate)}"#
+            .utf8))
+      let result = verifier.verifyTransaction(token)
+      #expect(
+        result == .invalid("certificate_expired") || result == .invalid("invalid_certificate"))
+    }
+  }
+
   @Test func rechecksACachedChainForASignedDateOutsideItsWindow() throws {
     let inside = try lapsed.sign(
       Fixtures.transaction(signedDate: Fixtures.nowMilliseconds - 20 * Self.day))

@@ -81,6 +81,13 @@ final class MemoryKeyFetcher: PushKeyFetching {
       (try signer.token(["iat": now + 600]), .issuedInFuture),
       (try signer.token(["exp": nil]), .missingClaim("exp")),
       ("a.b", .malformed("not three segments")),
+      // Read before the signature: a run of combining marks is refused unread.
+      (
+        Data(#"{"alg":"RS256","kid":"k1","a\#(String(repeating: "\u{301}", count: 31))":1}"#.utf8)
+          .base64EncodedString().replacingOccurrences(of: "+", with: "-")
+          .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+          + ".e30.c2ln", .malformed("header")
+      ),
     ]
     for (token, refusal) in cases {
       await #expect(throws: refusal) { try await verifier.verify(token: token) }

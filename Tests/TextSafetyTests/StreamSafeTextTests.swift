@@ -43,6 +43,19 @@ import Testing
     ] {
       #expect(StreamSafeText.isStreamSafe(json: Array(fine.utf8)), "\(fine)")
     }
+    // Marks beyond U+FFFF written as surrogate pairs count as the one mark each names; a
+    // lone surrogate names none and does not end a run either.
+    let pairs = "{\"a" + String(repeating: "\\ud834\\udd85", count: 31) + "\": 1}"
+    #expect(!StreamSafeText.isStreamSafe(json: Array(pairs.utf8)))
+    let lone =
+      "\"a" + String(repeating: "\\u0301", count: 15) + "\\ud834"
+      + String(repeating: "\\u0301", count: 15) + "\""
+    #expect(!StreamSafeText.isStreamSafe(json: Array(lone.utf8)))
+    // A pair naming a starter (an emoji) ends a run like any starter.
+    let emoji =
+      "\"a" + String(repeating: "\\u0301", count: 30) + "\\ud83d\\ude00"
+      + String(repeating: "\\u0301", count: 30) + "\""
+    #expect(StreamSafeText.isStreamSafe(json: Array(emoji.utf8)))
     // A backslash escape between marks ends their run, as a starter does.
     let split =
       "\"a" + String(repeating: "\\u0301", count: 30) + "\\n"

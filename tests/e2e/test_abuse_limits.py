@@ -5,6 +5,8 @@ once, and logs that hold no trade numbers, tokens or receipts."""
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 import time
 
@@ -267,3 +269,31 @@ def test_text_with_a_long_run_of_combining_marks_is_refused_before_it_is_hashed(
     assert r.status_code == 400, r.text
     # Ordinary accents and scripts are text like any other.
     assert api.get("/v1/products", headers={"If-None-Match": "caf\u00e9".encode()}).status_code == 200
+
+
+def _jws(header: dict, payload: bytes) -> str:
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    return f"{b64(json.dumps(header).encode())}.{b64(payload)}.{b64(b'signature')}"
+
+
+def test_a_signed_payload_is_refused_whatever_it_holds_before_its_signature_is_checked(launcher):
+    # A notification's payload is read before its signature is checked: a signedDate near
+    # Int64.min stopped the whole process (an arithmetic trap), and marks beyond U+FFFF
+    # escaped as surrogate pairs slipped past the stream-safe check (0.5-0.8 s of CPU each).
+    stack = launcher.stack()
+    header = {"alg": "ES256", "x5c": ["AAAA", "AAAA", "AAAA"]}
+    marks = "a" + "\\ud834\\udd85" * 8_000 + "\\ud834\\udd7b" * 8_000
+    for payload, reason in [
+        (b'{"notificationType":"TEST","notificationUUID":"x","signedDate":-9223372036854775808}',
+         "invalid_certificate"),
+        # Otherwise a valid payload: only the marks make it malformed (read whole, the
+        # certificates would refuse it).
+        (('{"notificationType":"TEST","notificationUUID":"x","signedDate":1,"%s":0}' % marks)
+         .encode(), "malformed_payload"),
+    ]:
+        r = requests.post(f"{stack.sk.url}/v1/apple/notifications",
+                          json={"signedPayload": _jws(header, payload)}, timeout=30)
+        assert r.status_code == 400 and r.json()["code"] == "invalid_notification", r.text
+        assert r.json()["detail"].endswith(reason), r.text
+        assert requests.get(f"{stack.sk.url}/healthz", timeout=10).status_code == 200

@@ -102,7 +102,10 @@ public final class SignedDataVerifier: Sendable {
     token.withSigningInput { key.verifyES256(signature: token.signature, message: $0) }
   }
 
+  /// The whole seconds at or before `milliseconds`. Read from a payload not yet verified, so
+  /// any Int64 (a subtraction before dividing trapped on one near `Int64.min`).
   static func seconds(fromMilliseconds milliseconds: Int64) -> Int64 {
-    milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+    let (seconds, rest) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+    return rest < 0 ? seconds - 1 : seconds
   }
 }

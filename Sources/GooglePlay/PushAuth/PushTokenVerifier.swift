@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import TextSafety
 
 /// Checks the OIDC token Pub/Sub sends with each push (`Authorization: Bearer`): RS256 under a
 /// key of Google's JWKS, `iss` Google's, `aud` the audience configured on the push
@@ -52,7 +53,10 @@ public struct PushTokenVerifier: Sendable {
     guard token.utf8.count <= Self.maxTokenBytes else { throw .oversize }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else { throw .malformed("not three segments") }
+    // Read before the signature is checked, by a parser that hashes its keys: stream-safe
+    // first (`StreamSafeText`).
     guard let headerBytes = Base64URL.decode(parts[0]),
+      StreamSafeText.isStreamSafe(json: headerBytes),
       let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any]
     else { throw .malformed("header") }
     guard let algorithm = header["alg"] as? String else { throw .malformed("no alg") }

@@ -4,8 +4,9 @@ import Foundation
 /// (`2026-11-29T13:26:31.123Z`), in integer arithmetic so no millisecond is lost to rounding.
 enum EventTime {
   static func rfc3339(ms: Int64) -> String {
-    let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-    let millis = ms - seconds * 1000
+    // Floored without a subtraction first, which would trap near Int64.min.
+    let (quotient, rest) = ms.quotientAndRemainder(dividingBy: 1000)
+    let (seconds, millis) = rest < 0 ? (quotient - 1, rest + 1000) : (quotient, rest)
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     let whole = formatter.string(from: Date(timeIntervalSince1970: Double(seconds)))
