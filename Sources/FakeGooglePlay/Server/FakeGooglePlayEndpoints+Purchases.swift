@@ -121,9 +121,19 @@ extension FakeGooglePlayEndpoints {
         type = value
       }
     }
+    // Google lists a quantity-based partial refund only when asked (the Discovery document's
+    // `voidedQuantity`: "may only be returned when includeQuantityBasedPartialRefund is set to
+    // true"), and reads the flag on every page here.
+    var partial = false
+    if let text = request.query["includeQuantityBasedPartialRefund"] {
+      guard text == "true" || text == "false" else {
+        throw FakeAPIError(400, "Invalid value for includeQuantityBasedPartialRefund.")
+      }
+      partial = text == "true"
+    }
     let matching = state.contents.withLock { $0.voided }.filter {
       $0.packageName == package && $0.voidedTimeMillis >= start && $0.voidedTimeMillis <= end
-        && (type == 1 || !$0.isSubscription)
+        && (type == 1 || !$0.isSubscription) && (partial || $0.quantity == nil)
     }.sorted { $0.voidedTimeMillis < $1.voidedTimeMillis }
     let page = matching.dropFirst(offset).prefix(pageSize)
     var json: [String: Any] = [

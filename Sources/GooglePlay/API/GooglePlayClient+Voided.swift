@@ -1,13 +1,15 @@
 extension GooglePlayClient {
   /// One page of `purchases.voidedpurchases.list`: purchases voided between `startTimeMillis`
   /// and `endTimeMillis` (Google: at most 30 days back; both ignored once `pageToken` is set),
-  /// subscriptions included unless asked otherwise.
+  /// subscriptions included unless asked otherwise, quantity-based partial refunds always.
   public func voidedPurchases(
     startTimeMillis: Int64? = nil, endTimeMillis: Int64? = nil,
     type: VoidedPurchaseListType = .includingSubscriptions, maxResults: Int? = nil,
     pageToken: String? = nil, packageName: String? = nil
   ) async throws(GooglePlayFailure) -> VoidedPurchasesPage {
-    var query = [("type", String(type.rawValue))]
+    // Without the flag Google leaves quantity-based partial refunds out of the list, and
+    // their units would never be taken back.
+    var query = [("type", String(type.rawValue)), ("includeQuantityBasedPartialRefund", "true")]
     if let startTimeMillis { query.append(("startTime", String(startTimeMillis))) }
     if let endTimeMillis { query.append(("endTime", String(endTimeMillis))) }
     if let maxResults { query.append(("maxResults", String(maxResults))) }
