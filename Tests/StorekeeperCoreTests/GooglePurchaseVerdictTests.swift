@@ -222,6 +222,10 @@ import Testing
     #expect(
       GoogleAcknowledgementAction.needed(
         for: purchase, product: Self.product(type: .nonConsumable)) == .acknowledge)
+    // A pass is bought again and again: Google sells it again only once it is consumed.
+    #expect(
+      GoogleAcknowledgementAction.needed(for: purchase, product: Self.product(type: .nonRenewing))
+        == .consume)
     purchase.acknowledged = true
     #expect(
       GoogleAcknowledgementAction.needed(for: purchase, product: Self.product(type: .nonConsumable))

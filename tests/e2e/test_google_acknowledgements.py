@@ -94,6 +94,21 @@ def test_a_failing_acknowledgement_is_retried_until_google_takes_it_before_three
     assert sk.client.balance(user) == 100
 
 
+def test_a_non_renewing_pass_is_consumed_so_it_can_be_bought_again(storekeeper, new_db, google):
+    # Google sells a one-time product again only once it is consumed; a pass that is bought
+    # again to extend it must be, where a non-consumable is only acknowledged.
+    sk = storekeeper(new_db(), **google.env_for_storekeeper())
+    prepare(sk)
+    sk.client.put_product("g.pass", "non_renewing", grants={"entitlement": "pass", "duration_days": 30})
+    user = unique("g-pass")
+    for _ in range(2):
+        order = google_order(sk.client, user, "g.pass")
+        bought = google.buy("g.pass", obfuscated_account_id=order["obfuscated_account_id"])
+        assert report(sk.client, order["trade_no"], bought["purchase_token"]).status_code == 200
+        google.wait_acknowledged("g.pass", bought["purchase_token"], consumed=True, timeout=30)
+    assert [e["entitlement"] for e in sk.client.entitlements(user)["entitlements"]] == ["pass"]
+
+
 def test_an_acknowledgement_open_a_day_after_purchase_alerts_in_readyz_and_metrics(storekeeper, new_db, google):
     db = new_db()
     sk = storekeeper(db, **google.env_for_storekeeper())

@@ -1,8 +1,10 @@
 import Postgres
 
 /// What Storekeeper must tell Google once a purchase is credited, or Google refunds it after
-/// three days: a consumable is consumed (so it can be bought again), another one-time product
-/// acknowledged, a subscription acknowledged through `purchases.subscriptions`.
+/// three days: a one-time product that can be bought again (a consumable, a non-renewing pass)
+/// is consumed, since Google sells a product again only once it is; a non-consumable is
+/// acknowledged (consumed, it could be bought twice); a subscription acknowledged through
+/// `purchases.subscriptions`.
 package enum GoogleAcknowledgementAction: String, Sendable, PostgresEnum {
   case acknowledge
   case consume
@@ -13,7 +15,9 @@ package enum GoogleAcknowledgementAction: String, Sendable, PostgresEnum {
     switch purchase.kind {
     case .subscription: return purchase.acknowledged ? nil : .acknowledgeSubscription
     case .product:
-      if product.type == .consumable { return purchase.consumed ? nil : .consume }
+      if product.type == .consumable || product.type == .nonRenewing {
+        return purchase.consumed ? nil : .consume
+      }
       return purchase.acknowledged ? nil : .acknowledge
     }
   }
