@@ -105,3 +105,34 @@ def test_subscription_reconciliation_applies_a_hold_no_notification_told_of(sk, 
     wait_until(lambda: vip() is None, 30, "the hold reconciled")
     google.control(f"subscriptions/{token}/events", {"event": "recover"})
     wait_until(lambda: vip() is not None, 30, "the recovery reconciled")
+
+
+def test_a_state_read_again_by_every_sweep_is_an_event_once(sk, google):
+    # The sweep reads every recent subscription again on each pass (one a second here): a
+    # grace period, a hold or an expiry is said once, in Apple's shape, not once per pass.
+    users = {}
+    for event in ("grace", "hold", "expire"):
+        user = unique(f"g-sweep-once-{event}")
+        _, token = settle(sk, google, user, "g.vip", subscription=True)
+        google.control(f"subscriptions/{token}/events", {"event": event})
+        users[event] = user
+
+    def events(user: str) -> list[dict]:
+        r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+        assert r.status_code == 200, r.text
+        return [e for e in r.json()["events"] if e["type"].startswith("subscription.")]
+
+    expected = {"grace": "subscription.billing_problem", "hold": "subscription.billing_problem",
+                "expire": "subscription.expired"}
+    for event, user in users.items():
+        wait_until(lambda: events(user), 30, f"the {event} reconciled")
+    started = time.monotonic()
+    # Several passes later (each reads all three again).
+    time.sleep(5)
+    assert time.monotonic() - started >= 5
+    for event, user in users.items():
+        said = events(user)
+        assert [e["type"] for e in said] == [expected[event]], (event, said)
+    grace, hold = events(users["grace"])[0]["data"], events(users["hold"])[0]["data"]
+    assert grace["status"] == "grace_period" and grace["grace_expires_at"] == grace["expires_at"]
+    assert hold["status"] == "billing_retry"

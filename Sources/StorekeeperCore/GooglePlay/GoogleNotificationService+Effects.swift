@@ -33,7 +33,7 @@ extension GoogleNotificationService {
           """
           SELECT revoked_at IS NOT NULL AS revoked, replaced_by IS NOT NULL AS replaced,
             (extract(epoch FROM expiry_time) * 1000)::bigint AS expiry_ms,
-            updated_at::text AS updated
+            updated_at::text AS updated, state
           FROM google_purchases WHERE purchase_token = \(token) FOR UPDATE
           """
         ).first
@@ -48,6 +48,7 @@ extension GoogleNotificationService {
       // A renewal is charged when the period it follows ends (or now, after a lapse), until the
       // Orders API says when.
       let previousExpiryMs: Int64? = try row.decodeIfPresent("expiry_ms")
+      let previousState: String? = try row.decodeIfPresent("state")
       var update: PostgresQuery = "UPDATE google_purchases SET expiry_time = "
       if try row.decode("replaced", as: Bool.self) {
         // Replaced: it never grants again, whatever Google says of its own dates.
@@ -86,11 +87,23 @@ extension GoogleNotificationService {
           notice: notice, on: tx)
         result = lost.isEmpty ? "renewed" : "renewed+\(lost.count)_lost"
       } else {
+        // Said once, when the state becomes one: the sweep reads every recent subscription
+        // again each pass, and a push may repeat what is known.
         var events: [EventDraft] = []
-        switch state {
-        case .onHold, .inGracePeriod: events.append(EventDraft(.subscriptionBillingProblem, notice))
-        case .expired: events.append(EventDraft(.subscriptionExpired, notice))
-        default: break
+        if answer.subscriptionState != previousState {
+          var problem = notice
+          switch state {
+          case .inGracePeriod:
+            // Apple's shape: access goes on until the grace period ends, Google's expiry now.
+            problem["status"] = .string("grace_period")
+            problem["grace_expires_at"] = notice["expires_at"]
+            events.append(EventDraft(.subscriptionBillingProblem, problem))
+          case .onHold:
+            problem["status"] = .string("billing_retry")
+            events.append(EventDraft(.subscriptionBillingProblem, problem))
+          case .expired: events.append(EventDraft(.subscriptionExpired, notice))
+          default: break
+          }
         }
         try await orders.outbox.append(events, for: purchase.userId, cause: notice, on: tx)
       }
