@@ -114,6 +114,27 @@ def test_a_void_of_a_renewal_whose_push_was_lost_refunds_that_period_alone(sk, g
     assert [r["transaction_id"] for r in refunds(sk, user)] == [first + "..0"]
 
 
+def test_a_void_of_the_first_period_while_a_renewals_push_is_lost_leaves_the_subscription(sk, google):
+    # Renewal ..0's push is lost, then Google refunds the first period alone: the latest order
+    # recorded, yet not Google's latest paid one. The subscription goes on at Google, so it goes
+    # on here: the void closes the first order only, and the next renewal's read-back records
+    # ..0 and ..1 (the purchase ended here would have refused both, for good).
+    user = unique("gl-void-first")
+    token, first = subscribed(sk, google, user)
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    google.control("voids", {"purchase_token": token, "order_id": first})
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}'")
+               not in (None, "applying"), 30, "the void applied")
+    assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: {first + "..0", first + "..1"} <= set(paid(sk, user)), 30,
+               "the renewals recorded")
+    orders = {o["transaction_id"]: o for o in sk.client.admin_orders(user_id=user)}
+    assert (orders[first]["trade_status"], orders[first]["close_reason"]) == ("TRADE_CLOSED", "refunded")
+    assert vip(sk, user)
+    assert [r["transaction_id"] for r in refunds(sk, user)] == [first]
+
+
 def test_a_void_of_a_period_before_the_app_reported_takes_nothing(sk, google):
     # The app reports after the first renewal: Storekeeper credits ..0, the period the report
     # brought. Google then refunds the first order, a period never credited here: nothing is

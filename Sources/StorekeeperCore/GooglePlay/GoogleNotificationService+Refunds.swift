@@ -68,6 +68,17 @@ extension GoogleNotificationService {
     -> String
   {
     let orderId = entry.orderId.flatMap { $0.isEmpty ? nil : $0 } ?? purchase.orderId
+    var paidLater = false
+    if purchase.kind == .subscription,
+      try await database.query(
+        """
+        SELECT 1 FROM google_voids
+        WHERE order_id = \(orderId) AND voided_time_ms = \(entry.voidedTimeMillis ?? 0)
+        """
+      ).isEmpty
+    {
+      paidLater = await googlePaidLater(than: orderId, token: token, purchase)
+    }
     return try await database.withTransaction { tx in
       guard
         try await !tx.query(
@@ -81,7 +92,8 @@ extension GoogleNotificationService {
         ).isEmpty
       else { return "already_applied" }
       let result = try await refund(
-        token, purchase, orderId: orderId, units: entry.voidedQuantity, revocation: false, on: tx)
+        token, purchase, orderId: orderId, units: entry.voidedQuantity, revocation: false,
+        paidLater: paidLater, on: tx)
       try await tx.execute(
         """
         UPDATE google_voids SET result = \(result)
@@ -91,11 +103,36 @@ extension GoogleNotificationService {
     }
   }
 
+  /// Whether Google names a paid order of the subscription later than `orderId`: a renewal
+  /// Storekeeper has not recorded yet (its push lost, or still queued behind the void), which
+  /// the void of an earlier period must not end. Without Google's answer, false: the void then
+  /// ends the subscription when it refunds the latest order recorded, and the renewal's own
+  /// read-back cannot undo that.
+  private func googlePaidLater(than orderId: String, token: String, _ purchase: Known) async
+    -> Bool
+  {
+    let answer: SubscriptionPurchaseV2
+    do {
+      answer = try await client.subscriptionPurchase(token: token)
+    } catch {
+      logger.notice(
+        "a void is applied without Google's latest order of its subscription",
+        ["order": .string(orderId), "error": .string("\(error)")])
+      return false
+    }
+    let googleId = purchase.product.draft.effectiveGoogleProductId
+    let item =
+      answer.lineItems?.first(where: { $0.productId == googleId }) ?? answer.lineItems?.first
+    guard let latest = item?.latestSuccessfulOrderId, !latest.isEmpty else { return false }
+    return GoogleOrderNumber.precedes(orderId, anyOf: [latest])
+  }
+
   /// Refunds order `orderId` of the purchase (its latest when nil): `units` of a multi-quantity
-  /// one-time purchase, or all of it.
+  /// one-time purchase, or all of it. `paidLater`: Google names a later paid order of the
+  /// subscription, so the refunded one is not its last, whatever Storekeeper has recorded.
   func refund(
     _ token: String, _ purchase: Known, orderId: String?, units: Int32?, revocation: Bool,
-    on tx: PostgresTransaction
+    paidLater: Bool = false, on tx: PostgresTransaction
   ) async throws -> String {
     guard
       let row = try await tx.query(
@@ -139,7 +176,7 @@ extension GoogleNotificationService {
     let tradeNo = try order?.decodeIfPresent("trade_no", as: String.self) ?? purchase.tradeNo
     // The purchase ends with its latest order refunded; an earlier renewal refunded alone
     // leaves the subscription as Google keeps it.
-    let latest = try order?.decode("latest", as: Bool.self) ?? true
+    let latest = try (order?.decode("latest", as: Bool.self) ?? true) && !paidLater
     if kind == .product, let units, units > 0, units < left {
       return try await partialRefund(
         token, tradeNo: tradeNo, orderId: refundedOrder, units: units, quantity: quantity,
