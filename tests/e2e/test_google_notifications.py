@@ -350,6 +350,24 @@ def test_on_hold_stops_granting_and_recovery_grants_again(sk, google):
     wait_until(lambda: vip(sk, user) is not None, 30, "access again once recovered")
 
 
+def test_an_upgrade_by_another_app_user_tells_the_first_user_their_access_ended(sk, google):
+    # One Google account signed in to the app as two users: B's upgrade replaces A's purchase.
+    # A's access ends in B's report, and A's events say so (their last user_state is what
+    # their entitlements read).
+    a, b = unique("g-rtdn-upgrade-a"), unique("g-rtdn-upgrade-b")
+    _, old_token = subscribe(sk, google, a)
+    assert vip(sk, a) is not None
+    sk.client.put_product("g.vip.plus", "auto_renewable", grants={"entitlement": "vip_plus"})
+    order = google_order(sk, b, "g.vip.plus")
+    bought = google.subscribe("g.vip.plus", obfuscated_account_id=order["obfuscated_account_id"],
+                              linked_purchase_token=old_token)
+    assert report(sk, order["trade_no"], bought["purchase_token"]).status_code == 200
+    assert vip(sk, a) is None
+    events = events_of(sk, a)
+    assert events[-1]["type"] == "entitlement.revoked", [e["type"] for e in events]
+    assert events[-1]["user_state"] == sk.client.entitlements(a)
+
+
 def test_an_upgrade_retires_the_purchase_it_replaces(sk, google):
     user = unique("g-rtdn-upgrade")
     _, old_token = subscribe(sk, google, user)

@@ -122,6 +122,21 @@ package struct GoogleSettlement: Sendable {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: purchase.orderId, productId: order.productId)
     }
+    if let linked = purchase.linkedPurchaseToken, linked != purchase.token {
+      // The purchase replaced may be another app user's (one Google account, two sign-ins):
+      // their access ended with it, and their events say so, as a notification's would.
+      for replaced in try await tx.query(
+        """
+        SELECT user_id FROM google_purchases
+        WHERE purchase_token = \(linked) AND replaced_by = \(purchase.token)
+          AND user_id IS NOT NULL AND user_id <> \(order.userId)
+        """)
+      {
+        try await orders.outbox.append(
+          [], for: try replaced.decode("user_id"),
+          cause: ["replaced_by": .string(product.draft.effectiveGoogleProductId)], on: tx)
+      }
+    }
     return OrderPayment.delivery(settled, product: product, newlyGranted: true)
   }
 }
