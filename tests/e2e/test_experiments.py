@@ -124,7 +124,8 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 # What counts, written here from the documented definition (not the project's query): a paid
 # order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
 # copy (a family member's transaction of someone else's purchase), either made from this
-# experiment's variant (order_offerings), or naming no offering, paid within the window after
+# experiment's variant (order_offerings) after the user was first shown it, or naming no
+# offering, paid within the window after
 # the exposure and before the experiment was concluded, and bought (the earliest purchase of its
 # original transaction, or its Google token's) at or after the exposure. Money is the store's
 # signed price, else the order's amount; an order whose purchase an admin moved to another user
@@ -164,7 +165,7 @@ INDEPENDENT_RESULTS = """
              coalesce(CASE WHEN o.price_milliunits IS NOT NULL THEN o.apple_currency END,
                       o.google_currency, o.currency) AS currency
       FROM e JOIN o ON o.user_id = e.user_id
-      WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant)
+      WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at)
          OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
              AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at
              AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
@@ -656,4 +657,97 @@ def test_a_variants_etag_is_its_own_so_a_stale_assignment_is_not_revalidated(set
     assert r.status_code == 200, r.text
     concluded = api.get("/v1/offerings/paywall", headers={**headers, "If-None-Match": etag})
     assert concluded.status_code == 200 and "Storekeeper-Experiment" not in concluded.headers
+    conclude_all(api)
+
+
+def results(api, exp: str) -> dict[str, tuple]:
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert r.status_code == 200, r.text
+    return {v["variant"]: (v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"]}
+
+
+def independent_counts(db, exp: str, hours: int) -> dict[str, tuple]:
+    return {v: (exposed, payers, orders)
+            for v, (exposed, payers, orders, _, _) in independent_results(db, exp, hours).items()}
+
+
+def user_in(exp: str, variant: str, prefix: str) -> str:
+    return next(u for u in (unique(prefix) for _ in range(100))
+                if expected_variant(exp, u, (50, 50)) == variant)
+
+
+def test_an_order_made_before_the_user_was_shown_the_variant_is_no_conversion(setup):
+    # Signed out, the app showed the placement's own offering (also the control's); the user
+    # signed in and bought it, the hash tagging the order v0, and was shown the paywall only
+    # later: that order was not made from the experiment. One made after is.
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    exp = unique("before-shown").lower()
+    create(api, exp)
+    user = user_in(exp, "v0", "before-shown")
+
+    def buy(product: str, **named) -> dict:
+        r = order_from(api, user, product, **named)
+        assert r.status_code == 201, r.text
+        order = r.json()
+        purchase = fake.call("/fake/v1/purchases", {
+            "bundle_id": BUNDLE_ID, "product_id": product, "type": "Consumable", "quantity": 1,
+            "environment": "Production", "app_account_token": order["app_account_token"]})
+        assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+        return order
+
+    assert offering_for(api, None)[0] == "x-a"
+    early = buy(P + "a", placement="paywall", offering="x-a")
+    assert (early["experiment"], early["variant"]) == (exp, "v0")
+    assert offering_for(api, user)[0] == "x-a"
+    wait_until(lambda: exposures(db, exp) == {user: "v0"}, 10, "the exposure was not written")
+    assert results(api, exp)["v0"] == (1, 0, 0) == independent_counts(db, exp, 24)["v0"]
+    buy(P + "a", placement="paywall", offering="x-a")
+    assert results(api, exp)["v0"] == (1, 1, 1) == independent_counts(db, exp, 24)["v0"]
+    conclude_all(api)
+
+
+def test_a_restore_moved_to_another_user_stays_no_conversion(setup):
+    # A restore of what was bought before the exposure is no conversion; an admin moving that
+    # purchase to another user does not make the order that restored it one.
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    api.put_product(P + "forever", type="non_consumable", price="9.00")
+    exp = unique("moved-restore").lower()
+    create(api, exp)
+    restorer = unique("restorer")
+    offering_for(api, restorer)
+    wait_until(lambda: restorer in exposures(db, exp), 10, "the exposure was not written")
+    old = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": P + "forever", "type": "Non-Consumable", "quantity": 1,
+        "environment": "Production", "apple_account": unique("account"),
+        "purchase_date_ms": int((time.time() - 10 * 86400) * 1000), "price": 9990, "currency": "EUR"})
+    assert api.receipts(receipt=old["receipt"], user_id=restorer).status_code == 200
+    assert sum(payers for _, payers, _ in results(api, exp).values()) == 0
+    moved = db.scalar(f"SELECT transaction_id FROM apple_transactions WHERE user_id = '{restorer}'")
+    r = api.request("POST", f"/admin/v1/transactions/{moved}/transfer", admin=True,
+                    json={"to_user_id": unique("someone-else")})
+    assert r.status_code == 200, r.text
+    after = results(api, exp)
+    assert sum(payers for _, payers, _ in after.values()) == 0, after
+    independent = independent_counts(db, exp, 24)
+    assert {v: counts for v, counts in after.items() if v in independent} == independent
+    conclude_all(api)
+
+
+def test_an_order_naming_a_concluded_experiments_losing_offering_is_made_untagged(setup):
+    # The app may still show the paywall it was given when the experiment was concluded: the
+    # purchase goes through; it counts for no variant.
+    api = setup.api
+    conclude_all(api)
+    exp = unique("lost").lower()
+    create(api, exp)
+    user = user_in(exp, "v1", "loser")
+    served, _ = offering_for(api, user)
+    assert served == "x-b"
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v0"})
+    assert r.status_code == 200, r.text
+    r = order_from(api, user, P + "b", placement="paywall", offering=served)
+    assert r.status_code == 201, r.text
+    assert shown(r.json()) == {"placement": "paywall", "offering": "x-b"}
     conclude_all(api)

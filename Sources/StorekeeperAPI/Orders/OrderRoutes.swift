@@ -102,27 +102,23 @@ package struct OrderRoutes: Sendable {
     )
   }
 
-  /// What the order names as shown, checked against the served placements: the placement
-  /// must exist and the offering be one it can answer with (its own, a rule's or an
-  /// experiment variant's); the variant is recorded when a running experiment assigns this
-  /// user the variant of that offering and no targeting rule takes the user out of it.
+  /// What the order names as shown, checked against the served catalog: the placement and the
+  /// offering must exist; the variant is recorded when the placement's running experiment
+  /// assigns this user the variant of that offering and no targeting rule takes the user out
+  /// of it. An offering the placement does not answer with now is recorded untagged: the app
+  /// may still show what it answered before (a concluded experiment's losing variant, a rule
+  /// since removed), and a tag for the results never stops a purchase.
   func shown(placement: String?, offering: String?, new order: NewOrder, _ request: Request)
     async throws -> OfferingShown?
   {
     let userId = order.userId
     guard let placement, let offering else { return nil }
-    guard let served = offerings?.served,
-      let placed = served.read({ $0.offerings.placements[placement] })
-    else {
-      throw Self.invalid("placement", "no placement \(placement)")
-    }
-    let variants = placed.experiment?.variants ?? []
-    guard
-      placed.offeringId == offering || placed.rules.contains(where: { $0.offeringId == offering })
-        || variants.contains(where: { $0.offeringId == offering })
-    else {
-      throw Self.invalid("offering", "placement \(placement) never offers \(offering)")
-    }
+    let (placed, exists) =
+      offerings?.served.read {
+        ($0.offerings.placements[placement], $0.offerings.offerings[offering] != nil)
+      } ?? (nil, false)
+    guard let placed else { throw Self.invalid("placement", "no placement \(placement)") }
+    guard exists else { throw Self.invalid("offering", "no offering \(offering)") }
     var shown = OfferingShown(placementId: placement, offeringId: offering)
     if let experiment = placed.experiment, experiment.status == .running,
       let variant = experiment.assign(userId), variant.offeringId == offering,

@@ -206,6 +206,9 @@ package struct ExperimentRepository: Sendable {
         JOIN orders o ON o.trade_no = x.trade_no AND o.user_id = e.user_id
           AND o.paid_at IS NOT NULL AND o.environment IS DISTINCT FROM 'Sandbox'
           AND o.origin <> 'transfer'
+          -- Made after the user was shown the variant: an order the hash tagged before any
+          -- exposure (a paywall seen signed out) was not made from the experiment.
+          AND o.created_at >= e.exposed_at
         WHERE NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
         UNION ALL
         -- An order that names no offering, by the window after the first exposure; one that
@@ -219,6 +222,13 @@ package struct ExperimentRepository: Sendable {
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
           AND o.paid_at < coalesce(\(experiment.concludedAt)::timestamptz, 'infinity')
           AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
+        -- An order whose purchase an admin moved away no longer holds it: its transfer's
+        -- event names what it paid with.
+        LEFT JOIN LATERAL (
+          SELECT v.detail ->> 'transaction_id' AS id FROM order_events v
+          WHERE o.close_reason = 'transferred' AND v.trade_no = o.trade_no
+            AND v.detail ? 'transaction_id'
+          ORDER BY v.id DESC LIMIT 1) moved ON true
         WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
           AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
           -- When the purchase was made, not when Storekeeper recorded it: the earliest
@@ -228,10 +238,10 @@ package struct ExperimentRepository: Sendable {
           AND coalesce(
                 (SELECT min(s.purchase_date) FROM apple_transactions t
                  JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
-                 WHERE t.trade_no = o.trade_no),
+                 WHERE t.trade_no = o.trade_no OR t.transaction_id = moved.id),
                 (SELECT gp.purchase_time FROM google_orders g
                  JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
-                 WHERE g.trade_no = o.trade_no),
+                 WHERE g.trade_no = o.trade_no OR g.order_id = moved.id),
                 o.paid_at) >= e.exposed_at),
       priced AS (
         -- What the buyer paid, as the store signed it (both price and currency, or neither),
