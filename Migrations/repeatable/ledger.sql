@@ -34,7 +34,9 @@ DECLARE
   v_take bigint;
   v_lot bigint;
   v_repaid_id bigint;
+  v_repay bigint;
   r record;
+  d record;
   repayments jsonb := '[]';
 BEGIN
   INSERT INTO user_event_sequences AS s (user_id, last_sequence) VALUES (NEW.user_id, 0)
@@ -60,30 +62,21 @@ BEGIN
     IF v_total < 0 THEN
       v_left := v_left - least(v_left, -v_total);
     END IF;
-    -- Then what refunds could not take back, oldest debt first.
-    FOR r IN
-      SELECT d.id, d.trade_no, d.outstanding FROM ledger_debts d
-      WHERE d.user_id = NEW.user_id AND d.asset = NEW.asset AND d.outstanding > 0
-      ORDER BY d.id FOR UPDATE
-    LOOP
-      EXIT WHEN v_left = 0;
-      v_take := least(v_left, r.outstanding);
-      UPDATE ledger_debts SET outstanding = outstanding - v_take WHERE id = r.id;
-      repayments := repayments || jsonb_build_object('trade_no', r.trade_no, 'amount', v_take);
-      v_left := v_left - v_take;
-    END LOOP;
-    -- A reversed refund gives back what later credits repaid of its debt to the lots those
-    -- repayments came from (ledger_lot_uses of its debt_repaid rows since its last reversal):
-    -- that money is theirs, so their own refunds can take it back. Only the rest, what the
-    -- refund took from this purchase, refills its lot. A reversal is a row per environment
-    -- (Ledger.reverse), each giving back that environment's rows: a repayment is a row of the
-    -- environment that paid it, and the reversal's rows of one statement are not each other's
-    -- "last reversal".
+    -- A reversed refund puts back what that refund took, where it took it: the lots its own
+    -- rows took from (this purchase's first, then others, under REFUND_POLICY=negative) and
+    -- those later credits repaid its debt from (its debt_repaid rows), since its last
+    -- reversal. That money is theirs, so their own refunds can take it back. A lot whose
+    -- purchase was refunded meanwhile and still owes what it could not take back repays that
+    -- debt from what it gets, as it would have had it held it. A reversal is a row per
+    -- environment (Ledger.reverse), each giving back that environment's rows; the reversal's
+    -- rows of one statement are not each other's "last reversal".
     IF NEW.kind = 'refund_reversed' AND v_left > 0 THEN
       FOR r IN
-        SELECT u.lot_id, u.amount FROM ledger x JOIN ledger_lot_uses u ON u.ledger_id = x.id
-        WHERE x.trade_no = NEW.trade_no AND x.asset = NEW.asset AND x.kind = 'debt_repaid'
-          AND x.environment = NEW.environment
+        SELECT u.lot_id, u.amount, lot.trade_no AS lot_trade_no, lot.environment AS lot_environment
+        FROM ledger x JOIN ledger_lot_uses u ON u.ledger_id = x.id
+        JOIN ledger_lots lot ON lot.id = u.lot_id
+        WHERE x.trade_no = NEW.trade_no AND x.asset = NEW.asset
+          AND x.kind IN ('refund', 'debt_repaid') AND x.environment = NEW.environment
           AND x.id > coalesce((SELECT max(y.id) FROM ledger y
                                WHERE y.trade_no = NEW.trade_no AND y.asset = NEW.asset
                                  AND y.kind = 'refund_reversed'
@@ -92,10 +85,37 @@ BEGIN
       LOOP
         EXIT WHEN v_left = 0;
         v_take := least(v_left, r.amount);
-        UPDATE ledger_lots SET remaining = remaining + v_take WHERE id = r.lot_id;
         v_left := v_left - v_take;
+        FOR d IN
+          SELECT o.id, o.outstanding FROM ledger_debts o
+          WHERE o.user_id = NEW.user_id AND o.asset = NEW.asset AND o.trade_no = r.lot_trade_no
+            AND o.outstanding > 0
+          ORDER BY o.id FOR UPDATE
+        LOOP
+          EXIT WHEN v_take = 0;
+          v_repay := least(v_take, d.outstanding);
+          UPDATE ledger_debts SET outstanding = outstanding - v_repay WHERE id = d.id;
+          repayments := repayments || jsonb_build_object(
+            'trade_no', r.lot_trade_no, 'amount', v_repay, 'lot', r.lot_id,
+            'environment', r.lot_environment);
+          v_take := v_take - v_repay;
+        END LOOP;
+        UPDATE ledger_lots SET remaining = remaining + v_take WHERE id = r.lot_id;
       END LOOP;
     END IF;
+    -- Then what refunds could not take back, oldest debt first: this credit pays it before
+    -- anything is spendable.
+    FOR r IN
+      SELECT o.id, o.trade_no, o.outstanding FROM ledger_debts o
+      WHERE o.user_id = NEW.user_id AND o.asset = NEW.asset AND o.outstanding > 0
+      ORDER BY o.id FOR UPDATE
+    LOOP
+      EXIT WHEN v_left = 0;
+      v_take := least(v_left, r.outstanding);
+      UPDATE ledger_debts SET outstanding = outstanding - v_take WHERE id = r.id;
+      repayments := repayments || jsonb_build_object('trade_no', r.trade_no, 'amount', v_take);
+      v_left := v_left - v_take;
+    END LOOP;
     INSERT INTO ledger_lots AS l (user_id, asset, environment, trade_no, ledger_id, credited,
                                   remaining)
     VALUES (NEW.user_id, NEW.asset, NEW.environment, NEW.trade_no, NEW.id, NEW.amount, v_left)
@@ -103,16 +123,19 @@ BEGIN
       SET credited = l.credited + EXCLUDED.credited, remaining = l.remaining + EXCLUDED.remaining
     RETURNING l.id INTO v_lot;
     -- Each repayment is a debit of its own, tied to the refunded purchase (so a reversal of
-    -- that refund gives it back) and to the lot of the credit that paid it.
+    -- that refund gives it back) and to the lot that paid it: this credit's, or the lot a
+    -- reversal gave back to.
     -- (Skipped when there are none: even an empty loop is a statement for every credit.)
     IF repayments <> '[]' THEN
-      FOR r IN SELECT e->>'trade_no' AS trade_no, (e->>'amount')::bigint AS amount
+      FOR r IN SELECT e->>'trade_no' AS trade_no, (e->>'amount')::bigint AS amount,
+                      coalesce((e->>'lot')::bigint, v_lot) AS lot,
+                      coalesce(e->>'environment', NEW.environment) AS environment
                FROM jsonb_array_elements(repayments) e
       LOOP
         INSERT INTO ledger (user_id, asset, amount, kind, trade_no, environment)
-        VALUES (NEW.user_id, NEW.asset, -r.amount, 'debt_repaid', r.trade_no, NEW.environment)
+        VALUES (NEW.user_id, NEW.asset, -r.amount, 'debt_repaid', r.trade_no, r.environment)
         RETURNING id INTO v_repaid_id;
-        INSERT INTO ledger_lot_uses (ledger_id, lot_id, amount) VALUES (v_repaid_id, v_lot, r.amount);
+        INSERT INTO ledger_lot_uses (ledger_id, lot_id, amount) VALUES (v_repaid_id, r.lot, r.amount);
       END LOOP;
     END IF;
   ELSIF NEW.amount < 0 AND NEW.kind <> 'debt_repaid' THEN

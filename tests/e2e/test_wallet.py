@@ -340,6 +340,33 @@ def test_a_reversed_refund_gives_what_a_later_purchase_repaid_back_to_that_purch
     problem(spend(api, user, 1), 409, "insufficient_balance")
 
 
+def recovery_of_last_refund(api, user) -> dict:
+    return [e for e in events(api, user) if e["type"] == "purchase.refunded"][-1]["data"]["recovery"]
+
+
+def test_a_reversed_refund_puts_the_gold_back_in_the_purchase_it_came_from(api, fake_appstore):
+    # A: 60 spent, refunded (40 taken, 60 owed); B repays those 60 and is refunded itself (40
+    # taken, 60 owed). Reversing A's refund gives A's lot back its 40 and B's 60 repay B's own
+    # debt: what is left is A's, so a spend uses A and A's second refund takes it (it was given
+    # to refunded B, and the second refund left 30 spendable beside a debt of 100).
+    user = unique("reversal-repayer-refunded")
+    a, first, _ = buy(api, fake_appstore, user, GOLD)
+    spend(api, user, 60)
+    refund(api, fake_appstore, first["transaction_id"])
+    _, second, _ = buy(api, fake_appstore, user, GOLD)
+    refund(api, fake_appstore, second["transaction_id"])
+    assert api.balance(user) == 0
+    refund(api, fake_appstore, first["transaction_id"], type="REFUND_REVERSED")
+    assert api.balance(user) == 40 and ledger(api, user)["debts"] == {}
+    used = spend(api, user, 10)
+    assert used.status_code == 201, used.text
+    assert [(lot["trade_no"], lot["amount"]) for lot in used.json()["lots"]] == [(a["trade_no"], 10)]
+    refund(api, fake_appstore, first["transaction_id"])
+    assert api.balance(user) == 0
+    assert recovery_of_last_refund(api, user)["assets"]["gold"] == {
+        "credited": 100, "recovered": 30, "unrecovered": 70, "debt": 70, "taken": 30}
+
+
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):
     user = unique("refund-full")
     buy(api, fake_appstore, user, GOLD)
@@ -376,3 +403,24 @@ def test_under_the_negative_policy_a_refund_takes_everything_and_the_balance_goe
     s = spend(api, user, 30).json()
     assert [(l["trade_no"], l["amount"]) for l in s["lots"]] == [(second["trade_no"], 30)]
     problem(spend(api, user, 1), 409, "insufficient_balance")
+
+
+def test_under_the_negative_policy_a_reversal_gives_back_what_its_refund_took_from_others(negative):
+    # A's refund took A's 40 and 60 of B's: its reversal gives B its 60 back, so B, never
+    # spent, is refunded in full, and a spend uses A's 40 first.
+    api, fake = negative.api, negative.fake
+    user = unique("reversal-negative")
+    a, first, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 60)
+    _, second, _ = buy(api, fake, user, GOLD)
+    refund(api, fake, first["transaction_id"])
+    assert api.balance(user) == 40
+    refund(api, fake, first["transaction_id"], type="REFUND_REVERSED")
+    assert api.balance(user) == 140
+    used = spend(api, user, 40)
+    assert used.status_code == 201, used.text
+    assert [(lot["trade_no"], lot["amount"]) for lot in used.json()["lots"]] == [(a["trade_no"], 40)]
+    refund(api, fake, second["transaction_id"])
+    assert api.balance(user) == 0
+    assert recovery_of_last_refund(api, user)["assets"]["gold"] == {
+        "credited": 100, "recovered": 100, "unrecovered": 0, "debt": 0, "taken": 100}
