@@ -138,7 +138,7 @@ struct Edge: Sendable {
       AdminExperimentRoutes(
         auth: auth,
         repository: ExperimentRepository(database: database, outbox: domain.orders.outbox),
-        cache: catalog
+        cache: catalog, exposures: domain.exposures
       ).register(&router)
       AdminOrderRoutes(
         auth: auth, orders: domain.orders, database: database,

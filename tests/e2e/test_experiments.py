@@ -415,6 +415,26 @@ def test_concluded_is_a_webhook_and_exposed_is_not(setup):
     conclude_all(api)
 
 
+def test_the_concluded_event_counts_what_was_served_just_before(setup):
+    # Exposures wait up to a second to be written; concluding within it, the event's results
+    # (kept by the backend) must still count them, as the results read later do.
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    exp = unique("just-before").lower()
+    create(api, exp)
+    for user in [unique("just-before-user") for _ in range(6)]:
+        offering_for(api, user)
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v0"})
+    assert r.status_code == 200, r.text
+    event = json.loads(db.scalar(f"SELECT data::text FROM events WHERE type = 'experiment.concluded' "
+                                 f"AND user_id = 'experiment:{exp}'"))
+    said = {v["variant"]: v["exposed"] for v in event["results"]}
+    assert sum(said.values()) == 6, said
+    later = api.get(f"/admin/v1/experiments/{exp}/results", admin=True).json()["variants"]
+    assert {v["variant"]: v["exposed"] for v in later} == said
+    conclude_all(api)
+
+
 @pytest.mark.parametrize("body,field", [
     ({"placement_id": "paywall", "variants": [{"variant": "a", "offering_id": "x-a", "weight": 1},
                                               {"variant": "b", "offering_id": "x-b", "weight": 1}]},

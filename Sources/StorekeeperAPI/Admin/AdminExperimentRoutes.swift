@@ -7,11 +7,18 @@ package struct AdminExperimentRoutes: Sendable {
   let auth: AdminAuthenticator
   let repository: ExperimentRepository
   let cache: ServedCatalog
+  /// This instance's exposures not yet written: written before a conclusion, so the results
+  /// its event carries count what this instance served.
+  let exposures: ExposureRecorder?
 
-  package init(auth: AdminAuthenticator, repository: ExperimentRepository, cache: ServedCatalog) {
+  package init(
+    auth: AdminAuthenticator, repository: ExperimentRepository, cache: ServedCatalog,
+    exposures: ExposureRecorder? = nil
+  ) {
     self.auth = auth
     self.repository = repository
     self.cache = cache
+    self.exposures = exposures
   }
 
   package func register(_ router: inout APIRouter) {
@@ -70,6 +77,13 @@ package struct AdminExperimentRoutes: Sendable {
       fields.rejectUnknown(allowed: ["winner"])
       let winner = fields.string("winner", required: true, maxLength: 64) ?? ""
       try fields.validate()
+      // Another instance's buffer (a second's worth at most) is written after the conclusion:
+      // later results count it, the event does not (docs/OFFERINGS.md).
+      do { try await exposures?.flush() } catch {
+        context.logger.warning(
+          "exposures waiting to be written are left out of the conclusion's results",
+          ["experiment_id": .string(id), "error": .string("\(error)")])
+      }
       let experiment = try await repository.conclude(id, winner: winner, by: admin)
       await refresh(context)
       context.logger.notice(
