@@ -90,6 +90,8 @@ def test_orders_and_ledger_rows_export_with_their_amounts(exported):
     ledger = export(stack, "ledger", "--from", "2000-01-01", "--to", "2099-01-01", "--format", "jsonl")
     entries = [json.loads(x) for x in ledger.stdout.splitlines()]
     assert [(e["asset"], e["amount"], e["kind"]) for e in entries if e["user_id"] == user] == [("gold", "10", "grant")] * 3
+    assert all((e["debt"], e["operation_id"], e["adjustment_id"]) == ("0", None, None)
+               for e in entries if e["user_id"] == user)
 
 
 @pytest.mark.parametrize("args", [[], ["refunds"], ["orders"], ["orders", "--from", "2026-01-01"],

@@ -16,7 +16,7 @@ package enum ExportKind: String, Sendable, CaseIterable {
     case .ledger:
       [
         "id", "user_id", "asset", "amount", "kind", "trade_no", "transaction_id", "environment",
-        "created_at",
+        "created_at", "debt", "operation_id", "adjustment_id",
       ]
     case .transactions:
       [
@@ -48,6 +48,9 @@ package enum ExportKind: String, Sendable, CaseIterable {
       return [
         "x.id::text", "x.user_id", "x.asset", "x.amount::text", "x.kind", "x.trade_no",
         transactionId, "x.environment", time("created_at"),
+        // What a refund left owed (REFUND_POLICY=debt), and the spend or grant, or the
+        // admin's adjustment, a row belongs to: without them what users owe cannot be rebuilt.
+        "x.debt::text", "x.operation_id::text", "x.adjustment_id::text",
       ]
     case .transactions:
       return [
@@ -61,7 +64,9 @@ package enum ExportKind: String, Sendable, CaseIterable {
 
   /// The columns that hold numbers, written as they are; every other column's text is
   /// neutralised in CSV when a spreadsheet would read it as a formula (`Exporter.line`).
-  var numericColumns: Set<String> { ["quantity", "unit_price", "amount", "id", "price"] }
+  var numericColumns: Set<String> {
+    ["quantity", "unit_price", "amount", "id", "price", "debt", "operation_id", "adjustment_id"]
+  }
 
   /// The table (or view) and its time column: rows in [from, to) of it.
   var source: (table: String, time: String) {
