@@ -35,6 +35,8 @@ DECLARE
   v_lot bigint;
   v_repaid_id bigint;
   v_repay bigint;
+  -- How much the user's sandbox lots gained or lost: `user_balances.sandbox` is what they hold.
+  v_sandbox bigint := 0;
   r record;
   d record;
   repayments jsonb := '[]';
@@ -44,10 +46,8 @@ BEGIN
   -- The balance before this row is what the upsert returns less the row: one statement, where
   -- a read before the upsert was a second one on every ledger row (issue 23).
   INSERT INTO user_balances AS b (user_id, asset, total, sandbox)
-  VALUES (NEW.user_id, NEW.asset, NEW.amount,
-          CASE WHEN NEW.environment = 'Sandbox' THEN NEW.amount ELSE 0 END)
-  ON CONFLICT (user_id, asset) DO UPDATE
-    SET total = b.total + EXCLUDED.total, sandbox = b.sandbox + EXCLUDED.sandbox
+  VALUES (NEW.user_id, NEW.asset, NEW.amount, 0)
+  ON CONFLICT (user_id, asset) DO UPDATE SET total = b.total + EXCLUDED.total
   RETURNING b.total - NEW.amount INTO v_total;
 
   -- The lots (0035), under the same lock: what is left of each credit, first in first out.
@@ -101,6 +101,9 @@ BEGIN
           v_take := v_take - v_repay;
         END LOOP;
         UPDATE ledger_lots SET remaining = remaining + v_take WHERE id = r.lot_id;
+        IF r.lot_environment = 'Sandbox' THEN
+          v_sandbox := v_sandbox + v_take;
+        END IF;
       END LOOP;
     END IF;
     -- Then what refunds could not take back, oldest debt first: this credit pays it before
@@ -122,6 +125,9 @@ BEGIN
     ON CONFLICT (trade_no, asset, environment) DO UPDATE
       SET credited = l.credited + EXCLUDED.credited, remaining = l.remaining + EXCLUDED.remaining
     RETURNING l.id INTO v_lot;
+    IF NEW.environment = 'Sandbox' THEN
+      v_sandbox := v_sandbox + v_left;
+    END IF;
     -- Each repayment is a debit of its own, tied to the refunded purchase (so a reversal of
     -- that refund gives it back) and to the lot that paid it: this credit's, or the lot a
     -- reversal gave back to.
@@ -143,30 +149,32 @@ BEGIN
     -- A purchase taken back (refund, transfer) comes out of its own lot first; then, as every
     -- other debit, out of the oldest lots of its environment, then of any. What no lot holds
     -- takes the balance below zero.
-    IF NEW.kind IN ('refund', 'transferred') AND NEW.trade_no IS NOT NULL THEN
-      FOR r IN SELECT l.id FROM ledger_lots l
-               WHERE l.trade_no = NEW.trade_no AND l.asset = NEW.asset AND l.remaining > 0
-               ORDER BY l.id
-      LOOP
-        EXIT WHEN v_left = 0;
-        v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
-      END LOOP;
-    END IF;
-    FOR r IN SELECT l.id FROM ledger_lots l
-             WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0
-               AND l.environment = NEW.environment
-             ORDER BY l.id
+    -- (One statement for the three: a lot met again finds itself empty.)
+    FOR r IN SELECT u.id, u.environment FROM (
+               SELECT 1 AS pass, l.id, l.environment FROM ledger_lots l
+               WHERE NEW.kind IN ('refund', 'transferred') AND NEW.trade_no IS NOT NULL
+                 AND l.trade_no = NEW.trade_no AND l.asset = NEW.asset AND l.remaining > 0
+               UNION ALL
+               SELECT 2, l.id, l.environment FROM ledger_lots l
+               WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0
+                 AND l.environment = NEW.environment
+               UNION ALL
+               SELECT 3, l.id, l.environment FROM ledger_lots l
+               WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0) u
+             ORDER BY u.pass, u.id
     LOOP
       EXIT WHEN v_left = 0;
-      v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
+      v_take := storekeeper_ledger_take(NEW.id, r.id, v_left);
+      v_left := v_left - v_take;
+      IF r.environment = 'Sandbox' THEN
+        v_sandbox := v_sandbox - v_take;
+      END IF;
     END LOOP;
-    FOR r IN SELECT l.id FROM ledger_lots l
-             WHERE l.user_id = NEW.user_id AND l.asset = NEW.asset AND l.remaining > 0
-             ORDER BY l.id
-    LOOP
-      EXIT WHEN v_left = 0;
-      v_left := v_left - storekeeper_ledger_take(NEW.id, r.id, v_left);
-    END LOOP;
+  END IF;
+  -- Only when a sandbox lot changed: a production purchase pays no second statement.
+  IF v_sandbox <> 0 THEN
+    UPDATE user_balances SET sandbox = sandbox + v_sandbox
+    WHERE user_id = NEW.user_id AND asset = NEW.asset;
   END IF;
   IF NEW.debt > 0 THEN
     INSERT INTO ledger_debts (user_id, asset, trade_no, ledger_id, amount, outstanding)

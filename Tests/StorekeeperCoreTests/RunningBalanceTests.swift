@@ -52,19 +52,24 @@ import Testing
     return query
   }
 
-  /// `user -> asset -> (total, sandbox)` summed from every ledger row: the truth.
+  /// `user -> asset -> (total, sandbox, lots)`: the total summed from every ledger row (the
+  /// truth), the sandbox part as what the sandbox's lots hold (a debit takes from whichever
+  /// lots it reaches, so a row's own environment does not say), and what all lots hold.
   static func recomputed(_ h: DomainHarness) async throws -> [String: [String: [Int64]]] {
     let rows = try await h.database.query(
       """
-      SELECT user_id, asset, sum(amount)::bigint AS total,
-             coalesce(sum(amount) FILTER (WHERE environment = 'Sandbox'), 0)::bigint AS sandbox
-      FROM ledger GROUP BY user_id, asset
+      SELECT l.user_id, l.asset, sum(l.amount)::bigint AS total,
+             (SELECT coalesce(sum(remaining), 0) FROM ledger_lots o WHERE o.user_id = l.user_id
+              AND o.asset = l.asset AND o.environment = 'Sandbox')::bigint AS sandbox,
+             (SELECT coalesce(sum(remaining), 0) FROM ledger_lots o WHERE o.user_id = l.user_id
+              AND o.asset = l.asset)::bigint AS lots
+      FROM ledger l GROUP BY l.user_id, l.asset
       """)
     var sums: [String: [String: [Int64]]] = [:]
     for row in rows {
       let user: String = try row.decode("user_id")
       sums[UserId.key(user), default: [:]][try row.decode("asset")] = [
-        try row.decode("total"), try row.decode("sandbox"),
+        try row.decode("total"), try row.decode("sandbox"), try row.decode("lots"),
       ]
     }
     return sums
@@ -103,6 +108,12 @@ import Testing
         #expect(
           view.sandboxBalances == expected.mapValues { $0[1] }.filter { $0.value != 0 },
           "\(user)")
+        // The lots hold the balance when it is positive, nothing when it is not; the sandbox's
+        // part of it is never more.
+        for (asset, sums) in expected {
+          #expect(sums[2] == max(sums[0], 0), "\(user) \(asset)")
+          #expect(sums[1] >= 0 && sums[1] <= sums[2], "\(user) \(asset)")
+        }
         // The state an event records is the same sum.
         _ = try await h.database.query(
           "SELECT storekeeper_append_events(\(user)::text, '[]'::jsonb, now(), NULL)")

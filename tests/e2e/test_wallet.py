@@ -195,6 +195,25 @@ def test_a_reversed_refund_whose_debt_a_sandbox_grant_repaid_gives_each_environm
     assert (api.balance(user), ledger(api, user)["debts"]) == (100, {"gold": 60})
 
 
+def test_sandbox_balances_are_what_the_sandbox_lots_hold_whatever_took_from_them(backend):
+    # The purchase's 100 was spent; moving it to another user takes 100 from what is left, the
+    # sandbox grant's lot: the sandbox part of a balance of 0 is 0 (it stayed 100, for good).
+    api, fake = backend.api, backend.fake
+    user, other = unique("sandbox-taken"), unique("sandbox-taken-to")
+    _, purchase, _ = buy(api, fake, user, GOLD)
+    r = api.post(f"/v1/users/{user}/balances/gold/grant", json={"amount": 100, "reason": "test", "environment": "Sandbox"},
+                 headers={"Idempotency-Key": unique("grant")})
+    assert r.status_code == 201, r.text
+    assert spend(api, user, 100).status_code == 201
+    assert api.entitlements(user)["sandbox_balances"] == {"gold": 100}
+    r = api.request("POST", f"/admin/v1/transactions/{purchase['transaction_id']}/transfer", admin=True,
+                    json={"to_user_id": other, "reason": "support case"})
+    assert r.status_code == 200, r.text
+    assert (api.balance(user), api.entitlements(user)["sandbox_balances"]) == (0, {})
+    assert (api.balance(other), api.entitlements(other)["sandbox_balances"]) == (100, {})
+    assert backend.db.scalar(f"SELECT sandbox FROM user_balances WHERE user_id = '{user}'") == "0"
+
+
 def test_a_key_reused_with_canonically_equivalent_text_is_another_request(backend):
     """A key replays only the bytes it was first sent with: "café" precomposed and "cafe" with a
     combining accent are equal to Swift's ==, but they are different requests."""
