@@ -22,6 +22,9 @@ public struct PostgresRow: Sendable {
     return value
   }
 
+  /// Whether the result has `column` (a query whose shape varies by case).
+  public func has(_ column: String) -> Bool { description.index[column] != nil }
+
   /// The value of `column`, or `nil` for SQL NULL.
   public func decodeIfPresent<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self)
     throws -> T?

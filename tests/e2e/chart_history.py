@@ -259,6 +259,10 @@ class History:
             state, outcome = answers[i % len(answers)]
             at = t.purchase + timedelta(days=2, hours=i % 5)
             self.consumption.append((f"cons-{i:04d}", t.transaction_id, t.environment, at, state, outcome))
+        # Apple may ask about one purchase twice (the customer asked again).
+        for i, t in enumerate(bought[:2]):
+            self.consumption.append((f"cons-{i:04d}-again", t.transaction_id, t.environment,
+                                     t.purchase + timedelta(days=2, hours=6), "sent", "accepted"))
         self.consumption.append(("cons-sub", b.transaction_id, "Production", b.purchase + timedelta(days=1),
                                  "sent", "accepted"))
         self.consumption.append(("cons-unknown", "1888888888", "Production", d("2026-03-03T03:03:03"),

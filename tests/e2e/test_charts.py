@@ -460,10 +460,10 @@ def test_a_purchase_minutes_before_midnight_in_new_york_belongs_to_the_day_befor
         "2026-03-06T05:00:00.000Z", "2026-03-07T05:00:00.000Z"]
 
 
-def pages(api, name: str, **params) -> list[dict]:
+def pages(api, name: str, limit: int = 7, **params) -> list[dict]:
     out, cursor = [], None
     while True:
-        query = {**params, "limit": 7, **({"cursor": cursor} if cursor else {})}
+        query = {**params, "limit": limit, **({"cursor": cursor} if cursor else {})}
         r = api.get(f"/admin/v1/charts/{name}/transactions", admin=True, params=query)
         assert r.status_code == 200, r.text
         body = r.json()
@@ -487,7 +487,8 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
         txs = pages(stack.api, name, period=row["period"], **params)
         if name in ("revenue", "mrr", "arr", "refund_rate", "payers"):
             txs = [t for t in txs if t.get("currency") == row["currency"]]
-        assert len({t["transaction_id"] for t in txs}) == len(txs)
+        if name != "consumption_requests":  # Apple may ask about one purchase twice
+            assert len({t["transaction_id"] for t in txs}) == len(txs)
         if name == "revenue":
             bought = [t for t in txs if t["event"] in ("purchase", "purchase_and_refund")]
             refunded = [t for t in txs if t["event"] in ("refund", "purchase_and_refund")]
@@ -546,6 +547,8 @@ def test_the_transactions_behind_each_point_add_up_to_it(charted, name):
             assert len({t["original_transaction_id"] for t in txs}) == len(txs)
         elif name == "consumption_requests":
             assert len(txs) == row["requests"]
+            # A page ends between the two requests about one purchase: neither is skipped.
+            assert len(pages(stack.api, name, limit=1, period=row["period"], **params)) == row["requests"]
             for answer in ("answered", "skipped_without_consent", "skipped", "failed", "expired", "pending"):
                 assert sum(1 for t in txs if t["event"] == answer) == row[answer]
         checked += len(txs)

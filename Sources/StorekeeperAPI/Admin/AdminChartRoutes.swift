@@ -84,7 +84,7 @@ package struct AdminChartRoutes: Sendable {
       let month = Self.cohortMonth(name, request.query["month"], problems: &problems)
       let page = PageRequest(
         request.query.filter { ["limit", "cursor"].contains($0.key) }, known: [],
-        problems: &problems, cursorRule: "must be a transaction id (1-64 printable characters)",
+        problems: &problems, cursorRule: "must be a next_cursor (1-64 printable characters)",
         isKey: AdminUserRoutes.isTransactionId)
       var rest = request.query
       rest["limit"] = nil

@@ -22,6 +22,13 @@ package struct ChartPointTransaction: Encodable, Sendable {
   var refundedAt: String?
   var segment: String?
   var event: String?
+  /// The consumption request's notification (not encoded): one transaction may be asked
+  /// about twice.
+  var notification: String?
+
+  /// Where the next page starts: the transaction, and for a consumption request its
+  /// notification too (`ChartSQL.consumptionCursor`).
+  var pageKey: String { notification.map { "\(transactionId)/\($0)" } ?? transactionId }
 
   enum CodingKeys: String, CodingKey {
     case transactionId = "transaction_id"
@@ -55,5 +62,6 @@ package struct ChartPointTransaction: Encodable, Sendable {
     refundedAt = try row.decodeIfPresent("refunded_at")
     segment = try row.decodeIfPresent("segment")
     event = try row.decodeIfPresent("event")
+    notification = row.has("notification") ? try row.decodeIfPresent("notification") : nil
   }
 }

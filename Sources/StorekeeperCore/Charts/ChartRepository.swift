@@ -84,6 +84,6 @@ package struct ChartRepository: Sendable {
     let rows = try await database.query(
       ChartSQL.transactions(query, period: period, month: month, after: after, limit: limit)
     ).map(ChartPointTransaction.init(row:))
-    return KeysetPage.split(rows, limit: limit) { $0.transactionId }
+    return KeysetPage.split(rows, limit: limit) { $0.pageKey }
   }
 }

@@ -241,7 +241,8 @@ extension ChartSQL {
     case .consumptionRequests:
       return """
         q0 AS (SELECT 1)
-        SELECT \(columns), \(seg) AS segment, x.answer AS event
+        SELECT \(columns), \(seg) AS segment, x.answer AS event,
+               x.notification_uuid::text AS notification
         FROM chart_consumption_requests x, w, pt
         WHERE \(filter) AND x.requested_at >= pt.starts_at AND x.requested_at < pt.ends_at
         """

@@ -29,8 +29,20 @@ extension ChartSQL {
     let seg = query.segment.column
     if let text = metricTransactions(query.name, segment: seg) {
       sql.append(PostgresQuery(unsafeSQL: text))
-      if let after { sql.append(" AND x.transaction_id > \(after)") }
-      sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
+      guard query.name == .consumptionRequests else {
+        if let after { sql.append(" AND x.transaction_id > \(after)") }
+        sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
+        return sql
+      }
+      // Apple may ask twice about one transaction: its requests are told apart by their
+      // notification, so a page boundary between them skips neither (`pageKey`).
+      if let after {
+        let (transactionId, notification) = consumptionCursor(after)
+        sql.append(
+          " AND (x.transaction_id, x.notification_uuid::text) > (\(transactionId), \(notification))"
+        )
+      }
+      sql.append(" ORDER BY x.transaction_id, x.notification_uuid::text LIMIT \(limit + 1)")
       return sql
     }
     if query.name == .cohorts, let month {
@@ -118,6 +130,14 @@ extension ChartSQL {
     if let after { sql.append(" AND x.transaction_id > \(after)") }
     sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
     return sql
+  }
+
+  /// A consumption request's cursor (`ChartPointTransaction.pageKey`): its transaction and
+  /// notification; a transaction id alone (a cursor of the release before) reads from its first.
+  static func consumptionCursor(_ cursor: String) -> (transactionId: String, notification: String)
+  {
+    guard let slash = cursor.lastIndex(of: "/") else { return (cursor, "") }
+    return (String(cursor[..<slash]), String(cursor[cursor.index(after: slash)...]))
   }
 
   /// The payments of month `month` after the cohort's: what `paying` counts (priced above 0,
