@@ -29,6 +29,15 @@ extension Commands {
     let log = logger(.notice)
     let pool = commandPool(url: url, logger: log)
     do {
+      // A zone PostgreSQL does not know would be recorded as the counts' and fail every pass.
+      guard try await ChartRepository(database: pool).knowsTimeZone(zone) else {
+        FileHandle.standardError.write(
+          Data(
+            "configuration error: CHARTS_TIME_ZONE is not a time zone PostgreSQL knows (pg_timezone_names), got \"\(zone)\"\n"
+              .utf8))
+        await pool.shutdown()
+        return 2
+      }
       // In the servers' zone: a pass of theirs finding the counts in another would rebuild.
       let rollup = ChartRollup(database: pool, countsZone: zone, logger: log)
       let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()

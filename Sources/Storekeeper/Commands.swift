@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Postgres
 import StorekeeperAPI
+import StorekeeperCore
 import StorekeeperLogging
 
 /// The subcommands of the `storekeeper` executable, which only dispatches to these.
@@ -90,7 +91,9 @@ public enum Commands {
       if let error = error as? PostgresError { fields.merge(error.logMetadata) { $1 } }
       logger.critical("start-up failed", fields)
       await app.shutdown()
-      return 1
+      // A configuration error found only once the database answers (a time zone it does not
+      // know) is still one: 2, which the packaged unit does not restart.
+      return error is ConfigError ? 2 : 1
     }
     let signal = await stopper.value
     logger.notice("signal received", ["signal": .int(Int(signal))])

@@ -143,9 +143,16 @@ def test_a_missing_or_bad_variable_stops_start_up_naming_it(binary, launcher, fr
 
 def test_a_charts_time_zone_postgresql_does_not_know_stops_start_up_naming_it(binary, launcher, fresh_db):
     # Well formed, so only the database can tell: asked at start-up, not at the first pass.
-    result = run_serve(binary, launcher.env(fresh_db, 1, CHARTS_TIME_ZONE="Mars/Olympus"))
-    assert result.returncode != 0, result.stdout + result.stderr
+    # Exit 2 as for every configuration error: the packaged unit does not restart on it.
+    env = launcher.env(fresh_db, 1, CHARTS_TIME_ZONE="Mars/Olympus")
+    result = run_serve(binary, env)
+    assert result.returncode == 2, result.stdout + result.stderr
     assert "CHARTS_TIME_ZONE" in result.stdout + result.stderr and "Mars/Olympus" in result.stdout + result.stderr
+    # charts-backfill would have recorded it as the counts' zone, failing every pass after.
+    backfill = subprocess.run([str(binary), "charts-backfill"], env=env, capture_output=True, text=True, timeout=60)
+    assert backfill.returncode == 2, backfill.stdout + backfill.stderr
+    assert "CHARTS_TIME_ZONE" in backfill.stderr and "Mars/Olympus" in backfill.stderr
+    assert fresh_db.scalar("SELECT counts_zone FROM chart_rollup_state") in (None, "UTC")
 
 
 # ---------------------------------------------------------------------------------------------

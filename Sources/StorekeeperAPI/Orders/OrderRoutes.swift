@@ -1,6 +1,7 @@
 import HTTP
 import Postgres
 import StorekeeperCore
+import StorekeeperLogging
 
 /// `/v1/orders`: create an order before the purchase (validation, idempotency, creation), read
 /// it after.
@@ -167,7 +168,10 @@ package struct OrderRoutes: Sendable {
     } catch {
       context.logger.warning(
         "the offering an order was made from could not be recorded",
-        ["trade_no": .string(order.tradeNo), "error": .string(String(describing: error))])
+        [
+          "trade_no": .string(LogRedaction.tradeNumber(order.tradeNo)),
+          "error": .string(String(describing: error)),
+        ])
     }
   }
 
