@@ -390,6 +390,26 @@ def test_an_upgrade_notified_before_the_apps_report_pays_the_apps_own_order(api,
     assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
 
 
+def test_an_upgrade_restored_before_the_apps_report_pays_the_apps_own_order(api, fake_appstore):
+    # The app posts the upgrade to /v1/receipts (a restore, a Transaction.updates listener)
+    # before its report: the purchase pays the order the app made for it (its token is in the
+    # transaction), as the notification would, not a renewal order that leaves the app's order
+    # unpaid and its report refused 409.
+    user = unique("upgrade-restored")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    order = api.create_order(user, CLUB_PLUS)
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=30 * 86400,
+                                 deliver=False, app_account_token=order["app_account_token"])
+    r = api.receipts(user_id=user, signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    orders = api.admin_orders(user_id=user)
+    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
+    assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
+
+
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
     # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
     # began, so its own far expiry takes no grace period away from the month.

@@ -106,3 +106,18 @@ def test_a_renewal_posted_by_its_subscriber_is_recorded_not_refused(api, fake_ap
     assert expires > time.time() + 1800, club  # the renewal's hour, not the first minute
     again = api.receipts(user_id=user, signed_transaction=renewal["signed_transaction"])
     assert [t["status"] for t in again.json()["transactions"]] == ["restored"]
+
+
+def test_a_proof_of_two_purchases_without_tokens_pays_each_order_with_its_own_quantity(api, fake_appstore):
+    # A StoreKit 1 client sets no token: the order for one is paid by the purchase of one in
+    # the receipt, not refused for the newer purchase of three that pays the other order.
+    user, account = unique("two-unbound"), unique("two-unbound-account")
+    one = api.create_order(user, GOLD)
+    three = api.create_order(user, GOLD, quantity=3)
+    fake_appstore.purchase(GOLD, "consumable", quantity=1, apple_account=account)
+    later = fake_appstore.purchase(GOLD, "consumable", quantity=3, apple_account=account)
+    r = api.report(one["trade_no"], receipt=later["receipt"])
+    assert r.status_code == 200, r.text
+    r = api.report(three["trade_no"], receipt=later["receipt"])
+    assert r.status_code == 200, r.text
+    assert api.balance(user) == 400

@@ -157,3 +157,18 @@ def test_a_receipt_that_is_not_base64_is_refused_without_asking_apple(api):
     r = form_post(api, "/v1/receipts", [("receipt", "this is not base64 !!!"), ("id", DOWNLOAD)])
     assert r.status_code == 422, r.text
     assert r.json()["code"] == "invalid_proof"
+
+
+def test_a_new_download_is_delivered_beside_one_someone_owns_in_the_same_receipt(api, fake_appstore, stack):
+    # The Apple account's receipt lists an earlier purchase someone owns (a signed-in restore
+    # once): the new one it holds is still recorded and delivered, the owned one named
+    # `not_yours`; 409 is only for a proof that is all someone else's.
+    account = unique("seed000-account")
+    owned = fake_appstore.purchase(COINS, "consumable", apple_account=account)
+    assert api.receipts(user_id=unique("seed000-owner"), receipt=owned["receipt"]).status_code == 200
+    new = fake_appstore.purchase(DOWNLOAD, "non_consumable", apple_account=account)
+    r = legacy_post(api, new, DOWNLOAD, spaces=False)
+    assert r.status_code == 200, r.text
+    statuses = {t["transaction_id"]: t["status"] for t in r.json()["transactions"]}
+    assert statuses == {owned["transaction_id"]: "not_yours", new["transaction_id"]: "recorded"}, statuses
+    assert [d["content"] for d in r.json()["delivery"]] == [CONTENT]

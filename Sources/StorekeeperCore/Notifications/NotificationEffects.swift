@@ -290,7 +290,9 @@ package struct NotificationEffects {
     // Bought in the app (an upgrade, a resubscription) with an order of the subscriber's own
     // whose token it carries, and that order's report not here yet: this pays that order, so
     // the report that follows finds it settled instead of its purchase taken by a renewal.
-    if let named = try await appOrder(paying: transaction, for: userId, product: product) {
+    if let named = try await settlement.appOrder(
+      paying: transaction, for: userId, product: product, on: tx)
+    {
       if known { try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx) }
       if !stale {
         try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
@@ -328,21 +330,6 @@ package struct NotificationEffects {
       throw NotificationLostRace(transactionId: transaction.transactionId)
     }
     return .processed(.renewalRecorded)
-  }
-
-  /// The unpaid order of `userId` for `product` whose token `transaction` carries and which
-  /// it can pay, locked; nil when there is none (a renewal carries its first purchase's token,
-  /// whose order is paid already).
-  private func appOrder(
-    paying transaction: VerifiedTransaction, for userId: String, product: Product
-  ) async throws -> Order? {
-    guard let token = TransactionRecord.validToken(transaction.appAccountToken),
-      let order = try await orders.find(accountToken: token, store: .appStore, lock: true, on: tx),
-      order.userId == userId, order.productId == product.productId,
-      order.tradeStatus != .tradeSuccess, order.transactionId == nil,
-      (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
-    else { return nil }
-    return order
   }
 
   /// Sets the subscription's state and grace end. A state without a grace of its own that is

@@ -23,14 +23,41 @@ extension SettlementService {
       && transaction.originalTransactionId != transaction.transactionId
   }
 
-  /// An order of the subscriber's own for a renewal (`origin: renewal`), as
-  /// `NotificationEffects.renew` gives one: the order that bought the subscription is paid long
-  /// since. A renewal `recorded` without an owner is handed to the new order here, because
-  /// `TransactionRecord.claim` would refuse a row that carries none of its token.
+  /// The unpaid order of `userId` for `product` whose token `transaction` carries and which
+  /// it can pay, locked: a period bought in the app (an upgrade, a resubscription) with an
+  /// order of the subscriber's own, whose report may come after. Nil when there is none (a
+  /// renewal carries its first purchase's token, whose order is paid already).
+  func appOrder(
+    paying transaction: VerifiedTransaction, for userId: String, product: Product,
+    on tx: PostgresTransaction
+  ) async throws -> Order? {
+    guard let token = TransactionRecord.validToken(transaction.appAccountToken),
+      let order = try await orders.find(accountToken: token, store: .appStore, lock: true, on: tx),
+      UserId.same(order.userId, userId), order.productId == product.productId,
+      order.tradeStatus != .tradeSuccess, order.transactionId == nil,
+      (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+    else { return nil }
+    return order
+  }
+
+  /// The order a renewal posted in a proof pays: the subscriber's own order that bought it in
+  /// the app (`appOrder`: an upgrade or resubscription whose report is not here yet, which
+  /// then finds its order paid instead of its purchase taken), else a new one
+  /// (`origin: renewal`), as `NotificationEffects.renew` gives: the order that bought the
+  /// subscription is paid long since. A renewal `recorded` without an owner is handed to the
+  /// order here, because `TransactionRecord.claim` would refuse a row that carries none of its
+  /// token.
   func renewalOrder(
     for subscriber: String, _ transaction: VerifiedTransaction, product: Product,
     recorded: Bool, cause: OrderEventCause, on tx: PostgresTransaction
   ) async throws -> Order? {
+    if let named = try await appOrder(
+      paying: transaction, for: subscriber, product: product, on: tx),
+      (try? OrderPayment.checkReopenable(named)) != nil
+    {
+      if recorded { try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx) }
+      return named
+    }
     guard
       let order = try await orders.createForPurchase(
         userId: subscriber, productId: product.productId, quantity: 1, origin: .renewal,

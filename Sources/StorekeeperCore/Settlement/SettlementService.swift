@@ -58,7 +58,8 @@ package struct SettlementService: Sendable {
       try OrderPayment.checkReopenable(order)
       let transaction: VerifiedTransaction
       do {
-        transaction = try TransactionMatcher.match(order, in: candidates, usedElsewhere: used)
+        transaction = try TransactionMatcher.match(
+          order, in: candidates, usedElsewhere: used, avoid: revoked)
       } catch  where !others.isEmpty {
         throw SettlementRefusal.purchaseNotYours
       }

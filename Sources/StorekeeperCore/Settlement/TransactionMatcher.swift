@@ -3,9 +3,11 @@ import AppStore
 /// Picks, from the transactions a proof holds, the one that pays a given order — or says
 /// precisely why none does. Pure: what is already used elsewhere is passed in.
 enum TransactionMatcher {
-  /// `usedElsewhere` are transaction ids already settling other orders.
+  /// `usedElsewhere` are transaction ids already settling other orders; `avoid`, ones that
+  /// may pay it only if nothing else does (refunded, as the caller then says).
   static func match(
-    _ order: Order, in transactions: [VerifiedTransaction], usedElsewhere: Set<String>
+    _ order: Order, in transactions: [VerifiedTransaction], usedElsewhere: Set<String>,
+    avoid: Set<String> = []
   ) throws(SettlementRefusal) -> VerifiedTransaction {
     if let exact = transactions.first(where: { $0.transactionId == order.transactionId }) {
       return exact
@@ -25,11 +27,20 @@ enum TransactionMatcher {
     }
     let unbound = sameProduct.filter { $0.appAccountToken == nil }
     guard !unbound.isEmpty else { throw .accountTokenMismatch }
-    guard
-      let free = unbound.sorted(by: { $0.purchaseDate > $1.purchaseDate })
-        .first(where: { !usedElsewhere.contains($0.transactionId) })
-    else { throw .transactionAlreadyUsed(transactionId: nil, productId: order.productId) }
-    return try checked(free, order)
+    // The newest free purchase of the order's quantity that is not to be avoided; a proof may
+    // hold several (two orders bought before either was reported, without tokens), and one that
+    // cannot pay this order must not hide one that can.
+    func rank(_ transaction: VerifiedTransaction) -> Int {
+      (transaction.quantity == Int(order.quantity) ? 2 : 0)
+        + (avoid.contains(transaction.transactionId) ? 0 : 1)
+    }
+    let free = unbound.filter { !usedElsewhere.contains($0.transactionId) }.sorted {
+      rank($0) != rank($1) ? rank($0) > rank($1) : $0.purchaseDate > $1.purchaseDate
+    }
+    guard let best = free.first else {
+      throw .transactionAlreadyUsed(transactionId: nil, productId: order.productId)
+    }
+    return try checked(best, order)
   }
 
   private static func checked(_ transaction: VerifiedTransaction, _ order: Order)
