@@ -134,8 +134,7 @@ extension ChartSQL {
 
   /// A consumption request's cursor (`ChartPointTransaction.pageKey`): its transaction and
   /// notification; a transaction id alone (a cursor of the release before) reads from its first.
-  static func consumptionCursor(_ cursor: String) -> (transactionId: String, notification: String)
-  {
+  static func consumptionCursor(_ cursor: String) -> (transactionId: String, notification: String) {
     guard let slash = cursor.lastIndex(of: "/") else { return (cursor, "") }
     return (String(cursor[..<slash]), String(cursor[cursor.index(after: slash)...]))
   }

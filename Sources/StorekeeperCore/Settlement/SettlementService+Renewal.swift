@@ -55,7 +55,9 @@ extension SettlementService {
       paying: transaction, for: subscriber, product: product, on: tx),
       (try? OrderPayment.checkReopenable(named)) != nil
     {
-      if recorded { try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx) }
+      if recorded {
+        try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx)
+      }
       return named
     }
     guard
