@@ -28,6 +28,29 @@ import Testing
     return (order, pending)
   }
 
+  /// An order with two reports waiting for Apple stays out of the sweeper's reach until the
+  /// last of them is refused: it was closed when the first was, and reopened by the second.
+  @Test func anOrderWaitsForItsLastPendingReport() async throws {
+    try await DomainHarness.with { h in
+      let (order, first) = try await Self.pendingReport(h)
+      let again = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-another-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let second) = again else { throw ExpectedPending(result: "\(again)") }
+      func verification() async throws -> String? {
+        try await h.database.query(
+          "SELECT verification FROM orders WHERE trade_no = \(order.tradeNo)"
+        ).first?.decodeIfPresent("verification")
+      }
+      try await h.reports.finish(first.reportId, outcome: .invalid, code: "invalid_receipt")
+      try await h.orders.clearPendingVerification(order.tradeNo)
+      #expect(try await verification() == "pending")
+      try await h.reports.finish(second.reportId, outcome: .invalid, code: "invalid_receipt")
+      try await h.orders.clearPendingVerification(order.tradeNo)
+      #expect(try await verification() == nil)
+    }
+  }
+
   struct ExpectedPending: Error {
     var result: String
   }
