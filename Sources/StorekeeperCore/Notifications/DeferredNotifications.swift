@@ -17,9 +17,28 @@ enum DeferredNotifications {
   /// late for it, and would wait forever (a refund never taken back). Run before every pass, and
   /// settling wakes a pass, so such a notification applies moments later. Only those that would
   /// now apply are woken, so none goes round in circles.
-  static let wakeReady: PostgresQuery = """
-    UPDATE apple_notifications n SET state = \(NotificationState.pending)
-    WHERE n.state = \(NotificationState.deferred) AND CASE n.result
+  ///
+  /// That race is over in moments: a pass checks the notifications deferred in the last
+  /// `recentMinutes`; `all` (once an hour, `DeferredWakeSchedule`) checks every one, those a
+  /// release before 0126 deferred without a time included. Deferred notifications grow with
+  /// purchases never reported here, and each costs a probe.
+  static func wakeReady(all: Bool) -> PostgresQuery {
+    var query: PostgresQuery = """
+      UPDATE apple_notifications n SET state = \(NotificationState.pending)
+      WHERE n.state = \(NotificationState.deferred)
+      """
+    if !all {
+      query.append(" AND n.deferred_at >= now() - \(recentMinutes) * interval '1 minute'")
+    }
+    query.append(" AND ")
+    query.append(readyCondition)
+    return query
+  }
+
+  static let recentMinutes: Int32 = 15
+
+  private static let readyCondition: PostgresQuery = """
+    CASE n.result
       WHEN \(NotificationResult.originalTransactionUnknown) THEN EXISTS (
         SELECT 1 FROM apple_transactions t
         WHERE t.original_transaction_id = n.original_transaction_id AND t.user_id IS NOT NULL)

@@ -13,10 +13,12 @@ package struct NotificationService: Sendable {
   let catalog: CatalogRepository
   let clock: WallClock
   let logger: Logger
+  let deferredWakes: DeferredWakeSchedule
 
   package init(
     database: PostgresPool, verifier: SignedDataVerifier, settlement: SettlementService,
-    catalog: CatalogRepository, clock: WallClock, logger: Logger
+    catalog: CatalogRepository, clock: WallClock, logger: Logger,
+    deferredWakes: DeferredWakeSchedule = DeferredWakeSchedule()
   ) {
     self.database = database
     self.verifier = verifier
@@ -24,6 +26,7 @@ package struct NotificationService: Sendable {
     self.catalog = catalog
     self.clock = clock
     self.logger = logger
+    self.deferredWakes = deferredWakes
   }
 
   /// Verifies and stores; returns false for a duplicate. Throws `NotificationRefusal` for a
@@ -77,7 +80,8 @@ package struct NotificationService: Sendable {
   /// owner by now; safe with many instances (SKIP LOCKED).
   package func processPending() async {
     do {
-      try await database.execute(DeferredNotifications.wakeReady)
+      try await database.execute(
+        DeferredNotifications.wakeReady(all: deferredWakes.takeFullPass()))
       // Those that lost a conflict wait for the next pass: retried at once, they could spin
       // against the transaction they conflict with.
       var nextPass: [String] = []
@@ -140,7 +144,9 @@ package struct NotificationService: Sendable {
             """
             UPDATE apple_notifications SET state = \(outcome.state), result = \(outcome.result),
               attempts = attempts + 1,
-              processed_at = CASE WHEN \(outcome.state == .processed)::boolean THEN now() END
+              processed_at = CASE WHEN \(outcome.state == .processed)::boolean THEN now() END,
+              deferred_at = CASE WHEN \(outcome.state == .deferred)::boolean THEN now()
+                                 ELSE deferred_at END
             WHERE notification_uuid = \(uuid)
             """)
           return (uuid, outcome)
