@@ -64,6 +64,11 @@ def subscriber(sk, fake, prefix: str = "offers") -> str:
     return user
 
 
+def order_token(sk, user: str) -> str:
+    """The token of a new order of `user` for the subscription: what an offer is signed for."""
+    return sk.client.create_order(user, VIP)["app_account_token"]
+
+
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -71,25 +76,27 @@ def test_a_signed_in_user_gets_a_signature_apple_would_verify(launcher):
     sk, fake = offer_stack(launcher)
     key = public_key(fake)
     user = subscriber(sk, fake)
+    token = order_token(sk, user)
     before = int(time.time() * 1000)
-    r = sign(sk, user, {"product_id": VIP, "offer_id": "winback_50.v-1"})
+    r = sign(sk, user, {"product_id": VIP, "offer_id": "winback_50.v-1", "app_account_token": token})
     after = int(time.time() * 1000)
     assert r.status_code == 200, r.text
     body = r.json()
-    assert set(body) == {"key_identifier", "nonce", "timestamp", "signature"}, body
+    assert set(body) == {"key_identifier", "nonce", "timestamp", "signature", "app_account_token"}, body
     assert body["key_identifier"] == fake.api_key_id
     assert UUID_RE.match(body["nonce"]), body
     assert before <= body["timestamp"] <= after
-    payload = apple_payload(fake.api_key_id, VIP, "winback_50.v-1", "", body["nonce"], body["timestamp"])
+    payload = apple_payload(fake.api_key_id, VIP, "winback_50.v-1", token, body["nonce"], body["timestamp"])
     assert verifies(key, body["signature"], payload)
-    # Bound to every field: another offer, product or time does not verify.
-    for changed in (apple_payload(fake.api_key_id, VIP, "winback_51", "", body["nonce"], body["timestamp"]),
-                    apple_payload(fake.api_key_id, VIP, "winback_50.v-1", "", body["nonce"], body["timestamp"] + 1)):
+    # Bound to every field: another offer, token or time does not verify.
+    for changed in (apple_payload(fake.api_key_id, VIP, "winback_51", token, body["nonce"], body["timestamp"]),
+                    apple_payload(fake.api_key_id, VIP, "winback_50.v-1", "", body["nonce"], body["timestamp"]),
+                    apple_payload(fake.api_key_id, VIP, "winback_50.v-1", token, body["nonce"], body["timestamp"] + 1)):
         assert not verifies(key, body["signature"], changed)
 
-    # Naming oneself is fine; the nonce is fresh every time; an app account token is signed
+    # Naming oneself is fine; the nonce is fresh every time; the app account token is signed
     # in lowercase and echoed for the purchase to carry.
-    token = str(uuid.uuid4()).upper()
+    token = token.upper()
     again = sign(sk, user, {"user_id": user, "product_id": VIP, "offer_id": "winback_50.v-1",
                             "app_account_token": token})
     assert again.status_code == 200, again.text
@@ -107,12 +114,14 @@ def test_a_dedicated_offer_key_is_used_before_the_api_key(launcher, tmp_path):
     sk = launcher.storekeeper(launcher.database(), fake=fake, port=port,
                               APPLE_OFFER_KEY_FILE=str(fake.api_key), APPLE_OFFER_KEY_ID="OFFERKEY42")
     sk.client.put_product(VIP, type="auto_renewable")
-    r = sign(sk, subscriber(sk, fake), {"product_id": VIP, "offer_id": "intro"})
+    user = subscriber(sk, fake)
+    token = order_token(sk, user)
+    r = sign(sk, user, {"product_id": VIP, "offer_id": "intro", "app_account_token": token})
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["key_identifier"] == "OFFERKEY42"
     assert verifies(public_key(fake), body["signature"], apple_payload(
-        "OFFERKEY42", VIP, "intro", "", body["nonce"], body["timestamp"]))
+        "OFFERKEY42", VIP, "intro", token, body["nonce"], body["timestamp"]))
 
 
 def test_refusals_say_why_in_a_problem(launcher):
@@ -153,13 +162,36 @@ def test_only_the_apps_current_or_former_subscribers_get_an_offer_signed(launche
     refunded = unique("offers-refunded")
     _, purchase, _ = buy(sk.client, fake, refunded, VIP, type="auto_renewable", expires_in_seconds=3600)
     assert fake.refund(purchase["transaction_id"])["delivered_status"] == 200
-    assert sign(sk, refunded, {"product_id": VIP, "offer_id": "winback_50"}).status_code == 200
+    assert sign(sk, refunded, {"product_id": VIP, "offer_id": "winback_50",
+                               "app_account_token": order_token(sk, refunded)}).status_code == 200
     # A request that is wrong in itself is refused for that first.
     problem(sign(sk, newcomer, {"product_id": GOLD, "offer_id": "x"}), 422, "product_not_subscription")
 
     # An app that decides eligibility itself says so.
     open_sk, _ = offer_stack(launcher, OFFER_ELIGIBILITY="anyone")
     assert sign(open_sk, newcomer, {"product_id": VIP, "offer_id": "winback_50"}).status_code == 200
+
+
+def test_a_subscribers_signature_is_only_for_their_own_unpaid_order(launcher):
+    # Apple checks only that the purchase carries the token it signs: signed without one, or
+    # for another user's order, a subscriber's signature would be anyone's discount.
+    sk, fake = offer_stack(launcher)
+    former, newcomer = subscriber(sk, fake), unique("offers-newcomer")
+    body = problem(sign(sk, former, {"product_id": VIP, "offer_id": "winback_50"}), 422, "validation_failed")
+    assert error_fields(body) == {"app_account_token"}, body
+    problem(sign(sk, former, {"product_id": VIP, "offer_id": "winback_50",
+                              "app_account_token": order_token(sk, newcomer)}), 403, "offer_not_eligible")
+    problem(sign(sk, former, {"product_id": VIP, "offer_id": "winback_50",
+                              "app_account_token": str(uuid.uuid4())}), 403, "offer_not_eligible")
+    gold = sk.client.create_order(former, GOLD)["app_account_token"]
+    problem(sign(sk, former, {"product_id": VIP, "offer_id": "winback_50", "app_account_token": gold}),
+            403, "offer_not_eligible")
+    # An order already paid is no purchase to come.
+    paid, _, _ = buy(sk.client, fake, former, VIP, type="auto_renewable", expires_in_seconds=3600)
+    problem(sign(sk, former, {"product_id": VIP, "offer_id": "winback_50",
+                              "app_account_token": paid["app_account_token"]}), 403, "offer_not_eligible")
+    assert sign(sk, former, {"product_id": VIP, "offer_id": "winback_50",
+                             "app_account_token": order_token(sk, former)}).status_code == 200
 
 
 def test_an_unknown_eligibility_stops_the_start(binary, launcher, fresh_db):

@@ -60,6 +60,7 @@ package struct OfferRoutes: Sendable {
         403, code: "offer_not_eligible",
         detail: "promotional offers are for the app's current or former subscribers")
     }
+    if eligibility == .subscribers { try await checkOwnOrder(offer, userId: userId) }
     guard
       let signature = signer.sign(
         productId: product.productId, offerId: offer.offerId,
@@ -69,5 +70,35 @@ package struct OfferRoutes: Sendable {
       throw HTTPError(500, code: "internal_error", detail: "the offer could not be signed")
     }
     return try JSONCoding.response(OfferSignatureView(signature))
+  }
+
+  /// The signature names no user: Apple checks only that the purchase carries the token it
+  /// signs. Without one, or with another user's, a subscriber's signature would be anyone's
+  /// discount for a day. So the token must be that of the caller's own unpaid App Store order
+  /// for the product, which the purchase then pays.
+  func checkOwnOrder(_ offer: OfferRequest, userId: String) async throws {
+    guard let token = offer.appAccountToken else {
+      throw HTTPError(
+        422, code: "validation_failed", detail: "one or more fields are invalid",
+        fields: [
+          FieldError(
+            field: "app_account_token",
+            message: "required: the token of your order for this product")
+        ])
+    }
+    let order = try await database.query(
+      """
+      SELECT user_id, product_id, trade_status FROM orders
+      WHERE app_account_token = \(token)::uuid AND store = \(OrderStore.appStore)
+      """
+    ).first
+    guard let order, UserId.same(try order.decode("user_id"), userId),
+      try order.decode("product_id", as: String.self) == offer.productId,
+      try order.decode("trade_status", as: TradeStatus.self) == .waitBuyerPay
+    else {
+      throw HTTPError(
+        403, code: "offer_not_eligible",
+        detail: "the app account token is not one of your unpaid orders for this product")
+    }
   }
 }
