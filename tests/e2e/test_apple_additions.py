@@ -79,8 +79,8 @@ def by_app_transaction(api, app_transaction_id, **params):
                    params={"app_transaction_id": app_transaction_id, **params})
 
 
-def rate_limit(fake, count, retry_after_ms):
-    return fake.call("/fake/v1/rate-limit", {"count": count, "retry_after_ms": retry_after_ms})
+def rate_limit(fake, count, retry_after_ms, answer="rate_limited"):
+    return fake.call("/fake/v1/rate-limit", {"count": count, "retry_after_ms": retry_after_ms, "answer": answer})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,3 +420,24 @@ def test_a_receipt_judged_through_the_server_api_waits_out_apples_429(api, fake_
     after = fake_appstore.calls()
     assert after["rate_limited"] == calls["rate_limited"] + 2
     assert after["rate_limited_early"] == calls["rate_limited_early"]
+
+
+def test_apples_retryable_not_found_is_waited_out_not_taken_for_an_answer(api, fake_appstore, stack):
+    # Right after a purchase Apple may answer 404 "Account not found. Please try again."
+    # (4040002): a receipt judged through the Server API is not refused as unknown, and a
+    # token job is not given up.
+    user = unique("notfound-retry")
+    order = api.create_order(user, GOLD)
+    purchase = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    rate_limit(fake_appstore, 2, 0, answer="account_not_found_retryable")
+    r = api.report(order["trade_no"], receipt=purchase["app_receipt"])
+    assert r.status_code in (200, 202), r.text
+    wait_for_order(api, order["trade_no"], "TRADE_SUCCESS", timeout=60)
+    outside = fake_appstore.purchase(GOLD, "consumable")
+    rate_limit(fake_appstore, 1, 0, answer="account_not_found_retryable")
+    assert api.receipts(user_id=unique("notfound-token"), signed_transaction=outside["signed_transaction"]).status_code == 200
+    wait_until(lambda: fake_appstore.transaction(outside["transaction_id"]).get("app_account_token"),
+               60, "the token was never sent after Apple's retryable 404")
+    row = stack.db.rows("SELECT state FROM app_account_token_jobs "
+                        f"WHERE original_transaction_id = '{outside['transaction_id']}'")
+    assert row == [["sent"]]

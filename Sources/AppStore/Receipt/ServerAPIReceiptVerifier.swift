@@ -20,7 +20,8 @@ import StorekeeperLogging
 /// that reaches its limit is judged on what was confirmed by then; the rest of it pays
 /// nothing this time, and the log and `metrics` say so.
 ///
-/// Outcomes: `valid`; `retryable` when Apple is unreachable, times out, answers 429 or 5xx;
+/// Outcomes: `valid`; `retryable` when Apple is unreachable, times out, answers 429 or 5xx
+/// or an error it documents as "try again" (a 404 4040002 right after a purchase);
 /// `misconfigured` (setting `api_key`) on 401; `invalid` for a transaction Apple does not know
 /// (`server_api_transaction_not_found`), an answer that contradicts the receipt
 /// (`server_api_receipt_mismatch`), or signed data that does not verify.

@@ -52,7 +52,8 @@ public struct AppAccountTokenClient: Sendable {
     case .unreadable: return .retryable("unreadable answer")
     case .rateLimited(let retryAt, _): return .rateLimited(retryAt: retryAt)
     case .answered(status: 401, _): return .unauthorized
-    case .answered(let status, let error) where AppStoreServerAPIFailure.isRetryable(status: status):
+    case .answered(let status, let error)
+    where AppStoreServerAPIFailure.isRetryable(status: status, error):
       return .retryable("answered \(status)\(detail(error))")
     case .answered(let status, let error):
       return .refused(status: status, "answered \(status)\(detail(error))")

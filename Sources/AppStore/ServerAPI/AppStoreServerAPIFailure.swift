@@ -18,6 +18,15 @@ enum AppStoreServerAPIFailure: Error {
   /// A 200 whose body is not the endpoint's JSON.
   case unreadable
 
-  /// 429 (Apple's rate limit) and 5xx: the same request may succeed later.
-  static func isRetryable(status: Int) -> Bool { status == 429 || (500...599).contains(status) }
+  /// 429 (Apple's rate limit), 5xx, and the errors Apple documents as "try again" whatever
+  /// their status (a 404 while an account or app is still propagating after a purchase): the
+  /// same request may succeed later.
+  static func isRetryable(status: Int, _ error: AppStoreAPIError?) -> Bool {
+    status == 429 || (500...599).contains(status)
+      || error?.errorCode.map(retryableErrorCodes.contains) == true
+  }
+
+  /// AccountNotFoundRetryableError, AppNotFoundRetryableError,
+  /// OriginalTransactionIdNotFoundRetryableError, GeneralInternalRetryableError.
+  static let retryableErrorCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
 }

@@ -54,7 +54,8 @@ public struct ConsumptionInformationClient: Sendable {
     case .unreachable(let error): return .retryable("unreachable: \(error)")
     case .rateLimited(let retryAt, _): return .rateLimited(retryAt: retryAt)
     case .answered(status: 401, _): return .unauthorized
-    case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
+    case .answered(let status, let error)
+    where AppStoreServerAPIFailure.isRetryable(status: status, error):
       return .retryable("answered \(status)")
     case .answered(let status, let error):
       let detail = error.map { "\($0.errorCode.map(String.init) ?? "-") \($0.errorMessage ?? "")" }

@@ -45,7 +45,8 @@ public struct NotificationHistoryClient: Sendable {
     case .unreadable: return .retryable("notification history answer is not readable")
     case .rateLimited(let retryAt, _):
       return .retryable("notification history answered 429 (not before \(retryAt))")
-    case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
+    case .answered(let status, let error)
+    where AppStoreServerAPIFailure.isRetryable(status: status, error):
       return .retryable("notification history answered \(status)")
     case .answered(let status, let error):
       return .refused(

@@ -53,8 +53,9 @@ public struct SubscriptionStatusClient: Sendable {
     case .unreadable: return .unreachable("subscription statuses answer is not readable")
     case .answered(status: 401, _): return .unauthorized
     case .rateLimited, .answered(status: 429, _): return .rateLimited
-    case .answered(let status, _) where (500...599).contains(status):
-      return .unreachable("subscription statuses answered \(status)")
+    case .answered(let status, let error)
+    where AppStoreServerAPIFailure.isRetryable(status: status, error):
+      return .unreachable("subscription statuses answered \(status): \(Self.detail(error))")
     case .answered(let status, let error) where status == 400 || status == 404:
       return .notFound("answered \(status): \(Self.detail(error))")
     case .answered(let status, let error):

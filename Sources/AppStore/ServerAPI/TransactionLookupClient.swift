@@ -61,9 +61,10 @@ public struct TransactionLookupClient: Sendable {
     case .unreachable: return .retryable("server_api_unreachable")
     case .unreadable: return .retryable("server_api_bad_response")
     case .rateLimited: return .retryable("server_api_http_429")
-    case .answered(status: 404, _): return .notFound
-    case .answered(let status, _) where AppStoreServerAPIFailure.isRetryable(status: status):
+    case .answered(let status, let error)
+    where AppStoreServerAPIFailure.isRetryable(status: status, error):
       return .retryable("server_api_http_\(status)")
+    case .answered(status: 404, _): return .notFound
     case .answered(let status, let error):
       return .refused(status: status, error?.errorMessage ?? "no detail")
     }

@@ -27,8 +27,21 @@ extension FakeAppStoreEndpoints {
       guard (0...3_600_000).contains(retryAfter) else {
         throw FakeJSON.invalid("retry_after_ms", "must be 0 to 3600000")
       }
-      serverAPI.rateLimit(count: count, retryAfterMs: retryAfter)
-      return try FakeJSON.response(["count": count, "retry_after_ms": Int(retryAfter)])
+      // `answer: account_not_found_retryable`: Apple's 404 that says "try again" (4040002),
+      // as it answers while an account is still propagating after a purchase.
+      let answer = body?["answer"] as? String ?? "rate_limited"
+      guard ["rate_limited", "account_not_found_retryable"].contains(answer) else {
+        throw FakeJSON.invalid("answer", "must be rate_limited or account_not_found_retryable")
+      }
+      serverAPI.rateLimit(
+        count: count, retryAfterMs: retryAfter,
+        accountNotFoundRetryable: answer == "account_not_found_retryable")
+      struct Told: Encodable {
+        var count: Int
+        var retryAfterMs: Int64
+        var answer: String
+      }
+      return try FakeJSON.response(Told(count: count, retryAfterMs: retryAfter, answer: answer))
     }
   }
 
@@ -68,6 +81,9 @@ extension FakeAppStoreEndpoints {
   /// (`POST /fake/v1/rate-limit`).
   func rateLimited(_ endpoint: FakeServerAPIControls.Endpoint) throws -> Response? {
     guard let until = serverAPI.admit(endpoint, now: Self.now()) else { return nil }
+    if serverAPI.answersAccountNotFound {
+      return try Self.serverAPIError(404, code: 4_040_002, "Account not found. Please try again.")
+    }
     var response = try Self.serverAPIError(429, code: 4_290_000, "Rate limit exceeded.")
     response.headers.add("Retry-After", String(until))
     logger.info(

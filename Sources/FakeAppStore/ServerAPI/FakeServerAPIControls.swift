@@ -26,6 +26,8 @@ final class FakeServerAPIControls: Sendable {
     /// Server API requests still to be answered 429, and the `Retry-After` they carry.
     var rateLimitsLeft = 0
     var retryAfterMs: Int64 = 1000
+    /// They are answered Apple's retryable 404 (4040002, the account not found yet) instead.
+    var accountNotFoundRetryable = false
     /// Per endpoint, the instant the last 429 told the client to wait for.
     var toldUntil: [Endpoint: Int64] = [:]
     var rateLimited = 0
@@ -51,12 +53,16 @@ final class FakeServerAPIControls: Sendable {
   func count(_ endpoint: Endpoint) { state.withLock { $0.calls[endpoint, default: 0] += 1 } }
 
   /// The next `count` Server API requests get 429 with `Retry-After` `retryAfterMs` ahead.
-  func rateLimit(count: Int, retryAfterMs: Int64) {
+  func rateLimit(count: Int, retryAfterMs: Int64, accountNotFoundRetryable: Bool = false) {
     state.withLock {
       $0.rateLimitsLeft = count
       $0.retryAfterMs = retryAfterMs
+      $0.accountNotFoundRetryable = accountNotFoundRetryable
     }
   }
+
+  /// Whether the refused requests are answered 404 4040002 rather than 429.
+  var answersAccountNotFound: Bool { state.withLock { $0.accountNotFoundRetryable } }
 
   /// The `Retry-After` instant (ms) when this request is to be answered 429; counts a request
   /// that arrived before the instant its endpoint was last told.
