@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from google_support import FakeGooglePlay
-from support import unique, wait_until
+from support import REPO, unique, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +107,28 @@ def test_a_non_renewing_pass_is_consumed_so_it_can_be_bought_again(storekeeper, 
         assert report(sk.client, order["trade_no"], bought["purchase_token"]).status_code == 200
         google.wait_acknowledged("g.pass", bought["purchase_token"], consumed=True, timeout=30)
     assert [e["entitlement"] for e in sk.client.entitlements(user)["entitlements"]] == ["pass"]
+
+
+def test_a_pass_only_acknowledged_by_an_earlier_release_is_consumed_by_its_migration(storekeeper, new_db, google):
+    # Passes credited before consumption was their rule were acknowledged only, and Google
+    # would never sell them again: 0127 turns their jobs into consume jobs. (The pass here is
+    # sold as a non-consumable first, which is acknowledged, as every pass was.)
+    db = new_db()
+    sk = storekeeper(db, **google.env_for_storekeeper())
+    prepare(sk)
+    sk.client.put_product("g.pass.old", "non_consumable", grants={})
+    user = unique("g-pass-old")
+    order = google_order(sk.client, user, "g.pass.old")
+    bought = google.buy("g.pass.old", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(sk.client, order["trade_no"], bought["purchase_token"]).status_code == 200
+    google.wait_acknowledged("g.pass.old", bought["purchase_token"], consumed=False, timeout=30)
+    wait_until(lambda: open_jobs(db, bought["purchase_token"]) == "0", 20, "the job is done")
+    assert google.product_purchase("g.pass.old", bought["purchase_token"]).get("consumptionState", 0) == 0
+    db.server.psql("UPDATE products SET type = 'non_renewing' WHERE product_id = 'g.pass.old'", database=db.name)
+    migration = (REPO / "Migrations" / "0127_google_passes_consumed.sql").read_text()
+    db.server.psql(f"BEGIN; {migration} COMMIT;", database=db.name)
+    google.wait_acknowledged("g.pass.old", bought["purchase_token"], consumed=True, timeout=30)
+    wait_until(lambda: open_jobs(db, bought["purchase_token"]) == "0", 20, "the consume job is done")
 
 
 def test_an_acknowledgement_open_a_day_after_purchase_alerts_in_readyz_and_metrics(storekeeper, new_db, google):
