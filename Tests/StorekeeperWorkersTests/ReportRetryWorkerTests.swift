@@ -45,6 +45,16 @@ import Testing
       try await h.reports.finish(first.reportId, outcome: .invalid, code: "invalid_receipt")
       try await h.orders.clearPendingVerification(order.tradeNo)
       #expect(try await verification() == "pending")
+      // Nor does one given up: the other still waits.
+      let third = try await h.processor.process(
+        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-third-receipt")),
+        logger: DomainHarness.logger)
+      guard case .pending(let given) = third else { throw ExpectedPending(result: "\(third)") }
+      h.clock.advance(by: 3600)
+      let due = try #require(
+        try await h.reports.claimDue(limit: 10).first { $0.id == given.reportId })
+      try await h.reports.giveUp(due, reason: "gave_up", orders: h.orders)
+      #expect(try await verification() == "pending")
       try await h.reports.finish(second.reportId, outcome: .invalid, code: "invalid_receipt")
       try await h.orders.clearPendingVerification(order.tradeNo)
       #expect(try await verification() == nil)

@@ -296,6 +296,14 @@ package struct ReportStore: Sendable {
       guard !gaveUp.isEmpty, let tradeNo = report.tradeNo,
         let order = try await orders.find(tradeNo, on: tx)
       else { return }
+      // Another report of the order still waiting for Apple decides it: until then the order
+      // stays out of the sweeper's reach (`clearPendingVerification`).
+      let waiting = try await tx.query(
+        """
+        SELECT 1 FROM trade_reports
+        WHERE trade_no = \(tradeNo) AND outcome = \(ReportOutcome.pending) LIMIT 1
+        """)
+      guard waiting.isEmpty else { return }
       guard
         let transition = try? OrderStateMachine.transition(
           from: order.tradeStatus, closeReason: order.closeReason, on: .verificationGaveUp)
