@@ -39,4 +39,50 @@ import Testing
       #expect(events == 1)
     }
   }
+
+  /// A flush returns once what was served before it is written, a batch another flush is
+  /// writing included: a conclusion that flushes first counts it.
+  @Test func aFlushWaitsForABatchAnotherFlushIsWriting() async throws {
+    try await DomainHarness.with { h in
+      try await h.database.execute(
+        "INSERT INTO placements (placement_id, offering_id) VALUES ('shop', 'default')")
+      try await h.database.execute(
+        """
+        INSERT INTO experiments (experiment_id, placement_id, status, variants, attribution_hours)
+        VALUES ('exp', 'shop', 'running', '[]', 24)
+        """)
+      let recorder = ExposureRecorder(database: h.database, outbox: h.orders.outbox)
+      recorder.record(Exposure(experimentId: "exp", userId: "u1", variant: "a", atMs: 1))
+      func rows() async throws -> Int {
+        try await h.database.query(
+          "SELECT count(*)::int AS n FROM experiment_exposures"
+        ).first?.decode("n") ?? -1
+      }
+      let (locked, lockedSignal) = AsyncStream<Void>.makeStream()
+      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+      let holder = Task {
+        defer { lockedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          try await tx.execute("LOCK TABLE experiment_exposures IN SHARE MODE")
+          lockedSignal.yield()
+          for await _ in release { break }
+        }
+      }
+      defer { releaseSignal.finish() }
+      for await _ in locked { break }
+      // The loop's flush takes the batch and waits on the lock with it.
+      let first = Task { try await recorder.flush() }
+      try await LedgerConflictTests.someoneWaitsForALock(h)
+      let second = Task {
+        try await recorder.flush()
+        return try await rows()
+      }
+      try await Task.sleep(for: .milliseconds(200))
+      releaseSignal.finish()
+      try await holder.value
+      try await first.value
+      // Had it returned with nothing left to take, it would have counted none.
+      #expect(try await second.value == 1)
+    }
+  }
 }

@@ -20,6 +20,9 @@ package final class ExposureRecorder: Sendable {
     var recentCount = 0
     var dropped: Int = 0
     var written: Int = 0
+    /// Batches taken and not yet written or put back, and who waits for there to be none.
+    var inFlight = 0
+    var idle: [CheckedContinuation<Void, Never>] = []
   }
 
   private let state = Mutex(State())
@@ -71,34 +74,57 @@ package final class ExposureRecorder: Sendable {
     state.withLock { ($0.pending.count, $0.dropped, $0.written) }
   }
 
-  /// Writes what is pending, `batchSize` at a time; on failure the batch goes back to the
-  /// front of the buffer and the error is thrown for the loop to log.
+  /// Writes what is pending, `batchSize` at a time, and returns once no batch another flush
+  /// took is still being written either (what was served before the call is in the database:
+  /// a conclusion counts it); on failure the batch goes back to the front of the buffer and
+  /// the error is thrown for the loop to log.
   package func flush() async throws {
     while true {
       let batch = state.withLock { state -> [(key: ExposureKey, exposure: Exposure)] in
         let batch = Array(state.pending.prefix(batchSize))
         state.pending.removeFirst(batch.count)
+        if !batch.isEmpty { state.inFlight += 1 }
         return batch
       }
-      guard !batch.isEmpty else { return }
+      guard !batch.isEmpty else { break }
       do {
         let written = try await write(batch.map(\.exposure))
-        state.withLock { state in
-          if state.recentCount + batch.count > maxRecent {
+        landed {
+          if $0.recentCount + batch.count > maxRecent {
             // Forget what was written, not what still waits (nor this batch, as before).
-            state.seen.removeAll()
-            for entry in state.pending { state.seen.insert(entry.key) }
-            for (key, _) in batch { state.seen.insert(key) }
-            state.recentCount = 0
+            $0.seen.removeAll()
+            for entry in $0.pending { $0.seen.insert(entry.key) }
+            for (key, _) in batch { $0.seen.insert(key) }
+            $0.recentCount = 0
           }
-          state.recentCount += batch.count
-          state.written += written
+          $0.recentCount += batch.count
+          $0.written += written
         }
       } catch {
-        state.withLock { state in state.pending.insert(contentsOf: batch, at: 0) }
+        landed { $0.pending.insert(contentsOf: batch, at: 0) }
         throw error
       }
     }
+    await withCheckedContinuation { (idle: CheckedContinuation<Void, Never>) in
+      let now = state.withLock { state -> Bool in
+        if state.inFlight == 0 { return true }
+        state.idle.append(idle)
+        return false
+      }
+      if now { idle.resume() }
+    }
+  }
+
+  /// Ends a batch's flight with `change`, and wakes who waited for the last one.
+  private func landed(_ change: (inout State) -> Void) {
+    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      change(&state)
+      state.inFlight -= 1
+      guard state.inFlight == 0 else { return [] }
+      defer { state.idle = [] }
+      return state.idle
+    }
+    for waiter in waiting { waiter.resume() }
   }
 
   /// One transaction: the users' event sequences locked in one order (two instances flushing
