@@ -135,6 +135,26 @@ def test_a_void_of_the_first_period_while_a_renewals_push_is_lost_leaves_the_sub
     assert [r["transaction_id"] for r in refunds(sk, user)] == [first]
 
 
+def test_a_void_of_a_lost_renewal_that_a_later_one_follows_refunds_no_other_order(sk, google):
+    # Renewals ..0 and ..1 are charged and both pushes lost; Google then refunds ..0 alone. No
+    # order recorded here is ..0, and the subscription goes on: nothing recorded is refunded
+    # (the latest recorded, `first`, stood in for it), and ..1's read-back credits ..1 only.
+    user = unique("gl-void-lost")
+    token, first = subscribed(sk, google, user)
+    for _ in range(2):
+        withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    google.control("voids", {"purchase_token": token, "order_id": first + "..0"})
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}..0'")
+               not in (None, "applying"), 30, "the void applied")
+    assert sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}..0'") == "not_credited"
+    assert set(paid(sk, user)) == {first}
+    assert refunds(sk, user) == []
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: first + "..2" in paid(sk, user), 30, "the next renewal credited")
+    assert set(paid(sk, user)) == {first, first + "..1", first + "..2"}
+    assert vip(sk, user)
+
+
 def test_a_void_of_a_period_before_the_app_reported_takes_nothing(sk, google):
     # The app reports after the first renewal: Storekeeper credits ..0, the period the report
     # brought. Google then refunds the first order, a period never credited here: nothing is

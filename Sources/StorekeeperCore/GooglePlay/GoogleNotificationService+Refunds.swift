@@ -160,6 +160,9 @@ extension GoogleNotificationService {
       if !known.contains(orderId), GoogleOrderNumber.precedes(orderId, anyOf: known) {
         return "not_credited"
       }
+      // Nor does one never recorded that Google follows with a later paid period (its push
+      // lost): the subscription goes on, and no order recorded here is the one refunded.
+      if !known.contains(orderId), paidLater { return "not_credited" }
     }
     // The order named, or, when Storekeeper never saw it (its renewal's push was lost), the
     // latest order it knows of the purchase: that is the period the refund ends.
