@@ -155,6 +155,20 @@ def test_a_void_of_a_lost_renewal_that_a_later_one_follows_refunds_no_other_orde
     assert vip(sk, user)
 
 
+def test_a_grace_period_after_a_lost_renewal_is_said_once(sk, google):
+    # Renewal ..0's push is lost, then the next charge fails: the grace period's read-back
+    # records ..0 and the state at once, and the billing problem is said then (every later
+    # read finds the state recorded, so it would never be said).
+    user = unique("gl-grace-lost")
+    token, first = subscribed(sk, google, user)
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    google.control(f"subscriptions/{token}/events", {"event": "grace"})
+    wait_until(lambda: first + "..0" in paid(sk, user), 30, "the lost renewal credited")
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    problems = [e["data"] for e in r.json()["events"] if e["type"] == "subscription.billing_problem"]
+    assert [p["status"] for p in problems] == ["grace_period"], problems
+
+
 def test_a_void_of_a_period_before_the_app_reported_takes_nothing(sk, google):
     # The app reports after the first renewal: Storekeeper credits ..0, the period the report
     # brought. Google then refunds the first order, a period never credited here: nothing is

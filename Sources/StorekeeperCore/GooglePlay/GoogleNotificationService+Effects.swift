@@ -68,6 +68,7 @@ extension GoogleNotificationService {
         "expires_at": expiryMs.map { EventTime.value(ms: $0) } ?? .null,
       ]
       var result = Self.result(state)
+      var renewed = false
       if let latest = item.latestSuccessfulOrderId, !latest.isEmpty, latest != purchase.orderId,
         try await tx.query("SELECT 1 FROM orders WHERE transaction_id = \(latest)").isEmpty
       {
@@ -86,26 +87,15 @@ extension GoogleNotificationService {
           purchase, token: token, orderId: latest, chargedAtMs: chargedAtMs, expiryMs: expiryMs,
           notice: notice, on: tx)
         result = lost.isEmpty ? "renewed" : "renewed+\(lost.count)_lost"
-      } else {
-        // Said once, when the state becomes one: the sweep reads every recent subscription
-        // again each pass, and a push may repeat what is known.
-        var events: [EventDraft] = []
-        if answer.subscriptionState != previousState {
-          var problem = notice
-          switch state {
-          case .inGracePeriod:
-            // Apple's shape: access goes on until the grace period ends, Google's expiry now.
-            problem["status"] = .string("grace_period")
-            problem["grace_expires_at"] = notice["expires_at"]
-            events.append(EventDraft(.subscriptionBillingProblem, problem))
-          case .onHold:
-            problem["status"] = .string("billing_retry")
-            events.append(EventDraft(.subscriptionBillingProblem, problem))
-          case .expired: events.append(EventDraft(.subscriptionExpired, notice))
-          default: break
-          }
-        }
-        try await orders.outbox.append(events, for: purchase.userId, cause: notice, on: tx)
+        renewed = true
+      }
+      // Said once, when the state becomes one: the sweep reads every recent subscription again
+      // each pass, and a push may repeat what is known. After any renewal the read-back
+      // recorded too (a lost push's period may be followed by a failed charge); without one,
+      // the user's state is derived again even when nothing is said (an expiry reached).
+      let said = answer.subscriptionState == previousState ? [] : Self.stateEvents(state, notice)
+      if !renewed || !said.isEmpty {
+        try await orders.outbox.append(said, for: purchase.userId, cause: notice, on: tx)
       }
       if let linked = answer.linkedPurchaseToken, !linked.isEmpty, linked != token {
         for replaced in try await tx.query(
@@ -123,6 +113,26 @@ extension GoogleNotificationService {
         }
       }
       return .done(.processed, result)
+    }
+  }
+
+  /// The event a subscription's state is told by, in Apple's shape: a billing problem with
+  /// `status` `grace_period` (access goes on until the grace period ends, Google's expiry now)
+  /// or `billing_retry` (on hold), or its expiry.
+  static func stateEvents(_ state: SubscriptionState?, _ notice: [String: JSONValue])
+    -> [EventDraft]
+  {
+    var problem = notice
+    switch state {
+    case .inGracePeriod:
+      problem["status"] = .string("grace_period")
+      problem["grace_expires_at"] = notice["expires_at"]
+      return [EventDraft(.subscriptionBillingProblem, problem)]
+    case .onHold:
+      problem["status"] = .string("billing_retry")
+      return [EventDraft(.subscriptionBillingProblem, problem)]
+    case .expired: return [EventDraft(.subscriptionExpired, notice)]
+    default: return []
     }
   }
 
