@@ -432,10 +432,16 @@ class FakeAppStore(Process):
     def clear_faults(self) -> dict:
         return self.fault("none")
 
-    def refund(self, transaction_id: str, notification_type: str | None = None, deliver: bool = True) -> dict:
+    def refund(self, transaction_id: str, notification_type: str | None = None, deliver: bool = True,
+               prorated_milliunits: int | None = None) -> dict:
+        """REFUND (or `notification_type`); `prorated_milliunits`: Apple's REFUND_PRORATED of that
+        share (40000 is 40%)."""
         body: dict[str, Any] = {"transaction_id": transaction_id, "deliver": deliver}
         if notification_type:
             body["notification_type"] = notification_type
+        if prorated_milliunits is not None:
+            body["revocation_type"] = "REFUND_PRORATED"
+            body["revocation_percentage"] = prorated_milliunits
         return self.call("/fake/v1/refunds", body)
 
     def renewal(self, transaction_id: str, expires_in_seconds: int | None = None,

@@ -43,8 +43,9 @@ def events(api, user):
     return r.json()["events"]
 
 
-def refund(api, fake, transaction_id, type="REFUND"):
-    note = fake.refund(transaction_id, notification_type=None if type == "REFUND" else type)
+def refund(api, fake, transaction_id, type="REFUND", prorated=None):
+    note = fake.refund(transaction_id, notification_type=None if type == "REFUND" else type,
+                       prorated_milliunits=prorated)
     assert note["delivered_status"] == 200, note
     wait_until(lambda: [n for n in api.notifications(limit=200)
                         if n["notification_uuid"] == note["notification_uuid"] and n["state"] == "processed"],
@@ -384,6 +385,31 @@ def test_a_reversed_refund_puts_the_gold_back_in_the_purchase_it_came_from(api, 
     assert api.balance(user) == 0
     assert recovery_of_last_refund(api, user)["assets"]["gold"] == {
         "credited": 100, "recovered": 30, "unrecovered": 70, "debt": 70, "taken": 30}
+
+
+def test_a_prorated_refund_takes_back_its_share_and_leaves_the_order_paid(api, fake_appstore):
+    # 60 of 100 spent, Apple refunds 40% (REFUND_PRORATED, as a consumption answer of 60% used
+    # may lead it to): the 40 left are taken, nothing more is owed, the order stays paid. A
+    # later refund to 70% takes the 30 it adds (owed, all spent); one delivered again, nothing.
+    user = unique("prorated")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    spend(api, user, 60)
+    refund(api, fake_appstore, purchase["transaction_id"], prorated=40000)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {})
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    partial = [e["data"] for e in events(api, user) if e["type"] == "purchase.refunded"]
+    assert [(d["refund_type"], d["revocation_percentage"]) for d in partial] == [("partial", 40000)]
+    assert partial[0]["recovery"]["assets"]["gold"] == {
+        "credited": 40, "recovered": 40, "unrecovered": 0, "debt": 0, "taken": 40}
+    refund(api, fake_appstore, purchase["transaction_id"], prorated=40000)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {})
+    refund(api, fake_appstore, purchase["transaction_id"], prorated=70000)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 30})
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert len([e for e in events(api, user) if e["type"] == "purchase.refunded"]) == 2
+    # The purchase is still live: a full refund then takes what is left of it.
+    refund(api, fake_appstore, purchase["transaction_id"])
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED"
 
 
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):

@@ -32,7 +32,9 @@ extension JWSTransactionDecodedPayload {
       offerType: offerType.map(Int.init),
       offerDiscountType: offerDiscountType,
       isUpgraded: isUpgraded,
-      isFamilyShared: inAppOwnershipTypeValue == .familyShared
+      isFamilyShared: inAppOwnershipTypeValue == .familyShared,
+      revocationType: revocationType,
+      revocationPercentage: revocationPercentage.map(Int.init)
     )
   }
 }

@@ -33,6 +33,10 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
   public var offerDiscountType: String?
   public var appTransactionId: String?
   public var offerPeriod: String?
+  /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`, with a refund or revocation.
+  public var revocationType: String?
+  /// What Apple refunded or revoked, in milliunits of percent (40000 is 40%).
+  public var revocationPercentage: Int32?
 
   public var typeValue: TransactionType? { type.flatMap(TransactionType.init(rawValue:)) }
   public var inAppOwnershipTypeValue: InAppOwnershipType? {
@@ -80,7 +84,9 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
     price: Int64? = nil,
     offerDiscountType: String? = nil,
     appTransactionId: String? = nil,
-    offerPeriod: String? = nil
+    offerPeriod: String? = nil,
+    revocationType: String? = nil,
+    revocationPercentage: Int32? = nil
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -110,6 +116,8 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
     self.offerDiscountType = offerDiscountType
     self.appTransactionId = appTransactionId
     self.offerPeriod = offerPeriod
+    self.revocationType = revocationType
+    self.revocationPercentage = revocationPercentage
   }
 
   private enum CodingKeys: String, CodingKey {
@@ -117,7 +125,8 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
       subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, quantity, type,
       appAccountToken, inAppOwnershipType, signedDate, revocationReason, revocationDate, isUpgraded,
       offerType, offerIdentifier, environment, storefront, storefrontId, transactionReason,
-      currency, price, offerDiscountType, appTransactionId, offerPeriod
+      currency, price, offerDiscountType, appTransactionId, offerPeriod, revocationType,
+      revocationPercentage
   }
 
   public init(from decoder: any Decoder) throws {
@@ -150,6 +159,8 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Equatable {
     offerDiscountType = container.lenient(.offerDiscountType)
     appTransactionId = container.lenient(.appTransactionId)
     offerPeriod = container.lenient(.offerPeriod)
+    revocationType = container.lenient(.revocationType)
+    revocationPercentage = container.lenient(.revocationPercentage)
   }
 }
 

@@ -10,6 +10,10 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
   public var expiresDate: Int64?
   public var revocationDate: Int64?
   public var revocationReason: Int?
+  /// Apple's `revocationType` (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`) and
+  /// `revocationPercentage` (milliunits: 40000 is 40% refunded), with a refund.
+  public var revocationType: String?
+  public var revocationPercentage: Int?
   /// Lowercased UUID string.
   public var appAccountToken: String?
   /// "Production" or "Sandbox".
@@ -43,7 +47,8 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     revocationReason: Int? = nil, appAccountToken: String? = nil, environment: String,
     type: String? = nil, webOrderLineItemId: String? = nil, appTransactionId: String? = nil,
     price: Int64? = nil, currency: String? = nil, storefront: String? = nil, offerType: Int? = nil,
-    offerDiscountType: String? = nil, isUpgraded: Bool? = nil, isFamilyShared: Bool = false
+    offerDiscountType: String? = nil, isUpgraded: Bool? = nil, isFamilyShared: Bool = false,
+    revocationType: String? = nil, revocationPercentage: Int? = nil
   ) {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
@@ -66,5 +71,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     self.offerDiscountType = offerDiscountType
     self.isUpgraded = isUpgraded
     self.isFamilyShared = isFamilyShared
+    self.revocationType = revocationType
+    self.revocationPercentage = revocationPercentage
   }
 }

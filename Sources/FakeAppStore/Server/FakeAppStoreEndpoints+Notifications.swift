@@ -16,13 +16,28 @@ extension FakeAppStoreEndpoints {
     guard reason == 0 || reason == 1 else {
       throw FakeJSON.invalid("revocation_reason", "must be 0 or 1")
     }
+    // Apple's revocationType and revocationPercentage (App Store Server Notifications 2.20):
+    // a prorated refund says how much, in milliunits; a full one or a revocation 100000.
+    let revocationType = body.revocationType ?? "REFUND_FULL"
+    guard ["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"].contains(revocationType) else {
+      throw FakeJSON.invalid(
+        "revocation_type", "must be REFUND_FULL, REFUND_PRORATED or FAMILY_REVOKE")
+    }
+    let percentage = body.revocationPercentage ?? 100_000
+    guard (1...100_000).contains(percentage),
+      revocationType == "REFUND_PRORATED" || percentage == 100_000
+    else {
+      throw FakeJSON.invalid(
+        "revocation_percentage", "must be 1 to 100000, and below 100000 only when prorated")
+    }
     let destination = try notifyDestination(body.notifyUrl)
     let now = Self.now()
     let reversed = type == NotificationType.refundReversed.rawValue
     let transaction: FakeTransaction
     do {
       transaction = try store.setRevocation(
-        of: body.transactionId, date: reversed ? nil : now, reason: reason)
+        of: body.transactionId, date: reversed ? nil : now, reason: reason,
+        type: revocationType, percentage: percentage)
     } catch { throw Self.httpError(error) }
     let subscription =
       transaction.isAutoRenewable

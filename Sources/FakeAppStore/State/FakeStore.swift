@@ -110,15 +110,17 @@ final class FakeStore: Sendable {
   }
 
   /// Sets (refund, revoke) or clears (refund reversed) a transaction's revocation.
-  func setRevocation(of id: String, date: Int64?, reason: Int32?) throws(FakeStoreError)
-    -> FakeTransaction
-  {
+  func setRevocation(
+    of id: String, date: Int64?, reason: Int32?, type: String? = nil, percentage: Int32? = nil
+  ) throws(FakeStoreError) -> FakeTransaction {
     try contents.withLock { contents throws(FakeStoreError) in
       guard var transaction = contents.transactions[id] else {
         throw .unknownTransaction(id)
       }
       transaction.revocationDate = date
       transaction.revocationReason = date == nil ? nil : reason
+      transaction.revocationType = date == nil ? nil : type
+      transaction.revocationPercentage = date == nil ? nil : percentage
       contents.transactions[id] = transaction
       return transaction
     }

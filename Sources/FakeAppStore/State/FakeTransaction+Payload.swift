@@ -27,6 +27,8 @@ extension FakeTransaction {
       transactionReason: transactionReason,
       currency: currency,
       price: price,
-      appTransactionId: appTransactionId)
+      appTransactionId: appTransactionId,
+      revocationType: revocationType,
+      revocationPercentage: revocationPercentage)
   }
 }

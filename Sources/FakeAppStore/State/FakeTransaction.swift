@@ -25,6 +25,8 @@ struct FakeTransaction: Sendable {
   var transactionReason: String
   var revocationDate: Int64?
   var revocationReason: Int32?
+  var revocationType: String?
+  var revocationPercentage: Int32?
   /// The app receipt (of one Apple account on one device) this transaction shows up in.
   var receiptId: String
   /// The receipt's account's download of the app, which Apple puts in every transaction.

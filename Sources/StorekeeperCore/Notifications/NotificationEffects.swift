@@ -46,6 +46,9 @@ package struct NotificationEffects {
     case .refund, .revoke:
       guard let transaction else { return .processed(.noTransaction) }
       if try await superseded(refundOf: transaction) { return .processed(.superseded) }
+      if type == .refund, let outcome = try await proratedRefund(transaction, notice: notice) {
+        return outcome
+      }
       return try await revoke(
         transaction, reason: type == .refund ? .refunded : .revoked, notice: notice)
     case .refundReversed:
@@ -177,7 +180,7 @@ package struct NotificationEffects {
 
   /// The order a known transaction paid, locked; `known` is false for a transaction never seen.
   /// `FOR NO KEY UPDATE` (`OrderRepository.findForRefund`): the user's lock comes after it.
-  private func lockedOrder(_ transactionId: String) async throws -> (known: Bool, order: Order?) {
+  func lockedOrder(_ transactionId: String) async throws -> (known: Bool, order: Order?) {
     let (known, tradeNo) = try await TransactionRecord.lock(transactionId, on: tx)
     guard let tradeNo else { return (known, nil) }
     return (true, try await orders.findForRefund(tradeNo, on: tx))

@@ -26,6 +26,8 @@ package enum NotificationResult: String, Sendable, CaseIterable, PostgresEnum {
   case noEffect = "no_effect"
   case alreadyClosed = "already_closed"
   case refunded
+  /// A prorated refund of a one-time purchase took back its share; the order stays paid.
+  case partiallyRefunded = "partially_refunded"
   case revoked
   case notRefunded = "not_refunded"
   case refundReversed = "refund_reversed"

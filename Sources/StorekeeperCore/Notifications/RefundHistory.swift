@@ -28,7 +28,8 @@ enum RefundHistory {
         SELECT notification_type,
           coalesce((payload->'transaction'->>'revocationDate')::bigint,
             (extract(epoch FROM signed_date) * 1000)::bigint, 0) AS revoked_ms,
-          (payload->'transaction'->>'revocationReason')::integer AS reason
+          (payload->'transaction'->>'revocationReason')::integer AS reason,
+          \(unescaped: Self.prorated("payload")) AS prorated
         FROM apple_notifications
         WHERE transaction_id = \(transactionId)
           AND \(try JSONCoding.text(NotificationEffects.refundTypes))::jsonb ? notification_type
@@ -37,7 +38,9 @@ enum RefundHistory {
       ).first
     else { return nil }
     let type: String = try row.decode("notification_type")
-    guard type != NotificationType.refundReversed.rawValue else { return nil }
+    guard type != NotificationType.refundReversed.rawValue,
+      try !row.decode("prorated", as: Bool.self)
+    else { return nil }
     let reason: Int32? = try row.decodeIfPresent("reason")
     return Revocation(atMs: try row.decode("revoked_ms"), reason: reason.map(Int.init))
   }
@@ -48,12 +51,25 @@ enum RefundHistory {
   static func revokedAmong(_ ids: String) throws -> PostgresQuery {
     """
     (SELECT coalesce(jsonb_agg(last.transaction_id), '[]')::text FROM (
-       SELECT DISTINCT ON (n.transaction_id) n.transaction_id, n.notification_type
+       SELECT DISTINCT ON (n.transaction_id) n.transaction_id, n.notification_type,
+         \(unescaped: prorated("n.payload")) AS prorated
        FROM apple_notifications n
        WHERE n.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(\(ids)::jsonb)))
          AND \(try JSONCoding.text(NotificationEffects.refundTypes))::jsonb ? n.notification_type
        ORDER BY n.transaction_id, n.signed_date DESC NULLS LAST, n.seq DESC) last
-     WHERE last.notification_type <> \(NotificationType.refundReversed.rawValue))
+     WHERE last.notification_type <> \(NotificationType.refundReversed.rawValue)
+       AND NOT last.prorated)
+    """
+  }
+
+  /// Whether a stored notification's transaction is a prorated refund of a one-time purchase
+  /// (`NotificationEffects.proratedRefund`): a share taken back, the purchase still live.
+  static func prorated(_ payload: String) -> String {
+    """
+    coalesce(\(payload)->'transaction'->>'revocationType' = 'REFUND_PRORATED'
+      AND (\(payload)->'transaction'->>'revocationPercentage')::integer < 100000
+      AND \(payload)->'transaction'->>'type' IS DISTINCT FROM 'Auto-Renewable Subscription',
+      false)
     """
   }
 

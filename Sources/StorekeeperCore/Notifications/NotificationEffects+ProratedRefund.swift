@@ -1,0 +1,57 @@
+import AppStore
+import Postgres
+
+extension NotificationEffects {
+  /// Apple's prorated refund of a one-time purchase (`revocationType` REFUND_PRORATED with
+  /// `revocationPercentage` below 100000, as Apple may grant when a consumption answer said
+  /// part was used): takes back that share of what the purchase credited, under
+  /// `REFUND_POLICY`, less what earlier prorated refunds of it took (Apple's percentage counts
+  /// from the whole purchase), and writes `purchase.refunded` with `refund_type` `partial`. The
+  /// order stays paid and the purchase live: the rest was used. Nil for anything else (a full
+  /// refund, a subscription's, whose access it ends, or a purchase whose order is not paid yet),
+  /// which `revoke` takes as a full refund.
+  func proratedRefund(_ transaction: VerifiedTransaction, notice: [String: JSONValue])
+    async throws -> NotificationOutcome?
+  {
+    guard transaction.revocationType == "REFUND_PRORATED",
+      let share = transaction.revocationPercentage, (1..<100_000).contains(share),
+      transaction.type != "Auto-Renewable Subscription"
+    else { return nil }
+    let (known, order) = try await lockedOrder(transaction.transactionId)
+    guard known, let order, order.tradeStatus == .tradeSuccess else { return nil }
+    // The row is locked (`lockedOrder`): a refund delivered again, or two at once, takes once.
+    let before: Int32 =
+      try await tx.query(
+        """
+        SELECT refunded_milliunits FROM apple_transactions
+        WHERE transaction_id = \(transaction.transactionId)
+        """
+      ).first?.decode("refunded_milliunits") ?? 0
+    let adds = Int32(share) - before
+    guard adds > 0 else { return .processed(.partiallyRefunded) }
+    try await tx.execute(
+      """
+      UPDATE apple_transactions SET refunded_milliunits = \(Int32(share))
+      WHERE transaction_id = \(transaction.transactionId)
+      """)
+    let policy = settlement.refundPolicy
+    let recovery = try await RefundRecovery.planShare(
+      order.tradeNo, units: adds, quantity: 100_000, userId: order.userId, on: tx, outbox: outbox)
+    try await tx.execute(
+      Ledger.refundShare(
+        tradeNo: order.tradeNo, units: adds, quantity: 100_000,
+        transactionId: transaction.transactionId, policy: policy))
+    var refunded = notice
+    refunded["trade_no"] = .string(order.tradeNo)
+    refunded["refund_type"] = .string("partial")
+    refunded["revocation_type"] = .string("REFUND_PRORATED")
+    refunded["revocation_percentage"] = .number(String(share))
+    refunded["revocation_date"] = EventTime.value(
+      ms: transaction.revocationDate ?? clock.milliseconds)
+    if !recovery.isEmpty { refunded["recovery"] = RefundRecovery.json(recovery, policy: policy) }
+    try await outbox.append(
+      [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })], for: order.userId,
+      cause: refunded, on: tx)
+    return .processed(.partiallyRefunded)
+  }
+}
