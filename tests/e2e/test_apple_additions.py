@@ -238,6 +238,9 @@ def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstor
     renewal_base = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=3600)
     renewal = fake_appstore.renewal(renewal_base["transaction_id"], deliver=False)
     sandbox = fake_appstore.purchase(GOLD, "consumable", environment="Sandbox")
+    shared = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": SWORD, "type": "Non-Consumable", "quantity": 1,
+        "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
     token = str(uuid.uuid4())
 
     def call(calls, environment="Production", base=fake_appstore.url):
@@ -256,6 +259,8 @@ def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstor
         {"original_transaction_id": renewal["transaction_id"], "app_account_token": token},
         # A sandbox purchase is unknown to production.
         {"original_transaction_id": sandbox["transaction_id"], "app_account_token": token},
+        # A family member's copy takes no token (FamilyTransactionNotSupportedError).
+        {"original_transaction_id": shared["transaction_id"], "app_account_token": token},
     ])
     assert answers == [
         {"status": 200},
@@ -263,6 +268,7 @@ def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstor
         {"status": 400, "error_code": 4000183},
         {"status": 400, "error_code": 4000187},
         {"status": 404, "error_code": 4040010},
+        {"status": 400, "error_code": 4000185},
     ]
     assert fake_appstore.transaction(purchase["transaction_id"])["app_account_token"] == token
     assert jws_payload(fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"])[
@@ -441,3 +447,17 @@ def test_apples_retryable_not_found_is_waited_out_not_taken_for_an_answer(api, f
     row = stack.db.rows("SELECT state FROM app_account_token_jobs "
                         f"WHERE original_transaction_id = '{outside['transaction_id']}'")
     assert row == [["sent"]]
+
+
+def test_a_family_sharing_copy_is_never_sent_a_token(api, fake_appstore, stack):
+    # Apple takes no app account token for a family member's copy (4000185) and never signs
+    # one into it: no job is queued for one, and the fake refuses as Apple does.
+    before = fake_appstore.calls()["set_app_account_token"]
+    shared = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": SWORD, "type": "Non-Consumable", "quantity": 1,
+        "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
+    r = api.receipts(user_id=unique("family-member"), signed_transaction=shared["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert stack.db.scalar("SELECT count(*) FROM app_account_token_jobs "
+                           f"WHERE original_transaction_id = '{shared['transaction_id']}'") == "0"
+    assert fake_appstore.calls()["set_app_account_token"] == before

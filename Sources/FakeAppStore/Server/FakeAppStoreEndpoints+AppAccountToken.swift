@@ -62,6 +62,11 @@ extension FakeAppStoreEndpoints {
     guard let transaction = store.transaction(id), transaction.bundleId == bundleId,
       transaction.environment == environment.rawValue
     else { return try Self.serverAPIError(404, code: 4_040_010, "Transaction id not found.") }
+    guard transaction.ownership != .familyShared else {
+      return try Self.serverAPIError(
+        400, code: 4_000_185,
+        "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
+    }
     guard transaction.originalTransactionId == transaction.transactionId else {
       return try Self.serverAPIError(
         400, code: 4_000_187,

@@ -107,7 +107,11 @@ package struct SettlementService: Sendable {
     {
       effects.append(credit)
     }
-    if bindsAccountTokens, TransactionRecord.validToken(transaction.appAccountToken) == nil {
+    // Apple takes no token for a Family Sharing copy (4000185): its purchaser's purchase is
+    // where one belongs.
+    if bindsAccountTokens, !transaction.isFamilyShared,
+      TransactionRecord.validToken(transaction.appAccountToken) == nil
+    {
       effects.append(
         AccountTokenJobs.enqueueEffect(
           originalTransactionId: transaction.originalTransactionId,

@@ -108,7 +108,8 @@ package struct TransferService: Sendable {
         events: [EventDraft(.adminTransfer, moved)], on: tx)
       // The purchase is the new owner's now: Apple's later transactions and notifications for
       // it are to carry the new order's token.
-      if settlement.bindsAccountTokens {
+      // (Not a Family Sharing copy: Apple takes no token for one, 4000185.)
+      if settlement.bindsAccountTokens, !transaction.isFamilyShared {
         try await AccountTokenJobs.reassign(
           originalTransactionId: transaction.originalTransactionId,
           environment: transaction.environment, order: settled.order, on: tx)
