@@ -7,15 +7,20 @@ import Testing
 /// Exposures as the database keeps them: one row per user and experiment, holding when the
 /// user was first exposed whichever instance's flush comes first, and one event.
 @Suite(.database) struct ExposureWriteTests {
+  /// Experiment `exp` running on placement `shop`.
+  static func runningExperiment(_ h: DomainHarness) async throws {
+    try await h.database.execute(
+      "INSERT INTO placements (placement_id, offering_id) VALUES ('shop', 'default')")
+    try await h.database.execute(
+      """
+      INSERT INTO experiments (experiment_id, placement_id, status, variants, attribution_hours)
+      VALUES ('exp', 'shop', 'running', '[]', 24)
+      """)
+  }
+
   @Test func aLaterFlushOfAnEarlierExposureKeepsTheEarlierTime() async throws {
     try await DomainHarness.with { h in
-      try await h.database.execute(
-        "INSERT INTO placements (placement_id, offering_id) VALUES ('shop', 'default')")
-      try await h.database.execute(
-        """
-        INSERT INTO experiments (experiment_id, placement_id, status, variants, attribution_hours)
-        VALUES ('exp', 'shop', 'running', '[]', 24)
-        """)
+      try await Self.runningExperiment(h)
       let recorder = ExposureRecorder(database: h.database, outbox: h.orders.outbox)
       func exposure(atMs: Int64) -> Exposure {
         Exposure(experimentId: "exp", userId: "u1", variant: "a", atMs: atMs)
@@ -44,13 +49,7 @@ import Testing
   /// writing included: a conclusion that flushes first counts it.
   @Test func aFlushWaitsForABatchAnotherFlushIsWriting() async throws {
     try await DomainHarness.with { h in
-      try await h.database.execute(
-        "INSERT INTO placements (placement_id, offering_id) VALUES ('shop', 'default')")
-      try await h.database.execute(
-        """
-        INSERT INTO experiments (experiment_id, placement_id, status, variants, attribution_hours)
-        VALUES ('exp', 'shop', 'running', '[]', 24)
-        """)
+      try await Self.runningExperiment(h)
       let recorder = ExposureRecorder(database: h.database, outbox: h.orders.outbox)
       recorder.record(Exposure(experimentId: "exp", userId: "u1", variant: "a", atMs: 1))
       func rows() async throws -> Int {
