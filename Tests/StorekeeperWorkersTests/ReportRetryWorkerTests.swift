@@ -19,13 +19,19 @@ import Testing
   static func pendingReport(_ h: DomainHarness) async throws -> (Order, PendingVerification) {
     try await h.addConsumable()
     let order = try await h.newOrder()
+    return (order, try await pendingReport(h, of: order, receipt: "MIIT-a-receipt"))
+  }
+
+  /// Another report of `order`, with `receipt`, pending as the first.
+  static func pendingReport(_ h: DomainHarness, of order: Order, receipt: String) async throws
+    -> PendingVerification
+  {
     let result = try await h.processor.process(
-      .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
-      logger: DomainHarness.logger)
+      .paid(tradeNo: order.tradeNo, proof: .receipt(receipt)), logger: DomainHarness.logger)
     guard case .pending(let pending) = result else {
       throw ExpectedPending(result: "\(result)")
     }
-    return (order, pending)
+    return pending
   }
 
   /// An order with two reports waiting for Apple stays out of the sweeper's reach until the
@@ -33,10 +39,7 @@ import Testing
   @Test func anOrderWaitsForItsLastPendingReport() async throws {
     try await DomainHarness.with { h in
       let (order, first) = try await Self.pendingReport(h)
-      let again = try await h.processor.process(
-        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-another-receipt")),
-        logger: DomainHarness.logger)
-      guard case .pending(let second) = again else { throw ExpectedPending(result: "\(again)") }
+      let second = try await Self.pendingReport(h, of: order, receipt: "MIIT-another-receipt")
       func verification() async throws -> String? {
         try await h.database.query(
           "SELECT verification FROM orders WHERE trade_no = \(order.tradeNo)"
@@ -46,10 +49,7 @@ import Testing
       try await h.orders.clearPendingVerification(order.tradeNo)
       #expect(try await verification() == "pending")
       // Nor does one given up: the other still waits.
-      let third = try await h.processor.process(
-        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-third-receipt")),
-        logger: DomainHarness.logger)
-      guard case .pending(let given) = third else { throw ExpectedPending(result: "\(third)") }
+      let given = try await Self.pendingReport(h, of: order, receipt: "MIIT-a-third-receipt")
       h.clock.advance(by: 3600)
       let due = try #require(
         try await h.reports.claimDue(limit: 10).first { $0.id == given.reportId })
@@ -134,15 +134,7 @@ import Testing
     try await DomainHarness.with(
       policy: RetryPolicy(baseMs: 1_000, windowMs: 2_000), apple: apple
     ) { h in
-      try await h.addConsumable()
-      let order = try await h.newOrder()
-      let result = try await h.processor.process(
-        .paid(tradeNo: order.tradeNo, proof: .receipt("MIIT-a-receipt")),
-        logger: DomainHarness.logger)
-      guard case .pending(let pending) = result else {
-        Issue.record("expected pending, not a refusal: got \(result)")
-        return
-      }
+      let (order, pending) = try await ReportRetryWorkerTests.pendingReport(h)
       #expect(h.appleSettings.current.map(\.misconfiguration.setting) == [.sharedSecret])
       let worker = ReportRetryWorker(
         reports: h.reports, orders: h.orders, processor: h.processor, receipts: h.receipts,

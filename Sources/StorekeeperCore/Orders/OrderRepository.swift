@@ -250,13 +250,13 @@ package struct OrderRepository: Sendable {
   package func clearPendingVerification(_ tradeNo: String) async throws {
     // While another report of the order still waits for Apple, the order waits with it: the
     // sweeper would close it, and that report's payment reopen it.
-    try await database.execute(
-      """
+    var query: PostgresQuery = """
       UPDATE orders SET verification = NULL, updated_at = now()
-      WHERE trade_no = \(tradeNo) AND verification = \(VerificationState.pending)
-        AND NOT EXISTS (SELECT 1 FROM trade_reports r
-                        WHERE r.trade_no = orders.trade_no AND r.outcome = 'pending')
-      """)
+      WHERE trade_no = \(tradeNo) AND verification = \(VerificationState.pending) AND NOT
+      """
+    query.append(" ")
+    query.append(ReportStore.anyPending(of: tradeNo))
+    try await database.execute(query)
   }
 
   /// Closes orders left unpaid past their expiry, through the one transition function. Safe

@@ -280,6 +280,15 @@ package struct ReportStore: Sendable {
     return rows.count
   }
 
+  /// Whether a report of order `tradeNo` still waits for Apple: while one does, the order waits
+  /// with it, out of the sweeper's reach, whatever another report of it came to.
+  static func anyPending(of tradeNo: String) -> PostgresQuery {
+    """
+    EXISTS (SELECT 1 FROM trade_reports
+            WHERE trade_no = \(tradeNo) AND outcome = \(ReportOutcome.pending))
+    """
+  }
+
   /// Gives a report up and notes it on its order, in one transaction, if the caller's claim is
   /// still the report's latest (another worker may have claimed it since its lease ran out,
   /// and may be settling it).
@@ -298,12 +307,10 @@ package struct ReportStore: Sendable {
       else { return }
       // Another report of the order still waiting for Apple decides it: until then the order
       // stays out of the sweeper's reach (`clearPendingVerification`).
-      let waiting = try await tx.query(
-        """
-        SELECT 1 FROM trade_reports
-        WHERE trade_no = \(tradeNo) AND outcome = \(ReportOutcome.pending) LIMIT 1
-        """)
-      guard waiting.isEmpty else { return }
+      guard
+        try await tx.query("SELECT \(Self.anyPending(of: tradeNo)) AS waiting").first?
+          .decode("waiting", as: Bool.self) == false
+      else { return }
       guard
         let transition = try? OrderStateMachine.transition(
           from: order.tradeStatus, closeReason: order.closeReason, on: .verificationGaveUp)
