@@ -167,10 +167,11 @@ function renderCreate(main) {
     if (!id) errors.push({ field: 'product_id', message: 'is required' });
     if (errors.length) return showFieldErrors(form, errors);
     try {
-      // PUT replaces a product that exists: creating must not overwrite one.
-      const existing = await call('GET', path('products', id)).catch((e) => (e.status === 404 ? null : Promise.reject(e)));
-      if (existing) return showFieldErrors(form, [{ field: 'product_id', message: 'is taken by an existing product' }]);
-      await call('PUT', path('products', id), { body });
+      // PUT replaces a product that exists: creating must not overwrite one, even one another
+      // admin creates meanwhile, so the server is asked to create only.
+      const created = await call('PUT', path('products', id), { body, headers: { 'If-None-Match': '*' } })
+        .catch((e) => (e.status === 412 ? null : Promise.reject(e)));
+      if (!created) return showFieldErrors(form, [{ field: 'product_id', message: 'is taken by an existing product' }]);
       location.hash = `#/catalog/${encodeURIComponent(id)}`;
     } catch (error) {
       showProblem(form, status, error);

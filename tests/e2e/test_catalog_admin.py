@@ -324,6 +324,40 @@ def test_if_match_stale_is_412_and_current_is_200(api):
                        headers={"If-Match": new_etag}).status_code == 204
 
 
+def test_an_etag_from_before_a_delete_never_matches_the_product_created_again(api):
+    """A product deleted and created again under its id continues its revisions, so an admin
+    still holding the old product's ETag is told it changed instead of overwriting the new one."""
+    api.put_product(P + "reborn", price="1.00")
+    held = admin_product(api, P + "reborn").headers["ETag"]
+    assert api.request("DELETE", f"/admin/v1/products/{P}reborn", admin=True,
+                       headers={"If-Match": held}).status_code == 204
+    recreated = api.put_product(P + "reborn", price="5.00")
+    assert recreated["revision"] == 2, recreated
+    for _ in range(3):
+        api.request("PATCH", f"/admin/v1/products/{P}reborn", admin=True, json={"title": "edited"})
+    assert admin_product(api, P + "reborn").headers["ETag"] != held
+    problem(api.request("PATCH", f"/admin/v1/products/{P}reborn", admin=True, json={"price": "0.99"},
+                        headers={"If-Match": held}), 412, "precondition_failed")
+    problem(api.request("DELETE", f"/admin/v1/products/{P}reborn", admin=True, headers={"If-Match": held}),
+            412, "precondition_failed")
+    assert admin_product(api, P + "reborn").json()["price"] == "5.00"
+
+
+def test_if_none_match_star_creates_a_product_only_when_its_id_is_free(api):
+    body = {"type": "consumable", "title": "first", "price": "1.00", "currency": "USD",
+            "grants": {"balance": {"gold": 1}}}
+    r = api.request("PUT", f"/admin/v1/products/{P}create.only", admin=True, json=body,
+                    headers={"If-None-Match": "*"})
+    assert r.status_code == 201, r.text
+    taken = api.request("PUT", f"/admin/v1/products/{P}create.only", admin=True,
+                        json={**body, "title": "second"}, headers={"If-None-Match": "*"})
+    assert "create" in problem(taken, 412, "precondition_failed")["detail"]
+    assert admin_product(api, P + "create.only").json()["title"] == "first"
+    # Without the header a PUT still replaces.
+    assert api.request("PUT", f"/admin/v1/products/{P}create.only", admin=True,
+                       json={**body, "title": "second"}).status_code == 200
+
+
 def test_price_history_records_old_new_currency_and_token_name(api):
     api.put_product(P + "history", price="6.00", currency="USD")
     api.request("PATCH", f"/admin/v1/products/{P}history", admin=True, json={"title": "no price change"})

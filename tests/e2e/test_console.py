@@ -266,6 +266,24 @@ def test_creating_a_product_shows_the_servers_field_errors_then_creates_it(conso
     console.screenshot("create-product-created")
 
 
+def test_creating_a_product_under_a_taken_id_says_so_and_overwrites_nothing(console, console_stack, tokens):
+    api = admin_api(console_stack, tokens["write"])
+    product = unique("console_taken").replace("-", "_")
+    assert api("PUT", f"/admin/v1/products/{product}", json={
+        "type": "consumable", "title": "Kept", "price": "1.00", "currency": "USD",
+        "grants": {"balance": {"gold": 1}}}).status_code == 201
+    console.sign_in(tokens["write"])
+    console.go("#/catalog/new", "#product-form")
+    console.fill("Product id", product)
+    console.fill("Title", "Overwritten")
+    console.fill("Price", "2.00")
+    console.fill("Currency", "USD")
+    console.click("Create product")
+    assert "taken" in console.wait_text("[data-error-for=product_id]", "taken")
+    stored = api("GET", f"/admin/v1/products/{product}").json()
+    assert stored["title"] == "Kept" and stored["revision"] == 1
+
+
 def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(console, console_stack, tokens):
     api = admin_api(console_stack, tokens["write"])
     product = unique("console_price").replace("-", "_")

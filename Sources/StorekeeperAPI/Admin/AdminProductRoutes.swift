@@ -34,7 +34,8 @@ package struct AdminProductRoutes: Sendable {
       // A PUT replaces the whole product: it is validated before the database is read.
       let draft = try ProductDraft.replacing(productId: id, with: fields)
       let result = try await repository.write(
-        productId: id, ifMatch: request.headers["If-Match"], by: admin
+        productId: id, ifMatch: request.headers["If-Match"],
+        ifNoneMatch: request.headers["If-None-Match"], by: admin
       ) { _ in draft }
       await refresh(context)
       context.logger.notice(

@@ -75,6 +75,10 @@ extension CatalogRefusal: DomainProblem {
       HTTPError(
         412, code: "precondition_failed",
         detail: "the product changed since it was read; fetch it again")
+    case .productExists(let productId):
+      HTTPError(
+        412, code: "precondition_failed",
+        detail: "\(productId) exists already and If-None-Match: * asked to create it only")
     case .productHasOrders(let productId):
       HTTPError(
         409, code: "product_has_orders",

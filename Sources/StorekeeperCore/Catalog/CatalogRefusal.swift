@@ -3,6 +3,8 @@ package enum CatalogRefusal: Error, Equatable, Sendable {
   case productNotFound(String)
   /// `If-Match` names a revision that is no longer current.
   case preconditionFailed
+  /// `If-None-Match: *` asked to create it only, and it exists.
+  case productExists(String)
   /// Orders refer to it: it can be archived (`active: false`), not removed.
   case productHasOrders(String)
   /// Orders refer to it: its type decides what they granted and what a refund takes back, and

@@ -44,9 +44,9 @@ package struct CatalogRepository: Sendable {
 
   /// Creates or replaces (PUT) or updates (PATCH, via `makeDraft`) a product in one
   /// transaction, with its audit row. `ifMatch` is the client's `If-Match`; a stale one
-  /// throws 412.
+  /// throws 412, as `If-None-Match: *` (`ifNoneMatch`) does when the product exists.
   package func write(
-    productId: String, ifMatch: String?, by actor: AdminActor,
+    productId: String, ifMatch: String?, ifNoneMatch: String? = nil, by actor: AdminActor,
     makeDraft: @Sendable (Product?) throws -> ProductDraft
   ) async throws -> (product: Product, created: Bool) {
     try await database.withTransaction { tx in
@@ -56,6 +56,9 @@ package struct CatalogRepository: Sendable {
       // The body is judged before the precondition, so an invalid one is 422 whatever If-Match says.
       let draft = try makeDraft(current)
       try Self.checkPrecondition(ifMatch, current: current)
+      if let current, ifNoneMatch?.trimmingCharacters(in: .whitespaces) == "*" {
+        throw CatalogRefusal.productExists(current.productId)
+      }
       if let current, current.type != draft.type, try await Self.hasOrders(productId, on: tx) {
         throw CatalogRefusal.productTypeLocked(productId, current.type)
       }
@@ -66,11 +69,14 @@ package struct CatalogRepository: Sendable {
         rows = try await tx.query(
           """
           INSERT INTO products (product_id, type, title, description, price, currency, sort_order,
-                                active, grants, content, google_product_id, google_base_plan_id)
+                                active, grants, content, google_product_id, google_base_plan_id,
+                                revision)
           VALUES (\(draft.productId), \(draft.type.rawValue), \(draft.title), \(draft.description),
                   \(draft.price)::numeric, \(draft.currency), \(draft.sortOrder), \(draft.active),
                   \(grants)::jsonb, \(content)::jsonb, \(draft.googleProductId),
-                  \(draft.googleBasePlanId))
+                  \(draft.googleBasePlanId),
+                  (SELECT coalesce(max(revision), 0) + 1 FROM product_tombstones
+                   WHERE product_id = \(draft.productId)))
           ON CONFLICT (product_id) DO UPDATE SET
             type = EXCLUDED.type, title = EXCLUDED.title, description = EXCLUDED.description,
             price = EXCLUDED.price, currency = EXCLUDED.currency, sort_order = EXCLUDED.sort_order,
@@ -105,8 +111,8 @@ package struct CatalogRepository: Sendable {
     }
   }
 
-  /// DELETE removes a product no order references, with its price history; archiving one
-  /// that was sold is `PATCH active=false`. The row lock makes a concurrent order wait (its
+  /// DELETE removes a product no order references, with its price history, and keeps its
+  /// revision in `product_tombstones`; archiving one that was sold is `PATCH active=false`. The row lock makes a concurrent order wait (its
   /// foreign key check needs the row), so an order never points at a removed product.
   package func remove(productId: String, ifMatch: String?, by actor: AdminActor) async throws {
     try await database.withTransaction { tx in
@@ -120,6 +126,13 @@ package struct CatalogRepository: Sendable {
       }
       try await tx.execute("DELETE FROM product_price_history WHERE product_id = \(productId)")
       try await tx.execute("DELETE FROM products WHERE product_id = \(productId)")
+      // The id's next product continues from this revision: an ETag held from before the
+      // delete never matches it.
+      try await tx.execute(
+        """
+        INSERT INTO product_tombstones (product_id, revision) VALUES (\(productId), \(current.revision))
+        ON CONFLICT (product_id) DO UPDATE SET revision = EXCLUDED.revision
+        """)
       try await AuditLog.record(
         .productDeleted, by: actor, targetId: productId, before: current, after: Product?.none,
         on: tx)
