@@ -412,6 +412,37 @@ def test_a_prorated_refund_takes_back_its_share_and_leaves_the_order_paid(api, f
     assert api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED"
 
 
+def test_a_reversed_prorated_refund_gives_back_its_share_and_cancels_its_debt(api, fake_appstore):
+    # Apple reverses a prorated refund: what the share took comes back and the order, paid all
+    # along, stays paid; a second reversal gives nothing more, and a later prorated refund
+    # takes its share again.
+    user = unique("prorated-reversed")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    transaction_id = purchase["transaction_id"]
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    assert api.balance(user) == 60
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert (api.balance(user), ledger(api, user)["debts"]) == (100, {})
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    reversals = [e["data"] for e in events(api, user) if e["type"] == "purchase.refund_reversed"]
+    assert [(d["trade_no"], d["refund_type"]) for d in reversals] == [(order["trade_no"], "partial")]
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert api.balance(user) == 100
+    assert len([e for e in events(api, user) if e["type"] == "purchase.refund_reversed"]) == 1
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    assert api.balance(user) == 60
+
+    # 60 spent, then 70% refunded: the 40 left are taken and 30 is owed; the reversal gives
+    # the 40 back and cancels the debt.
+    spent = unique("prorated-reversed-debt")
+    _, bought, _ = buy(api, fake_appstore, spent, GOLD)
+    spend(api, spent, 60)
+    refund(api, fake_appstore, bought["transaction_id"], prorated=70000)
+    assert (api.balance(spent), ledger(api, spent)["debts"]) == (0, {"gold": 30})
+    refund(api, fake_appstore, bought["transaction_id"], type="REFUND_REVERSED")
+    assert (api.balance(spent), ledger(api, spent)["debts"]) == (40, {})
+
+
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):
     user = unique("refund-full")
     buy(api, fake_appstore, user, GOLD)

@@ -54,4 +54,33 @@ extension NotificationEffects {
       cause: refunded, on: tx)
     return .processed(.partiallyRefunded)
   }
+
+  /// Apple's REFUND_REVERSED of a paid one-time purchase whose prorated refunds took shares:
+  /// gives back what they took, where they took it, and cancels what they left owed, as the
+  /// reversal of a full refund does (`reinstate`); the order was paid all along. False when no
+  /// share was taken.
+  func reverseProratedRefunds(
+    _ order: Order, _ transaction: VerifiedTransaction, notice: [String: JSONValue]
+  ) async throws -> Bool {
+    // The order's row is locked (`lockedOrder`): a reversal delivered again gives back once.
+    let taken = try await tx.query(
+      """
+      UPDATE apple_transactions SET refunded_milliunits = 0
+      WHERE transaction_id = \(transaction.transactionId) AND refunded_milliunits > 0
+      RETURNING 1
+      """)
+    guard !taken.isEmpty else { return false }
+    // The user's lock before the debt rows, as `reinstate` takes them.
+    try await outbox.lock([order.userId], on: tx)
+    try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
+    var giveBack: PostgresQuery = "WITH changed AS (SELECT \(order.tradeNo)::text AS trade_no) "
+    giveBack.append(Ledger.reverse(.refundReversed, transactionId: transaction.transactionId))
+    try await tx.execute(giveBack)
+    var reversed = notice
+    reversed["trade_no"] = .string(order.tradeNo)
+    reversed["refund_type"] = .string("partial")
+    try await outbox.append(
+      [EventDraft(.purchaseRefundReversed, reversed)], for: order.userId, cause: reversed, on: tx)
+    return true
+  }
 }

@@ -228,7 +228,13 @@ package struct NotificationEffects {
     guard
       let transition = try? OrderStateMachine.transition(
         from: order.tradeStatus, closeReason: order.closeReason, on: .refundReversed)
-    else { return .processed(.notRefunded) }
+    else {
+      // A paid order may still have had prorated shares taken back.
+      guard order.tradeStatus == .tradeSuccess,
+        try await reverseProratedRefunds(order, transaction, notice: notice)
+      else { return .processed(.notRefunded) }
+      return .processed(.refundReversed)
+    }
     var reversed = notice
     reversed["trade_no"] = .string(order.tradeNo)
     // What the refund left owed is owed no more, even when the reversal gives nothing back
