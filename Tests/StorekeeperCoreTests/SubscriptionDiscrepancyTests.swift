@@ -36,13 +36,22 @@ import Testing
 
   @Test func agreementNeedsNoRepair() {
     #expect(SubscriptionDiscrepancy.repairs(stored: Self.stored(), apple: Self.apple()).isEmpty)
-    // Expired and billing retry grant the same (nothing past the expiry).
+    // Expired while Apple still retries billing: what GRACE_PERIOD_EXPIRED leaves.
     let lapsed = Self.transaction(expires: Self.now - Self.day)
     #expect(
       SubscriptionDiscrepancy.repairs(
         stored: Self.stored(["2": .init(expiresMs: Self.now - Self.day)], status: .expired),
         apple: Self.apple(lapsed, .billingRetry)
       ).isEmpty)
+  }
+
+  @Test func aLostExpiryAfterABillingRetryIsRepaired() {
+    let lapsed = Self.transaction(expires: Self.now - Self.day)
+    #expect(
+      SubscriptionDiscrepancy.repairs(
+        stored: Self.stored(["2": .init(expiresMs: Self.now - Self.day)], status: .billingRetry),
+        apple: Self.apple(lapsed, .expired))
+        == [.stateChanged(was: .billingRetry, wasGraceMs: nil, to: .expired, graceMs: nil)])
   }
 
   @Test func aRefundOrFamilyRevocationIsTakenBack() {

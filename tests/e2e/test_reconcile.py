@@ -140,6 +140,40 @@ def test_lost_notifications_are_repaired_by_the_command_and_a_dry_run_changes_no
     assert len(repairs(db)) == len(kinds)
 
 
+def state_events(sk, user: str) -> list[tuple]:
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    assert r.status_code == 200, r.text
+    return [(e["type"], e["data"].get("status"), "grace_expires_at" in e["data"])
+            for e in r.json()["events"] if e["type"].startswith("subscription.")]
+
+
+def test_a_repaired_billing_problem_and_expiry_write_the_events_their_notifications_would(binary, launcher):
+    """Lost DID_FAIL_TO_RENEW (with and without a grace period) and a lost EXPIRED after a
+    billing retry: each repair writes the event the notification would have, and the expiry
+    is repaired although billing retry and expired give the same access."""
+    sk, fake = reconciling_stack(launcher)
+    db = sk_db(launcher, sk)
+    retry, p_retry = subscribe(sk, fake, "rc-retry")
+    grace, p_grace = subscribe(sk, fake, "rc-grace-event")
+    set_state(fake, p_retry["transaction_id"], expires_in_seconds=-60, billing_retry=True)
+    set_state(fake, p_grace["transaction_id"], expires_in_seconds=-60, billing_retry=True,
+              grace_period_expires_in_seconds=3 * DAY)
+    run = reconcile(binary, sk)
+    assert run.returncode == 0 and "checked 2, repaired 2, errors 0" in run.stdout, run.stdout
+    assert state_events(sk, retry) == [("subscription.billing_problem", "billing_retry", False)]
+    assert state_events(sk, grace) == [("subscription.billing_problem", "grace_period", True)]
+
+    set_state(fake, p_retry["transaction_id"], billing_retry=False, auto_renew=False)
+    run = reconcile(binary, sk)
+    assert run.returncode == 0 and "repaired 1, errors 0" in run.stdout, run.stdout
+    assert state_events(sk, retry) == [("subscription.billing_problem", "billing_retry", False),
+                                       ("subscription.expired", None, False)]
+    assert db.scalar("SELECT status FROM subscription_states WHERE original_transaction_id = '%s'"
+                     % p_retry["transaction_id"]) == "expired"
+    again = reconcile(binary, sk)
+    assert again.returncode == 0 and "repaired 0, errors 0" in again.stdout, again.stdout
+
+
 def sk_db(launcher, sk):
     return next(db for db in launcher.databases if db.url == sk.env["DATABASE_URL"])
 

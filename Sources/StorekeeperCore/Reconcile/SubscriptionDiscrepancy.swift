@@ -31,23 +31,37 @@ enum SubscriptionDiscrepancy {
       // Recording a renewal marks the subscription active, as DID_RENEW does.
       (status, grace) = (.active, nil)
     }
-    if let target = apple.state, access(status, grace) != access(target.status, target.graceMs) {
+    if let target = apple.state,
+      !agree(stored: access(status, grace), apple: access(target.status, target.graceMs))
+    {
       repairs.append(
         .stateChanged(was: status, wasGraceMs: grace, to: target.status, graceMs: target.graceMs))
     }
     return repairs
   }
 
+  /// Expired and billing retry give the same access but have their own events
+  /// (`subscription.expired`, `subscription.billing_problem`): Apple's expiry repairs a billing
+  /// retry whose EXPIRED was lost. Recorded expired while Apple still retries is what
+  /// GRACE_PERIOD_EXPIRED leaves (the grace ended, the retries go on): no repair, which would
+  /// say the billing problem a second time.
+  private static func agree(stored: Access, apple: Access) -> Bool {
+    stored == apple || (stored == .expired && apple == .billingRetry)
+  }
+
+  /// A state as far as a repair is concerned: none recorded is active.
   private enum Access: Equatable {
     case active
-    case lapsed
+    case expired
+    case billingRetry
     case grace(Int64?)
   }
 
   private static func access(_ status: SubscriptionStatus?, _ grace: Int64?) -> Access {
     switch status {
     case nil, .active: .active
-    case .expired, .billingRetry: .lapsed
+    case .expired: .expired
+    case .billingRetry: .billingRetry
     case .gracePeriod: .grace(grace)
     }
   }

@@ -335,8 +335,19 @@ package struct SubscriptionReconciler: Sendable {
       return .processed(.datesUpdated)
     case .stateChanged(_, _, let status, let grace):
       try await effects.subscriptionState(original, status, graceMs: grace)
+      // The event the lost notification (DID_FAIL_TO_RENEW, EXPIRED) would have written.
+      var said = notice
+      let events: [EventDraft]
+      switch status {
+      case .expired: events = [EventDraft(.subscriptionExpired, said)]
+      case .gracePeriod, .billingRetry:
+        said["status"] = .string(status.rawValue)
+        if let grace { said["grace_expires_at"] = EventTime.value(ms: grace) }
+        events = [EventDraft(.subscriptionBillingProblem, said)]
+      case .active: events = []
+      }
       try await effects.settlement.orders.outbox.append(
-        [], forSubscription: original, cause: notice, on: effects.tx)
+        events, forSubscription: original, cause: notice, on: effects.tx)
       return .processed(NotificationResult(status))
     }
   }
