@@ -9,6 +9,7 @@ import hashlib
 import json
 import threading
 import time
+import uuid
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -586,15 +587,56 @@ def test_an_order_shows_the_offering_it_named_on_creation_read_and_in_the_admin_
 
 
 @pytest.mark.parametrize("named, field", [
-    ({"placement": "nowhere", "offering": "x-a"}, "placement"),
-    ({"placement": "paywall", "offering": "x-nothing"}, "offering"),
     ({"placement": "paywall"}, "offering"),
     ({"offering": "x-a"}, "placement"),
     ({"placement": "Paywall", "offering": "x-a"}, "placement"),
+    ({"placement": "paywall", "offering": "x" * 65}, "offering"),
 ])
-def test_an_order_naming_what_no_placement_offers_is_refused_with_the_field(setup, named, field):
+def test_an_order_naming_its_offering_malformed_is_refused_with_the_field(setup, named, field):
     r = order_from(setup.api, unique("namer"), P + "a", **named)
     assert field in error_fields(problem(r, 422, "validation_failed"))
+
+
+@pytest.mark.parametrize("named", [
+    {"placement": "nowhere", "offering": "x-a"},
+    {"placement": "paywall", "offering": "x-nothing"},
+])
+def test_an_order_naming_an_offering_not_served_is_made_untagged(setup, named):
+    # Deleted since the app showed it, or not loaded yet by this instance: a tag for the
+    # results never stops a purchase, and a retry with the same key replays the order.
+    key = str(uuid.uuid4())
+    body = {"user_id": unique("namer"), "product_id": P + "a", **named}
+    first = setup.api.post("/v1/orders", json=body, headers={"Idempotency-Key": key})
+    assert first.status_code == 201, first.text
+    assert shown(first.json()) == named
+    again = setup.api.post("/v1/orders", json=body, headers={"Idempotency-Key": key})
+    assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true", again.text
+    assert again.json()["trade_no"] == first.json()["trade_no"]
+
+
+def test_an_order_that_names_no_store_is_judged_by_the_rules_as_its_offerings_request_was(setup):
+    # A rule for App Store apps that name their store: the app asked for its offering without
+    # naming one (no rule applied, the experiment did), and its order names none either; taken
+    # as app_store, the order was untagged and the exposed user's conversion lost.
+    api = setup.api
+    conclude_all(api)
+    exp = unique("nostore").lower()
+    create(api, exp, offerings=("x-a", "x-b"))
+    r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
+        "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"stores": ["app_store"]}}]})
+    assert r.status_code == 200, r.text
+    user = user_in(exp, "v1", "nostore-buyer")
+    assert offering_for(api, user) == ("x-b", f"{exp}; variant=v1")
+    assert offering_for(api, user, store="app_store") == ("x-c", None)
+    named = {"placement": "paywall", "offering": "x-b"}
+    made = order_from(api, user, P + "b", **named)
+    assert made.status_code == 201, made.text
+    assert shown(made.json()) == {**named, "experiment": exp, "variant": "v1"}
+    # Naming the store the rule targets, the user is not in the experiment.
+    ruled = order_from(api, user, P + "b", store="app_store", **named)
+    assert ruled.status_code == 201, ruled.text
+    assert shown(ruled.json()) == named
+    conclude_all(api)
 
 
 def test_being_exposed_does_not_make_a_new_user_returning(setup):

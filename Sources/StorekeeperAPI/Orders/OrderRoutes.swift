@@ -66,9 +66,10 @@ package struct OrderRoutes: Sendable {
   }
 
   /// The body as sent; `user_id` may be left out when the token names the user. `placement`
-  /// and `offering`, together or not at all, name what the order was made from.
+  /// and `offering`, together or not at all, name what the order was made from. `namedStore`
+  /// is the `store` the body gave (the order's store is `app_store` when it gives none).
   static func parse(_ request: Request, userRequired: Bool = true) throws -> (
-    order: NewOrder, placement: String?, offering: String?
+    order: NewOrder, placement: String?, offering: String?, namedStore: OrderStore?
   ) {
     var fields = try RequestFields(request: request)
     fields.rejectUnknown(
@@ -99,31 +100,36 @@ package struct OrderRoutes: Sendable {
     return (
       NewOrder(
         userId: userId ?? "", productId: productId ?? "", quantity: Int32(quantity),
-        store: store ?? .appStore), placement, offering
+        store: store ?? .appStore), placement, offering, storeText == nil ? nil : store
     )
   }
 
-  /// What the order names as shown, checked against the served catalog: the placement and the
-  /// offering must exist; the variant is recorded when the placement's running experiment
-  /// assigns this user the variant of that offering and no targeting rule takes the user out
-  /// of it. An offering the placement does not answer with now is recorded untagged: the app
-  /// may still show what it answered before (a concluded experiment's losing variant, a rule
-  /// since removed), and a tag for the results never stops a purchase.
-  func shown(placement: String?, offering: String?, new order: NewOrder, _ request: Request)
-    async throws -> OfferingShown?
-  {
+  /// What the order names as shown, recorded as named: the variant is added when the
+  /// placement's running experiment assigns this user the variant of that offering and no
+  /// targeting rule takes the user out of it. Anything else is recorded untagged, never
+  /// refused: the app may still show what it was answered before (a concluded experiment's
+  /// losing variant, a rule since removed, an offering since deleted), this instance may not
+  /// have loaded what another just served, and a tag for the results never stops a purchase.
+  func shown(
+    placement: String?, offering: String?, new order: NewOrder, namedStore: OrderStore?,
+    _ request: Request, _ context: Context
+  ) async throws -> OfferingShown? {
     let userId = order.userId
     guard let placement, let offering else { return nil }
     let (placed, exists) =
       offerings?.served.read {
         ($0.offerings.placements[placement], $0.offerings.offerings[offering] != nil)
       } ?? (nil, false)
-    guard let placed else { throw Self.invalid("placement", "no placement \(placement)") }
-    guard exists else { throw Self.invalid("offering", "no offering \(offering)") }
     var shown = OfferingShown(placementId: placement, offeringId: offering)
+    guard let placed, exists else {
+      context.logger.notice(
+        "an order names an offering not served here; recorded untagged",
+        ["placement": .string(placement), "offering": .string(offering)])
+      return shown
+    }
     if let experiment = placed.experiment, experiment.status == .running,
       let variant = experiment.assign(userId), variant.offeringId == offering,
-      try await !targeted(placed, order, request)
+      try await !targeted(placed, order, namedStore: namedStore, request)
     {
       shown.experimentId = experiment.experimentId
       shown.variant = variant.variant
@@ -133,14 +139,16 @@ package struct OrderRoutes: Sendable {
 
   /// Whether one of the placement's rules chooses for this user, as `GET /v1/offerings` would:
   /// then the user is not in the experiment, and an order of a rule's offering that happens to
-  /// be a variant's is not that variant's. The request facts are the order's store and the
-  /// app's headers on this request; the user's facts are read only when a rule needs them.
-  private func targeted(_ placement: ServedPlacement, _ order: NewOrder, _ request: Request)
-    async throws -> Bool
-  {
+  /// be a variant's is not that variant's. The request facts are the app's headers on this
+  /// request and the `store` its body names; the user's facts are read only when a rule needs
+  /// them. A store the body leaves out is no fact, as on the offerings route: taken as
+  /// `app_store`, a store rule the offering's request did not match took an exposed user out.
+  private func targeted(
+    _ placement: ServedPlacement, _ order: NewOrder, namedStore: OrderStore?, _ request: Request
+  ) async throws -> Bool {
     guard !placement.rules.isEmpty else { return false }
     var facts = OfferingRequest.headerFacts(request)
-    facts.store = AppStoreName(rawValue: order.store.rawValue)
+    if let namedStore { facts.store = AppStoreName(rawValue: namedStore.rawValue) }
     if let decided = TargetingRule.firstIndexWithoutFacts(
       placement.rules, request: facts, hasUser: true)
     {
@@ -151,12 +159,6 @@ package struct OrderRoutes: Sendable {
       try await reader.facts(order.userId)
     }
     return rule != nil
-  }
-
-  static func invalid(_ field: String, _ message: String) -> HTTPError {
-    HTTPError(
-      422, code: "validation_failed", detail: "one or more fields are invalid",
-      fields: [FieldError(field: field, message: message)])
   }
 
   /// Keeps what the created order was made from. A failure costs only the tag (the order
@@ -183,7 +185,8 @@ package struct OrderRoutes: Sendable {
     // Priced where the app is, as its catalog read showed (the same parameter and header).
     new.storefront = try StorefrontRequest.storefront(request)
     let shown = try await shown(
-      placement: parsed.placement, offering: parsed.offering, new: new, request)
+      placement: parsed.placement, offering: parsed.offering, new: new,
+      namedStore: parsed.namedStore, request, context)
     new.shown = shown
     guard let key = request.headers["Idempotency-Key"] else {
       let order = try await orderOrProblem { try await groupCommit.commit(.init(order: new)) }
