@@ -25,7 +25,7 @@ export async function renderOfferings(main, message) {
         ? h('ol', { class: 'rules' }, p.rules.map((r) => h('li', {}, `${r.offering_id} when `, h('code', {}, JSON.stringify(r.when || {})))))
         : 'none') },
     ], placements.placements, { id: 'placements' })];
-  if (session.canWrite) parts.push(offeringForm(main), placementForm(main));
+  if (session.canWrite) parts.push(offeringForm(main, offerings.offerings), placementForm(main, placements.placements));
   replace(main, ...parts);
 }
 
@@ -44,7 +44,18 @@ function parseJSON(control, name, fallback, errors) {
   }
 }
 
-function offeringForm(main) {
+// A PUT replaces the whole record: naming one that exists loads its current values into the
+// form, so saving a change to one field never wipes the others (a placement's rules).
+function loadOnId(idControl, records, key, fill, status) {
+  idControl.addEventListener('change', () => {
+    const found = records.find((r) => r[key] === idControl.value.trim());
+    if (!found) return replace(status);
+    fill(found);
+    replace(status, notice(`${found[key]} exists: its current values are loaded, and saving replaces it.`));
+  });
+}
+
+function offeringForm(main, offerings) {
   const c = {
     id: h('input', { name: 'offering_id', required: true, maxlength: 64, autocomplete: 'off' }),
     title: h('input', { name: 'title', maxlength: 200 }),
@@ -60,6 +71,12 @@ function offeringForm(main) {
     field('Products, in order (product_id or product_id=badge, comma-separated)', c.products, 'products'),
     field('Metadata (JSON)', c.metadata, 'metadata'),
     h('button', { type: 'submit' }, 'Save offering'), status);
+  loadOnId(c.id, offerings, 'offering_id', (o) => {
+    c.title.value = o.title;
+    c.badge.value = o.badge;
+    c.products.value = o.products.map((p) => (p.badge ? `${p.product_id}=${p.badge}` : p.product_id)).join(', ');
+    c.metadata.value = JSON.stringify(o.metadata);
+  }, status);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const errors = [];
@@ -81,7 +98,7 @@ function offeringForm(main) {
   return form;
 }
 
-function placementForm(main) {
+function placementForm(main, placements) {
   const c = {
     id: h('input', { name: 'placement_id', required: true, maxlength: 64, autocomplete: 'off' }),
     offering: h('input', { name: 'offering_id', required: true, maxlength: 64, autocomplete: 'off' }),
@@ -95,6 +112,10 @@ function placementForm(main) {
     field('Targeting rules (JSON, first match wins)', c.rules, 'rules'),
     h('p', { class: 'hint' }, 'Each rule: {"offering_id": "…", "when": {…}}. Conditions: storefronts, stores, app_version {from, before}, locales, user (new, returning), has_paid, holds_entitlement, lacks_entitlement, balance {asset, at_least, below}.'),
     h('button', { type: 'submit' }, 'Save placement'), status);
+  loadOnId(c.id, placements, 'placement_id', (p) => {
+    c.offering.value = p.offering_id;
+    c.rules.value = JSON.stringify(p.rules, null, 2);
+  }, status);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const errors = [];

@@ -27,6 +27,7 @@ export async function renderOverview(main) {
     h('h1', {}, 'Overview'),
     h('div', { class: 'stats' },
       h('div', { class: 'card stat', id: 'reports-waiting' }, h('span', { class: 'value' }, String(body.reports_waiting)), 'reports waiting on Apple'),
+      h('div', { class: 'card stat', id: 'reports-waiting-google' }, h('span', { class: 'value' }, String(body.reports_waiting_google)), 'reports waiting on Google Play'),
       h('div', { class: 'card stat', id: 'last-notification' },
         h('span', { class: 'value' }, age === undefined ? 'never' : humanAge(age)),
         age === undefined ? 'no App Store notification received yet' : `since the last App Store notification (${body.last_notification_at})`)),

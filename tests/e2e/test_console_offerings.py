@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import requests
+from selenium.webdriver.common.keys import Keys
 
 from support import ADMIN_NAME, buy, mint, unique, wait_until
 from test_console import DESKTOP, PHONE, Console, artifacts, browser, tokens  # noqa: F401 (fixtures)
@@ -86,6 +87,21 @@ def test_offerings_and_placement_rules_are_edited_with_field_errors(console, sta
     body = requests.get(stack.sk.url + "/v1/offerings/shop", timeout=10).json()
     assert body["offering_id"] == "summer" and [p["product_id"] for p in body["products"]] == [b, a]
     assert requests.get(stack.sk.url + "/v1/offerings/shop?storefront=FRA", timeout=10).json()["offering_id"] == "default"
+
+    # Naming the saved placement loads it: changing its offering keeps its rules.
+    console.by_label("Placement id").send_keys("shop", Keys.TAB)
+    console.wait_text("#placement-form-status", "exists")
+    assert "FRA" in console.by_label("Targeting rules (JSON, first match wins)").get_attribute("value")
+    console.fill("Serves offering", "default")
+    console.click("Save placement")
+    console.wait_text("#offerings-status", "Placement shop saved")
+    stored = stack.api.get("/admin/v1/placements/shop", admin=True).json()
+    assert (stored["offering_id"], stored["rules"]) == (
+        "default", [{"offering_id": "default", "when": {"storefronts": ["FRA"]}}])
+    console.by_label("Offering id").send_keys("summer", Keys.TAB)
+    console.wait_text("#offering-form-status", "exists")
+    assert console.by_label("Products, in order (product_id or product_id=badge, comma-separated)").get_attribute(
+        "value") == f"{b}=best value, {a}"
 
     console.viewport(PHONE)
     console.go("#/offerings", "#placements")

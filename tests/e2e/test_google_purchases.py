@@ -266,6 +266,24 @@ def test_a_pending_purchase_waits_and_is_granted_when_it_completes(api, google):
     assert api.balance(user) == 100
 
 
+def test_the_overview_counts_a_pending_google_purchase_as_waiting_on_google_not_apple(api, google):
+    def waiting():
+        body = api.get("/admin/v1/overview", admin=True).json()
+        return body["reports_waiting"], body["reports_waiting_google"]
+
+    apple, google_before = waiting()
+    user = unique("g-overview")
+    order = google_order(api, user, "g.gold")
+    bought = google.buy("g.gold", state="pending", obfuscated_account_id=order["obfuscated_account_id"])
+    assert report(api, order["trade_no"], bought["purchase_token"]).status_code == 202
+    assert waiting() == (apple, google_before + 1)
+    metrics = api.get("/metrics", admin=True).text
+    assert f'storekeeper_reports_pending{{store="google_play"}} {google_before + 1}' in metrics
+    assert f'storekeeper_reports_pending{{store="app_store"}} {apple}' in metrics
+    google.control(f"products/{bought['purchase_token']}/complete")
+    wait_until(lambda: waiting() == (apple, google_before), 30, "the completed purchase still counted as waiting")
+
+
 def test_a_canceled_purchase_is_refused(api, google):
     user = unique("g-cancel")
     order = google_order(api, user, "g.gold")

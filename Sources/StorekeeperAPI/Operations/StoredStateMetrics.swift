@@ -24,10 +24,20 @@ package struct StoredStateMetrics: Sendable {
         lines.append("storekeeper_\(name)\(sample.labels) \(sample.value)")
       }
     }
+    // Per store: a Google purchase pending for days (a slow payment method) is no sign of
+    // trouble with Apple.
     let reports = try await database.query(
-      "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = \(ReportOutcome.pending)")
+      """
+      SELECT count(*) FILTER (WHERE proof_kind IS DISTINCT FROM 'google_purchase')::bigint AS apple,
+             count(*) FILTER (WHERE proof_kind = 'google_purchase')::bigint AS google
+      FROM trade_reports WHERE outcome = \(ReportOutcome.pending)
+      """)
     gauge(
-      "reports_pending", "Reports waiting on Apple.", [("", try reports.first?.decode("n") ?? 0)])
+      "reports_pending", "Reports waiting on their store, by store.",
+      [
+        ("{store=\"app_store\"}", try reports.first?.decode("apple") ?? 0),
+        ("{store=\"google_play\"}", try reports.first?.decode("google") ?? 0),
+      ])
     let notifications = try await counts(
       "SELECT state AS key, count(*)::bigint AS n FROM apple_notifications GROUP BY state",
       NotificationState.self)

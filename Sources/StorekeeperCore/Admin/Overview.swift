@@ -1,6 +1,6 @@
 import Postgres
 
-/// The console's first page: money coming in, work waiting on Apple, whether Apple still
+/// The console's first page: money coming in, work waiting on each store, whether Apple still
 /// notifies.
 package struct Overview: Encodable, Sendable {
   struct Day: Encodable, Sendable {
@@ -19,13 +19,17 @@ package struct Overview: Encodable, Sendable {
 
   var days: Int
   var daily: [Day]
+  /// Reports whose verification waits on Apple, and on Google Play (a slow payment method
+  /// Google says is pending, or Google unreachable): one health signal per store.
   var reportsWaiting: Int64
+  var reportsWaitingGoogle: Int64
   var lastNotificationAt: String?
   var lastNotificationAgeSeconds: Int64?
 
   enum CodingKeys: String, CodingKey {
     case days, daily
     case reportsWaiting = "reports_waiting"
+    case reportsWaitingGoogle = "reports_waiting_google"
     case lastNotificationAt = "last_notification_at"
     case lastNotificationAgeSeconds = "last_notification_age_seconds"
   }
@@ -53,7 +57,11 @@ package struct Overview: Encodable, Sendable {
         paidOrders: try $0.decode("paid_orders"), revenue: try $0.decode("revenue"))
     }
     let waiting = try await database.queryFirst(
-      "SELECT count(*)::bigint AS n FROM trade_reports WHERE outcome = 'pending'")
+      """
+      SELECT count(*) FILTER (WHERE proof_kind IS DISTINCT FROM 'google_purchase')::bigint AS apple,
+             count(*) FILTER (WHERE proof_kind = 'google_purchase')::bigint AS google
+      FROM trade_reports WHERE outcome = 'pending'
+      """)
     let last = try await database.queryFirst(
       """
       SELECT \(unescaped: SQLTime.rfc3339("received_at")),
@@ -61,7 +69,8 @@ package struct Overview: Encodable, Sendable {
       FROM apple_notifications ORDER BY seq DESC LIMIT 1
       """)
     return Overview(
-      days: days, daily: daily, reportsWaiting: try waiting?.decode("n") ?? 0,
+      days: days, daily: daily, reportsWaiting: try waiting?.decode("apple") ?? 0,
+      reportsWaitingGoogle: try waiting?.decode("google") ?? 0,
       lastNotificationAt: try last?.decode("received_at"),
       lastNotificationAgeSeconds: try last?.decode("age"))
   }
