@@ -4,7 +4,10 @@ import StorekeeperLogging
 /// again when a token names a `kid` it does not hold (so a rotated-in key works at once) or when
 /// it is older than `maxAge` (so a removed key stops working) — but never more often than
 /// `minRefetchInterval`, so tokens with made-up ids cannot make this server hammer the issuer.
-/// A failed fetch keeps the last good document; with none, nothing verifies (fail closed).
+/// A key held when the document is merely old is used at once while the refetch runs behind
+/// it: a slow or unreachable issuer would otherwise hold up every token check, up to the
+/// fetch's timeout, once per interval. A failed fetch keeps the last good document; with none,
+/// nothing verifies (fail closed).
 public actor JWKSKeySource: JWTKeySource {
   private let fetcher: any JWKSFetching
   private let minRefetchInterval: Duration
@@ -30,9 +33,12 @@ public actor JWKSKeySource: JWTKeySource {
   }
 
   public func key(id: String?, algorithm: JWTAlgorithm) async throws(JWTError) -> JWTKey {
-    let fresh = fetchedAt.map { clock.now - $0 < maxAge } ?? false
-    if fresh, let key = find(id, algorithm) { return key }
-    await refreshIfAllowed()
+    if let key = find(id, algorithm) {
+      let fresh = fetchedAt.map { clock.now - $0 < maxAge } ?? false
+      if !fresh { _ = refreshIfAllowed() }
+      return key
+    }
+    await refreshIfAllowed()?.value
     if let key = find(id, algorithm) { return key }
     throw fetchedAt == nil ? .keysUnavailable : .unknownKey(id)
   }
@@ -46,13 +52,11 @@ public actor JWKSKeySource: JWTKeySource {
     return candidates.first { $0.id == id }
   }
 
-  private func refreshIfAllowed() async {
-    if let inFlight {
-      _ = await inFlight.value
-      return
-    }
+  /// The fetch under way, or a new one when the interval allows; nil when it does not.
+  private func refreshIfAllowed() -> Task<Void, Never>? {
+    if let inFlight { return inFlight }
     let now = clock.now
-    if let lastAttempt, now - lastAttempt < minRefetchInterval { return }
+    if let lastAttempt, now - lastAttempt < minRefetchInterval { return nil }
     lastAttempt = now
     let fetcher = self.fetcher
     let task = Task {
@@ -61,7 +65,7 @@ public actor JWKSKeySource: JWTKeySource {
       self.store(result)
     }
     inFlight = task
-    await task.value
+    return task
   }
 
   private func store(_ result: Result<[UInt8], any Error>) {

@@ -13,9 +13,12 @@ import Testing
       now: { now })
   }
 
-  func source(_ fetcher: FakeJWKSFetcher, interval: Duration = .seconds(60)) -> JWKSKeySource {
+  func source(
+    _ fetcher: FakeJWKSFetcher, interval: Duration = .seconds(60), maxAge: Duration = .seconds(3600)
+  ) -> JWKSKeySource {
     JWKSKeySource(
-      fetcher: fetcher, minRefetchInterval: interval, logger: JWTVerifierTests.logger)
+      fetcher: fetcher, minRefetchInterval: interval, maxAge: maxAge,
+      logger: JWTVerifierTests.logger)
   }
 
   @Test func keepsOnlyKeysItCanUse() async {
@@ -87,5 +90,22 @@ import Testing
       try await verifier.verify(vectors.invalid["unknown_kid"] ?? "")
     }
     #expect(try await verifier.verify(vectors.valid["es256"] ?? "").sub == "user-42")
+  }
+
+  @Test func anOldKeySetServesItsKeysWhileTheRefetchRuns() async throws {
+    // Once the document is old, a token whose key is held verifies with it while the refetch
+    // runs (waiting for the refetch, it would find the key removed); the removal takes effect
+    // once that refetch has stored the new document.
+    let fetcher = FakeJWKSFetcher(Vectors.jwksBytes, delay: .milliseconds(200))
+    let verifier = verifier(source(fetcher, interval: .zero, maxAge: .zero))
+    _ = try await verifier.verify(vectors.valid["rs256"] ?? "")
+    fetcher.serve(Array(#"{"keys":[]}"#.utf8))
+    #expect(try await verifier.verify(vectors.valid["rs256"] ?? "").sub == "user-42")
+    var removed = false
+    for _ in 0..<100 where !removed {
+      try await Task.sleep(for: .milliseconds(50))
+      removed = (try? await verifier.verify(vectors.valid["rs256"] ?? "")) == nil
+    }
+    #expect(removed)
   }
 }
