@@ -29,15 +29,22 @@ package struct ConsumptionAnswerer: Sendable {
 
   static let maxRetrySeconds = 1800
 
+  /// Jobs answered per pass, at most.
+  static let maxPerPass = 20
+
+  /// Claims and answers one job at a time, so each lease covers one call to Apple (a 429's
+  /// waits included): claimed 20 at once, a slow Apple let the lease of the last ones run out
+  /// while the first were answered, and another instance sent them too.
   package func runOnce() async {
-    let jobs: [ConsumptionAnswer]
-    do {
-      jobs = try await answers.claim()
-    } catch {
-      logger.warning("consumption answers could not be claimed", ["error": .string("\(error)")])
-      return
-    }
-    for job in jobs {
+    for _ in 0..<Self.maxPerPass {
+      let job: ConsumptionAnswer
+      do {
+        guard let claimed = try await answers.claim(limit: 1).first else { return }
+        job = claimed
+      } catch {
+        logger.warning("consumption answers could not be claimed", ["error": .string("\(error)")])
+        return
+      }
       do {
         try await answer(job)
       } catch {
@@ -46,6 +53,7 @@ package struct ConsumptionAnswerer: Sendable {
           "consumption answer not recorded",
           ["notification_uuid": .string(job.notificationUuid), "error": .string("\(error)")])
       }
+      if LoopStop.requested { return }
     }
   }
 

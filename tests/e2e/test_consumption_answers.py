@@ -6,6 +6,7 @@ received."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -201,6 +202,34 @@ def test_an_answer_apple_fails_with_a_5xx_is_sent_again(answering):
     assert answer["attempts"] == 3 and answer["answer"]["consumptionPercentage"] == 50000
     assert [c["status"] for c in fake.consumption_calls(purchase["transaction_id"])] == [503, 503, 202]
     assert len(answer_events(api, user)) == 1
+
+
+def test_a_slow_apple_leases_only_the_answer_being_sent(answering):
+    # Each claimed job is leased for its own call: claimed 20 at once, a slow Apple let the
+    # leases of the last ones run out while the first were sent, and another instance sent
+    # them too.
+    api, fake, db = answering.api, answering.fake, answering.db
+    purchases = []
+    for _ in range(3):
+        user = unique("slow-asker")
+        consent(api, user)
+        purchases.append(buy(api, fake, user, GOLD)[1])
+    fake.call("/fake/v1/consumption/faults", {"hold_ms": 1500})
+    try:
+        notes = [request_consumption(fake, p["transaction_id"]) for p in purchases]
+        uuids = ", ".join(f"'{n['notification_uuid']}'" for n in notes)
+        leased = (f"SELECT count(*) FROM consumption_answers WHERE notification_uuid IN ({uuids}) "
+                  "AND state = 'pending' AND next_attempt_at > now()")
+        seen = set()
+        for _ in range(80):
+            seen.add(int(db.scalar(leased)))
+            time.sleep(0.05)
+        assert max(seen) == 1, seen
+        for note in notes:
+            answered(api, note, "sent")
+    finally:
+        fake.call("/fake/v1/consumption/faults", {"hold_ms": 0})
+    assert all(len(fake.consumption_calls(p["transaction_id"])) == 1 for p in purchases)
 
 
 def test_an_answer_not_taken_within_apples_window_fails(answering):

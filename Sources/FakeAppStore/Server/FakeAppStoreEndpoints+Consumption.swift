@@ -15,7 +15,10 @@ extension FakeAppStoreEndpoints {
     for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
       router.add(.put, prefix + "/inApps/v2/transactions/consumption/{transaction_id}") {
         [self] request, context in
-        try consumption(
+        // A slow Apple, when a test asked for one: held before anything is checked.
+        let held = consumptionLog.holdMilliseconds
+        if held > 0 { await hold.wait(milliseconds: held) }
+        return try consumption(
           request, transactionId: context.parameters["transaction_id"] ?? "",
           environment: environment)
       }
@@ -37,6 +40,12 @@ extension FakeAppStoreEndpoints {
     }
     router.add(.post, "/fake/v1/consumption/faults") { [self] request, _ in
       let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+      if let held = body?["hold_ms"] {
+        guard let milliseconds = (held as? NSNumber)?.intValue, (0...60_000).contains(milliseconds)
+        else { throw FakeJSON.invalid("hold_ms", "must be 0 to 60000") }
+        consumptionLog.holdMilliseconds = milliseconds
+        return try FakeJSON.response(["hold_ms": milliseconds])
+      }
       guard let count = (body?["fail_next"] as? NSNumber)?.intValue, (0...100).contains(count)
       else { throw FakeJSON.invalid("fail_next", "must be 0 to 100") }
       let status = (body?["status"] as? NSNumber)?.intValue ?? 503

@@ -2,7 +2,7 @@ import Synchronization
 
 /// What the fake's Send Consumption Information endpoint received, for tests to read
 /// (`GET /fake/v1/consumption/{transaction_id}`), and the failures they asked it to answer
-/// with first (`POST /fake/v1/consumption/faults`).
+/// with first or how long to hold each call (`POST /fake/v1/consumption/faults`).
 final class FakeConsumptionLog: Sendable {
   /// One call as received: its body, its environment and the status answered.
   struct Call: Sendable {
@@ -16,6 +16,7 @@ final class FakeConsumptionLog: Sendable {
   private struct State {
     var calls: [Call] = []
     var failures: [Int] = []
+    var holdMilliseconds = 0
   }
 
   private let state = Mutex(State())
@@ -27,6 +28,12 @@ final class FakeConsumptionLog: Sendable {
 
   func fail(next count: Int, status: Int) {
     state.withLock { $0.failures = Array(repeating: status, count: count) }
+  }
+
+  /// How long each call is held before it is answered: a slow Apple.
+  var holdMilliseconds: Int {
+    get { state.withLock { $0.holdMilliseconds } }
+    set { state.withLock { $0.holdMilliseconds = newValue } }
   }
 
   func record(_ call: Call) { state.withLock { $0.calls.append(call) } }
