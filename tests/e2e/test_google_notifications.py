@@ -316,6 +316,39 @@ def test_a_void_pushed_by_google_reverses_the_credit_through_the_ledger(sk, goog
     assert refunded and refunded[0]["data"]["store"] == "google_play"
 
 
+def test_a_void_whose_database_session_dies_mid_apply_is_applied_again(launcher, tmp_path):
+    # Pub/Sub was answered when the push was stored, so only Storekeeper can apply it again:
+    # a session cut mid-apply (a restart, a failover) left it failed for good, the credit
+    # spendable until the hourly sweep.
+    google = start_pushing_fake(tmp_path)
+    try:
+        db = launcher.database()
+        sk = launcher.storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
+                                  GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
+                                  GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
+        sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+        user = unique("g-void-cut")
+        order = google_order(sk, user, "g.gold")
+        bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+        token = bought["purchase_token"]
+        assert report(sk, order["trade_no"], token).status_code == 200
+        with db.holding(f"SELECT 1 FROM google_purchases WHERE purchase_token = '{token}' FOR UPDATE"):
+            google.control("voids", {"purchase_token": token, "reason": 1})
+            waiting = wait_until(lambda: db.scalar(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() "
+                "AND query ILIKE '%google_purchases%'"), 30, "the void waiting on the purchase's row")
+            assert db.scalar(f"SELECT pg_terminate_backend({waiting})") == "t"
+        wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 60,
+                   "the void applied again")
+        assert sk.client.balance(user) == 0
+        assert db.scalar("SELECT count(*) FROM google_notifications WHERE state = 'failed'") == "0"
+        metrics = sk.client.get("/metrics", admin=True).text
+        assert 'storekeeper_google_notifications{state="failed"} 0' in metrics
+    finally:
+        google.terminate(15)
+        google.forget()
+
+
 def vip(sk, user: str) -> dict | None:
     return next((e for e in sk.client.entitlements(user)["entitlements"] if e["entitlement"] == "vip"), None)
 

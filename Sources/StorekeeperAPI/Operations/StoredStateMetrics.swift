@@ -47,6 +47,14 @@ package struct StoredStateMetrics: Sendable {
       NotificationState.allCases.map {
         ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
       })
+    let pushes = try await counts(
+      "SELECT state AS key, count(*)::bigint AS n FROM google_notifications GROUP BY state",
+      GoogleNotificationStore.State.self)
+    gauge(
+      "google_notifications", "Google Play pushes by state.",
+      GoogleNotificationStore.State.allCases.map {
+        ("{state=\"\($0.rawValue)\"}", pushes[$0] ?? 0)
+      })
     let tokens = try await counts(
       "SELECT state AS key, count(*)::bigint AS n FROM app_account_token_jobs GROUP BY state",
       AccountTokenJobState.self)

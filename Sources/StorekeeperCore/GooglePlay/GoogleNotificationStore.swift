@@ -25,7 +25,7 @@ package struct GoogleNotificationStore: Sendable {
     case test
   }
 
-  package enum State: String, Sendable, PostgresEnum {
+  package enum State: String, Sendable, CaseIterable, PostgresEnum {
     case pending, processed, ignored, failed
   }
 
