@@ -78,8 +78,8 @@ package struct ReportRetryWorker: Sendable {
           logger.notice("pending receipt applied", fields)
         }
       case .invalid(let reason):
-        try await reports.finish(report.id, outcome: .invalid, code: reason)
-        if let tradeNo = report.tradeNo { try await orders.clearPendingVerification(tradeNo) }
+        try await reports.finish(
+          report.id, outcome: .invalid, code: reason, releasing: report.tradeNo, orders: orders)
         logger.warning("pending report invalid", fields.merging(["reason": .string(reason)]) { $1 })
       case .retryable(let reason):
         try await postpone(report, reason: reason, mayGiveUp: true, fields: fields)
@@ -91,6 +91,13 @@ package struct ReportRetryWorker: Sendable {
           report, reason: problem.reason, mayGiveUp: false,
           fields: fields.merging(["setting": .string(problem.setting.variable)]) { $1 })
       }
+    } catch let unavailable as PostgresError where unavailable.isUnavailable {
+      // Nothing was recorded: the report is tried again after its retry delay rather than its
+      // lease (or at the lease's end, when even that cannot be written).
+      try? await postpone(report, reason: "\(unavailable)", mayGiveUp: false, fields: fields)
+      logger.warning(
+        "report retry failed: the database is unavailable",
+        fields.merging(["error": .string("\(unavailable)")]) { $1 })
     } catch {
       logger.warning("report retry failed", fields.merging(["error": .string("\(error)")]) { $1 })
     }

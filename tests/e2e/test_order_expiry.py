@@ -49,3 +49,26 @@ def test_an_unpaid_order_is_closed_as_expired_after_the_ttl(storekeeper, new_db)
     assert api.order(fresh["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
     closed = api.admin_orders(user_id=user, trade_status="TRADE_CLOSED")
     assert len(closed) == 5
+
+
+def test_an_order_whose_invalid_report_lost_its_session_still_expires(launcher):
+    # The retry worker ends an invalid report and lets its order be swept in one transaction:
+    # in two, a session lost between them left the order waiting on nothing, never expired,
+    # holding one of the user's open-order slots for good.
+    stack = launcher.stack(ORDER_TTL="3s", SWEEP_INTERVAL="1s", REPORT_RETRY_BASE="1s")
+    api, fake, db = stack.api, stack.fake, stack.db
+    gold = "com.example.tests.expiry.stuck"
+    api.put_product(gold, grants={"balance": {"gold": 10}})
+    trade_no = api.create_order(unique("stuck"), gold)["trade_no"]
+    theirs = fake.purchase(gold, "consumable", receipt_style="transaction", bundle_id="com.example.someone.else")
+    fake.fault("http503")
+    assert api.report(trade_no, receipt=theirs["receipt"]).status_code == 202
+    assert api.order(trade_no)["verification"] == "pending"
+    with db.holding(f"SELECT 1 FROM orders WHERE trade_no = '{trade_no}' FOR UPDATE"):
+        fake.clear_faults()
+        waiting = wait_until(lambda: db.scalar(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() "
+            "AND query ILIKE '%UPDATE orders SET verification = NULL%'"), 30, "the release waiting on the order")
+        assert db.scalar(f"SELECT pg_terminate_backend({waiting})") == "t"
+    wait_until(lambda: api.order(trade_no)["trade_status"] == "TRADE_CLOSED", 30, "the order never expired")
+    assert db.scalar(f"SELECT outcome FROM trade_reports WHERE trade_no = '{trade_no}'") == "invalid"

@@ -247,7 +247,9 @@ package struct OrderRepository: Sendable {
   }
 
   /// A report that waited on Apple ended without paying the order.
-  package func clearPendingVerification(_ tradeNo: String) async throws {
+  package func clearPendingVerification(
+    _ tradeNo: String, on executor: (any PostgresExecutor)? = nil
+  ) async throws {
     // While another report of the order still waits for Apple, the order waits with it: the
     // sweeper would close it, and that report's payment reopen it.
     var query: PostgresQuery = """
@@ -256,7 +258,7 @@ package struct OrderRepository: Sendable {
       """
     query.append(" ")
     query.append(ReportStore.anyPending(of: tradeNo))
-    try await database.execute(query)
+    try await (executor ?? database).execute(query)
   }
 
   /// Closes orders left unpaid past their expiry, through the one transition function. Safe

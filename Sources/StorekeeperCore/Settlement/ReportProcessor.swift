@@ -166,8 +166,8 @@ package struct ReportProcessor: Sendable {
   ) async throws {
     switch record {
     case .stored(let id):
-      try await reports.finish(id, outcome: outcome, code: refusal.code)
-      try await orders.clearPendingVerification(tradeNo)
+      try await reports.finish(
+        id, outcome: outcome, code: refusal.code, releasing: tradeNo, orders: orders)
     case .new(let proof):
       try await reports.insertFinal(
         tradeNo: tradeNo, tradeStatus: .tradeSuccess, proof: proof, outcome: outcome,

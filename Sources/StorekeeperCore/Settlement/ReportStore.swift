@@ -212,6 +212,21 @@ package struct ReportStore: Sendable {
       """)
   }
 
+  /// Ends a waiting report that was refused or found invalid and, in the same transaction,
+  /// lets its order be swept again unless another report of it still waits
+  /// (`OrderRepository.clearPendingVerification`): in two transactions, a connection lost
+  /// between them left the order waiting on nothing, never expired, holding one of the user's
+  /// open-order slots for good.
+  package func finish(
+    _ id: Int64, outcome: ReportOutcome, code: String?, releasing tradeNo: String?,
+    orders: OrderRepository
+  ) async throws {
+    try await database.withTransaction { tx in
+      try await finish(id, outcome: outcome, code: code, on: tx)
+      if let tradeNo { try await orders.clearPendingVerification(tradeNo, on: tx) }
+    }
+  }
+
   /// Schedules the report's next attempt. `attempt`: the claim this caller holds
   /// (`Due.attempts`); nothing changes once another worker has claimed the report since (its
   /// lease ran out), whose schedule is then the one that counts.
