@@ -362,9 +362,11 @@ class FakeAppStore(Process):
     def purchase(self, product_id: str, type: str, quantity: int = 1, app_account_token: str | None = None,
                  environment: str = "Production", apple_account: str | None = None,
                  expires_in_seconds: int | None = None, bundle_id: str = BUNDLE_ID,
-                 receipt_style: str | None = None) -> dict:
+                 receipt_style: str | None = None, storefront: str | None = None,
+                 price: int | None = None, currency: str | None = None) -> dict:
         """A StoreKit purchase; `receipt` in the answer is the account's app receipt, or with
-        `receipt_style="transaction"` the iOS 6-style receipt of this transaction alone."""
+        `receipt_style="transaction"` the iOS 6-style receipt of this transaction alone.
+        `storefront` (alpha-3), `price` (milliunits) and `currency` are what Apple signs."""
         body: dict[str, Any] = {
             "bundle_id": bundle_id,
             "product_id": product_id,
@@ -372,6 +374,9 @@ class FakeAppStore(Process):
             "quantity": quantity,
             "environment": environment,
         }
+        for name, value in (("storefront", storefront), ("price", price), ("currency", currency)):
+            if value is not None:
+                body[name] = value
         if app_account_token is not None:
             body["app_account_token"] = app_account_token
         if apple_account is not None:

@@ -103,6 +103,31 @@ def test_an_order_is_priced_for_the_storefront_the_app_is_in(api):
     assert error_fields(body) == {"Storekeeper-Storefront"}
 
 
+def test_an_order_storekeeper_opens_for_a_renewal_is_priced_in_the_purchases_storefront(stack, api):
+    # A German subscriber's renewal, which no app ordered: its order is priced as an order
+    # the app made in Germany would be, not at the default price.
+    pid = P + "sf.renewing"
+    api.put_product(pid, type="auto_renewable", price="4.99", currency="USD", grants={"entitlement": "sf_club"})
+    assert set_price(api, pid, "DEU", "5.49", "EUR").status_code == 201
+    user = unique("sf-renewal")
+    order = api.post("/v1/orders", json={"user_id": user, "product_id": pid},
+                     headers={"Storekeeper-Storefront": "DEU"}).json()
+    purchase = stack.fake.purchase(pid, "auto_renewable", app_account_token=order["app_account_token"],
+                                   storefront="DEU", price=5490, currency="EUR")
+    assert api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    stack.fake.renewal(purchase["transaction_id"])
+    renewals = wait_until(lambda: [o for o in api.admin_orders(user_id=user) if o["origin"] == "renewal"], 15,
+                          "the renewal's order")
+    assert [(o["price"], o["currency"]) for o in renewals] == [("5.49", "EUR")], renewals
+    # Bought elsewhere (the fake signs USA by default): the default price.
+    other = unique("sf-renewal-usa")
+    bought = buy(api, stack.fake, other, pid, type="auto_renewable")[1]
+    stack.fake.renewal(bought["transaction_id"])
+    renewals = wait_until(lambda: [o for o in api.admin_orders(user_id=other) if o["origin"] == "renewal"], 15,
+                          "the renewal's order")
+    assert [(o["price"], o["currency"]) for o in renewals] == [("4.99", "USD")], renewals
+
+
 @pytest.mark.parametrize("value", ["DEUX", "XX", "ZZZ", "1", "", "D", "deu", "de"])
 def test_an_unknown_storefront_is_refused_not_served_default_prices(api, value):
     body = problem(api.get("/v1/products", params={"storefront": value}), 400, "invalid_storefront")

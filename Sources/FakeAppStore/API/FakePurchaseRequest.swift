@@ -18,6 +18,8 @@ struct FakePurchaseRequest: Decodable, Sendable {
   var price: Int64?
   /// ISO 4217; default "USD".
   var currency: String?
+  /// The App Store country (ISO 3166-1 alpha-3) the transaction is signed for; default "USA".
+  var storefront: String?
   /// Auto-renewable only; default "21000001".
   var subscriptionGroupIdentifier: String?
   /// "app" (default): `receipt` in the answer is the account's app receipt; "transaction": the

@@ -38,6 +38,10 @@ extension FakeAppStoreEndpoints {
     }
     guard let ownership = InAppOwnershipType(rawValue: body.inAppOwnershipType ?? "PURCHASED")
     else { throw FakeJSON.invalid("in_app_ownership_type", "must be PURCHASED or FAMILY_SHARED") }
+    let storefront = body.storefront ?? "USA"
+    guard storefront.utf8.count == 3, storefront.utf8.allSatisfy({ (65...90).contains($0) }) else {
+      throw FakeJSON.invalid("storefront", "must be an ISO 3166-1 alpha-3 country such as DEU")
+    }
     let price = body.price ?? 6000
     guard price >= 0 else { throw FakeJSON.invalid("price", "must not be negative") }
     let now = Self.now()
@@ -54,7 +58,7 @@ extension FakeAppStoreEndpoints {
         purchaseDate: purchaseDate, expiresDate: expires, price: price,
         currency: body.currency ?? "USD",
         subscriptionGroupIdentifier: body.subscriptionGroupIdentifier ?? "21000001",
-        receiptStyle: style, ownership: ownership))
+        receiptStyle: style, ownership: ownership, storefront: storefront))
     let signed = try authority.sign(transaction.payload(signedDate: now))
     logger.info(
       "purchase",

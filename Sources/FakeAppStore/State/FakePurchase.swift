@@ -16,4 +16,5 @@ struct FakePurchase: Sendable {
   var subscriptionGroupIdentifier: String?
   var receiptStyle: FakeReceiptStyle = .app
   var ownership: InAppOwnershipType = .purchased
+  var storefront = "USA"
 }

@@ -37,7 +37,7 @@ final class FakeStore: Sendable {
           createdAt: new.purchaseDate)
       let id = contents.identifiers.nextTransactionId()
       let subscription = new.type == .autoRenewableSubscription
-      let transaction = FakeTransaction(
+      var transaction = FakeTransaction(
         transactionId: id, originalTransactionId: id,
         webOrderLineItemId: subscription ? contents.identifiers.nextWebOrderLineItemId() : nil,
         bundleId: new.bundleId, productId: new.productId,
@@ -49,6 +49,7 @@ final class FakeStore: Sendable {
         revocationDate: nil, revocationReason: nil, receiptId: receipt.id,
         appTransactionId: receipt.appTransactionId, receiptStyle: new.receiptStyle,
         ownership: new.ownership)
+      transaction.storefront = new.storefront
       receipt.reissue(adding: id)
       contents.transactions[id] = transaction
       contents.receipts[receipt.id] = receipt

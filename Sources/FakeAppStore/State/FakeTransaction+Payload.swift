@@ -22,8 +22,9 @@ extension FakeTransaction {
       revocationDate: revocationDate,
       isUpgraded: isUpgraded ? true : nil,
       environment: environment,
-      storefront: "USA",
-      storefrontId: "143441",
+      storefront: storefront,
+      // Apple's id of the United States storefront; the fake knows no other's.
+      storefrontId: storefront == "USA" ? "143441" : nil,
       transactionReason: transactionReason,
       currency: currency,
       price: price,

@@ -37,6 +37,8 @@ struct FakeTransaction: Sendable {
   var ownership: InAppOwnershipType = .purchased
   /// Apple's `isUpgraded`: the customer upgraded from this period to another product.
   var isUpgraded = false
+  /// The App Store country it was bought in (ISO 3166-1 alpha-3); its renewals keep it.
+  var storefront = "USA"
 
   var isAutoRenewable: Bool { type == .autoRenewableSubscription }
 }

@@ -320,7 +320,8 @@ package struct NotificationEffects {
     guard
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: 1, origin: .renewal,
-        reason: .createdForRenewal, cause: cause, detail: detail, on: tx)
+        reason: .createdForRenewal, cause: cause, detail: detail,
+        storefront: transaction.storefront, on: tx)
     else { return .processed(.unknownProduct) }
     // The row's lock is held since `lock` above, so a post of the same renewal waits and then
     // finds it owned: it is handed over once. `claim` would refuse an unowned row that carries

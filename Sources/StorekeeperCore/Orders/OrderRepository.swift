@@ -137,22 +137,29 @@ package struct OrderRepository: Sendable {
   }
 
   /// An order Storekeeper opens for a purchase that came without one (a receipt, a renewal),
-  /// at the product's current price, with its first event; nil when the product is unknown.
+  /// at the product's current price in the purchase's storefront (`storefront`, as the
+  /// store signed it; the default price without one, or where the catalog has none), as an
+  /// order the app made there would be, with its first event; nil when the product is unknown.
   func createForPurchase(
     userId: String, productId: String, quantity: Int32, origin: OrderOrigin,
     reason: OrderEventReason, cause: OrderEventCause, detail: JSONValue = .object([:]),
-    store: OrderStore = .appStore, on executor: any PostgresExecutor
+    store: OrderStore = .appStore, storefront: String? = nil, on executor: any PostgresExecutor
   ) async throws -> Order? {
     let detailText = detail.parameterText
+    let storefront = storefront.flatMap(Storefront.canonical)
     return try await executor.query(
       """
       WITH o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, origin, expires_at, store)
-        SELECT \(TradeNumber.make()), \(userId), product_id, \(quantity)::int, price, currency,
-               price * \(quantity)::int, gen_random_uuid(), \(TradeStatus.waitBuyerPay), \(origin), now(),
-               \(store)
-        FROM products WHERE product_id = \(productId)
+        SELECT \(TradeNumber.make()), \(userId), p.product_id, \(quantity)::int,
+               coalesce(pp.price, p.price), coalesce(pp.currency, p.currency),
+               coalesce(pp.price, p.price) * \(quantity)::int, gen_random_uuid(),
+               \(TradeStatus.waitBuyerPay), \(origin), now(), \(store)
+        FROM products p
+        LEFT JOIN product_prices pp
+          ON pp.product_id = p.product_id AND pp.storefront = \(storefront)::text
+        WHERE p.product_id = \(productId)
         RETURNING *
       ), e AS (
         INSERT INTO order_events (trade_no, to_status, reason, cause, detail)

@@ -278,7 +278,7 @@ package struct ReceiptService: Sendable {
       order = open
     } else if let created = try await orders.createForPurchase(
       userId: userId, productId: product.productId, quantity: quantity, origin: .receipt,
-      reason: .createdForReceipt, cause: .receipt, on: tx)
+      reason: .createdForReceipt, cause: .receipt, storefront: transaction.storefront, on: tx)
     {
       order = created
     } else {

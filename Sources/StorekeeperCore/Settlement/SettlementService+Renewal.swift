@@ -63,7 +63,7 @@ extension SettlementService {
     guard
       let order = try await orders.createForPurchase(
         userId: subscriber, productId: product.productId, quantity: 1, origin: .renewal,
-        reason: .createdForRenewal, cause: cause, on: tx)
+        reason: .createdForRenewal, cause: cause, storefront: transaction.storefront, on: tx)
     else { return nil }
     if recorded { try await TransactionRecord.assign(transaction.transactionId, to: order, on: tx) }
     return order
