@@ -176,6 +176,36 @@ import Testing
     }
   }
 
+  @Test func racingCreationsOverASlotAboveALoweredLimitStopAtTheLimit() async throws {
+    // Slot 40 held, the limit lowered to 20: the free slots are 1 to 19, so the unique index
+    // alone stops the racers there; a snapshot's count let two that each saw one slot left
+    // take two. Each creation holds its transaction a moment, as a keyed order's does until
+    // its key's answer is written, so the racers' snapshots overlap.
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      for round in 0..<3 {
+        let user = "ivy-\(round)"
+        try await holdSlots(h, user, [40])
+        let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+          for _ in 0..<60 {
+            group.addTask {
+              try await h.database.withTransaction { tx in
+                let outcome = try await h.orders.create(
+                  userId: user, productId: "gold.100", quantity: 1, ttlSeconds: 3600,
+                  maxOpen: 20, on: tx)
+                try await tx.execute("SELECT pg_sleep(0.02)")
+                return isCreated(outcome)
+              }
+            }
+          }
+          return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(created == 19)
+        #expect(try await openSlots(h, user) == Array(1...19) + [40])
+      }
+    }
+  }
+
   /// Batches for one user written at once, as two instances' flushes are: their slot choices
   /// meet, and the losers are retried, never refused.
   @Test func concurrentBatchesForOneUserAreExactBothBelowAndAtTheLimit() async throws {

@@ -10,7 +10,10 @@ extension OrderRepository {
   /// orders' keys are NULL and are not read). Each taken slot, and a 0 before the first, opens a
   /// run of free slots up to the next taken one (or `maxOpen`); the runs give their first slots,
   /// lazily (a set-returning function in a select list stops at its `LIMIT`). Slots above
-  /// `maxOpen`, left by a limit since lowered, still count as taken and open no run.
+  /// `maxOpen`, left by a limit since lowered, still count as taken, open no run, and take as
+  /// many slots off the top of the range: the free slots are those of 1...(maxOpen - held
+  /// above it), so the unique index alone keeps the user at the limit. A count read from the
+  /// snapshot did not: two creations that both saw one slot left took two different ones.
   ///
   /// Empty exactly when, in the statement's snapshot, every slot of 1...maxOpen is taken or
   /// the user holds `maxOpen` slotted open orders (some above a limit since lowered): the one
@@ -28,7 +31,8 @@ extension OrderRepository {
     return """
       SELECT f.n::smallint AS slot FROM (
         SELECT t.k + 1 AS lo,
-          least(lead(t.k::int, 1, \(limit)::int + 1) OVER (ORDER BY t.k) - 1, \(limit)::int) AS hi,
+          least(lead(t.k::int, 1, \(limit)::int + 1) OVER (ORDER BY t.k) - 1,
+                \(limit)::int - count(*) FILTER (WHERE t.k > \(limit)::int) OVER ()) AS hi,
           count(*) OVER () - 1 AS held
         FROM (
           SELECT 0::smallint AS k
