@@ -30,8 +30,10 @@ SELECT 'app_store'::text AS store,
        t.expires_date,
        CASE WHEN NOT t.is_upgraded THEN t.revocation_date END AS refunded_at,
        t.is_upgraded,
-       coalesce(t.offer_discount_type = 'FREE_TRIAL'
-                OR (t.offer_type = 1 AND t.price_milliunits = 0), false) AS is_trial,
+       -- Introductory only: Apple signs FREE_TRIAL for free promotional, offer-code and
+       -- win-back periods too (offerType 2-4), which continue a paid subscription.
+       coalesce(t.offer_type = 1 AND (t.offer_discount_type = 'FREE_TRIAL'
+                                      OR t.price_milliunits = 0), false) AS is_trial,
        coalesce((t.type = 'Auto-Renewable Subscription' OR p.type = 'auto_renewable')
                 AND t.expires_date IS NOT NULL, false) AS is_subscription,
        t.trade_no,

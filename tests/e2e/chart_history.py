@@ -78,7 +78,8 @@ class Tx:
 
     @property
     def is_trial(self) -> bool:
-        return self.offer_discount_type == "FREE_TRIAL" or (self.offer_type == 1 and self.price_milli == 0)
+        # docs/CHARTS.md: an introductory offer (offerType 1) that is FREE_TRIAL or free.
+        return self.offer_type == 1 and (self.offer_discount_type == "FREE_TRIAL" or self.price_milli == 0)
 
     @property
     def is_subscription(self) -> bool:
@@ -158,14 +159,20 @@ class History:
                               offer_discount_type="FREE_TRIAL", type=SUB, environment=env)
                 original = trial.transaction_id
                 t = trial.expires
-                if rng.random() < 0.35 and i not in (3, 5, 7):
+                if rng.random() < 0.35 and i not in (3, 5, 7, 10, 11):
                     continue  # the trial lapsed
             periods = rng.randint(1, 5)
+            if i in (10, 11):
+                periods = max(periods, 3)
             for k in range(periods):
                 buy = t - timedelta(hours=2) if k > 0 and rng.random() < 0.3 else t
                 end = add_months(t, 1)
                 kw = dict(user_id=u, product_id="pro_monthly", purchase=buy, expires=end, storefront=sf,
                           currency=cur, price_milli=MONTHLY[sf], type=SUB, environment=env)
+                if i in (10, 11) and k == 1:
+                    # A free month of a promotional offer (offerType 2), which Apple also signs
+                    # FREE_TRIAL: a paid subscription going on, not a trial.
+                    kw.update(price_milli=0, offer_type=2, offer_discount_type="FREE_TRIAL")
                 if original:
                     kw["original_transaction_id"] = original
                 tx = h.add(**kw)
