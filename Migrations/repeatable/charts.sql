@@ -37,7 +37,8 @@ SELECT 'app_store'::text AS store,
        coalesce((t.type = 'Auto-Renewable Subscription' OR p.type = 'auto_renewable')
                 AND t.expires_date IS NOT NULL, false) AS is_subscription,
        t.trade_no,
-       t.expires_date - t.purchase_date AS billed_period
+       -- The expiry first recorded, not one a renewal-date extension moved (free time).
+       coalesce(t.billed_expires_date, t.expires_date) - t.purchase_date AS billed_period
 FROM apple_transactions t
 LEFT JOIN products p ON p.product_id = t.product_id
 -- A family member's copy of a purchase is no one's payment (the purchase itself is counted).

@@ -471,6 +471,25 @@ def test_a_renewal_notice_signed_before_an_extension_but_delivered_after_it_keep
     assert parse_ms(entitlement(api, user, "club")["expires_at"]) == until, "a late renewal notice shortened access"
 
 
+def test_an_extended_period_still_charts_the_month_its_price_paid_for(api, fake_appstore):
+    # MRR divides a price by the months it paid for: a renewal-date extension is free time, so
+    # a monthly plan extended by 40 days is still one month's price, not half of it.
+    product = P + unique("club.extended").replace("-", "_")
+    api.put_product(product, type="auto_renewable", grants={"entitlement": "club"})
+    user = unique("extended-mrr")
+    _, purchase, _ = buy(api, fake_appstore, user, product, type="auto_renewable")
+    fake_appstore.call("/fake/v1/subscriptions/state",
+                       {"transaction_id": purchase["transaction_id"], "expires_in_seconds": 70 * 86400})
+    extended = fake_appstore.notification("RENEWAL_EXTENDED", transaction_id=purchase["transaction_id"])
+    assert extended["delivered_status"] == 200, extended
+    wait_processed(api, extended["notification_uuid"])
+    today = datetime.utcnow().date().isoformat()
+    r = api.get("/admin/v1/charts/mrr", admin=True,
+                params={"from": today, "to": today, "product": product, "source": "transactions"})
+    assert r.status_code == 200, r.text
+    assert [(row["currency"], row["mrr"]) for row in r.json()["rows"]] == [("USD", "6")], r.json()
+
+
 def test_expired_follows_apples_dates(api, fake_appstore):
     user = unique("expired")
     _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)

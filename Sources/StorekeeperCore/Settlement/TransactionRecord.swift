@@ -18,8 +18,9 @@ enum TransactionRecord {
     var query: PostgresQuery = """
       INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id,
         environment, quantity, type, app_account_token, app_transaction_id, trade_no, user_id, source,
-        purchase_date, expires_date, revocation_date, revocation_reason, price_milliunits, currency,
-        storefront, offer_type, offer_discount_type, is_upgraded, family_shared)
+        purchase_date, expires_date, billed_expires_date, revocation_date, revocation_reason,
+        price_milliunits, currency, storefront, offer_type, offer_discount_type, is_upgraded,
+        family_shared)
       VALUES (\(transaction.transactionId), \(transaction.originalTransactionId),
         \(transaction.productId), \(transaction.bundleId), \(transaction.environment),
         \(transaction.quantity), \(transaction.type), \(validToken(transaction.appAccountToken))::uuid,
@@ -27,6 +28,9 @@ enum TransactionRecord {
       """
     query.append(time(transaction.purchaseDate))
     query.append(", ")
+    query.append(time(transaction.expiresDate))
+    query.append(", ")
+    // What the price paid for; `updateExpiry` never moves it (an extension is free time).
     query.append(time(transaction.expiresDate))
     query.append(", ")
     query.append(time(transaction.revocationDate))
