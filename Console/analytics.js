@@ -150,23 +150,30 @@ async function load(params, result, status, form) {
   return body;
 }
 
-async function showTransactions(chart, params, row, segment, into) {
-  // A cohort's point is one of its months: that month's payments by its members.
+async function showTransactions(chart, params, row, segment, into, cursor, page = 1) {
+  // A cohort's point is one of its months: that month's payments by its members. A row is one
+  // currency's: the server lists that currency's transactions (point_currency), page by page.
   const filters = { ...params, period: row.period, limit: 200,
-    ...(chart === 'cohorts' ? { month: row.month } : {}) };
+    ...(chart === 'cohorts' ? { month: row.month } : {}),
+    ...(row.currency ? { point_currency: row.currency } : {}), ...(cursor ? { cursor } : {}) };
   if (segment !== 'none' && row.segment && FILTER_OF[segment]) filters[FILTER_OF[segment]] = row.segment;
   replace(into, h('p', { class: 'loading' }, 'Loading…'));
   try {
     const { body } = await get(path('charts', chart, 'transactions') + query(filters));
-    const shown = row.currency ? body.transactions.filter((t) => t.currency === row.currency) : body.transactions;
+    const shown = body.transactions;
     const month = chart === 'cohorts' ? ` · month ${row.month}` : '';
+    const paged = body.next_cursor || page > 1 ? ` (page ${page})` : '';
+    const next = body.next_cursor
+      ? h('button', { type: 'button', id: 'point-transactions-next',
+          onclick: () => showTransactions(chart, params, row, segment, into, body.next_cursor, page + 1) }, 'Next page')
+      : null;
     replace(into, h('h2', {}, `Transactions behind ${row.period}${month}${row.segment ? ` · ${row.segment}` : ''}${row.currency ? ` · ${row.currency}` : ''}`),
-      table(`${shown.length} transaction${shown.length === 1 ? '' : 's'}${body.next_cursor ? ' (first page)' : ''}`, [
+      table(`${shown.length} transaction${shown.length === 1 ? '' : 's'}${paged}`, [
         { label: 'Transaction', value: (t) => t.transaction_id }, { label: 'Event', value: (t) => t.event || '' },
         { label: 'User', value: (t) => t.user_id ? h('a', { href: `#/users/${encodeURIComponent(t.user_id)}` }, t.user_id) : '' },
         { label: 'Product', value: (t) => t.product_id }, { label: 'Price', value: (t) => t.price ? `${t.price} ${t.currency}` : '' },
         { label: 'Purchased', value: (t) => t.purchase_date }, { label: 'Refunded', value: (t) => t.refunded_at || '' },
-      ], shown, { id: 'point-transactions-table' }));
+      ], shown, { id: 'point-transactions-table' }), next);
     into.querySelector('h2').scrollIntoView({ block: 'nearest' });
   } catch (error) {
     replace(into, notice(error.message, 'error'));

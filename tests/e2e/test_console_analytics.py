@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import subprocess
+from datetime import UTC, datetime, timedelta
 from urllib.parse import unquote
 
 import pytest
@@ -88,6 +89,42 @@ def test_a_chart_by_segment_its_table_its_csv_and_the_transactions_behind_a_poin
     points = figure.find_elements(By.CSS_SELECTOR, "circle.point.active")
     points[0].send_keys(Keys.ENTER)
     console.wait_text("#point-transactions", f"Transactions behind {api['rows'][0]['period']}")
+
+
+def test_a_busy_days_points_list_their_own_currency_page_by_page(console, analytics_stack, tokens):  # noqa: F811
+    # 205 purchases in USD and 3 in EUR on one day: the EUR point lists its 3 (one page of 200
+    # of the whole day, filtered in the browser, showed none), the USD point pages to all 205.
+    day = datetime(2026, 9, 15, 12, tzinfo=UTC)
+    busy = History(counter=800_000)
+    for i in range(205):
+        busy.add(user_id=f"busy-{i}", product_id="coins", purchase=day + timedelta(seconds=i),
+                 storefront="USA", currency="USD", price_milli=990)
+    for i in range(3):
+        busy.add(user_id=f"busy-eur-{i}", product_id="coins", purchase=day + timedelta(hours=1, seconds=i),
+                 storefront="DEU", currency="EUR", price_milli=1090)
+    analytics_stack.db.server.psql(busy.sql(), database=analytics_stack.db.name)
+    done = subprocess.run([analytics_stack.sk.argv[0], "charts-backfill"], env=analytics_stack.sk.env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, Chart="revenue", From="2026-09-15", To="2026-09-15", Resolution="day", Segment="none")
+    console.wait_text("#analytics-result", "revenue — net — EUR")
+
+    def open_point(currency: str) -> None:
+        figure = next(f for f in console.all("#analytics-result figure") if f.text.endswith(currency))
+        figure.find_elements(By.CSS_SELECTOR, "circle.point.active")[0].click()
+        console.wait_text("#point-transactions", f"Transactions behind 2026-09-15 · {currency}")
+
+    open_point("EUR")
+    assert len(console.all("#point-transactions-table tbody tr")) == 3
+    assert console.all("#point-transactions-next") == []
+    open_point("USD")
+    assert len(console.all("#point-transactions-table tbody tr")) == 200
+    console.find("#point-transactions-next").click()
+    console.wait_text("#point-transactions", "(page 2)")
+    assert len(console.all("#point-transactions-table tbody tr")) == 5
+    assert console.all("#point-transactions-next") == []
 
 
 def test_the_servers_field_error_is_shown_beside_its_picker(console, tokens):  # noqa: F811

@@ -82,6 +82,13 @@ package struct AdminChartRoutes: Sendable {
           FieldError(field: "period", message: "must be a point's period, a date YYYY-MM-DD"))
       }
       let month = Self.cohortMonth(name, request.query["month"], problems: &problems)
+      let pointCurrency = request.query["point_currency"]
+      if let pointCurrency,
+        pointCurrency.utf8.count != 3 || !pointCurrency.utf8.allSatisfy({ (65...90).contains($0) })
+      {
+        problems.append(
+          FieldError(field: "point_currency", message: "must be a row's currency (ISO 4217)"))
+      }
       let page = PageRequest(
         request.query.filter { ["limit", "cursor"].contains($0.key) }, known: [],
         problems: &problems, cursorRule: "must be a next_cursor (1-64 printable characters)",
@@ -90,14 +97,15 @@ package struct AdminChartRoutes: Sendable {
       rest["limit"] = nil
       rest["cursor"] = nil
       let parsed = ChartParameters.parse(
-        name: name, rest, extra: ["period", "month"], today: ChartParameters.today(),
+        name: name, rest, extra: ["period", "month", "point_currency"],
+        today: ChartParameters.today(),
         problems: &problems)
       try ChartParameters.check(problems)
       guard let parsed, let period else { throw HTTPError(422, code: "invalid_chart_query") }
       let query = try await checkedZone(parsed)
       let split = try await charts.transactions(
-        query, period: ChartParameters.text(day: period), month: month, after: page.after,
-        limit: page.limit)
+        query, period: ChartParameters.text(day: period), month: month,
+        pointCurrency: pointCurrency, after: page.after, limit: page.limit)
       return try JSONCoding.response(ListPage("transactions", split.items, next: split.next))
     }
   }

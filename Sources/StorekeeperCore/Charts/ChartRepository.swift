@@ -79,10 +79,13 @@ package struct ChartRepository: Sendable {
   /// Up to `limit` transactions behind the period holding `period` (a day), after the
   /// transaction id `after`, and the cursor of the next page.
   package func transactions(
-    _ query: ChartQuery, period: String, month: Int? = nil, after: String?, limit: Int
+    _ query: ChartQuery, period: String, month: Int? = nil, pointCurrency: String? = nil,
+    after: String?, limit: Int
   ) async throws -> (items: [ChartPointTransaction], next: String?) {
     let rows = try await database.query(
-      ChartSQL.transactions(query, period: period, month: month, after: after, limit: limit)
+      ChartSQL.transactions(
+        query, period: period, month: month, pointCurrency: pointCurrency, after: after,
+        limit: limit)
     ).map(ChartPointTransaction.init(row:))
     return KeysetPage.split(rows, limit: limit) { $0.pageKey }
   }

@@ -15,10 +15,15 @@ extension ChartSQL {
   /// day `period`, as `ChartPointTransaction` rows. For cohorts, `month` (0 is the cohort's
   /// own) lists that month's payments by the cohort's members instead of its members' first
   /// transactions.
+  /// `pointCurrency`: only transactions in the point's currency (a row is per currency; the
+  /// reporting one when money is converted), so a point's list is its own.
   static func transactions(
-    _ query: ChartQuery, period: String, month: Int? = nil, after: String?, limit: Int
+    _ query: ChartQuery, period: String, month: Int? = nil, pointCurrency: String? = nil,
+    after: String?, limit: Int
   ) -> PostgresQuery {
     var sql = parameters(query)
+    let inCurrency: PostgresQuery =
+      pointCurrency.map { " AND x.currency = \($0)::text" } ?? ""
     sql.append(
       """
       ,
@@ -29,6 +34,7 @@ extension ChartSQL {
     let seg = query.segment.column
     if let text = metricTransactions(query.name, segment: seg) {
       sql.append(PostgresQuery(unsafeSQL: text))
+      sql.append(inCurrency)
       guard query.name == .consumptionRequests else {
         if let after { sql.append(" AND x.transaction_id > \(after)") }
         sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
@@ -49,6 +55,7 @@ extension ChartSQL {
       var text = cohortPayments(segment: seg, month: month)
       if query.currency != nil { text = converted(text) }
       sql.append(PostgresQuery(unsafeSQL: text))
+      sql.append(inCurrency)
       if let after { sql.append(" AND x.transaction_id > \(after)") }
       sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
       return sql
@@ -127,6 +134,7 @@ extension ChartSQL {
       """
     if query.currency != nil { text = converted(text) }
     sql.append(PostgresQuery(unsafeSQL: text))
+    sql.append(inCurrency)
     if let after { sql.append(" AND x.transaction_id > \(after)") }
     sql.append(" ORDER BY x.transaction_id LIMIT \(limit + 1)")
     return sql
