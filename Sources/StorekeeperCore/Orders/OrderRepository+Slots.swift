@@ -9,11 +9,13 @@ extension OrderRepository {
   /// The taken slots come in order from `orders_open_slot` (`user_id`, `open_slot_key`; closed
   /// orders' keys are NULL and are not read). Each taken slot, and a 0 before the first, opens a
   /// run of free slots up to the next taken one (or `maxOpen`); the runs give their first slots,
-  /// lazily (a set-returning function in a select list stops at its `LIMIT`). Slots above
-  /// `maxOpen`, left by a limit since lowered, still count as taken, open no run, and take as
-  /// many slots off the top of the range: the free slots are those of 1...(maxOpen - held
-  /// above it), so the unique index alone keeps the user at the limit. A count read from the
-  /// snapshot did not: two creations that both saw one slot left took two different ones.
+  /// lazily (a set-returning function in a select list stops at its `LIMIT`). A run ends
+  /// where, filled, it would take the user past `maxOpen` with the slots held above it: after
+  /// the i-th held slot of n, at `maxOpen - (n - i)`. With every slot at or under the limit
+  /// that bound is never the one that stops a run; with slots held above a limit since lowered
+  /// (and those held under them), it keeps the free slots few enough that the unique index
+  /// alone keeps the user at the limit. A count read from the snapshot did not: two creations
+  /// that both saw one slot left took two different ones.
   ///
   /// Empty exactly when, in the statement's snapshot, every slot of 1...maxOpen is taken or
   /// the user holds `maxOpen` slotted open orders (some above a limit since lowered): the one
@@ -32,7 +34,7 @@ extension OrderRepository {
       SELECT f.n::smallint AS slot FROM (
         SELECT t.k + 1 AS lo,
           least(lead(t.k::int, 1, \(limit)::int + 1) OVER (ORDER BY t.k) - 1,
-                \(limit)::int - count(*) FILTER (WHERE t.k > \(limit)::int) OVER ()) AS hi,
+                \(limit)::int - (count(*) OVER () - row_number() OVER (ORDER BY t.k))::int) AS hi,
           count(*) OVER () - 1 AS held
         FROM (
           SELECT 0::smallint AS k
