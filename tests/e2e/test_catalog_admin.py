@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -230,8 +231,9 @@ def test_delete_removes_a_product_no_order_refers_to(api):
     assert P + "delete.me" not in [p["product_id"] for p in api.get("/admin/v1/products", admin=True).json()["products"]]
     problem(api.request("DELETE", f"/admin/v1/products/{P}delete.me", admin=True), 404, "product_not_found")
     problem(api.request("DELETE", f"/admin/v1/products/{P}never.made", admin=True), 404, "product_not_found")
-    # The id is free again.
-    assert api.put_product(P + "delete.me")["revision"] == 1
+    # The id is free again; its revisions go on from the deleted product's (2), so an ETag
+    # held from before the delete never matches the new one.
+    assert api.put_product(P + "delete.me")["revision"] == 3
 
 
 def test_delete_of_a_product_with_orders_is_409_and_archiving_is_patch(api):
@@ -356,6 +358,14 @@ def test_if_none_match_star_creates_a_product_only_when_its_id_is_free(api):
     # Without the header a PUT still replaces.
     assert api.request("PUT", f"/admin/v1/products/{P}create.only", admin=True,
                        json={**body, "title": "second"}).status_code == 200
+    # Admins creating one id at the same moment: one creates it, the others are told it exists.
+    raced = P + "create.raced"
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda i: api.request(
+            "PUT", f"/admin/v1/products/{raced}", admin=True, json={**body, "title": f"admin {i}"},
+            headers={"If-None-Match": "*"}).status_code, range(8)))
+    assert sorted(statuses) == [201] + [412] * 7, statuses
+    assert admin_product(api, raced).json()["revision"] == 1
 
 
 def test_price_history_records_old_new_currency_and_token_name(api):

@@ -56,9 +56,8 @@ package struct CatalogRepository: Sendable {
       // The body is judged before the precondition, so an invalid one is 422 whatever If-Match says.
       let draft = try makeDraft(current)
       try Self.checkPrecondition(ifMatch, current: current)
-      if let current, ifNoneMatch?.trimmingCharacters(in: .whitespaces) == "*" {
-        throw CatalogRefusal.productExists(current.productId)
-      }
+      let createOnly = ifNoneMatch?.trimmingCharacters(in: .whitespaces) == "*"
+      if let current, createOnly { throw CatalogRefusal.productExists(current.productId) }
       if let current, current.type != draft.type, try await Self.hasOrders(productId, on: tx) {
         throw CatalogRefusal.productTypeLocked(productId, current.type)
       }
@@ -84,6 +83,9 @@ package struct CatalogRepository: Sendable {
             google_product_id = EXCLUDED.google_product_id,
             google_base_plan_id = EXCLUDED.google_base_plan_id,
             revision = products.revision + 1, updated_at = now()
+          -- Created by another admin since it was read (no row to lock then): create-only
+          -- writes nothing.
+          WHERE NOT \(createOnly)
           RETURNING \(unescaped: Product.columns)
           """)
       } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
@@ -91,6 +93,7 @@ package struct CatalogRepository: Sendable {
         throw CatalogRefusal.googleProductIdTaken(draft.effectiveGoogleProductId)
       }
       guard let row = rows.first else {
+        if createOnly { throw CatalogRefusal.productExists(productId) }
         throw PostgresError(kind: .decoding, message: "the product upsert returned no row")
       }
       let product = try Product(row: row)
