@@ -162,6 +162,14 @@ def test_a_repaired_billing_problem_and_expiry_write_the_events_their_notificati
     assert run.returncode == 0 and "checked 2, repaired 2, errors 0" in run.stdout, run.stdout
     assert state_events(sk, retry) == [("subscription.billing_problem", "billing_retry", False)]
     assert state_events(sk, grace) == [("subscription.billing_problem", "grace_period", True)]
+    # The lost notification arrives after all (Apple's retry, or the history read back): the
+    # state is recorded already, and its event is not written twice.
+    late = fake.notification("DID_FAIL_TO_RENEW", transaction_id=p_retry["transaction_id"])
+    assert late["delivered_status"] == 200, late
+    wait_until(lambda: [n for n in sk.client.notifications(limit=200)
+                        if n["notification_uuid"] == late["notification_uuid"] and n["state"] == "processed"],
+               15, "the late notification processed")
+    assert state_events(sk, retry) == [("subscription.billing_problem", "billing_retry", False)]
 
     set_state(fake, p_retry["transaction_id"], billing_retry=False, auto_renew=False)
     run = reconcile(binary, sk)

@@ -85,10 +85,11 @@ package struct NotificationEffects {
       }
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
       if let original {
-        try await subscriptionState(
+        let changed = try await subscriptionState(
           original, .expired, graceMs: nil, endedAtMs: stored.notification.signedDate)
         try await outbox.append(
-          [EventDraft(.subscriptionExpired, notice)], forSubscription: original, on: tx)
+          changed ? [EventDraft(.subscriptionExpired, notice)] : [], forSubscription: original,
+          on: tx)
       }
       return .processed(.expired)
     case .didFailToRenew:
@@ -106,18 +107,20 @@ package struct NotificationEffects {
       if stored.notification.subtype == "GRACE_PERIOD",
         let grace = stored.renewalInfo?.gracePeriodExpiresDate
       {
-        try await subscriptionState(original, .gracePeriod, graceMs: grace)
+        let changed = try await subscriptionState(original, .gracePeriod, graceMs: grace)
         problem["status"] = .string(SubscriptionStatus.gracePeriod.rawValue)
         problem["grace_expires_at"] = EventTime.value(ms: grace)
         try await outbox.append(
-          [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
+          changed ? [EventDraft(.subscriptionBillingProblem, problem)] : [],
+          forSubscription: original, on: tx)
         return .processed(.gracePeriod)
       }
-      try await subscriptionState(
+      let changed = try await subscriptionState(
         original, .billingRetry, graceMs: nil, endedAtMs: stored.notification.signedDate)
       problem["status"] = .string(SubscriptionStatus.billingRetry.rawValue)
       try await outbox.append(
-        [EventDraft(.subscriptionBillingProblem, problem)], forSubscription: original, on: tx)
+        changed ? [EventDraft(.subscriptionBillingProblem, problem)] : [],
+        forSubscription: original, on: tx)
       return .processed(.billingRetry)
     case .consumptionRequest:
       if settlement.answersConsumption, let transaction {
@@ -347,9 +350,21 @@ package struct NotificationEffects {
   /// `endedAtMs` at the latest (Apple's signing of the notification; now without one): the
   /// days spent in grace stay in the subscription's history (charts count them active), and
   /// access ends. A renewal's new period is the latest, which an earlier grace never extends.
+  /// Returns whether the state changed (its status, or its grace period's end): the events a
+  /// state writes (`subscription.billing_problem`, `subscription.expired`) are written once per
+  /// state, whichever of a notification and a reconciliation repair records it first.
+  @discardableResult
   func subscriptionState(
     _ original: String, _ status: SubscriptionStatus, graceMs: Int64?, endedAtMs: Int64? = nil
-  ) async throws {
+  ) async throws -> Bool {
+    // Locked and read first: a FOR UPDATE in the upsert's own WITH skips the row that
+    // statement changes, and would take every state for a new one.
+    let was = try await tx.query(
+      """
+      SELECT status, grace_expires_at::text AS grace FROM subscription_states
+      WHERE original_transaction_id = \(original) FOR UPDATE
+      """
+    ).first
     var query: PostgresQuery = """
       INSERT INTO subscription_states (original_transaction_id, status, grace_expires_at)
       VALUES (\(original), \(status),
@@ -370,8 +385,14 @@ package struct NotificationEffects {
       """
       )
             ELSE EXCLUDED.grace_expires_at END
+      RETURNING status, grace_expires_at::text AS grace
       """)
-    try await tx.execute(query)
+    let now = try await tx.query(query).first
+    guard let was, let now else { return true }
+    return try was.decodeIfPresent("status", as: String.self)
+      != now.decodeIfPresent("status", as: String.self)
+      || was.decodeIfPresent("grace", as: String.self)
+        != now.decodeIfPresent("grace", as: String.self)
   }
 
   /// What every event of a notification says about it: which notification, and the purchase

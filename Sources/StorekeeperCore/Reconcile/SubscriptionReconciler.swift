@@ -334,11 +334,13 @@ package struct SubscriptionReconciler: Sendable {
         [], forSubscription: original, cause: notice, on: effects.tx)
       return .processed(.datesUpdated)
     case .stateChanged(_, _, let status, let grace):
-      try await effects.subscriptionState(original, status, graceMs: grace)
-      // The event the lost notification (DID_FAIL_TO_RENEW, EXPIRED) would have written.
+      let changed = try await effects.subscriptionState(original, status, graceMs: grace)
+      // The event the lost notification (DID_FAIL_TO_RENEW, EXPIRED) would have written, once:
+      // that notification, arriving late, writes none for a state already recorded.
       var said = notice
       let events: [EventDraft]
       switch status {
+      case _ where !changed: events = []
       case .expired: events = [EventDraft(.subscriptionExpired, said)]
       case .gracePeriod, .billingRetry:
         said["status"] = .string(status.rawValue)
