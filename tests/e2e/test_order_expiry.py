@@ -68,7 +68,7 @@ def test_an_order_whose_invalid_report_lost_its_session_still_expires(launcher):
         fake.clear_faults()
         waiting = wait_until(lambda: db.scalar(
             "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() "
-            "AND query ILIKE '%UPDATE orders SET verification = NULL%'"), 30, "the release waiting on the order")
+            "AND query ILIKE '%orders%'"), 30, "the release waiting on the order")
         assert db.scalar(f"SELECT pg_terminate_backend({waiting})") == "t"
     wait_until(lambda: api.order(trade_no)["trade_status"] == "TRADE_CLOSED", 30, "the order never expired")
     assert db.scalar(f"SELECT outcome FROM trade_reports WHERE trade_no = '{trade_no}'") == "invalid"

@@ -222,6 +222,11 @@ package struct ReportStore: Sendable {
     orders: OrderRepository
   ) async throws {
     try await database.withTransaction { tx in
+      // The order first, as settlement takes it: two waiting reports of one order ended at
+      // once would each see the other still pending, and neither release it.
+      if let tradeNo {
+        try await tx.execute("SELECT 1 FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE")
+      }
       try await finish(id, outcome: outcome, code: code, on: tx)
       if let tradeNo { try await orders.clearPendingVerification(tradeNo, on: tx) }
     }
