@@ -121,7 +121,8 @@ async function load(params, result, status, form) {
       const id = `analytics-chart-${index++}`;
       const points = rows.map((r) => {
         const label = chart === 'cohorts' ? `month ${r.month}` : r.period;
-        return { x: label, y: Number(r[measure] ?? 0), title: `${key}, ${label}: ${measure} ${r[measure] ?? '—'}` };
+        const value = r[measure] === null || r[measure] === undefined ? null : Number(r[measure]);
+        return { x: label, y: value, title: `${key}, ${label}: ${measure} ${r[measure] ?? '—'}` };
       });
       return lineChart(`${chart} — ${measure} — ${key}`, points, {
         yLabel: measure, id,

@@ -7,11 +7,13 @@ const HEIGHT = 240;
 const PAD = { left: 64, right: 16, top: 16, bottom: 40 };
 
 /**
- * points: [{x: label text, y: number, title: tooltip text}], in order. Returns a figure with
- * the chart and a caption; the table beside it carries the same data for screen readers.
+ * points: [{x: label text, y: number or null, title: tooltip text}], in order. A null value (a
+ * ratio with nothing to count) is a gap: no point, the line broken there, never a 0. Returns a
+ * figure with the chart and a caption; the table beside it carries the same data for screen
+ * readers.
  */
 export function lineChart(caption, points, { yLabel = '', id, onpoint } = {}) {
-  const ys = points.map((p) => p.y);
+  const ys = points.filter((p) => p.y !== null).map((p) => p.y);
   let min = Math.min(...ys, 0);
   let max = Math.max(...ys, 1);
   if (min === max) max = min + 1;
@@ -27,11 +29,15 @@ export function lineChart(caption, points, { yLabel = '', id, onpoint } = {}) {
   s('text', { x: PAD.left - 8, y: yOf(max) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(max)),
   s('text', { x: PAD.left - 8, y: yOf(min) + 4, class: 'tick', 'text-anchor': 'end' }, formatNumber(min)),
   yLabel ? s('text', { x: 4, y: PAD.top - 4, class: 'tick' }, yLabel) : null);
-  if (points.length > 1) {
+  // One line per run of values between gaps.
+  const runs = [[]];
+  points.forEach((p, i) => (p.y === null ? runs.push([]) : runs[runs.length - 1].push(i)));
+  for (const run of runs.filter((r) => r.length > 1)) {
     svg.append(s('polyline', { class: 'line', fill: 'none',
-      points: points.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p.y).toFixed(1)}`).join(' ') }));
+      points: run.map((i) => `${xOf(i).toFixed(1)},${yOf(points[i].y).toFixed(1)}`).join(' ') }));
   }
   points.forEach((p, i) => {
+    if (p.y === null) return;
     // With `onpoint`, a point is a control: clicked, or focused and Enter or Space.
     const active = onpoint ? { tabindex: 0, role: 'button', 'aria-label': p.title, 'data-index': i,
       onclick: () => onpoint(i),

@@ -127,6 +127,24 @@ def test_a_busy_days_points_list_their_own_currency_page_by_page(console, analyt
     assert console.all("#point-transactions-next") == []
 
 
+def test_a_ratio_with_nothing_to_count_is_a_gap_not_a_zero(console, tokens):  # noqa: F811
+    # churn_rate is null for a day that began with no active subscription: the table shows
+    # nothing, and the chart leaves the day out instead of drawing 0%.
+    console.sign_in(tokens["read"])
+    console.go("#/analytics", "#analytics-form")
+    show(console, Chart="churn", From="2026-01-01", To="2026-02-28", Resolution="day", Segment="none")
+    console.wait_text("#analytics-result", "churn — ")
+    measure = Select(console.by_label("Measure")).first_selected_option.get_attribute("value")
+    api = fetch_chart(console, "/admin/v1/charts/churn?from=2026-01-01&to=2026-02-28&resolution=day"
+                               "&tz=UTC&segment=none&environment=Production")
+    values = [r[measure] for r in api["rows"]]
+    assert None in values and any(v is not None for v in values), values
+    drawn = console.all("#analytics-result svg.chart circle.point")
+    assert len(drawn) == sum(v is not None for v in values)
+    titles = [c.find_element(By.TAG_NAME, "title").get_attribute("textContent") for c in drawn]
+    assert not any(t.endswith("—") for t in titles), titles
+
+
 def test_the_servers_field_error_is_shown_beside_its_picker(console, tokens):  # noqa: F811
     console.sign_in(tokens["read"])
     console.go("#/analytics", "#analytics-form")
