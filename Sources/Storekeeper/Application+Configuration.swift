@@ -7,15 +7,24 @@ import StorekeeperWorkers
 /// What the configuration makes of Apple's settings and files, for the builders of the domain,
 /// the API and the workers.
 extension Application {
-  /// The App Store Server API client when a key is configured; nil leaves recovery off.
-  static func notificationHistoryClient(_ config: AppConfig) throws -> NotificationHistoryClient? {
-    guard let key = try serverAPIKey(config) else { return nil }
-    guard let url = URL(string: config.apiURL) else {
-      throw ConfigError(variable: "APPLE_API_URL", problem: "must be an http(s) URL")
+  /// The notification history's clients when a key is configured, one per environment this
+  /// server accepts (each at its own host); none leaves recovery off.
+  static func notificationHistoryClients(_ config: AppConfig) throws
+    -> [(NotificationRecovery.Environment, NotificationHistoryClient)]
+  {
+    guard let key = try serverAPIKey(config) else { return [] }
+    let hosts = try serverAPIHosts(config)
+    let readers: [(NotificationRecovery.Environment, URL)] = [
+      (.production, hosts.production), (.sandbox, hosts.sandbox),
+    ]
+    return readers.filter { config.environments.contains($0.0.name) }.map { environment, url in
+      (
+        environment,
+        NotificationHistoryClient(
+          baseURL: url, key: key, bundleId: config.bundleId,
+          timeout: .milliseconds(config.appleTimeoutMs))
+      )
     }
-    return NotificationHistoryClient(
-      baseURL: url, key: key, bundleId: config.bundleId,
-      timeout: .milliseconds(config.appleTimeoutMs))
   }
 
   /// The Set App Account Token sender when a key is configured (the settlement queues its

@@ -81,15 +81,17 @@ extension Application {
           name: "google-sweeps", intervalMs: min(google.sweepIntervalMs, 60_000), logger: logger
         ) { await sweeps.runOnce() })
     }
-    if let client = try notificationHistoryClient(config) {
+    for (environment, client) in try notificationHistoryClients(config) {
       let pending = domain.notificationsPending
       let recovery = NotificationRecovery(
-        database: domain.database, client: client, notifications: notifications,
+        database: domain.database, client: client, environment: environment,
+        notifications: notifications,
         logger: logger.with("component", "notification-recovery"), wake: { pending.wake() })
       services.append(
         BackgroundLoop(
-          name: "notification-recovery", intervalMs: config.notificationRecoveryIntervalMs,
-          logger: logger
+          name: environment == .production
+            ? "notification-recovery" : "notification-recovery-sandbox",
+          intervalMs: config.notificationRecoveryIntervalMs, logger: logger
         ) { await recovery.runOnce() })
     }
     if let sender = try accountTokenSender(config, domain: domain, logger: logger) {

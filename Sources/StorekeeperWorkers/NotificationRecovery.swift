@@ -7,21 +7,37 @@ import StorekeeperLogging
 /// history and stores them as if delivered (verified, deduplicated on `notificationUUID`), so a
 /// notification is not lost when Apple stops re-sending it (five retries over about six and a
 /// half days). Instances take turns through a lease in `notification_recovery`; each pass
-/// reads from a little before where the last complete pass ended up to now.
+/// reads from a little before where the last complete pass ended up to now. One reader per
+/// environment, each with its host and its row: Apple sends a sandbox notification once, with
+/// no retries, and keeps it in the sandbox host's history only (for 30 days, 180 in
+/// production).
 package struct NotificationRecovery: Sendable {
+  /// The environment read, and its row of `notification_recovery`.
+  package enum Environment: Int32, Sendable {
+    case production = 1
+    case sandbox = 2
+
+    /// How far back Apple answers: 180 days in production, 30 in the sandbox.
+    package var oldestMs: Int64 { self == .production ? 179 * 86_400_000 : 29 * 86_400_000 }
+    package var name: String { self == .production ? "Production" : "Sandbox" }
+  }
+
   let database: PostgresPool
   let client: NotificationHistoryClient
+  let environment: Environment
   let notifications: NotificationService
   let logger: Logger
   /// Wakes the notification worker once something new is stored.
   let wake: @Sendable () -> Void
 
   package init(
-    database: PostgresPool, client: NotificationHistoryClient, notifications: NotificationService,
+    database: PostgresPool, client: NotificationHistoryClient,
+    environment: Environment = .production, notifications: NotificationService,
     logger: Logger, wake: @escaping @Sendable () -> Void
   ) {
     self.database = database
     self.client = client
+    self.environment = environment
     self.notifications = notifications
     self.logger = logger
     self.wake = wake
@@ -29,8 +45,6 @@ package struct NotificationRecovery: Sendable {
 
   /// The first pass looks back a week: longer than Apple's retries last.
   static let firstLookbackMs: Int64 = 7 * 86_400_000
-  /// Apple answers for the last 180 days only.
-  static let oldestMs: Int64 = 179 * 86_400_000
   /// Each pass starts this much before the last one ended (clocks differ).
   static let overlapMs: Int64 = 10 * 60_000
   static let leaseSeconds = 600
@@ -62,7 +76,7 @@ package struct NotificationRecovery: Sendable {
           """
           UPDATE notification_recovery
           SET lease_until = now() + \(Self.leaseSeconds) * interval '1 second', updated_at = now()
-          WHERE id = 1 AND lease_until < now()
+          WHERE id = \(environment.rawValue) AND lease_until < now()
           RETURNING (extract(epoch FROM checked_until) * 1000)::bigint AS checked_until,
                     (extract(epoch FROM now()) * 1000)::bigint AS now, resume_token,
                     (extract(epoch FROM resume_from) * 1000)::bigint AS resume_from,
@@ -85,7 +99,7 @@ package struct NotificationRecovery: Sendable {
       lease.resume
       ?? Range(
         from: max(
-          lease.now - Self.oldestMs,
+          lease.now - environment.oldestMs,
           (lease.checkedUntil ?? lease.now - Self.firstLookbackMs) - Self.overlapMs),
         to: lease.now)
     let (stored, seen, ending) = await read(range)
@@ -109,7 +123,7 @@ package struct NotificationRecovery: Sendable {
             resume_token = \(next?.token),
             resume_from = to_timestamp(\(next?.from)::bigint / 1000.0),
             resume_to = to_timestamp(\(next?.to)::bigint / 1000.0)
-        WHERE id = 1
+        WHERE id = \(environment.rawValue)
         """)
     } catch {
       logger.warning(
@@ -119,6 +133,7 @@ package struct NotificationRecovery: Sendable {
     let fields: [String: LogValue] = [
       "undelivered": .int(seen), "stored": .int(stored), "from_ms": .int(Int(range.from)),
       "to_ms": .int(Int(range.to)), "resumed": .bool(range.token != nil),
+      "environment": .string(environment.name),
     ]
     switch ending {
     case .failed(let why, _):

@@ -52,8 +52,8 @@ def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(lau
                "no further recovery pass ran")
     assert api.balance(user) == 100
     assert "undelivered notifications recovered" in sk.log()
-    assert metric(sk, "storekeeper_notification_recovery_failing") == 0
-    assert abs(metric(sk, "storekeeper_notification_recovery_checked_until_seconds") - time.time()) < 120
+    assert metric(sk, 'storekeeper_notification_recovery_failing{environment="production"}') == 0
+    assert abs(metric(sk, 'storekeeper_notification_recovery_checked_until_seconds{environment="production"}') - time.time()) < 120
 
 
 def test_more_undelivered_notifications_than_one_pass_reads_are_all_recovered_by_the_next(launcher):
@@ -78,7 +78,7 @@ def test_more_undelivered_notifications_than_one_pass_reads_are_all_recovered_by
     assert "reached its page limit; the next pass goes on from there" in sk.log()
     stored = {n["notification_uuid"] for n in api.notifications(limit=200)}
     assert set(uuids) <= stored
-    wait_until(lambda: abs(metric(sk, "storekeeper_notification_recovery_checked_until_seconds") - time.time()) < 120,
+    wait_until(lambda: abs(metric(sk, 'storekeeper_notification_recovery_checked_until_seconds{environment="production"}') - time.time()) < 120,
                30, "checked_until never moved past the range")
     assert api.balance(user) == 100
 
@@ -87,9 +87,9 @@ def test_a_key_the_api_refuses_is_logged_and_harms_nothing(launcher):
     sk, fake = recovering_stack(launcher, APPLE_API_KEY_ID="WRONGKEY00")
     wait_until(lambda: "notification history answered 401" in sk.log(), 30,
                "the refused token was not logged")
-    wait_until(lambda: metric(sk, "storekeeper_notification_recovery_failing") == 1, 10,
+    wait_until(lambda: metric(sk, 'storekeeper_notification_recovery_failing{environment="production"}') == 1, 10,
                "/metrics does not show the failing recovery")
-    assert metric(sk, "storekeeper_notification_recovery_checked_until_seconds") == 0
+    assert metric(sk, 'storekeeper_notification_recovery_checked_until_seconds{environment="production"}') == 0
     user = unique("recovery-refused")
     buy(sk.client, fake, user, GOLD)
     assert sk.client.balance(user) == 100
@@ -113,3 +113,26 @@ def test_api_settings_come_together_and_the_key_must_be_one(binary, launcher, fr
     assert result.returncode != 0
     lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     assert "APPLE_API_KEY_FILE" in lines[-1], lines
+
+
+def test_a_sandbox_refund_apple_sent_once_is_recovered_from_the_sandbox_history(launcher):
+    # Apple sends a sandbox notification once, with no retries, and keeps it in the sandbox
+    # host's history only: with sandbox purchases accepted, a refund sent while Storekeeper was
+    # down is read back from there, as production's are from the production host.
+    sk, fake = recovering_stack(launcher, APPLE_ENVIRONMENTS="production,sandbox")
+    api = sk.client
+    user = unique("recovered-sandbox")
+    _, purchase, _ = buy(api, fake, user, GOLD, environment="Sandbox")
+    assert api.balance(user) == 100
+
+    assert sk.terminate() == 0
+    note = fake.refund(purchase["transaction_id"])
+    assert note["delivered_status"] is None and note["retries_left"] == 0, note
+
+    sk.restart()
+    wait_until(lambda: api.balance(user) == 0, 30, "the undelivered sandbox refund was never recovered")
+    stored = [n for n in api.notifications(limit=200) if n["notification_uuid"] == note["notification_uuid"]]
+    assert len(stored) == 1 and stored[0]["state"] == "processed", stored
+    wait_until(lambda: metric(sk, 'storekeeper_notification_recovery_checked_until_seconds{environment="sandbox"}')
+               > time.time() - 120, 30, "the sandbox history's pass was not recorded")
+    assert metric(sk, 'storekeeper_notification_recovery_failing{environment="sandbox"}') == 0

@@ -12,6 +12,8 @@ final class FakeNotificationOutbox: Sendable {
     var notificationType: String
     var subtype: String?
     var bundleId: String
+    /// Production or Sandbox: each host's notification history holds its own.
+    var environment: String
     var signedPayload: String
     /// When it was first sent, in milliseconds: what the notification history filters on.
     var firstSent: Int64
@@ -48,7 +50,7 @@ final class FakeNotificationOutbox: Sendable {
     state.withLock {
       $0.records[uuid] = Record(
         notificationType: type, subtype: subtype, bundleId: subject.bundleId,
-        signedPayload: signed.signedPayload, firstSent: FakeAppStoreEndpoints.now(),
+        environment: subject.environment, signedPayload: signed.signedPayload, firstSent: FakeAppStoreEndpoints.now(),
         retriesLeft: retries.count)
     }
     let first = await attempt(uuid, signed.signedPayload, to: url, retriesLeft: retries.count)
@@ -83,10 +85,13 @@ final class FakeNotificationOutbox: Sendable {
 
   /// The app's notifications first sent in [startMs, endMs), oldest first; with
   /// `onlyFailures`, those no attempt delivered.
-  func history(bundleId: String, startMs: Int64, endMs: Int64, onlyFailures: Bool) -> [Record] {
+  func history(
+    bundleId: String, environment: String, startMs: Int64, endMs: Int64, onlyFailures: Bool
+  ) -> [Record] {
     state.withLock { state in
       state.records.values.filter { record in
-        record.bundleId == bundleId && record.firstSent >= startMs && record.firstSent < endMs
+        record.bundleId == bundleId && record.environment == environment
+          && record.firstSent >= startMs && record.firstSent < endMs
           && !(onlyFailures && record.attempts.contains { $0.sendAttemptResult == .success })
       }
     }.sorted { ($0.firstSent, $0.signedPayload) < ($1.firstSent, $1.signedPayload) }

@@ -4,8 +4,9 @@ import HTTP
 extension FakeAppStoreEndpoints {
   /// `POST /inApps/v1/notifications/history[?paginationToken=…]`, as the App Store Server API
   /// answers it: the app's notifications first sent in [startDate, endDate) (milliseconds),
-  /// only the undelivered ones with `onlyFailures`, a page at a time. Apple's JSON is camelCase.
-  func notificationHistoryPage(_ request: Request) throws -> Response {
+  /// only the undelivered ones with `onlyFailures`, a page at a time, each host its own
+  /// environment's (`/sandbox` the sandbox's). Apple's JSON is camelCase.
+  func notificationHistoryPage(_ request: Request, environment: String) throws -> Response {
     serverAPI.count(.notificationHistory)
     let bundleId = try apiKey.authorize(request, nowSeconds: Self.now() / 1000)
     if let limited = try rateLimited(.notificationHistory) { return limited }
@@ -26,7 +27,8 @@ extension FakeAppStoreEndpoints {
         return offset
       } ?? 0
     let records = outbox.history(
-      bundleId: bundleId, startMs: start, endMs: end, onlyFailures: onlyFailures)
+      bundleId: bundleId, environment: environment, startMs: start, endMs: end,
+      onlyFailures: onlyFailures)
     let page = records.dropFirst(offset).prefix(
       serverAPI.notificationHistoryPageSize ?? configuration.historyPageSize)
     let next = offset + page.count

@@ -68,8 +68,10 @@ final class FakeAppStoreEndpoints: Sendable {
     router.add(.get, "/fake/v1/notifications/{notification_uuid}") { [self] _, context in
       try notificationHistory(context.parameters["notification_uuid"] ?? "")
     }
-    router.add(.post, "/inApps/v1/notifications/history") { [self] request, _ in
-      try notificationHistoryPage(request)
+    for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
+      router.add(.post, prefix + "/inApps/v1/notifications/history") { [self] request, _ in
+        try notificationHistoryPage(request, environment: environment)
+      }
     }
     registerServerAPITransactions(&router)
     registerAppAccountToken(&router)

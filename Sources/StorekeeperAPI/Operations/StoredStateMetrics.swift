@@ -63,20 +63,27 @@ package struct StoredStateMetrics: Sendable {
       AccountTokenJobState.allCases.map {
         ("{state=\"\($0.rawValue)\"}", tokens[$0] ?? 0)
       })
+    // One reader per environment (row 1 production, 2 sandbox: NotificationRecovery).
     let recovery = try await database.query(
       """
-      SELECT coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,
+      SELECT CASE id WHEN 1 THEN 'production' ELSE 'sandbox' END AS environment,
+             coalesce(extract(epoch FROM checked_until), 0)::bigint AS checked_until,
              (last_error IS NOT NULL)::int::bigint AS failing
-      FROM notification_recovery WHERE id = 1
-      """
-    ).first
+      FROM notification_recovery ORDER BY id
+      """)
+    func byEnvironment(_ column: String) throws -> [(labels: String, value: Int64)] {
+      try recovery.map {
+        ("{environment=\"\(try $0.decode("environment", as: String.self))\"}", try $0.decode(column))
+      }
+    }
     gauge(
       "notification_recovery_checked_until_seconds",
-      "How far the App Store notification history has been read (0: never).",
-      [("", try recovery?.decode("checked_until") ?? 0)])
+      "How far each environment's App Store notification history has been read (0: never).",
+      try byEnvironment("checked_until"))
     gauge(
-      "notification_recovery_failing", "1 when the last notification history pass failed.",
-      [("", try recovery?.decode("failing") ?? 0)])
+      "notification_recovery_failing",
+      "1 when the last pass over the environment's notification history failed.",
+      try byEnvironment("failing"))
     lines += try await ReconcileMetrics.lines(database)
     // The charts' rollup: how far behind now it is exact (-1 before the first build).
     let rollup = try await ChartRollup(database: database).state()
