@@ -50,7 +50,8 @@ final class FakeNotificationOutbox: Sendable {
     state.withLock {
       $0.records[uuid] = Record(
         notificationType: type, subtype: subtype, bundleId: subject.bundleId,
-        environment: subject.environment, signedPayload: signed.signedPayload, firstSent: FakeAppStoreEndpoints.now(),
+        environment: subject.environment, signedPayload: signed.signedPayload,
+        firstSent: FakeAppStoreEndpoints.now(),
         retriesLeft: retries.count)
     }
     let first = await attempt(uuid, signed.signedPayload, to: url, retriesLeft: retries.count)

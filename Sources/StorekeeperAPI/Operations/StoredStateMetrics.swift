@@ -73,7 +73,10 @@ package struct StoredStateMetrics: Sendable {
       """)
     func byEnvironment(_ column: String) throws -> [(labels: String, value: Int64)] {
       try recovery.map {
-        ("{environment=\"\(try $0.decode("environment", as: String.self))\"}", try $0.decode(column))
+        (
+          "{environment=\"\(try $0.decode("environment", as: String.self))\"}",
+          try $0.decode(column)
+        )
       }
     }
     gauge(
