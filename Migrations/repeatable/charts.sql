@@ -38,7 +38,10 @@ SELECT 'app_store'::text AS store,
                 AND t.expires_date IS NOT NULL, false) AS is_subscription,
        t.trade_no,
        -- The expiry first recorded, not one a renewal-date extension moved (free time).
-       coalesce(t.billed_expires_date, t.expires_date) - t.purchase_date AS billed_period
+       coalesce(t.billed_expires_date, t.expires_date) - t.purchase_date AS billed_period,
+       -- The row's key in its store's own table, which exports page on (Exporter); never
+       -- shown (a Google order id falls back to the purchase token).
+       t.transaction_id AS export_key
 FROM apple_transactions t
 LEFT JOIN products p ON p.product_id = t.product_id
 -- A family member's copy of a purchase is no one's payment (the purchase itself is counted).
@@ -67,7 +70,8 @@ SELECT 'google_play'::text,
        -- before the next until the Orders API dates it); else the token's first period.
        CASE WHEN g.order_expiry > g.purchased_at THEN g.order_expiry - g.purchased_at
             WHEN g.next_start >= g.purchased_at + interval '1 day' THEN g.next_start - g.purchased_at
-            ELSE coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time END
+            ELSE coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time END,
+       g.order_id
 FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_at, o.trade_no,
              o.expiry_time AS order_expiry,
              coalesce(ord.user_id, gp.user_id) AS user_id, gp.product_id, gp.environment,

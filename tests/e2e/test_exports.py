@@ -5,6 +5,7 @@ the rows as psql reads them, across page boundaries that split purchases made at
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import secrets
@@ -42,6 +43,41 @@ def exported(stack):
 def export(stack, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([stack.sk.argv[0], "export", *args], env=stack.sk.env, capture_output=True, text=True,
                           timeout=120)
+
+
+def test_each_stores_transactions_stream_in_pages_on_its_own_order(exported):
+    # A store at a time, App Store then Google Play, each by purchase instant then its own id,
+    # a page at a time from its own table: twelve purchases of each store at one instant (one
+    # Google order known by its purchase token, which is never written), an App Store one
+    # after the Google ones, and pages of five that split them. (In 2027, out of the other
+    # tests' ranges.)
+    stack, _ = exported
+    stack.db.server.psql(
+        "INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, bundle_id, "
+        "environment, quantity, type, purchase_date, user_id, source, price_milliunits, currency, storefront) "
+        "SELECT '72000000' || lpad(n::text, 2, '0'), '72000000' || lpad(n::text, 2, '0'), 'coins', 'b', "
+        "'Production', 1, 'Consumable', CASE WHEN n = 13 THEN timestamptz '2027-03-14T10:00:00Z' "
+        "ELSE timestamptz '2027-03-14T08:00:00Z' END, 'a-exporter', 'signed_transaction', 990, 'USD', 'USA' "
+        "FROM generate_series(1, 13) n;"
+        "INSERT INTO google_purchases (purchase_token, package_name, kind, product_id, google_product_id, order_id, "
+        "quantity, environment, purchase_time, user_id) "
+        "SELECT 'export-token-' || n, 'com.example', 'product', 'coins', 'coins', "
+        "CASE WHEN n = 7 THEN 'export-token-7' ELSE 'GPA.3300-' || lpad(n::text, 2, '0') END, 1, 'Production', "
+        "'2027-03-14T09:00:00Z', 'g-exporter' FROM generate_series(1, 12) n;"
+        "INSERT INTO google_orders (order_id, purchase_token, purchased_at, price_micros, currency, price_source) "
+        "SELECT order_id, purchase_token, purchase_time, 990000, 'USD', 'order' FROM google_purchases "
+        "WHERE purchase_token LIKE 'export-token-%'", database=stack.db.name)
+    apple = [f"72000000{n:02d}" for n in range(1, 14)]
+    google = sorted([f"GPA.3300-{n:02d}" for n in range(1, 13) if n != 7] + ["export-token-7"])
+    google = ["token:" + hashlib.md5(b"export-token-7").hexdigest()[:16] if g == "export-token-7" else g
+              for g in google]
+    for size in ("5", "5000"):
+        done = export(stack, "transactions", "--from", "2027-01-01", "--to", "2027-07-01", "--page-size", size)
+        assert done.returncode == 0, done.stderr
+        rows = list(csv.DictReader(io.StringIO(done.stdout)))
+        assert [r["transaction_id"] for r in rows] == apple + google
+        assert [r["store"] for r in rows] == ["app_store"] * 13 + ["google_play"] * 12
+        assert "export-token-7" not in done.stdout
 
 
 def test_transactions_stream_in_pages_exactly_as_stored(exported):

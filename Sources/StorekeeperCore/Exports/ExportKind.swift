@@ -77,6 +77,36 @@ package enum ExportKind: String, Sendable, CaseIterable {
     }
   }
 
+  /// Where a page's keys are read when the source is not a table with the keyset's index: the
+  /// stores' transactions, a store at a time, from each store's own table in purchase order
+  /// (`chart_transactions`' UNION ALL passes no order down: every page sorted the rest of the
+  /// range, and an export took time quadratic in its rows). The page is then read from the
+  /// source by `export_key`. Nil: the source is paged directly.
+  struct KeyedPart {
+    /// `chart_transactions.store`.
+    var store: String
+    /// The table (as `t`), its purchase time, its key, and the rows the view leaves out.
+    var table: String
+    var time: String
+    var key: String
+    var filter: String
+  }
+
+  var keyedParts: [KeyedPart]? {
+    switch self {
+    case .orders, .ledger: nil
+    case .transactions:
+      [
+        KeyedPart(
+          store: "app_store", table: "apple_transactions t", time: "t.purchase_date",
+          key: "t.transaction_id", filter: "NOT t.family_shared"),
+        KeyedPart(
+          store: "google_play", table: "google_orders t", time: "t.purchased_at",
+          key: "t.order_id", filter: "true"),
+      ]
+    }
+  }
+
   /// One column of the keyset: the column, how a page's last value is selected as text, and
   /// how that text is bound back (`$1`) to compare with.
   struct Key {
@@ -86,20 +116,12 @@ package enum ExportKind: String, Sendable, CaseIterable {
   }
 
   /// The order rows are written in, unique per row, on an index: trade numbers (creation
-  /// order), ledger ids, a transaction's purchase instant (microseconds, exact) then its id.
+  /// order), ledger ids. The stores' transactions are paged by `keyedParts` instead.
   var keyset: [Key] {
     switch self {
     case .orders: [Key(column: "x.trade_no", select: "x.trade_no", bound: "$1::text")]
     case .ledger: [Key(column: "x.id", select: "x.id::text", bound: "$1::bigint")]
-    case .transactions:
-      [
-        Key(
-          column: "x.purchase_date",
-          select: "(extract(epoch FROM x.purchase_date) * 1000000)::bigint::text",
-          bound: "(timestamptz 'epoch' + $1::bigint * interval '1 microsecond')"),
-        Key(column: "x.store", select: "x.store", bound: "$1::text"),
-        Key(column: "x.transaction_id", select: "x.transaction_id", bound: "$1::text"),
-      ]
+    case .transactions: []
     }
   }
 }

@@ -41,11 +41,87 @@ package struct Exporter: Sendable {
   }
 
   /// Rows whose time is in [`from`, `to`) (RFC 3339 or dates, read by PostgreSQL as UTC unless
-  /// they say otherwise), in key order, a page's lines at a time; returns how many were
-  /// written.
+  /// they say otherwise), part after part (`ExportKind.parts`), each in key order, a page's
+  /// lines at a time; returns how many were written.
   package func export(
     _ kind: ExportKind, format: ExportFormat, from: String, to: String, pageSize: Int = pageSize,
     write: ([String]) async throws -> Void
+  ) async throws -> Int {
+    guard let parts = kind.keyedParts else {
+      return try await exportDirectly(
+        kind, format: format, from: from, to: to, pageSize: pageSize, write: write)
+    }
+    var written = 0
+    for part in parts {
+      written += try await export(
+        kind, part: part, format: format, from: from, to: to, pageSize: pageSize, write: write)
+    }
+    return written
+  }
+
+  /// One store's rows, a page at a time: the page's last key is found in the store's own table
+  /// on its (time, key) index, then the page is read from the source between the previous
+  /// page's last key and this one's, a range its legs' indexes serve (joined on the keys, the
+  /// UNION ALL would be read whole for every page).
+  private func export(
+    _ kind: ExportKind, part: ExportKind.KeyedPart, format: ExportFormat, from: String,
+    to: String, pageSize: Int, write: ([String]) async throws -> Void
+  ) async throws -> Int {
+    let microseconds = "(timestamptz 'epoch' + $1::bigint * interval '1 microsecond')"
+    // The rows after `after` and up to `upTo` (both keys: microseconds, key), within the range.
+    func between(
+      _ time: String, _ key: String, after: (String, String)?, upTo: (String, String)?
+    ) -> PostgresQuery {
+      var query: PostgresQuery = """
+         AND \(unescaped: time) >= (\(from)::text)::timestamptz
+         AND \(unescaped: time) < (\(to)::text)::timestamptz
+        """
+      for (bound, comparison, leading) in [(after, ">", ">="), (upTo, "<=", "<=")] {
+        guard let (instant, id) = bound else { continue }
+        // The leading column alone too: what the index seeks to.
+        query.append(PostgresQuery(unsafeSQL: " AND (\(time), \(key)) \(comparison) ("))
+        query.append(PostgresQuery(unsafeSQL: microseconds, binds: [instant]))
+        query.append(", \(id)::text) AND \(unescaped: time) \(unescaped: leading) ")
+        query.append(PostgresQuery(unsafeSQL: microseconds, binds: [instant]))
+      }
+      return query
+    }
+    var after: (String, String)? = nil
+    var written = 0
+    while true {
+      var last = PostgresQuery(
+        unsafeSQL: """
+          SELECT (extract(epoch FROM \(part.time)) * 1000000)::bigint::text AS d,
+                 \(part.key) AS id
+          FROM \(part.table) WHERE \(part.filter)
+          """)
+      last.append(between(part.time, part.key, after: after, upTo: nil))
+      last.append(
+        PostgresQuery(
+          unsafeSQL: " ORDER BY \(part.time), \(part.key) OFFSET \(pageSize - 1) LIMIT 1"))
+      let upTo = try await database.query(last).first.map {
+        (try $0.decode("d", as: String.self), try $0.decode("id", as: String.self))
+      }
+      var page = PostgresQuery(
+        unsafeSQL: """
+          SELECT \(Self.line(kind, format)) AS line FROM \(kind.source.table) x
+          WHERE x.store = '\(part.store)'
+          """)
+      page.append(between("x.purchase_date", "x.export_key", after: after, upTo: upTo))
+      page.append(" ORDER BY x.purchase_date, x.export_key")
+      let rows = try await database.query(page)
+      try await write(try rows.map { try $0.decode("line") })
+      written += rows.count
+      // Without a page's last key, fewer than a page were left: this was the last.
+      guard let upTo else { return written }
+      after = upTo
+    }
+  }
+
+  /// A source read in its keyset's order on its own index.
+  private func exportDirectly(
+    _ kind: ExportKind, format: ExportFormat, from: String, to: String,
+    pageSize: Int, write: ([String]) async throws -> Void
   ) async throws -> Int {
     let source = kind.source
     let keys = kind.keyset
