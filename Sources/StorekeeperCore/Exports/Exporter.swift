@@ -41,7 +41,7 @@ package struct Exporter: Sendable {
   }
 
   /// Rows whose time is in [`from`, `to`) (RFC 3339 or dates, read by PostgreSQL as UTC unless
-  /// they say otherwise), part after part (`ExportKind.parts`), each in key order, a page's
+  /// they say otherwise), part after part (`ExportKind.keyedParts`), each in key order, a page's
   /// lines at a time; returns how many were written.
   package func export(
     _ kind: ExportKind, format: ExportFormat, from: String, to: String, pageSize: Int = pageSize,
