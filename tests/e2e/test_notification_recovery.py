@@ -31,6 +31,21 @@ def metric(sk, name: str) -> float:
     return float(values[0])
 
 
+def refunded_while_down(sk, fake, transaction_id: str) -> dict:
+    """Refunds at Apple while Storekeeper is stopped (the one attempt fails, none is left to
+    come), then starts it again; the refund's notification."""
+    assert sk.terminate() == 0
+    note = fake.refund(transaction_id)
+    assert note["delivered_status"] is None and note["retries_left"] == 0, note
+    sk.restart()
+    return note
+
+
+def stored_once(api, note: dict) -> None:
+    stored = [n for n in api.notifications(limit=200) if n["notification_uuid"] == note["notification_uuid"]]
+    assert len(stored) == 1 and stored[0]["state"] == "processed", stored
+
+
 def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(launcher):
     sk, fake = recovering_stack(launcher)
     api = sk.client
@@ -39,14 +54,9 @@ def test_a_refund_apple_could_not_deliver_is_recovered_from_the_history_once(lau
     buy(api, fake, user, GOLD)
     assert api.balance(user) == 200
 
-    assert sk.terminate() == 0
-    note = fake.refund(purchase["transaction_id"])
-    assert note["delivered_status"] is None and note["retries_left"] == 0, note
-
-    sk.restart()
+    note = refunded_while_down(sk, fake, purchase["transaction_id"])
     wait_until(lambda: api.balance(user) == 100, 30, "the undelivered refund was never recovered")
-    stored = [n for n in api.notifications(limit=200) if n["notification_uuid"] == note["notification_uuid"]]
-    assert len(stored) == 1 and stored[0]["state"] == "processed", stored
+    stored_once(api, note)
     # Later passes read the same range again (they overlap): nothing moves twice.
     wait_until(lambda: sk.log().count("notification recovery found nothing new") >= 2, 30,
                "no further recovery pass ran")
@@ -125,14 +135,9 @@ def test_a_sandbox_refund_apple_sent_once_is_recovered_from_the_sandbox_history(
     _, purchase, _ = buy(api, fake, user, GOLD, environment="Sandbox")
     assert api.balance(user) == 100
 
-    assert sk.terminate() == 0
-    note = fake.refund(purchase["transaction_id"])
-    assert note["delivered_status"] is None and note["retries_left"] == 0, note
-
-    sk.restart()
+    note = refunded_while_down(sk, fake, purchase["transaction_id"])
     wait_until(lambda: api.balance(user) == 0, 30, "the undelivered sandbox refund was never recovered")
-    stored = [n for n in api.notifications(limit=200) if n["notification_uuid"] == note["notification_uuid"]]
-    assert len(stored) == 1 and stored[0]["state"] == "processed", stored
+    stored_once(api, note)
     wait_until(lambda: metric(sk, 'storekeeper_notification_recovery_checked_until_seconds{environment="sandbox"}')
                > time.time() - 120, 30, "the sandbox history's pass was not recorded")
     assert metric(sk, 'storekeeper_notification_recovery_failing{environment="sandbox"}') == 0
