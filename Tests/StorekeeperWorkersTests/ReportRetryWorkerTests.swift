@@ -61,6 +61,39 @@ import Testing
     }
   }
 
+  /// Two waiting reports of one order given up at once: whichever comes second sees the first
+  /// ended, and the order's verification fails (the sweeper may then expire it), not left
+  /// pending on nothing.
+  @Test func twoReportsGivenUpAtOnceFailTheirOrdersVerification() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      for round in 0..<5 {
+        let order = try await h.newOrder()
+        let reports = [
+          try await Self.pendingReport(h, of: order, receipt: "MIIT-\(round)-a"),
+          try await Self.pendingReport(h, of: order, receipt: "MIIT-\(round)-b"),
+        ]
+        h.clock.advance(by: 3600)
+        let due = try await h.reports.claimDue(limit: 10).filter { claimed in
+          reports.contains { $0.reportId == claimed.id }
+        }
+        #expect(due.count == 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          for report in due {
+            group.addTask {
+              try await h.reports.giveUp(report, reason: "gave_up", orders: h.orders)
+            }
+          }
+          try await group.waitForAll()
+        }
+        let verification: String? = try await h.database.query(
+          "SELECT verification FROM orders WHERE trade_no = \(order.tradeNo)"
+        ).first?.decodeIfPresent("verification")
+        #expect(verification == "failed")
+      }
+    }
+  }
+
   struct ExpectedPending: Error {
     var result: String
   }

@@ -222,11 +222,7 @@ package struct ReportStore: Sendable {
     orders: OrderRepository
   ) async throws {
     try await database.withTransaction { tx in
-      // The order first, as settlement takes it: two waiting reports of one order ended at
-      // once would each see the other still pending, and neither release it.
-      if let tradeNo {
-        try await tx.execute("SELECT 1 FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE")
-      }
+      if let tradeNo { try await Self.lockOrder(tradeNo, on: tx) }
       try await finish(id, outcome: outcome, code: code, on: tx)
       if let tradeNo { try await orders.clearPendingVerification(tradeNo, on: tx) }
     }
@@ -300,6 +296,14 @@ package struct ReportStore: Sendable {
     return rows.count
   }
 
+  /// Locks the order a waiting report ends for, before the report, as settlement takes them:
+  /// two waiting reports of one order ended at once (refused, invalid or given up) would each
+  /// see the other still pending (`anyPending`), and neither release the order, which then
+  /// held an open-order slot for good.
+  private static func lockOrder(_ tradeNo: String, on tx: PostgresTransaction) async throws {
+    try await tx.execute("SELECT 1 FROM orders WHERE trade_no = \(tradeNo) FOR UPDATE")
+  }
+
   /// Whether a report of order `tradeNo` still waits for Apple: while one does, the order waits
   /// with it, out of the sweeper's reach, whatever another report of it came to.
   static func anyPending(of tradeNo: String) -> PostgresQuery {
@@ -314,6 +318,7 @@ package struct ReportStore: Sendable {
   /// and may be settling it).
   package func giveUp(_ report: Due, reason: String, orders: OrderRepository) async throws {
     try await database.withTransaction { tx in
+      if let tradeNo = report.tradeNo { try await Self.lockOrder(tradeNo, on: tx) }
       let gaveUp = try await tx.query(
         """
         UPDATE trade_reports SET outcome = \(ReportOutcome.gaveUp), outcome_code = \(reason),
