@@ -1,6 +1,18 @@
 -- Charts (issue 28, docs/CHARTS.md) read the stores' transactions through these views, so a
 -- second store joins them with one more branch of chart_transactions and every chart gains it.
 
+-- The subscription a Google Play purchase belongs to, as charts and exports name it: the
+-- subscription of the purchase it replaced (an upgrade, downgrade or re-signup names that one,
+-- linkedPurchaseToken; google_purchases.original_transaction_id, set when Storekeeper knew it),
+-- else its own first order id, or, when Google named none, the token's digest (the token is a
+-- credential and never leaves). Apple keeps one original_transaction_id across the same changes.
+CREATE OR REPLACE FUNCTION storekeeper_google_subscription(p_order_id text, p_token text,
+                                                           p_original text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(p_original, CASE WHEN p_order_id = p_token THEN 'token:' || left(md5(p_token), 16)
+                                   ELSE p_order_id END)
+$$;
+
 -- Every store's transactions in one shape. Money is what the store signed as paid (its price
 -- and currency, both or neither), never the catalog's. A revocation of a transaction the
 -- customer upgraded from is the upgrade, not a refund. A free trial is an introductory offer
@@ -10,8 +22,9 @@
 --
 -- Google Play: one row per order Google charged (google_orders): a one-time product's order, a
 -- subscription's first order and each renewal's, all of one subscription (the purchase token)
--- under its first order id. Its price is what the Orders API said the buyer paid (`total`), or,
--- until it answers, the plan's recurring price subscriptionsv2 named; a one-time product is
+-- under its first order id, or under the subscription it continues when it replaced a purchase
+-- (storekeeper_google_subscription). Its price is what the Orders API said the buyer paid
+-- (`total`), or, until it answers, the plan's recurring price subscriptionsv2 named; a one-time product is
 -- unpriced until then. Each order bills the period it paid for (see billed_period). Google
 -- reports no storefront in Apple's spelling (country 'unknown') and no trial Storekeeper reads.
 -- The latest order of a purchase another replaced (upgrade, downgrade) is upgraded, and its
@@ -80,8 +93,8 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
              -- A Google order id falls back to the token when Google named none: never shown.
              CASE WHEN o.order_id = gp.purchase_token THEN 'token:' || left(md5(gp.purchase_token), 16)
                   ELSE o.order_id END AS transaction_id,
-             CASE WHEN gp.order_id = gp.purchase_token THEN 'token:' || left(md5(gp.purchase_token), 16)
-                  ELSE gp.order_id END AS original_transaction_id,
+             storekeeper_google_subscription(gp.order_id, gp.purchase_token,
+                                             gp.original_transaction_id) AS original_transaction_id,
              -- The latest order ends where the token's access ends; an earlier one where it
              -- paid up to (the next order takes over from its start anyway).
              CASE WHEN gp.kind <> 'subscription' THEN NULL

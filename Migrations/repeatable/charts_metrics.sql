@@ -30,9 +30,8 @@ WITH ev AS (
     AND n.notification_type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED', 'DID_RENEW',
                                 'EXPIRED', 'SUBSCRIBED', 'REFUND', 'REVOKE')
   UNION ALL
-  SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
-                             THEN 'token:' || left(md5(gp.purchase_token), 16)
-                             ELSE gp.order_id END,
+  SELECT 'google_play',
+         storekeeper_google_subscription(gp.order_id, gp.purchase_token, gp.original_transaction_id),
          coalesce(gn.event_time, gn.received_at), gn.message_id,
          CASE gn.notification_type WHEN 6 THEN 'grace_period' WHEN 5 THEN 'billing_retry'
                                    ELSE 'ok' END,

@@ -42,28 +42,26 @@ extension ChartSQL {
     SELECT 'app_store', original_transaction_id
     FROM subscription_states WHERE chart_xid >= \(horizon)::xid8
     UNION
-    -- chart_transactions' Google transaction id: the order id, or the token's digest.
-    SELECT 'google_play', CASE WHEN order_id = purchase_token
-                               THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
+    -- chart_transactions' Google subscription (storekeeper_google_subscription).
+    SELECT 'google_play', storekeeper_google_subscription(order_id, purchase_token, original_transaction_id)
     FROM google_purchases WHERE chart_xid >= \(horizon)::xid8
     UNION
     -- An order of a purchase (a renewal, a price the Orders API gave, a void of one order)
     -- changes its purchase's unit.
-    SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
-                               THEN 'token:' || left(md5(gp.purchase_token), 16) ELSE gp.order_id END
+    SELECT 'google_play',
+      storekeeper_google_subscription(gp.order_id, gp.purchase_token, gp.original_transaction_id)
     FROM google_orders o JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
     WHERE o.chart_xid >= \(horizon)::xid8
     UNION
     SELECT 'app_store', original_transaction_id FROM apple_transactions
     WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now(), 'UTC')
     UNION
-    SELECT 'google_play', CASE WHEN order_id = purchase_token
-                               THEN 'token:' || left(md5(purchase_token), 16) ELSE order_id END
+    SELECT 'google_play', storekeeper_google_subscription(order_id, purchase_token, original_transaction_id)
     FROM google_purchases
     WHERE revoked_at >= \(asOf)::timestamptz AND revoked_at < date_trunc('hour', now(), 'UTC')
     UNION
-    SELECT 'google_play', CASE WHEN gp.order_id = gp.purchase_token
-                               THEN 'token:' || left(md5(gp.purchase_token), 16) ELSE gp.order_id END
+    SELECT 'google_play',
+      storekeeper_google_subscription(gp.order_id, gp.purchase_token, gp.original_transaction_id)
     FROM google_orders o JOIN google_purchases gp ON gp.purchase_token = o.purchase_token
     WHERE o.refunded_at >= \(asOf)::timestamptz AND o.refunded_at < date_trunc('hour', now(), 'UTC')
     """
