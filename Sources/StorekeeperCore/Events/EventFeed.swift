@@ -57,7 +57,9 @@ package struct EventFeed: Sendable {
       query.append(
         " AND (xid, position) > (\(String(after.xid))::xid8, \(after.position)::bigint)")
     }
-    query.append(" ORDER BY xid, position LIMIT \(filter.limit + 1)")
+    // The table's columns, not the selected `xid` (text, for decoding): sorted as text, 100
+    // comes before 99 and a cursor past it would skip 99 for good.
+    query.append(" ORDER BY events.xid, events.position LIMIT \(filter.limit + 1)")
     return try await page(query, filter)
   }
 
