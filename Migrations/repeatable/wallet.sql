@@ -51,19 +51,31 @@ BEGIN
 END
 $$;
 
--- What a refund of order p_trade_no can take back, per asset and environment: `owed` is what
--- the purchase's rows still hold, `recovered` the part of it its lot still has (the rest was
--- spent). REFUND_POLICY decides what happens to the difference (Ledger.refund).
+-- What a refund of order p_trade_no can take back, per asset: `owed` is what the purchase's
+-- rows still hold less what earlier refunds of it left owed (`ledger_debts`: a prorated refund's
+-- debt, which a later full refund must not take again; a repayment of that debt is a row of the
+-- order too, so this does not change as it is repaid), `recovered` the part of it its lots still
+-- have (the rest was spent). One row per asset, in the purchase's environment (its grants'), as
+-- a transfer takes it: the order's rows of another environment (a sandbox credit that repaid
+-- its debt) count with the rest. REFUND_POLICY decides what happens to the difference
+-- (Ledger.refund).
 CREATE OR REPLACE FUNCTION storekeeper_refund_plan(p_trade_no text)
 RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
 LANGUAGE sql STABLE AS $$
-  SELECT g.user_id, g.asset, g.environment, g.owed, least(g.owed, coalesce(l.remaining, 0))
-  FROM (SELECT x.user_id, x.asset, x.environment, sum(x.amount)::bigint AS owed
+  SELECT g.user_id, g.asset, g.environment, g.owed,
+         least(g.owed, coalesce((SELECT sum(l.remaining) FROM ledger_lots l
+                                 WHERE l.trade_no = p_trade_no AND l.asset = g.asset
+                                   AND l.user_id = g.user_id), 0))::bigint
+  FROM (SELECT x.user_id, x.asset,
+               coalesce(min(x.environment) FILTER (WHERE x.kind = 'grant'),
+                        min(x.environment)) AS environment,
+               (sum(x.amount)
+                - coalesce((SELECT sum(d.outstanding) FROM ledger_debts d
+                            WHERE d.trade_no = p_trade_no AND d.asset = x.asset
+                              AND d.user_id = x.user_id), 0))::bigint AS owed
         FROM ledger x WHERE x.trade_no = p_trade_no
-        GROUP BY x.user_id, x.asset, x.environment
-        HAVING sum(x.amount) > 0) g
-  LEFT JOIN ledger_lots l
-    ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
+        GROUP BY x.user_id, x.asset) g
+  WHERE g.owed > 0
 $$;
 
 -- What a refund of p_units of the p_quantity order p_trade_no paid for can take back (Google's

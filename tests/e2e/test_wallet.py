@@ -407,9 +407,47 @@ def test_a_prorated_refund_takes_back_its_share_and_leaves_the_order_paid(api, f
     assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 30})
     assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
     assert len([e for e in events(api, user) if e["type"] == "purchase.refunded"]) == 2
-    # The purchase is still live: a full refund then takes what is left of it.
+    # The purchase is still live: a full refund then takes what is left of it, the 30 the
+    # prorated refunds did not (the 30 they left owed is not owed twice): 60 owed in all, what
+    # was spent.
     refund(api, fake_appstore, purchase["transaction_id"])
     assert api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED"
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 60})
+    assert recovery_of_last_refund(api, user)["assets"]["gold"] == {
+        "credited": 30, "recovered": 0, "unrecovered": 30, "debt": 30, "taken": 0}
+
+
+def test_a_full_refund_after_a_prorated_one_takes_only_what_it_did_not(api, fake_appstore):
+    # 80 of 100 spent; Apple refunds 50% (the 20 left taken, 30 owed), then all of it: the
+    # other 50 are owed, 80 in all (what was spent), not 50 more beside the 30 already owed.
+    user = unique("prorated-then-full")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    spend(api, user, 80)
+    refund(api, fake_appstore, purchase["transaction_id"], prorated=50000)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 30})
+    refund(api, fake_appstore, purchase["transaction_id"])
+    assert (api.balance(user), ledger(api, user)["debts"]) == (0, {"gold": 80})
+    assert recovery_of_last_refund(api, user)["assets"]["gold"] == {
+        "credited": 50, "recovered": 0, "unrecovered": 50, "debt": 50, "taken": 0}
+    # The next pack repays the 80 and leaves 20.
+    buy(api, fake_appstore, user, GOLD)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (20, {})
+
+
+def test_reversing_a_full_refund_after_a_prorated_one_gives_back_both(api, fake_appstore):
+    # 40% prorated, then a full refund, then Apple reverses the refund: all 100 come back, and
+    # no share stands taken, so a later 50% prorated refund takes 50 (not the 10 it adds to a
+    # 40% already given back).
+    user = unique("prorated-full-reversed")
+    order, purchase, _ = buy(api, fake_appstore, user, GOLD)
+    transaction_id = purchase["transaction_id"]
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    refund(api, fake_appstore, transaction_id)
+    assert (api.balance(user), api.order(order["trade_no"])["trade_status"]) == (0, "TRADE_CLOSED")
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert (api.balance(user), api.order(order["trade_no"])["trade_status"]) == (100, "TRADE_SUCCESS")
+    refund(api, fake_appstore, transaction_id, prorated=50000)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (50, {})
 
 
 def test_a_reversed_prorated_refund_gives_back_its_share_and_cancels_its_debt(api, fake_appstore):

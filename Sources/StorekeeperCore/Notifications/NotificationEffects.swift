@@ -247,6 +247,14 @@ package struct NotificationEffects {
     // credit to the same user deadlock (ledger.sql).
     try await outbox.lock([order.userId], on: tx)
     try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
+    // The reversal gives back what every refund of the order took, prorated shares before the
+    // full refund included: none of them stands, so a later prorated refund takes its whole
+    // share again.
+    try await tx.execute(
+      """
+      UPDATE apple_transactions SET refunded_milliunits = 0
+      WHERE transaction_id = \(transaction.transactionId) AND refunded_milliunits > 0
+      """)
     try await change(
       order, transition, ledger: .refundReversed, transactionId: transaction.transactionId,
       events: [EventDraft(.purchaseRefundReversed, reversed)])
