@@ -105,6 +105,16 @@ import Testing
     }
   }
 
+  @Test func a21002IsRetryableForAReceiptAppleIsKnownToHaveSigned() async {
+    // Apple: "malformed or the service experienced a temporary issue"; a receipt whose
+    // signature chains to Apple cannot be malformed, so only the second is left.
+    let transport = ScriptedTransport { _ in (200, ScriptedTransport.appleAnswer(status: 21002)) }
+    let signed = await verifier(transport).verify(receipt: Self.receipt, appleSigned: true)
+    #expect(signed == .retryable("verify_receipt_21002"))
+    let unknown = await verifier(transport).verify(receipt: Self.receipt)
+    #expect(unknown == .invalid("verify_receipt_21002"))
+  }
+
   @Test func refusesAnotherAppsReceipt() async {
     let transport = ScriptedTransport { _ in
       (200, ScriptedTransport.appleAnswer(status: 0, bundleId: "com.other"))

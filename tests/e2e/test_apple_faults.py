@@ -26,6 +26,9 @@ FAULTS = [
     ("timeout", {"delay_ms": 5000}),
     ("http503", {}),
     ("status21005", {}),
+    # "Malformed, or a temporary issue": an app receipt whose signature chains to Apple cannot
+    # be malformed, so it waits as for any other outage.
+    ("status21002", {}),
     ("retryable", {}),
 ]
 

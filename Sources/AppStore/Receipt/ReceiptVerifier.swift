@@ -9,7 +9,7 @@ import StorekeeperLogging
 /// `valid` for 0 (and 21006, an expired subscription's decoded transaction receipt) with this
 /// app's bundle id in an allowed environment; `retryable` when Apple could not judge yet
 /// (timeouts, connection errors, HTTP errors, 21005/21009/211xx unless Apple says they are not
-/// retryable); `misconfigured` when the answer blames this server's settings (21004 the shared
+/// retryable, 21002 for a receipt whose signature chains to Apple); `misconfigured` when the answer blames this server's settings (21004 the shared
 /// secret, 21008 from production or 21007 from the sandbox a URL, 21000 a URL that does not
 /// take our POST); `invalid` otherwise, with reason `verify_receipt_<status>`.
 public final class ReceiptVerifier: Sendable {
@@ -27,7 +27,13 @@ public final class ReceiptVerifier: Sendable {
     self.logger = logger
   }
 
-  public func verify(receipt: String) async -> VerificationResult<VerifiedReceipt> {
+  /// `appleSigned`: the receipt's PKCS#7 signature was checked to chain to Apple for this app
+  /// (`AppReceiptCheck.signed`). Apple's 21002 says the data was malformed *or* its service had
+  /// a temporary issue; for a receipt Apple is known to have signed only the second can be
+  /// true, so it is retryable, as 21005 is.
+  public func verify(receipt: String, appleSigned: Bool = false) async
+    -> VerificationResult<VerifiedReceipt>
+  {
     guard let data = ReceiptData.repair(receipt), data.utf8.count <= ReceiptData.maximumLength
     else {
       return .refused(.malformedReceipt)
@@ -36,7 +42,7 @@ public final class ReceiptVerifier: Sendable {
     let production = await call(
       configuration.verifyReceiptURL, body: body, environment: .production)
     guard case .answered(let response) = production, response.status == 21007 else {
-      return outcome(production, environment: .production)
+      return outcome(production, environment: .production, appleSigned: appleSigned)
     }
     // A sandbox receipt: only worth asking the sandbox when sandbox purchases count.
     guard configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue) else {
@@ -44,7 +50,7 @@ public final class ReceiptVerifier: Sendable {
     }
     let sandbox = await call(
       configuration.verifyReceiptSandboxURL, body: body, environment: .sandbox)
-    return outcome(sandbox, environment: .sandbox)
+    return outcome(sandbox, environment: .sandbox, appleSigned: appleSigned)
   }
 
   enum Answer {
@@ -84,9 +90,9 @@ public final class ReceiptVerifier: Sendable {
     return .answered(response)
   }
 
-  private func outcome(_ answer: Answer, environment asked: AppStoreEnvironment)
-    -> VerificationResult<VerifiedReceipt>
-  {
+  private func outcome(
+    _ answer: Answer, environment asked: AppStoreEnvironment, appleSigned: Bool
+  ) -> VerificationResult<VerifiedReceipt> {
     let response: VerifyReceiptResponse
     switch answer {
     case .unavailable(let reason): return .retryable(reason)
@@ -110,6 +116,8 @@ public final class ReceiptVerifier: Sendable {
         Misconfiguration(
           setting: asked == .production ? .verifyReceiptURL : .verifyReceiptSandboxURL,
           status: status, environment: asked.rawValue))
+    case 21002 where appleSigned:
+      return .retryable("verify_receipt_\(status)")
     case 21005, 21009, 21100...21199:
       return response.isRetryable == false
         ? .invalid("verify_receipt_\(status)") : .retryable("verify_receipt_\(status)")

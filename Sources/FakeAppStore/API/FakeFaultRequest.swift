@@ -1,6 +1,6 @@
 /// `POST /fake/v1/faults`.
 struct FakeFaultRequest: Decodable, Sendable {
-  /// "none", "timeout", "http503", "status21005", "retryable".
+  /// "none", "timeout", "http503", "status21005", "status21002", "retryable".
   var mode: String
   /// Applies to the next `count` verifyReceipt requests.
   var count: Int?

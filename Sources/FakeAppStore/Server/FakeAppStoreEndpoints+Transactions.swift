@@ -116,7 +116,7 @@ extension FakeAppStoreEndpoints {
       return .failure(
         FakeAPIAnswer(
           try Self.serverAPIError(503, code: 5_000_001, "Service unavailable, try again.")))
-    case .status21005, .retryable:
+    case .status21005, .status21002, .retryable:
       return .failure(
         FakeAPIAnswer(try Self.serverAPIError(429, code: 4_290_000, "Rate limit exceeded.")))
     }

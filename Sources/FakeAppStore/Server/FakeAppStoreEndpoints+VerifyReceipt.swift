@@ -22,6 +22,8 @@ extension FakeAppStoreEndpoints {
     case .status21005:
       return try FakeJSON.response(
         FakeVerifyReceiptBody.status(21005, environment: endpoint.rawValue, retryable: true))
+    case .status21002:
+      return try FakeJSON.response(FakeVerifyReceiptBody.status(21002))
     case .retryable:
       return try FakeJSON.response(
         FakeVerifyReceiptBody.status(21199, environment: endpoint.rawValue, retryable: true))

@@ -91,7 +91,7 @@ package struct ProofVerifier: Sendable {
       return (.invalid(reason.rawValue), [])
     case .signed(let signedReceipt):
       guard let serverAPI else {
-        return (await receipts.verify(receipt: receipt), verifyReceiptSettings)
+        return (await receipts.verify(receipt: receipt, appleSigned: true), verifyReceiptSettings)
       }
       let result = await serverAPI.verify(signedReceipt)
       // A receipt with nothing bought asks Apple nothing, so proves nothing about the key.
