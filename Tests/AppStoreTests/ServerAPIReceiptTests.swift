@@ -66,7 +66,7 @@ import Testing
       }
       let other = try await fake.purchase(["apple_account": "frank"])
 
-      // The client alone: three pages of two, oldest first, `revision` carrying on.
+      // The client alone: three pages of two, newest first, `revision` carrying on.
       let client = try Self.client(fake)
       var seen: [String] = []
       var revision: String?
@@ -82,7 +82,7 @@ import Testing
         revision = page.hasMore ? page.revision : nil
       } while revision != nil && pages < 10
       #expect(pages == 3)
-      #expect(seen == ids)
+      #expect(seen == ids.reversed())
 
       let before = try await Self.calls(fake)
       let outcome = try await Self.judge(receipt, fake)
@@ -97,6 +97,32 @@ import Testing
       let after = try await Self.calls(fake)
       #expect(after["verify_receipt"] == before["verify_receipt"])
       #expect((after["transaction_history"] ?? 0) - (before["transaction_history"] ?? 0) == 3)
+    }
+  }
+
+  @Test func aLongHistoryPastTheCallLimitStillConfirmsTheNewestPurchase() async throws {
+    // Ten purchases, pages of one, six calls: three pages of history and three lookups. The
+    // limit leaves the oldest out (long since recorded), never the purchase being reported.
+    try await FakeHarness.with({ $0.transactionHistoryPageSize = 1 }) { fake in
+      var ids: [String] = []
+      var receipt = ""
+      for index in 0..<10 {
+        let reply = try await fake.purchase([
+          "apple_account": "gwen", "purchase_date_ms": 1_700_000_000_000 + index * 1000,
+        ])
+        ids.append(try #require(reply.string("transaction_id")))
+        receipt = try #require(reply.string("receipt"))
+      }
+      let limited = ServerAPIReceiptVerifier(
+        client: try Self.client(fake), signed: try fake.signedDataVerifier(),
+        productionURL: fake.base, sandboxURL: fake.base.appendingPathComponent("sandbox"),
+        callLimit: 6, logger: FakeHarness.quiet)
+      let outcome = try await Self.judge(receipt, fake, verifier: limited)
+      guard case .valid(let verified)? = outcome else {
+        Issue.record("expected a valid receipt, got \(outcome)")
+        return
+      }
+      #expect(verified.transactions.map(\.transactionId) == Array(ids.suffix(6)))
     }
   }
 

@@ -17,7 +17,14 @@ struct ReceiptWalk {
     }
     self.listed = listed
     originals = Set(contents.purchases.map(\.originalTransactionId))
-    order = contents.transactionIds
+    // Newest first, by the purchase date the receipt signs (Apple's RFC 3339 spelling sorts
+    // as text), undated ones last, as the history is read: what the limit leaves out is old.
+    let dates = Dictionary(
+      contents.purchases.map { ($0.transactionId, $0.purchaseDate ?? "") },
+      uniquingKeysWith: { first, _ in first })
+    order = contents.transactionIds.reversed().enumerated().sorted {
+      (dates[$0.element] ?? "", -$0.offset) > (dates[$1.element] ?? "", -$1.offset)
+    }.map(\.element)
   }
 
   /// History pages may use half the calls; the other half is kept for the lookups the
@@ -25,7 +32,7 @@ struct ReceiptWalk {
   var mayReadHistory: Bool { calls < limit - limit / 2 }
   var mayLookUp: Bool { calls < limit }
 
-  /// Listed transactions no answer has brought yet, in receipt order.
+  /// Listed transactions no answer has brought yet, newest first.
   var missing: [String] { order.filter { found[$0] == nil } }
 
   mutating func spend(_ metrics: ServerAPIReceiptMetrics) {

@@ -35,13 +35,15 @@ public struct TransactionLookupClient: Sendable {
     ).map(\.signedTransactionInfo).mapError(Self.failure)
   }
 
-  /// One page of the customer's transaction history, oldest first; `revision` from the
-  /// previous page asks for the next.
+  /// One page of the customer's transaction history, newest first; `revision` from the
+  /// previous page asks for the next. Newest first so that a receipt's limit of calls cuts
+  /// off the oldest transactions, those long since recorded, and never the purchase being
+  /// reported (a weekly subscriber of four years has over 200).
   public func historyPage(_ transactionId: String, revision: String?, at baseURL: URL) async
     -> Result<TransactionHistoryPage, TransactionLookupFailure>
   {
     guard Self.isValidId(transactionId) else { return .failure(Self.invalidId) }
-    var query = [URLQueryItem(name: "sort", value: "ASCENDING")]
+    var query = [URLQueryItem(name: "sort", value: "DESCENDING")]
     if let revision { query.append(URLQueryItem(name: "revision", value: revision)) }
     return await api.send(
       "inApps/v2/history/" + transactionId, query: query, at: baseURL,
