@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 import requests
 
-from support import buy, unique, user_headers
+from support import buy, unique, user_headers, wait_until
 
 GOLD = "com.example.tests.receipts.gold"
 CLUB = "com.example.tests.receipts.club"
@@ -121,3 +121,51 @@ def test_a_proof_of_two_purchases_without_tokens_pays_each_order_with_its_own_qu
     r = api.report(three["trade_no"], receipt=later["receipt"])
     assert r.status_code == 200, r.text
     assert api.balance(user) == 400
+
+
+def test_a_purchase_whose_order_another_purchase_paid_is_credited_on_an_order_of_its_own(api, fake_appstore, stack):
+    # The app opens an order and starts its purchase; meanwhile a purchase without a token (an
+    # offer code redeemed in the App Store, one made while the order call failed) is posted and
+    # pays that order, the user's oldest unpaid one for the product. When the order's own
+    # purchase arrives Apple has charged twice: it is credited too, on an order of its own,
+    # whichever way it comes (report, restore, ONE_TIME_CHARGE), and recorded once.
+    user = unique("second-purchase")
+    order = api.create_order(user, GOLD)
+    tokenless = fake_appstore.purchase(GOLD, "consumable")
+    r = api.receipts(user_id=user, signed_transaction=tokenless["signed_transaction"])
+    assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
+    mine = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    rep = api.report(order["trade_no"], signed_transaction=mine["signed_transaction"])
+    assert rep.status_code == 200, rep.text
+    own = rep.json()["order"]
+    assert own["trade_no"] != order["trade_no"] and own["trade_status"] == "TRADE_SUCCESS"
+    assert own["transaction_id"] == mine["transaction_id"]
+    assert api.balance(user) == 200
+    detail = api.admin_order(own["trade_no"])
+    assert detail["order"]["origin"] == "receipt"
+    assert detail["history"][0]["detail"] == {"bought_with_order": order["trade_no"]}
+    # Told again, it is the purchase it was: restored, nothing more credited.
+    again = api.receipts(user_id=user, signed_transaction=mine["signed_transaction"])
+    assert [(t["status"], t["trade_no"]) for t in again.json()["transactions"]] == [("restored", own["trade_no"])]
+    assert api.balance(user) == 200
+
+    # The app bought twice with one order (its purchase call seemed to fail and it tried
+    # again): the second purchase is restored onto an order of its own.
+    twice = unique("second-purchase-twice")
+    order = api.create_order(twice, GOLD)
+    first = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    assert api.report(order["trade_no"], signed_transaction=first["signed_transaction"]).status_code == 200
+    second = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    r = api.receipts(user_id=twice, signed_transaction=second["signed_transaction"])
+    [listed] = r.json()["transactions"]
+    assert listed["status"] == "settled" and listed["trade_no"] != order["trade_no"]
+    assert api.balance(twice) == 200
+
+    # And a third, that only Apple's ONE_TIME_CHARGE reports.
+    third = fake_appstore.purchase(GOLD, "consumable", app_account_token=order["app_account_token"])
+    note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=third["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: api.balance(twice) == 300, 15, "the charge credited")
+    assert stack.db.scalar(
+        "SELECT count(DISTINCT trade_no) FROM apple_transactions WHERE transaction_id IN "
+        f"('{first['transaction_id']}', '{second['transaction_id']}', '{third['transaction_id']}')") == "3"

@@ -82,6 +82,18 @@ package struct SettlementService: Sendable {
     events: [EventDraft] = [], appleRevoked: Bool? = nil, on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
+      if let own = try await orderForSecondPurchase(
+        transaction, of: order, cause: cause, on: tx)
+      {
+        // The report stored for the paid order is answered by this settlement.
+        if case .stored(let id) = record {
+          try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+        }
+        let kept: ReportStore.Record? = if case .new = record { record } else { nil }
+        return try await settleLocked(
+          own, product: product, transaction: transaction, source: source, cause: cause,
+          record: kept, events: events, appleRevoked: appleRevoked, on: tx)
+      }
       try await OrderPayment.repeated(
         order, paidBy: transaction.transactionId, record: record, reports: reports, on: tx)
       return OrderPayment.delivery(order, product: product, newlyGranted: false)
@@ -137,6 +149,41 @@ package struct SettlementService: Sendable {
         transactionId: transaction.transactionId, productId: order.productId)
     }
     return OrderPayment.delivery(settled, product: product, newlyGranted: true)
+  }
+
+  /// An order of its own for a purchase made with the app account token of `order`, which
+  /// another purchase already paid: the app bought twice with one order (its purchase call
+  /// seemed to fail and it tried again), or a purchase without a token took the order first (a
+  /// restore pays the user's oldest unpaid order for the product). Apple charged for both, so
+  /// both are credited; refusing the second lost it for good, as no path could record it. Nil
+  /// for another period of the subscription that paid the order (a renewal or a resubscription
+  /// pays an order of its own through the renewal path) and for a transaction already recorded
+  /// (whoever holds it, the claim decides).
+  private func orderForSecondPurchase(
+    _ transaction: VerifiedTransaction, of order: Order, cause: OrderEventCause,
+    on tx: PostgresTransaction
+  ) async throws -> Order? {
+    guard let paidBy = order.transactionId, paidBy != transaction.transactionId else {
+      return nil
+    }
+    let related = try await tx.query(
+      """
+      SELECT EXISTS (SELECT 1 FROM apple_transactions
+                     WHERE transaction_id = \(transaction.transactionId)) AS known,
+             EXISTS (SELECT 1 FROM apple_transactions
+                     WHERE transaction_id = \(paidBy)
+                       AND original_transaction_id = \(transaction.originalTransactionId))
+               AS same_subscription
+      """
+    ).first
+    guard try related?.decode("known", as: Bool.self) == false,
+      try related?.decode("same_subscription", as: Bool.self) == false
+    else { return nil }
+    return try await orders.createForPurchase(
+      userId: order.userId, productId: order.productId, quantity: order.quantity,
+      origin: .receipt, reason: .createdForReceipt, cause: cause,
+      detail: .object(["bought_with_order": .string(order.tradeNo)]),
+      storefront: transaction.storefront, on: tx)
   }
 
   /// Apple's receipts carry no transaction type; signed transactions always do.
