@@ -410,6 +410,44 @@ def test_an_upgrade_restored_before_the_apps_report_pays_the_apps_own_order(api,
     assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
 
 
+@pytest.mark.parametrize("first_heard", ["notification", "restore"])
+def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fake_appstore, first_heard):
+    # Seed 004's client sets no token on any purchase. Its upgrade reaches Storekeeper first
+    # through Apple's UPGRADE or a restore: it still pays the order the app made for it (the
+    # subscriber's unpaid order for the new product), so the app's report is answered 200, not
+    # 409 for a purchase a renewal order took. A plain renewal pays no such order.
+    user = unique(f"upgrade-tokenless-{first_heard}")
+    first_order = api.create_order(user, CLUB)
+    purchase = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=20 * 86400)
+    assert api.report(first_order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    order = api.create_order(user, CLUB_PLUS)
+    note = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS, expires_in_seconds=30 * 86400,
+                                 deliver=first_heard == "notification")
+    assert jws_payload(note["signed_transaction"]).get("appAccountToken") is None
+    if first_heard == "notification":
+        assert note["delivered_status"] == 200, note
+        wait_processed(api, note["notification_uuid"])
+    else:
+        r = api.receipts(user_id=user, signed_transaction=note["signed_transaction"])
+        assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert entitlement(api, user, "club_plus") and entitlement(api, user, "club") is None
+    orders = api.admin_orders(user_id=user)
+    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
+
+    # The next period of CLUB_PLUS is Apple's renewal: an order of its own, not another
+    # unpaid order the app made for the product.
+    stale = api.create_order(user, CLUB_PLUS)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS,
+                                    expires_in_seconds=60 * 86400)
+    assert renewal["delivered_status"] == 200, renewal
+    wait_processed(api, renewal["notification_uuid"])
+    assert api.order(stale["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order", "order", "order", "renewal"]
+
+
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
     # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
     # began, so its own far expiry takes no grace period away from the month.

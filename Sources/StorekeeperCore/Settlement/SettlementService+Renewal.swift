@@ -26,18 +26,52 @@ extension SettlementService {
   /// The unpaid order of `userId` for `product` whose token `transaction` carries and which
   /// it can pay, locked: a period bought in the app (an upgrade, a resubscription) with an
   /// order of the subscriber's own, whose report may come after. Nil when there is none (a
-  /// renewal carries its first purchase's token, whose order is paid already).
+  /// renewal carries its first purchase's token, whose order is paid already). A period that
+  /// carries no token (an app that sets none, as seed 004's) pays the subscriber's oldest
+  /// payable order for the product when it changes the subscription (`changesSubscription`),
+  /// as a restore of a one-time purchase pays one; a plain renewal pays none.
   func appOrder(
     paying transaction: VerifiedTransaction, for userId: String, product: Product,
     on tx: PostgresTransaction
   ) async throws -> Order? {
-    guard let token = TransactionRecord.validToken(transaction.appAccountToken),
+    guard let token = TransactionRecord.validToken(transaction.appAccountToken) else {
+      guard try await Self.changesSubscription(transaction, on: tx),
+        let order = try await orders.openOrder(
+          userId: userId, productId: product.productId, quantity: 1, store: .appStore, on: tx),
+        (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+      else { return nil }
+      return order
+    }
+    guard
       let order = try await orders.find(accountToken: token, store: .appStore, lock: true, on: tx),
       UserId.same(order.userId, userId), order.productId == product.productId,
       order.tradeStatus != .tradeSuccess, order.transactionId == nil,
       (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
     else { return nil }
     return order
+  }
+
+  /// Whether `transaction` is a period the subscriber chose in the app rather than one Apple
+  /// renewed: its subscription's period before it was of another product (an upgrade,
+  /// downgrade or crossgrade) or had ended before it began (a resubscription). False when no
+  /// earlier period is recorded.
+  static func changesSubscription(_ transaction: VerifiedTransaction, on tx: PostgresTransaction)
+    async throws -> Bool
+  {
+    let purchased = TransactionRecord.time(transaction.purchaseDate)
+    // An earlier period without an expiry (none is recorded) is not taken for one that ended.
+    var query: PostgresQuery =
+      "SELECT product_id <> \(transaction.productId) OR coalesce(expires_date < "
+    query.append(purchased)
+    query.append(
+      """
+      , false) AS changes FROM apple_transactions
+      WHERE original_transaction_id = \(transaction.originalTransactionId)
+        AND transaction_id <> \(transaction.transactionId) AND purchase_date <
+      """)
+    query.append(purchased)
+    query.append(" ORDER BY purchase_date DESC LIMIT 1")
+    return try await tx.query(query).first?.decode("changes", as: Bool.self) ?? false
   }
 
   /// The order a renewal posted in a proof pays: the subscriber's own order that bought it in
