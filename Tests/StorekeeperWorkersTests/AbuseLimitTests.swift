@@ -156,6 +156,24 @@ import Testing
     }
   }
 
+  @Test func aSignedTransactionRefusedOfflineOnTheReceiptsRouteKeepsNoText() async throws {
+    try await DomainHarness.with { h in
+      // Junk where a JWS goes: refused by its signature check, before anything is stored.
+      let junk = Proof.signedTransaction(
+        "eyJhbGciOiJFUzI1NiJ9." + String(repeating: "A", count: 60_000) + ".c2ln")
+      await #expect(throws: SettlementRefusal.self) {
+        try await h.receipts.submit(
+          .init(userId: "grace", proof: junk), logger: DomainHarness.logger)
+      }
+      #expect(try await Self.count(h, "SELECT count(*) AS n FROM proofs") == 0)
+      let kept = try await h.database.query(
+        "SELECT proof_hash, proof_size, outcome FROM trade_reports")
+      #expect(try kept.map { try $0.decode("proof_hash") as String } == [junk.hash])
+      #expect(try kept.map { try $0.decode("proof_size") as Int32 } == [junk.size])
+      #expect(try kept.map { try $0.decode("outcome") as String } == ["invalid"])
+    }
+  }
+
   @Test func aReportPastTheSignatureQueueIsRefusedBeforeAnythingIsStored() async throws {
     try await DomainHarness.with { h in
       try await h.addConsumable()

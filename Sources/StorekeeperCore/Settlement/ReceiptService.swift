@@ -62,6 +62,17 @@ package struct ReceiptService: Sendable {
     case .signedTransaction(let jws):
       // Only the signature check holds a slot, never the database work after it.
       let verdict = try await gate.withQueuedSlot(.cpu) { verifier.verifySigned(jws) }
+      // Refused offline: its hash and size are kept, never its text (a flood of junk at 64 KiB
+      // a post would be written whole and purged later), as for a report's.
+      if case .invalid(let reason) = verdict {
+        try await reports.insertRefused(
+          tradeNo: nil, userId: submission.userId, productId: submission.productId, proof: proof,
+          code: reason)
+        logger.warning(
+          "signed transaction refused before it was stored",
+          ["user_id": .string(submission.userId ?? ""), "reason": .string(reason)])
+        throw SettlementRefusal.invalidProof(reason: reason, field: proof.field)
+      }
       reportId = try await reports.insertPending(
         tradeNo: nil, userId: submission.userId, productId: submission.productId, proof: proof)
       verification = verdict
