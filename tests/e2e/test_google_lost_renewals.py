@@ -135,6 +135,35 @@ def test_a_void_of_the_first_period_while_a_renewals_push_is_lost_leaves_the_sub
     assert [r["transaction_id"] for r in refunds(sk, user)] == [first]
 
 
+def test_a_void_google_cannot_place_among_its_periods_waits_for_google(sk, google):
+    # As above, but Google cannot be read back when the void comes (subscriptionsv2 answers
+    # 503; its voided list still does). Taking the first period for the latest would revoke the
+    # purchase for good, and the renewal already paid would never be credited: the void waits,
+    # applying nothing, until Google answers, and is then applied as above.
+    user = unique("gl-void-unplaced")
+    token, first = subscribed(sk, google, user)
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    google.fault(503, target="subscriptions")
+    try:
+        google.control("voids", {"purchase_token": token, "order_id": first})
+        wait_until(lambda: sk.db.scalar(
+            "SELECT attempts FROM google_notifications WHERE kind = 'voided_purchase' "
+            f"AND purchase_token = '{token}' AND state = 'pending'") not in (None, "0"), 30,
+            "the void tried and left pending")
+        assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+        assert sk.db.scalar(f"SELECT count(*) FROM google_voids WHERE order_id = '{first}'") == "0"
+        assert vip(sk, user)
+    finally:
+        google.clear_faults()
+    sk.db.rows("UPDATE google_notifications SET next_attempt_at = now() WHERE state = 'pending'")
+    wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}'")
+               not in (None, "applying"), 30, "the void applied once Google answered")
+    assert sk.db.scalar(f"SELECT revoked_at IS NULL FROM google_purchases WHERE purchase_token = '{token}'") == "t"
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: {first + "..0", first + "..1"} <= set(paid(sk, user)), 30, "the renewals recorded")
+    assert vip(sk, user)
+
+
 def test_a_void_of_a_lost_renewal_that_a_later_one_follows_refunds_no_other_order(sk, google):
     # Renewals ..0 and ..1 are charged and both pushes lost; Google then refunds ..0 alone. No
     # order recorded here is ..0, and the subscription goes on: nothing recorded is refunded

@@ -244,7 +244,8 @@ extension FakeGooglePlayEndpoints {
     return clockResponse()
   }
 
-  /// `POST /fake/v1/faults` `{status, count?, retry_after?, delay_ms?, target?: api|token|orders}`:
+  /// `POST /fake/v1/faults`
+  /// `{status, count?, retry_after?, delay_ms?, target?: api|token|orders|subscriptions}`:
   /// the next requests fail so (status 0: only delayed). `{"clear": true}` removes them all.
   func setFault(_ request: Request) throws -> Response {
     let body = try FakeControlBody(request)
@@ -257,7 +258,7 @@ extension FakeGooglePlayEndpoints {
     }
     let targetName = try body.string("target") ?? "api"
     guard let target = FakeFault.Target(rawValue: targetName) else {
-      throw FakeControlBody.invalid("target", "must be api, token or orders")
+      throw FakeControlBody.invalid("target", "must be api, token, orders or subscriptions")
     }
     let count = try body.int("count")
     if let count, count < 1 { throw FakeControlBody.invalid("count", "must be at least 1") }

@@ -49,7 +49,10 @@ final class FakeGooglePlayEndpoints: Sendable {
     }
     router.add(.get, Self.apiPrefix + "/subscriptionsv2/tokens/{token}") {
       [self] request, context in
-      await api(request) { try getSubscription(context) }
+      if let fault = state.takeFault(.subscriptions), fault.status != 0 {
+        return Self.faultResponse(fault)
+      }
+      return await api(request) { try getSubscription(context) }
     }
     router.add(.post, Self.apiPrefix + "/subscriptions/{subscriptionId}/tokens/{token}") {
       [self] request, context in

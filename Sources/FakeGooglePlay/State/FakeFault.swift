@@ -1,8 +1,9 @@
 /// A failure the next API (or token) requests get, set with `POST /fake/v1/faults`.
 struct FakeFault: Sendable {
-  /// `orders` hits `orders.get` only, so a test can fail the price lookup and nothing else.
+  /// `orders` hits `orders.get` only, so a test can fail the price lookup and nothing else;
+  /// `subscriptions` hits `subscriptionsv2.get` only (the voided list still answers).
   enum Target: String, Sendable {
-    case api, token, orders
+    case api, token, orders, subscriptions
   }
 
   var target: Target

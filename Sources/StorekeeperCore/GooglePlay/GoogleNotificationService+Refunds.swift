@@ -57,13 +57,21 @@ extension GoogleNotificationService {
       return .done(.processed, result)
     }
     var results: [String] = []
-    for entry in entries.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
-      results.append(try await applyVoid(entry, token: token, purchase))
+    do {
+      for entry in entries.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
+        results.append(try await applyVoid(entry, token: token, purchase))
+      }
+    } catch let failure as GooglePlayFailure {
+      // Google could not say whether a later period was paid: the push comes back, and the
+      // entries applied so far are not applied again (`google_voids`).
+      return outcome(of: failure)
     }
     return .done(.processed, Self.summary(results))
   }
 
-  /// One entry of the voided list, once.
+  /// One entry of the voided list, once. Throws `GooglePlayFailure`, applying nothing, when
+  /// the entry refunds a subscription's order and Google cannot say whether a later one was
+  /// paid (`googlePaidLater`).
   func applyVoid(_ entry: VoidedPurchase, token: String, _ purchase: Known) async throws
     -> String
   {
@@ -77,7 +85,7 @@ extension GoogleNotificationService {
         """
       ).isEmpty
     {
-      paidLater = await googlePaidLater(than: orderId, token: token, purchase)
+      paidLater = try await googlePaidLater(than: orderId, token: token, purchase)
     }
     return try await database.withTransaction { tx in
       guard
@@ -105,20 +113,23 @@ extension GoogleNotificationService {
 
   /// Whether Google names a paid order of the subscription later than `orderId`: a renewal
   /// Storekeeper has not recorded yet (its push lost, or still queued behind the void), which
-  /// the void of an earlier period must not end. Without Google's answer, false: the void then
-  /// ends the subscription when it refunds the latest order recorded, and the renewal's own
-  /// read-back cannot undo that.
-  private func googlePaidLater(than orderId: String, token: String, _ purchase: Known) async
-    -> Bool
+  /// the void of an earlier period must not end. Without Google's answer the void waits (the
+  /// error is thrown): taken for the latest, the refunded order would revoke the subscription
+  /// for good, and the paid renewal's own read-back could never undo it. Only a token Google
+  /// no longer knows (404, 410) has no later period to wait for.
+  private func googlePaidLater(than orderId: String, token: String, _ purchase: Known)
+    async throws(GooglePlayFailure) -> Bool
   {
     let answer: SubscriptionPurchaseV2
     do {
       answer = try await client.subscriptionPurchase(token: token)
+    } catch .unknownToken {
+      return false
     } catch {
       logger.notice(
-        "a void is applied without Google's latest order of its subscription",
-        ["order": .string(orderId), "error": .string("\(error)")])
-      return false
+        "a void waits: Google could not say the latest order of its subscription",
+        ["order": .string(orderId), "error": .string(GooglePurchaseVerifier.describe(error))])
+      throw error
     }
     let googleId = purchase.product.draft.effectiveGoogleProductId
     let item =

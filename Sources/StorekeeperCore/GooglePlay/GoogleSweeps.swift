@@ -89,18 +89,30 @@ package struct GoogleSweeps: Sendable {
       var unmatched = 0
       // Each entry once (`google_voids`), oldest first, so a partial refund comes before the
       // full refund of what it left.
-      for entry in voided.sorted(by: { ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0) }) {
-        guard let token = entry.purchaseToken, !token.isEmpty else { continue }
-        guard let purchase = try await notifications.known(token) else {
-          if try await recordUnmatched(entry, token: token) { unmatched += 1 }
-          continue
+      do {
+        for entry in voided.sorted(by: {
+          ($0.voidedTimeMillis ?? 0) < ($1.voidedTimeMillis ?? 0)
+        }) {
+          guard let token = entry.purchaseToken, !token.isEmpty else { continue }
+          guard let purchase = try await notifications.known(token) else {
+            if try await recordUnmatched(entry, token: token) { unmatched += 1 }
+            continue
+          }
+          switch try await notifications.applyVoid(entry, token: token, purchase) {
+          case "refunded", "partial_refund": reversed += 1
+          default: break
+          }
         }
-        switch try await notifications.applyVoid(entry, token: token, purchase) {
-        case "refunded", "partial_refund": reversed += 1
-        default: break
-        }
+        reversed += try await applyMatchedLater()
+      } catch let failure as GooglePlayFailure {
+        // A void that must wait for Google: the pass ends where it was, and the next one reads
+        // the list again from the same point (entries applied are not applied twice).
+        let reason = GooglePurchaseVerifier.describe(failure)
+        await release("voided", checkedUntilMs: nil, error: reason)
+        logger.warning(
+          "voided purchases sweep stopped: Google did not answer", ["error": .string(reason)])
+        return
       }
-      reversed += try await applyMatchedLater()
       await release("voided", checkedUntilMs: lease.nowMs, error: nil)
       // A pass that changed nothing is routine: not worth a notice every interval.
       let fields: [String: LogValue] = [
