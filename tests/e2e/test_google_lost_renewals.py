@@ -273,7 +273,9 @@ def test_an_upgrade_keeps_the_refunds_of_the_periods_before_it_in_the_charts(sk,
     charted = {r[0]: (r[1], r[2]) for r in sk.db.rows(
         "SELECT transaction_id, refunded_at IS NOT NULL, is_upgraded FROM chart_transactions "
         f"WHERE original_transaction_id = '{first}'")}
-    assert charted == {first: ("f", "f"), first + "..0": ("t", "f"), first + "..1": ("f", "t")}, charted
+    # The upgrade continues the subscription (its key is the first order's, Migrations/0134).
+    assert charted == {first: ("f", "f"), first + "..0": ("t", "f"), first + "..1": ("f", "t"),
+                       upgrade["order_id"]: ("f", "f")}, charted
 
 
 
@@ -333,3 +335,29 @@ def test_a_lost_renewal_after_a_free_trial_bills_a_month_not_the_trials_week(sk,
     monthly = sk.db.scalar("SELECT trim_scale(monthly_price)::text FROM chart_subscription_periods "
                            f"WHERE transaction_id = '{first}..0'")
     assert monthly == "9.99", monthly
+
+
+def test_a_transferred_subscriptions_events_follow_its_access(sk, google):
+    # An admin moves a subscription renewed once to another user: the old owner's events say
+    # the access is gone, as the entitlements API does. Google then revokes it, refunding the
+    # renewal charged before the transfer (the old owner's order): the access that ends is the
+    # new owner's, and their events say so too.
+    alice, dave = unique("gl-move-from"), unique("gl-move-to")
+    token, first = subscribed(sk, google, alice)
+    google.control(f"subscriptions/{token}/events", {"event": "renew"})
+    wait_until(lambda: first + "..0" in paid(sk, alice), 30, "the renewal credited")
+    r = sk.client.post(f"/admin/v1/transactions/{first}/transfer", admin=True, json={"to_user_id": dave})
+    assert r.status_code == 200, r.text
+    assert (vip(sk, alice), vip(sk, dave)) == (False, True)
+
+    def last_state(user):
+        r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+        assert r.status_code == 200, r.text
+        return r.json()["events"][-1]["user_state"]
+
+    assert last_state(alice) == sk.client.entitlements(alice)
+    assert last_state(dave) == sk.client.entitlements(dave)
+    google.control(f"subscriptions/{token}/events", {"event": "revoke"})
+    wait_until(lambda: not vip(sk, dave), 30, "the revocation applied")
+    wait_until(lambda: last_state(dave) == sk.client.entitlements(dave), 30, "the new owner's events say so")
+    assert [e["entitlement"] for e in last_state(dave)["entitlements"]] == []

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from support import buy, jws_payload, problem, unique, wait_for_order, wait_until
 
 GOLD = "com.example.tests.ownership.gold"
 VIP = "com.example.tests.ownership.vip"
 CLUB = "com.example.tests.ownership.club"
+PASS = "com.example.tests.ownership.pass"
 EDITED = "com.example.tests.ownership.edited"
 PROOFS = ["signed_transaction", "receipt"]
 
@@ -29,6 +30,7 @@ def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}}, content={"gold": 100})
     api.put_product(VIP, type="non_consumable", price="99.00", grants={"entitlement": "vip"})
     api.put_product(CLUB, type="auto_renewable", grants={"entitlement": "club"})
+    api.put_product(PASS, type="non_renewing", grants={"entitlement": "season", "duration_days": 30})
 
 
 def bought_for_an_order(api, fake_appstore, user):
@@ -298,3 +300,26 @@ def test_a_renewal_is_its_subscribers_whoever_posts_it_and_its_late_notification
     assert club_expiry_ms(api, victim) == renewed["expiresDate"]
     assert api.entitlements(attacker)["entitlements"] == []
     assert [o["trade_no"] for o in api.admin_orders(user_id=attacker)] == [theirs["trade_no"]]
+
+
+def test_a_transferred_pass_keeps_the_time_it_had_left(api, fake_appstore, stack):
+    # A 30-day pass bought 29 days ago has a day left; moved to another user it still has a
+    # day, and moved back again, still a day: a transfer moves the pass, it sells no new one.
+    owner, heir = unique("pass-from"), unique("pass-to")
+    order, purchase, _ = buy(api, fake_appstore, owner, PASS, type="non_renewing")
+    stack.db.rows(f"UPDATE orders SET paid_at = paid_at - interval '29 days' WHERE trade_no = '{order['trade_no']}'")
+
+    def season(user):
+        found = [e for e in api.entitlements(user)["entitlements"] if e["entitlement"] == "season"]
+        return found[0]["expires_at"] if found else None
+
+    # The aged order's own state: read again after an event recomputes it.
+    r = api.post(f"/admin/v1/users/{owner}/adjustments", admin=True,
+                 json={"asset": "gold", "amount": 1, "reason": "recompute"})
+    assert r.status_code in (200, 201), r.text
+    left = season(owner)
+    assert left and datetime.fromisoformat(left.replace("Z", "+00:00")) < datetime.now(timezone.utc) + timedelta(days=2), left
+    assert transfer(api, purchase["transaction_id"], heir).status_code == 200
+    assert (season(heir), season(owner)) == (left, None)
+    assert transfer(api, purchase["transaction_id"], owner).status_code == 200
+    assert (season(owner), season(heir)) == (left, None)

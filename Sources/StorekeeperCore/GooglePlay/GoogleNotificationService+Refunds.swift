@@ -249,6 +249,19 @@ extension GoogleNotificationService {
     try await orders.transition(
       .order(found.tradeNo), transition, cause: .notification, detail: .object(notice),
       effects: effects, events: [EventDraft(.purchaseRefunded, notice)], on: tx)
+    // The refunded order may be a period an admin transferred the purchase away after (a
+    // renewal charged to the old owner): the access that ends is the current owner's, and their
+    // events must say so, as a replaced purchase's owner's do.
+    if latest {
+      for owner in try await tx.query(
+        """
+        SELECT user_id FROM google_purchases
+        WHERE purchase_token = \(token) AND user_id IS NOT NULL AND user_id <> \(found.userId)
+        """)
+      {
+        try await orders.outbox.append([], for: try owner.decode("user_id"), cause: notice, on: tx)
+      }
+    }
     return revocation ? "revoked" : "refunded"
   }
 

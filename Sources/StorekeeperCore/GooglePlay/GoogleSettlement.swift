@@ -79,7 +79,8 @@ package struct GoogleSettlement: Sendable {
   /// Settles an order `tx` has locked (or just created).
   func settleLocked(
     _ order: Order, product: Product, purchase: GooglePurchase, cause: OrderEventCause,
-    record: ReportStore.Record?, events: [EventDraft] = [], on tx: PostgresTransaction
+    record: ReportStore.Record?, events: [EventDraft] = [], paidAsOrder: String? = nil,
+    on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
       try await OrderPayment.repeated(
@@ -115,7 +116,9 @@ package struct GoogleSettlement: Sendable {
         "environment": .string(purchase.environment),
         "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
       ]),
-      payment: .init(transactionId: purchase.orderId, environment: purchase.environment),
+      payment: .init(
+        transactionId: purchase.orderId, environment: purchase.environment,
+        paidAsOrder: paidAsOrder),
       requires: GooglePurchaseRecord.claim(purchase, productId: product.productId, for: order),
       effects: effects, events: events, on: tx)
     guard let settled = changed.first else {

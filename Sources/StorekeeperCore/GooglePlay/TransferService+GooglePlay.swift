@@ -66,6 +66,14 @@ extension TransferService {
     moved["to_trade_no"] = .string(order.tradeNo)
     moved["product_id"] = .string(product.productId)
     moved["from_user_id"] = .string(owner)
+    // The purchase changes hands first: the old owner's events then record the state without
+    // it (a Google subscription's access follows its purchase row), and the settlement's claim
+    // finds it this order's.
+    try await tx.execute(
+      """
+      UPDATE google_purchases SET trade_no = \(order.tradeNo), user_id = \(userId), updated_at = now()
+      WHERE purchase_token = \(purchase.token)
+      """)
     try await orders.transition(
       .order(tradeNo), transition, cause: .admin, detail: .object(oldDetail),
       effects: [
@@ -74,15 +82,9 @@ extension TransferService {
       ],
       events: [EventDraft(.adminTransfer, moved)], on: tx)
     try await orders.detachTransaction(tradeNo, on: tx)
-    // The purchase changes hands first, so the settlement's claim finds it this order's.
-    try await tx.execute(
-      """
-      UPDATE google_purchases SET trade_no = \(order.tradeNo), user_id = \(userId), updated_at = now()
-      WHERE purchase_token = \(purchase.token)
-      """)
     let settled = try await google.settleLocked(
       order, product: Self.creditingNothing(product), purchase: purchase, cause: .admin,
-      record: nil, events: [EventDraft(.adminTransfer, moved)], on: tx)
+      record: nil, events: [EventDraft(.adminTransfer, moved)], paidAsOrder: tradeNo, on: tx)
     if let audit {
       var after: [String: JSONValue] = [
         "user_id": .string(userId), "trade_no": .string(settled.order.tradeNo),

@@ -8,10 +8,13 @@ extension OrderRepository {
     case selected(PostgresQuery)
   }
 
-  /// The payment that moves an order to `TRADE_SUCCESS`.
+  /// The payment that moves an order to `TRADE_SUCCESS`. `paidAsOrder`: an admin transfer's
+  /// order is paid when the order it takes the purchase from was (a non-renewing pass runs
+  /// from its payment: paid now, each transfer gave a new owner its whole duration again).
   struct Payment: Sendable {
     var transactionId: String
     var environment: String
+    var paidAsOrder: String? = nil
   }
 
   /// The one way an order changes state. `transition` must come from `OrderStateMachine`; the
@@ -50,7 +53,10 @@ extension OrderRepository {
       changed AS (
         UPDATE orders SET trade_status = \(transition.to), close_reason = \(transition.closeReason),
           updated_at = now(), \(Self.closedAt(transition)), \(Self.verification(transition)),
-          paid_at = CASE WHEN \(payment?.transactionId)::text IS NULL THEN paid_at ELSE now() END,
+          paid_at = CASE WHEN \(payment?.transactionId)::text IS NULL THEN paid_at
+                         ELSE coalesce((SELECT f.paid_at FROM orders f
+                                        WHERE f.trade_no = \(payment?.paidAsOrder)::text),
+                                       now()) END,
           transaction_id = coalesce(\(payment?.transactionId)::text, transaction_id),
           environment = coalesce(\(payment?.environment)::text, environment)
         WHERE trade_status = \(transition.from) AND

@@ -79,7 +79,8 @@ package struct SettlementService: Sendable {
   func settleLocked(
     _ order: Order, product: Product, transaction: VerifiedTransaction,
     source: TransactionSource, cause: OrderEventCause, record: ReportStore.Record?,
-    events: [EventDraft] = [], appleRevoked: Bool? = nil, on tx: PostgresTransaction
+    events: [EventDraft] = [], appleRevoked: Bool? = nil, paidAsOrder: String? = nil,
+    on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
       if let own = try await orderForSecondPurchase(
@@ -141,7 +142,8 @@ package struct SettlementService: Sendable {
         "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
       ]),
       payment: .init(
-        transactionId: transaction.transactionId, environment: transaction.environment),
+        transactionId: transaction.transactionId, environment: transaction.environment,
+        paidAsOrder: paidAsOrder),
       requires: TransactionRecord.claim(transaction, for: order, source: source),
       effects: effects, events: events, on: tx)
     guard let settled = changed.first else {

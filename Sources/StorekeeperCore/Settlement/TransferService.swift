@@ -105,7 +105,7 @@ package struct TransferService: Sendable {
         order, product: old == nil ? product : Self.creditingNothing(product),
         transaction: transaction,
         source: SettlementService.source(of: transaction), cause: .admin, record: nil,
-        events: [EventDraft(.adminTransfer, moved)], on: tx)
+        events: [EventDraft(.adminTransfer, moved)], paidAsOrder: known.tradeNo, on: tx)
       // The purchase is the new owner's now: Apple's later transactions and notifications for
       // it are to carry the new order's token.
       // (Not a Family Sharing copy: Apple takes no token for one, 4000185.)
