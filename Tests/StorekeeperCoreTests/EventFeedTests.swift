@@ -189,13 +189,90 @@ import Testing
       #expect(second.events.map(\.sequence) == [2] && !second.hasMore)
       let after = try await feed.read(.init(userId: user, after: second.next, limit: 1))
       #expect(after.events.isEmpty && after.next == second.next)
-      // A cursor of the whole feed, at this user's sequence 2 there: nothing of theirs after it.
+      // A cursor of the whole feed, at this user's sequence 2 there, reads on in the whole
+      // feed's order: sequence 1 comes after it there, so it comes here (taken as a sequence,
+      // "after 2" would have passed it for good), with a cursor of the same kind.
       let fromWhole = try await feed.read(.init(userId: user, after: mine[0].cursor, limit: 50))
-      #expect(fromWhole.events.map(\.sequence) == [])
-      // One from before both: both, in sequence order.
+      #expect(fromWhole.events.map(\.sequence) == [1])
+      #expect(fromWhole.next == mine[1].cursor)
+      // One from before both: both, in the whole feed's order.
       let before = try await feed.read(
         .init(userId: user, after: .init(xid: 1, position: 0), limit: 50))
-      #expect(before.events.map(\.sequence) == [1, 2])
+      #expect(before.events.map(\.sequence) == [2, 1])
+      // A user's cursor is read on in that user's feed only.
+      await #expect(throws: EventFeed.CursorOfAnotherFeed.self) {
+        try await feed.read(.init(after: first.next, limit: 50))
+      }
+      await #expect(throws: EventFeed.CursorOfAnotherFeed.self) {
+        try await feed.read(.init(userId: user + "-other", after: first.next, limit: 50))
+      }
+    }
+  }
+
+  /// A whole-feed reader switching to one user's feed with its cursor: an event of that user
+  /// the whole feed still held back (its transaction began after another still running) comes
+  /// once that one ends, although a later sequence of the user's was read before it.
+  @Test func aWholeFeedCursorReadForOneUserSkipsNothingTheFeedHeldBack() async throws {
+    try await DomainHarness.with { h in
+      let outbox = h.orders.outbox
+      let feed = EventFeed(database: h.database)
+      let user = "switch-\(UUID().uuidString)"
+      func adjust(_ note: String, on executor: any PostgresExecutor) async throws {
+        try await outbox.append(
+          [EventDraft(.adminAdjustment, ["note": .string(note)])], for: user, on: executor)
+      }
+      // `later` takes its xid first; `holder` begins after it and stays open; `earlier`
+      // appends sequence 1 and commits; `later` appends sequence 2 and commits. The whole
+      // feed shows 2 (its xid is below the holder's) and holds 1 back.
+      let (laterStarted, laterStartedSignal) = AsyncStream<Void>.makeStream()
+      let (laterGo, laterGoSignal) = AsyncStream<Void>.makeStream()
+      let later = Task {
+        defer { laterStartedSignal.finish() }
+        try await h.database.withTransaction { tx in
+          _ = try await tx.query("SELECT pg_current_xact_id()::text AS xid")
+          laterStartedSignal.yield()
+          for await _ in laterGo { break }
+          try await adjust("second", on: tx)
+        }
+      }
+      defer { laterGoSignal.finish() }
+      guard await Self.signalled(laterStarted) else {
+        try await later.value
+        return
+      }
+      let (holding, holdingSignal) = AsyncStream<Void>.makeStream()
+      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+      let holder = Task {
+        defer { holdingSignal.finish() }
+        try await h.database.withTransaction { tx in
+          _ = try await tx.query("SELECT pg_current_xact_id()::text AS xid")
+          holdingSignal.yield()
+          for await _ in release { break }
+        }
+      }
+      defer { releaseSignal.finish() }
+      guard await Self.signalled(holding) else {
+        try await holder.value
+        return
+      }
+      try await adjust("first", on: h.database)
+      laterGoSignal.yield()
+      try await later.value
+
+      let whole = try await Self.read(feed, after: nil) { page in
+        page.events.contains { $0.userId == user }
+      }
+      #expect(whole.events.filter { $0.userId == user }.map(\.sequence) == [2])
+      let held = try await feed.read(.init(userId: user, after: whole.next, limit: 50))
+      #expect(held.events.isEmpty)
+      releaseSignal.finish()
+      try await holder.value
+      let after = try await Self.read(feed, after: nil) { page in
+        page.events.filter { $0.userId == user }.count == 2
+      }
+      #expect(after.events.filter { $0.userId == user }.count == 2)
+      let switched = try await feed.read(.init(userId: user, after: whole.next, limit: 50))
+      #expect(switched.events.map(\.sequence) == [1])
     }
   }
 

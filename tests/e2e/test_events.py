@@ -80,6 +80,16 @@ def test_a_purchase_a_refund_and_a_renewal_come_in_order_with_the_state_after_ea
     typed = feed(api, user_id=user, type="order.paid")["events"]
     assert [e["sequence"] for e in typed] == [1, 6, 9]
 
+    # One user's feed, page by page, in sequence order; its cursor is read on in that feed
+    # only (the whole feed's order differs, and a reader switching could skip events).
+    first = feed(api, user_id=user, limit=4)
+    mine = feed(api, user_id=user, after=first["next_cursor"], limit=50)
+    assert [e["sequence"] for e in first["events"] + mine["events"]] == list(range(1, 11))
+    for params in ({}, {"user_id": user + "-other"}):
+        body = problem(api.get("/admin/v1/events", admin=True, params={"after": first["next_cursor"], **params}),
+                       400, "invalid_query")
+        assert "after" in error_fields(body), body
+
 
 def test_the_feed_is_for_admins_and_checks_every_parameter(api):
     assert api.get("/admin/v1/events").status_code == 401

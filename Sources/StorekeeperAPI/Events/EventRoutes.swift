@@ -70,6 +70,14 @@ package struct EventRoutes: Sendable {
         problems.append(FieldError(field: "limit", message: "must be between 1 and \(maxLimit)"))
       }
     }
+    if let cursor = filter.after, problems.isEmpty, !cursor.reads(userId: filter.userId) {
+      problems.append(
+        FieldError(
+          field: "after",
+          message: filter.userId == nil
+            ? "is a cursor of one user's feed: read on with that user_id"
+            : "is a cursor of another user's feed"))
+    }
     guard problems.isEmpty else {
       throw HTTPError(
         400, code: "invalid_query", detail: "one or more query parameters are invalid",

@@ -15,7 +15,11 @@ import Postgres
 /// that committed meanwhile. Every writer appends under the user's sequence row lock, held to
 /// its commit, and the sequence is gap-free, so for one user sequence order is commit order:
 /// once event n is visible, every earlier one is, and a cursor past n can skip nothing. Such a
-/// read is not held back by other transactions either.
+/// read is not held back by other transactions either. The two orders differ, so a cursor
+/// reads on only in the feed that handed it out (`EventFeedCursor`): a user's sequence
+/// cursor in the whole feed could pass a transaction that commits later, and a whole-feed
+/// cursor taken as a sequence could pass an event the whole feed still held back. A whole-feed
+/// cursor read with a user id reads that user's events in the whole feed's order.
 package struct EventFeed: Sendable {
   let database: PostgresPool
 
@@ -46,21 +50,34 @@ package struct EventFeed: Sendable {
     package var hasMore: Bool
   }
 
+  /// A cursor read in a feed that did not hand it out (`EventFeedCursor.reads(userId:)`).
+  package struct CursorOfAnotherFeed: Error {}
+
   package func read(_ filter: Filter) async throws -> Page {
-    if let user = filter.userId { return try await read(user: user, filter) }
+    guard filter.after?.reads(userId: filter.userId) ?? true else { throw CursorOfAnotherFeed() }
+    if let user = filter.userId, !Self.isWholeFeed(filter.after) {
+      return try await read(user: user, filter)
+    }
     var query: PostgresQuery = """
       SELECT \(unescaped: Event.columns) FROM events
       WHERE xid < (\(unescaped: Self.horizon))
       """
+    // One user's events read on from a whole-feed cursor: in the whole feed's order, held back
+    // as it is, so a cursor taken there skips nothing here either.
+    if let user = filter.userId { query.append(" AND user_id = \(user)") }
     if let type = filter.type { query.append(" AND type = \(type)") }
-    if let after = filter.after {
-      query.append(
-        " AND (xid, position) > (\(String(after.xid))::xid8, \(after.position)::bigint)")
+    if case .feed(let xid, let position) = filter.after {
+      query.append(" AND (xid, position) > (\(String(xid))::xid8, \(position)::bigint)")
     }
     // The table's columns, not the selected `xid` (text, for decoding): sorted as text, 100
     // comes before 99 and a cursor past it would skip 99 for good.
     query.append(" ORDER BY events.xid, events.position LIMIT \(filter.limit + 1)")
-    return try await page(query, filter)
+    return try await page(query, filter) { $0.cursor }
+  }
+
+  private static func isWholeFeed(_ cursor: EventFeedCursor?) -> Bool {
+    if case .feed = cursor { return true }
+    return false
   }
 
   /// The first transaction id whose rows may not be final: the oldest transaction running
@@ -78,31 +95,26 @@ package struct EventFeed: Sendable {
     FROM pg_current_snapshot() AS s
     """
 
-  /// One user's events in sequence order, after the event the cursor names. A cursor that
-  /// names no event of this user (one from the whole feed) reads the user's events after it in
-  /// the whole feed's order, then goes on by sequence from the last one read.
+  /// One user's events in sequence order, after the sequence its cursor names.
   private func read(user: String, _ filter: Filter) async throws -> Page {
     var query: PostgresQuery =
       "SELECT \(unescaped: Event.columns) FROM events WHERE user_id = \(user)"
     if let type = filter.type { query.append(" AND type = \(type)") }
-    if let after = filter.after {
-      let xid = String(after.xid)
-      query.append(
-        """
-         AND coalesce(
-          sequence > (SELECT c.sequence FROM events c WHERE c.user_id = \(user)
-                      AND c.xid = \(xid)::xid8 AND c.position = \(after.position)::bigint),
-          (xid, position) > (\(xid)::xid8, \(after.position)::bigint))
-        """)
+    if case .user(_, let sequence) = filter.after {
+      query.append(" AND sequence > \(sequence)::bigint")
     }
     query.append(" ORDER BY sequence LIMIT \(filter.limit + 1)")
-    return try await page(query, filter)
+    let key = EventFeedCursor.key(of: user)
+    return try await page(query, filter) { .user(key: key, sequence: $0.sequence) }
   }
 
-  private func page(_ query: PostgresQuery, _ filter: Filter) async throws -> Page {
+  private func page(
+    _ query: PostgresQuery, _ filter: Filter, cursor: (Event) -> EventFeedCursor
+  ) async throws -> Page {
     let rows = try await database.query(query).map(Event.init(row:))
     let events = Array(rows.prefix(filter.limit))
     return Page(
-      events: events, next: events.last?.cursor ?? filter.after, hasMore: rows.count > filter.limit)
+      events: events, next: events.last.map(cursor) ?? filter.after,
+      hasMore: rows.count > filter.limit)
   }
 }

@@ -1,18 +1,50 @@
+import Digest
 import Foundation
 
-/// Where a reader of the feed stands: the (inserting transaction, position) of the last event
-/// it read. Opaque to clients (base64url of `v1:<xid>:<position>`), so the order it encodes can
-/// change without breaking anyone who only hands it back.
-package struct EventFeedCursor: Sendable, Equatable {
-  var xid: UInt64
-  var position: Int64
+/// Where a reader of the feed stands. Opaque to clients (base64url), so the order it encodes
+/// can change without breaking anyone who only hands it back. Two feeds, two kinds, and each
+/// reads on only in the feed that handed it out: a reader that switched would skip events, as
+/// the two orders differ (`EventFeed`).
+///
+/// - `feed`: the whole feed's (inserting transaction, position) of the last event read,
+///   `v1:<xid>:<position>`. Read with a `user_id` it reads that user's events in the whole
+///   feed's order, held back like the whole feed, and hands out cursors of the same kind.
+/// - `user`: one user's feed, the `sequence` of the last event read, `s1:<key>:<sequence>`
+///   where `key` names the user (the first 16 hex digits of the SHA-256 of their id, so a
+///   cursor stays short whatever the id).
+package enum EventFeedCursor: Sendable, Equatable {
+  case feed(xid: UInt64, position: Int64)
+  case user(key: String, sequence: Int64)
 
   struct Malformed: Error {}
 
+  /// A whole-feed cursor.
+  init(xid: UInt64, position: Int64) {
+    self = .feed(xid: xid, position: position)
+  }
+
+  /// The key a `user` cursor carries for `userId`.
+  static func key(of userId: String) -> String {
+    String(SHA256Digest.hex(userId).prefix(16))
+  }
+
   package var text: String {
-    Data("v1:\(xid):\(position)".utf8).base64EncodedString()
+    let plain =
+      switch self {
+      case .feed(let xid, let position): "v1:\(xid):\(position)"
+      case .user(let key, let sequence): "s1:\(key):\(sequence)"
+      }
+    return Data(plain.utf8).base64EncodedString()
       .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
       .replacingOccurrences(of: "=", with: "")
+  }
+
+  /// Whether this cursor may be read on in the feed of `userId` (nil: the whole feed).
+  package func reads(userId: String?) -> Bool {
+    switch self {
+    case .feed: true
+    case .user(let key, _): userId.map { Self.key(of: $0) == key } ?? false
+    }
   }
 
   /// nil for anything this feed did not hand out (or could not have).
@@ -27,18 +59,25 @@ package struct EventFeedCursor: Sendable, Equatable {
       let decoded = String(data: data, encoding: .utf8)
     else { return nil }
     let parts = decoded.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0] == "v1",
-      parts[1].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-      parts[2].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-      let xid = UInt64(parts[1]), let position = Int64(parts[2]),
-      xid <= UInt64(Int64.max)
-    else { return nil }
-    self.init(xid: xid, position: position)
-  }
-
-  init(xid: UInt64, position: Int64) {
-    self.xid = xid
-    self.position = position
+    guard parts.count == 3 else { return nil }
+    func digits(_ part: Substring) -> Bool {
+      !part.isEmpty && part.utf8.count <= 20 && part.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+    switch parts[0] {
+    case "v1":
+      guard digits(parts[1]), digits(parts[2]), let xid = UInt64(parts[1]),
+        let position = Int64(parts[2]), xid <= UInt64(Int64.max)
+      else { return nil }
+      self = .feed(xid: xid, position: position)
+    case "s1":
+      guard parts[1].utf8.count == 16,
+        parts[1].utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }),
+        digits(parts[2]), let sequence = Int64(parts[2])
+      else { return nil }
+      self = .user(key: String(parts[1]), sequence: sequence)
+    default:
+      return nil
+    }
   }
 
   private static let alphabet = Set(
