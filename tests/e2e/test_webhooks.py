@@ -586,6 +586,19 @@ def test_replay_and_test_events(launcher):
                      json={"from_time": "2000-01-01T00:00:00Z", "to_time": "2100-01-01T00:00:00Z"})
         assert r.status_code == 202 and r.json() == {"queued": 3}, r.text
         wait_until(lambda: len(receiver.events()) == 7, 20, "the replayed time range")
+        # Times are shown to the millisecond and stored to the microsecond: an event's time
+        # copied from the feed as both ends names that event (the range is inclusive).
+        db.rows(f"UPDATE events SET created_at = date_trunc('second', created_at) + interval '825737 microseconds' "
+                f"WHERE id = '{before[2]}'")
+        shown = next(e["created_at"] for e in api.get("/admin/v1/events", admin=True,
+                                                      params={"user_id": user}).json()["events"]
+                     if e["id"] == before[2])
+        assert shown.endswith(".825Z"), shown
+        r = api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
+                     json={"from_time": shown, "to_time": shown})
+        assert r.status_code == 202 and r.json() == {"queued": 1}, r.text
+        wait_until(lambda: len(receiver.events()) == 8, 20, "the event replayed by its own time")
+        assert receiver.events()[-1]["id"] == before[2]
 
         r = api.post(f"/admin/v1/webhook-endpoints/{eid}/test", admin=True)
         assert r.status_code == 202, r.text
@@ -599,7 +612,7 @@ def test_replay_and_test_events(launcher):
         kinds = {d["kind"] for d in deliveries(api, endpoint_id=eid)}
         assert kinds == {"replay", "test"}
         actions = [e["action"] for e in api.get("/admin/v1/audit", admin=True, params={"target_id": eid}).json()["entries"]]
-        assert actions.count("webhook_events_replayed") == 3 and "webhook_test_sent" in actions
+        assert actions.count("webhook_events_replayed") == 4 and "webhook_test_sent" in actions
 
         problem(api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
                          json={"event_id": "00000000-0000-4000-8000-000000000000"}), 404, "event_not_found")

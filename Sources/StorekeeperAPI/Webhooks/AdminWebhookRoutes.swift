@@ -220,8 +220,8 @@ package struct AdminWebhookRoutes: Sendable {
       return .positions(from: fromPosition, to: toPosition)
     }
     if let fromTime, let toTime {
-      guard let fromMs = Timestamp.parseMs(fromTime),
-        let toMs = Timestamp.parseMs(toTime), fromMs <= toMs
+      guard let fromMs = Timestamp.parseMillisecond(fromTime),
+        let toMs = Timestamp.parseMillisecond(toTime), fromMs <= toMs
       else {
         throw HTTPError(
           422, code: "validation_failed",

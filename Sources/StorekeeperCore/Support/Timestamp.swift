@@ -16,6 +16,15 @@ package enum Timestamp {
     parse(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
   }
 
+  /// The millisecond `text` falls in (microseconds cut, not rounded): the precision every
+  /// time Storekeeper shows has, so a bound copied from one names that time's millisecond.
+  package static func parseMillisecond(_ text: String) -> Int64? {
+    parse(text).map {
+      let micros = Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())
+      return micros >= 0 ? micros / 1000 : (micros - 999) / 1000
+    }
+  }
+
   /// Nothing Storekeeper stores lies outside 1970–9999, and PostgreSQL refuses some valid RFC
   /// 3339 dates (year 0000, which Foundation's Julian calendar makes of 0001-01-01 and 02): a
   /// filter bound outside that range means the same as the range's end.

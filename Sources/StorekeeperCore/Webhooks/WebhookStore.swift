@@ -168,9 +168,11 @@ package struct WebhookStore: Sendable {
       case .positions(let from, let to):
         match = "e.position BETWEEN \(from) AND \(to) AND \(Self.filter(endpoint))"
       case .times(let fromMs, let toMs):
+        // Whole milliseconds, both inclusive: times are stored to the microsecond and shown to
+        // the millisecond, so an event's time copied as `to_time` names its millisecond.
         match = """
-          e.created_at BETWEEN to_timestamp(\(fromMs)::double precision / 1000)
-                           AND to_timestamp(\(toMs)::double precision / 1000)
+          e.created_at >= timestamptz 'epoch' + \(fromMs)::bigint * interval '1 millisecond'
+          AND e.created_at < timestamptz 'epoch' + (\(toMs)::bigint + 1) * interval '1 millisecond'
           AND \(Self.filter(endpoint))
           """
       }
