@@ -366,9 +366,14 @@ def test_pause_resume_and_conclude(setup):
     assert offering_for(api, late) == ("x-a", None), "a paused experiment serves the placement's own offering"
     assert offering_for(api, user) == ("x-a", None)
     assert api.request("POST", f"/admin/v1/experiments/{exp}/resume", admin=True).json()["status"] == "running"
+    # A HEAD shows nothing (no body): a link checker or a cache revalidating exposes nobody.
+    looked = unique("head")
+    r = api.request("HEAD", "/v1/offerings/paywall", headers={"Authorization": f"Bearer {mint(looked)}"})
+    assert r.status_code == 200 and r.content == b"", r.text
     assert offering_for(api, user)[0] == "x-b", "resuming keeps the assignment"
     wait_until(lambda: user in exposures(db, exp), 10, "exposure not written")
     assert late not in exposures(db, exp), "nobody is exposed while paused"
+    assert looked not in exposures(db, exp), "a HEAD exposed its user"
 
     problem(api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "zz"}),
             422, "unknown_variant")

@@ -108,8 +108,9 @@ package struct OfferingRoutes: Sendable {
         503, code: "offering_unavailable", detail: "the offering is being changed; retry",
         headers: HTTPHeaders([("Retry-After", "1")]))
     }
-    // Recorded only once the variant's offering is served: an answer of 503 showed nothing.
-    if let assignment, let user, let experiment = placement.experiment {
+    // Recorded only once the variant's offering is served: an answer of 503 showed nothing,
+    // and neither does a HEAD (a link checker, a cache revalidating), which gets no body.
+    if request.method != .head, let assignment, let user, let experiment = placement.experiment {
       exposures.record(assignment.key) {
         Exposure(
           experimentId: experiment.experimentId, userId: user,
