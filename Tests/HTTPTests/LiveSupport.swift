@@ -72,7 +72,8 @@ func liveRouter(gate: Gate = Gate()) -> Router {
 
 /// Starts a server on an ephemeral port for the duration of `body`.
 func withServer(
-  router: Router = liveRouter(), _ configure: (inout ServerConfiguration) -> Void = { _ in },
+  router: Router = liveRouter(), observer: (any RequestObserver)? = nil,
+  _ configure: (inout ServerConfiguration) -> Void = { _ in },
   _ body: (Int, HTTPServer) async throws -> Void
 ) async throws {
   var configuration = ServerConfiguration()
@@ -81,7 +82,8 @@ func withServer(
   configuration.shutdownGracePeriod = .seconds(5)
   configure(&configuration)
   let server = HTTPServer(
-    configuration: configuration, router: router, logger: Logger(label: "test", level: .warning))
+    configuration: configuration, router: router, logger: Logger(label: "test", level: .warning),
+    observer: observer)
   let port = try server.start()
   do {
     try await body(port, server)

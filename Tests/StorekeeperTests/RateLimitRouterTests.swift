@@ -55,6 +55,27 @@ import Testing
     #expect(apple.status != 429 && apple.headers["RateLimit-Limit"] == nil)
   }
 
+  /// Google's pushes come in bursts from Google's shared addresses and are authenticated by
+  /// their OIDC token, like Apple's notifications: never 429, which would only delay refunds
+  /// and renewals. `/metrics` counts in the address's bucket, as openapi.yaml says.
+  @Test func googlePushesAreNotLimitedAndMetricsIs() async throws {
+    let router = try Self.router()
+    for _ in 0..<3 {
+      let push = await router.handle(
+        Request(
+          method: .post, target: "/v1/google/notifications",
+          headers: ["Content-Type": "application/json"], body: Array("{}".utf8)),
+        remoteAddress: "198.51.100.1:4000")
+      #expect(push.status != 429 && push.headers["RateLimit-Limit"] == nil)
+    }
+    let first = await Self.get(router, "/metrics")
+    #expect(first.status == 401 && first.headers["RateLimit-Limit"] == "2")
+    _ = await Self.get(router, "/metrics")
+    let refused = await Self.get(router, "/metrics")
+    #expect(refused.status == 429)
+    #expect(String(decoding: refused.body, as: UTF8.self).contains("\"rate_limited\""))
+  }
+
   @Test func aSpoofedForwardedForFromAnUntrustedPeerDoesNotBuyANewBucket() async throws {
     let router = try Self.router(trusted: "10.0.0.0/8")
     for i in 0..<2 {

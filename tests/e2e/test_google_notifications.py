@@ -256,6 +256,23 @@ def test_duplicates_are_stored_once_and_other_packages_and_unknown_tokens_have_n
                                    "Content-Type": "application/json"}, timeout=10), 400, "invalid_push")
 
 
+def test_pushes_from_one_address_are_never_rate_limited(module_launcher, module_storekeeper, google, jwks):
+    # Pub/Sub pushes in bursts from Google's shared addresses and redelivers a 429 later, which
+    # delays refunds and renewals; the OIDC token is what keeps others out, as Apple's
+    # signature does on its route.
+    sk = module_storekeeper(module_launcher.database(), **google.env_for_storekeeper(),
+                            GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
+                            GOOGLE_OIDC_JWKS_URL=jwks.url, RATE_LIMIT_PER_ADDRESS="1/min,burst=1")
+    for _ in range(3):
+        body = push_body({"oneTimeProductNotification": {"version": "1.0", "notificationType": 1,
+                                                         "purchaseToken": "never-seen-token", "sku": "g.gold"}})
+        r = post_push(sk, body, jwks.token())
+        assert r.status_code == 200 and "RateLimit-Limit" not in r.headers, (r.status_code, r.text)
+    # The same address is held to its limit on app routes.
+    assert requests.get(sk.url + "/v1/products", timeout=10).status_code == 200
+    problem(requests.get(sk.url + "/v1/products", timeout=10), 429, "rate_limited")
+
+
 def test_a_push_that_is_not_json_or_that_postgresql_could_not_store_is_a_400_not_a_500(hand_sk, jwks):
     # Pub/Sub redelivers a 5xx for a week; what can never be stored is the push's fault.
     good = push_body({"testNotification": {"version": "1.0"}})

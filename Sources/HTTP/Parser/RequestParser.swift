@@ -115,6 +115,18 @@ public struct RequestParser: Sendable {
     }
   }
 
+  /// Bytes the buffer's storage holds room for, used or not.
+  var storageCapacity: Int { buffer.capacity }
+
+  /// Lets go of storage grown for a large head or body once nothing is buffered, keeping at
+  /// most `limit` bytes: `consume` keeps the storage for the next bytes, and a connection
+  /// that stays open after one 60 KB body would otherwise hold 64 KiB for as long as it idles.
+  mutating func releaseStorage(keepingAtMost limit: Int) {
+    guard bufferedByteCount == 0, buffer.capacity > limit else { return }
+    buffer = []
+    start = 0
+  }
+
   private mutating func compact() {
     if start > 0 && start >= 4096 && start * 2 >= buffer.count {
       buffer.removeSubrange(0..<start)

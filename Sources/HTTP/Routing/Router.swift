@@ -86,9 +86,11 @@ public struct Router: Sendable {
   /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
   /// `target` is the raw request-target: patterns match its still percent-encoded path
   /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
-  /// only when no static route matched.
+  /// only when no static route matched. Static routes match the same way: an encoded `/` stays
+  /// inside its segment, so `/admin%2Fv1%2Fwhoami` is no admin route, as a proxy filtering
+  /// on `/admin/` also judges it.
   func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
-    if let methods = staticMethods(path) {
+    if let methods = staticMethods(path), !Self.hasEncodedSlash(path: path, target: target) {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
@@ -114,6 +116,22 @@ public struct Router: Sendable {
         for i in routes.indices where routes[i].path == path { return routes[i].methods }
         return nil
       }
+    }
+  }
+
+  /// Whether the raw path holds `%2F`: the decoded path then has a `/` that splits no segment.
+  /// Decoding shortens a target, and so does a query, so a decoded path as long as its
+  /// target (every catalog read) is known to have none without looking.
+  static func hasEncodedSlash(path: String, target: String) -> Bool {
+    guard path.utf8.count != target.utf8.count else { return false }
+    return target.withUTF8Bytes { bytes in
+      guard let raw = RequestTarget.rawPathRange(bytes), raw.count >= 3 else { return false }
+      for i in raw.lowerBound..<(raw.upperBound - 2) where bytes[i] == UInt8(ascii: "%") {
+        if bytes[i + 1] == UInt8(ascii: "2") && bytes[i + 2] | 0x20 == UInt8(ascii: "f") {
+          return true
+        }
+      }
+      return false
     }
   }
 

@@ -100,4 +100,22 @@ final class Connection {
   }
 
   var hasPendingOutput: Bool { outputOffset < output.count }
+
+  /// Storage the output and parse buffers keep between requests: room for the heads and small
+  /// answers most requests have, so a busy connection does not allocate per request, while
+  /// 10,000 idle connections cost tens of MiB, not the 2 GB they cost when each kept what one
+  /// large answer or body had grown it to.
+  static let retainedBufferBytes = 4 * 1024
+
+  /// Gives back buffer storage grown past `retainedBufferBytes` once it holds nothing: the
+  /// output once the last answer is written (not mid-stream, whose next piece would grow it
+  /// again at once), the parser's once no further request is buffered. Called after every
+  /// step of the connection, so a connection left idle keeps only a few KiB.
+  func releaseSpareBuffers() {
+    if !hasPendingOutput && phase != .streaming && output.capacity > Self.retainedBufferBytes {
+      output = []
+      outputOffset = 0
+    }
+    parser.releaseStorage(keepingAtMost: Self.retainedBufferBytes)
+  }
 }

@@ -110,6 +110,7 @@ extension EventLoop {
         return
       }
     }
+    connection.releaseSpareBuffers()
     updateInterest(connection)
     updateDeadline(connection)
     if connections[Int(connection.fd)] === connection { updateIdleMembership(connection) }
@@ -140,7 +141,8 @@ extension EventLoop {
         connection.lastWriteProgress = now
       }
     }
-    // Keep a modest buffer for the next response; drop a large one.
+    // Keep the storage for what follows in this batch or stream, unless it is large;
+    // `releaseSpareBuffers` trims it once the connection has nothing left to send.
     if connection.output.capacity > 256 * 1024 {
       connection.output = []
     } else {

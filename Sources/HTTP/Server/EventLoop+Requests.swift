@@ -198,6 +198,11 @@ extension EventLoop {
       complete(connection, with: failure)
       return
     }
+    // The loop's clock is read as each event is taken up and after each batch, not while a
+    // handler runs on the loop (an immediate one, or a loop-placed task's jobs): read it
+    // again, so the access log and the latency histogram show what the request took, and a
+    // handler that holds the loop is seen.
+    now = csys_monotonic_ns()
     releaseBody(connection)
     guard let current = connection.current.take() else {
       channel?.cancel()
