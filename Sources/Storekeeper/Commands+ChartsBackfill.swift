@@ -12,11 +12,7 @@ extension Commands {
       FileHandle.standardError.write(Data("usage: storekeeper charts-backfill [--changes]\n".utf8))
       return 2
     }
-    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(
-        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
-      return 2
-    }
+    guard let url = commandDatabaseURL() else { return 2 }
     let zone: String
     do {
       zone =

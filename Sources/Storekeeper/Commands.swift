@@ -50,6 +50,21 @@ public enum Commands {
     return PostgresPool(configuration: configuration, logger: logger)
   }
 
+  /// `DATABASE_URL` for a command that needs nothing else; nil, the refusal written, when it
+  /// is unset or libpq cannot read it (its passwords masked).
+  static func commandDatabaseURL() -> String? {
+    do {
+      guard
+        let url = try ConfigReader(env: ProcessInfo.processInfo.environment)
+          .connectionString("DATABASE_URL")
+      else { throw ConfigError(variable: "DATABASE_URL", problem: "is required but not set") }
+      return url
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      return nil
+    }
+  }
+
   static func config() -> AppConfig? {
     do { return try AppConfig.fromEnvironment() } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -123,11 +138,7 @@ public enum Commands {
   }
 
   public static func seedDemo() async -> Int32 {
-    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(
-        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
-      return 2
-    }
+    guard let url = commandDatabaseURL() else { return 2 }
     let logger = logger(.notice)
     let pool = commandPool(url: url, logger: logger)
     do {
