@@ -107,8 +107,9 @@ public enum Commands {
       logger.critical("start-up failed", fields)
       await app.shutdown()
       // A configuration error found only once the database answers (a time zone it does not
-      // know) is still one: 2, which the packaged unit does not restart.
-      return error is ConfigError ? 2 : 1
+      // know), or a database restored without its transaction counter, is still one: 2, which
+      // the packaged unit does not restart, since starting again would change nothing.
+      return error is ConfigError || error is TransactionIdsAhead ? 2 : 1
     }
     let signal = await stopper.value
     logger.notice("signal received", ["signal": .int(Int(signal))])
@@ -128,7 +129,13 @@ public enum Commands {
       print(
         applied.isEmpty
           ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
+      // A deploy job's migrate is the first to meet a database restored into another cluster:
+      // it says so before any instance is started on it.
+      try await TransactionIdCheck.verify(pool)
       status = 0
+    } catch let error as TransactionIdsAhead {
+      FileHandle.standardError.write(Data("refused: \(error)\n".utf8))
+      status = 2
     } catch {
       FileHandle.standardError.write(Data("migration failed: \(failure(error))\n".utf8))
       status = 1
