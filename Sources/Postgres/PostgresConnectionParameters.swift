@@ -17,15 +17,17 @@ struct PostgresConnectionParameters: Sendable {
   var pairs: [(String, String)]
 
   init(url: String, connectTimeoutSeconds: Int) throws {
-    // Parsing first gives a clear error for a malformed URL.
+    // Parsing first gives a clear error for a malformed URL. Its passwords are masked, and it
+    // names no variable: this pool does not know which one the URL came from (the
+    // configuration refuses a malformed one before any pool is made, naming it).
     var errorMessage: UnsafeMutablePointer<CChar>?
     guard let parsed = PQconninfoParse(url, &errorMessage) else {
       let message = errorMessage.map { String(cString: $0) } ?? "invalid connection string"
       if let errorMessage { PQfreemem(errorMessage) }
       throw PostgresError(
         kind: .connection,
-        message: "DATABASE_URL: "
-          + Self.maskingPassword(of: url, in: message.trimmingTrailingNewlines))
+        message: "invalid database URL: "
+          + PostgresConnectionString(url).masking(message.trimmingTrailingNewlines))
     }
     defer { PQconninfoFree(parsed) }
     var given: [String: String] = [:]
@@ -46,20 +48,6 @@ struct PostgresConnectionParameters: Sendable {
       ("keepalives_interval", "5"),
       ("keepalives_count", "3"),
     ]
-  }
-
-  /// libpq quotes what it could not parse (the whole URI, or the token it choked on), and that
-  /// may be the password; the message is logged, so the URL's password is masked out of it.
-  /// libpq's userinfo ends at the first `@` or `/`, and the password starts after its `:`.
-  static func maskingPassword(of url: String, in message: String) -> String {
-    guard let scheme = url.range(of: "://") else { return message }
-    let rest = url[scheme.upperBound...]
-    guard let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@",
-      let colon = rest[..<end].firstIndex(of: ":")
-    else { return message }
-    let password = rest[rest.index(after: colon)..<end]
-    guard !password.isEmpty else { return message }
-    return message.replacingOccurrences(of: password, with: "***")
   }
 
   /// Calls `body` with NULL-terminated C arrays for `PQconnectdbParams`.

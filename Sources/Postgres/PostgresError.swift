@@ -51,6 +51,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
   /// ("cached plan must not change result type").
   public static let featureNotSupported = "0A000"
   public static let invalidStatementName = "26000"
+  public static let undefinedTable = "42P01"
+  public static let undefinedColumn = "42703"
 
   public init(
     kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil,

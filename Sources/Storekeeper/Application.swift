@@ -60,6 +60,9 @@ public final class Application: Sendable {
         logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
       }
     }
+    // Before anything is served or written: a database restored into another cluster holds
+    // transaction ids its counter has not reached (TransactionIdsAhead).
+    try await TransactionIdCheck.verify(domain.database)
     try await edge.catalog.reload()
     // The rollup's passes count in this zone: a name PostgreSQL does not know would fail each
     // of them, long after start-up said nothing.

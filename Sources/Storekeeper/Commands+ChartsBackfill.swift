@@ -12,11 +12,7 @@ extension Commands {
       FileHandle.standardError.write(Data("usage: storekeeper charts-backfill [--changes]\n".utf8))
       return 2
     }
-    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(
-        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
-      return 2
-    }
+    guard let url = commandDatabaseURL() else { return 2 }
     let zone: String
     do {
       zone =
@@ -38,6 +34,9 @@ extension Commands {
         await pool.shutdown()
         return 2
       }
+      // A rebuild on a database restored without its cluster's counter would record a horizon
+      // below the rows written next, which every pass would then re-read.
+      try await TransactionIdCheck.verify(pool)
       // In the servers' zone: a pass of theirs finding the counts in another would rebuild.
       let rollup = ChartRollup(database: pool, countsZone: zone, logger: log)
       let built = try await arguments.isEmpty ? rollup.rebuild() : rollup.refresh()
@@ -50,6 +49,10 @@ extension Commands {
           + "\(state.buildMs ?? 0) ms")
       await pool.shutdown()
       return 0
+    } catch let error as TransactionIdsAhead {
+      FileHandle.standardError.write(Data("refused: \(error)\n".utf8))
+      await pool.shutdown()
+      return 2
     } catch {
       FileHandle.standardError.write(Data("charts-backfill failed: \(failure(error))\n".utf8))
       await pool.shutdown()

@@ -50,11 +50,7 @@ extension Commands {
     guard (1...100_000).contains(pageSize) else {
       return fail("export: --page-size is 1 to 100000")
     }
-    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(
-        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
-      return 2
-    }
+    guard let url = commandDatabaseURL() else { return 2 }
     let pool = commandPool(url: url, logger: logger(.notice))
     let out = FileHandle.standardOutput
     do {

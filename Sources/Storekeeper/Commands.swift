@@ -50,6 +50,21 @@ public enum Commands {
     return PostgresPool(configuration: configuration, logger: logger)
   }
 
+  /// `DATABASE_URL` for a command that needs nothing else; nil, the refusal written, when it
+  /// is unset or libpq cannot read it (its passwords masked).
+  static func commandDatabaseURL() -> String? {
+    do {
+      guard
+        let url = try ConfigReader(env: ProcessInfo.processInfo.environment)
+          .connectionString("DATABASE_URL")
+      else { throw ConfigError(variable: "DATABASE_URL", problem: "is required but not set") }
+      return url
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      return nil
+    }
+  }
+
   static func config() -> AppConfig? {
     do { return try AppConfig.fromEnvironment() } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -92,8 +107,9 @@ public enum Commands {
       logger.critical("start-up failed", fields)
       await app.shutdown()
       // A configuration error found only once the database answers (a time zone it does not
-      // know) is still one: 2, which the packaged unit does not restart.
-      return error is ConfigError ? 2 : 1
+      // know), or a database restored without its transaction counter, is still one: 2, which
+      // the packaged unit does not restart, since starting again would change nothing.
+      return error is ConfigError || error is TransactionIdsAhead ? 2 : 1
     }
     let signal = await stopper.value
     logger.notice("signal received", ["signal": .int(Int(signal))])
@@ -113,7 +129,13 @@ public enum Commands {
       print(
         applied.isEmpty
           ? "migrations: up to date" : "migrations applied: \(applied.joined(separator: ", "))")
+      // A deploy job's migrate is the first to meet a database restored into another cluster:
+      // it says so before any instance is started on it.
+      try await TransactionIdCheck.verify(pool)
       status = 0
+    } catch let error as TransactionIdsAhead {
+      FileHandle.standardError.write(Data("refused: \(error)\n".utf8))
+      status = 2
     } catch {
       FileHandle.standardError.write(Data("migration failed: \(failure(error))\n".utf8))
       status = 1
@@ -123,11 +145,7 @@ public enum Commands {
   }
 
   public static func seedDemo() async -> Int32 {
-    guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-      FileHandle.standardError.write(
-        Data("configuration error: DATABASE_URL is required but not set\n".utf8))
-      return 2
-    }
+    guard let url = commandDatabaseURL() else { return 2 }
     let logger = logger(.notice)
     let pool = commandPool(url: url, logger: logger)
     do {

@@ -115,13 +115,16 @@ struct Edge: Sendable {
       directory: config.consoleDirectory, logger: logger.with("component", "console"))
     let webhookMetrics = WebhookMetrics(database: database, attempts: domain.webhookAttempts)
     let metricsSnapshot = MetricsSnapshot(
-      source: OrderCountMetrics(database: database), logger: logger.with("component", "metrics"))
+      sources: [
+        OrderCountMetrics(database: database),
+        StateCountMetrics(database: database, webhooks: webhookMetrics),
+      ], logger: logger.with("component", "metrics"))
     self.metricsSnapshot = metricsSnapshot
     // The admin surface: the admin API and /metrics, on the public listener or on its own.
     func registerAdmin(_ router: inout APIRouter) {
       MetricsRoutes(
         auth: auth, snapshot: metricsSnapshot,
-        stored: StoredStateMetrics(database: database, webhooks: webhookMetrics),
+        stored: StoredStateMetrics(database: database),
         catalog: catalog, requests: requestMetrics,
         appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
         receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate,

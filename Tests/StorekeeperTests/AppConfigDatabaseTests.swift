@@ -56,3 +56,30 @@ import Testing
     #expect(variable(["DB_READ_POOL_SIZE": "0"]) == "DB_READ_POOL_SIZE")
   }
 }
+
+/// A URL libpq cannot parse is a configuration error naming its variable (exit 2, which the
+/// packaged unit does not restart), and the refusal, which is printed and may be logged, holds
+/// none of its passwords.
+@Suite struct AppConfigMalformedURLTests {
+  static let secret = "s3cretPW"
+  let base = AppConfigDatabaseTests().base
+
+  @Test(arguments: ["DATABASE_URL", "DATABASE_DIRECT_URL", "DATABASE_READ_URL"])
+  func aMalformedURLIsRefusedNamingItsVariableWithoutItsPassword(_ variable: String) {
+    for url in [
+      "postgresql://u@[db.internal/x?password=\(Self.secret)",
+      "postgresql://u@db.internal/x?password=\(Self.secret)%zz",
+      "postgresql://u:\(Self.secret)@[db.internal/x",
+    ] {
+      do {
+        _ = try AppConfig.fromEnvironment(base.merging([variable: url]) { $1 })
+        Issue.record("\(variable)=\(url) was accepted")
+      } catch let error as ConfigError {
+        #expect(error.variable == variable)
+        #expect(!error.description.contains(Self.secret), "\(error)")
+      } catch {
+        Issue.record("\(variable)=\(url): not a configuration error: \(error)")
+      }
+    }
+  }
+}

@@ -85,6 +85,8 @@ class Launcher:
             "APPLE_TIMEOUT": "2s",
             "REPORT_RETRY_BASE": "1s",
             "SWEEP_INTERVAL": "1s",
+            # The counts /metrics keeps in memory are recomputed this often (support.refreshed_metrics).
+            "METRICS_REFRESH_INTERVAL": "1s",
             "LOG_LEVEL": "info",
             "MIGRATIONS_DIR": str(REPO / "Migrations"),
             "OPENAPI_PATH": str(REPO / "openapi.yaml"),

@@ -98,6 +98,28 @@ def wait_until(fn: Callable[[], Any], timeout: float, message: str, interval: fl
         time.sleep(interval)
 
 
+def refreshed_metrics(api: Any, timeout: float = 30) -> str:
+    """/metrics once a background refresh has begun and ended since the call. The counts over
+    tables that grow (orders, notifications, token jobs by state; the webhook backlog) are
+    recomputed every METRICS_REFRESH_INTERVAL, not per scrape: a refresh counted once the call
+    began may have read the tables before it, the next one began after."""
+    def refreshes(text: str) -> int:
+        line = next(l for l in text.splitlines() if l.startswith("storekeeper_metrics_refreshes_total "))
+        return int(line.split()[-1])
+
+    def scrape() -> str:
+        r = api.get("/metrics", admin=True)
+        assert r.status_code == 200, r.text
+        return r.text
+
+    start = refreshes(scrape())
+
+    def fresh() -> str | None:
+        text = scrape()
+        return text if refreshes(text) >= start + 2 else None
+    return wait_until(fresh, timeout, "two background refreshes of /metrics")
+
+
 # ---------------------------------------------------------------------------------------------
 # PostgreSQL
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from support import BUNDLE_ID, buy, jws_payload, problem, unique, wait_for_order, wait_until
+from support import BUNDLE_ID, buy, jws_payload, problem, refreshed_metrics, unique, wait_for_order, wait_until
 from test_apple_library_accepts_fake import accepted, apple_python, apple_verify
 
 HERE = Path(__file__).resolve().parent
@@ -226,7 +226,7 @@ def test_jobs_are_shared_by_two_instances_and_each_is_sent_once(module_launcher,
         "SELECT count(*) FROM app_account_token_jobs WHERE state = 'sent' AND original_transaction_id IN ("
         + ",".join(f"'{p['transaction_id']}'" for p in purchases) + ")") == "8", 10, "jobs not all sent")
     assert fake_appstore.calls()["set_app_account_token"] == before + 8
-    metrics = api.get("/metrics", admin=True).text
+    metrics = refreshed_metrics(api)
     sent = [line for line in metrics.splitlines() if line.startswith('storekeeper_app_account_tokens{state="sent"}')]
     assert len(sent) == 1 and int(sent[0].split()[-1]) >= 8, sent
     assert 'storekeeper_app_account_tokens{state="failed"} ' in metrics

@@ -141,6 +141,28 @@ def test_a_missing_or_bad_variable_stops_start_up_naming_it(binary, launcher, fr
     assert variable in lines[0], lines[0]
 
 
+@pytest.mark.parametrize("variable", ["DATABASE_URL", "DATABASE_DIRECT_URL", "DATABASE_READ_URL"])
+@pytest.mark.parametrize("url", [
+    # libpq quotes the whole URI, or the token it could not read, in its message.
+    "postgresql://u@[db.internal/x?password=s3cretPW",
+    "postgresql://u@db.internal/x?password=s3cretPW%zz",
+    "postgresql://u:s3cretPW@[db.internal/x",
+])
+def test_a_url_libpq_cannot_read_stops_start_up_with_2_naming_it_without_its_password(
+        binary, launcher, fresh_db, variable, url):
+    # Exit 2, which the packaged unit does not restart (a 1 restarted it every 2 s, logging the
+    # password each time), and one line naming the variable the URL came from.
+    env = launcher.env(fresh_db, 1, **{variable: url})
+    result = run_serve(binary, env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "s3cretPW" not in output, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and variable in lines[0] and "***" in lines[0], lines
+    migrate = subprocess.run([str(binary), "migrate"], env=env, capture_output=True, text=True, timeout=60)
+    assert migrate.returncode == 2 and "s3cretPW" not in migrate.stdout + migrate.stderr, migrate.stderr
+
+
 def test_a_charts_time_zone_postgresql_does_not_know_stops_start_up_naming_it(binary, launcher, fresh_db):
     # Well formed, so only the database can tell: asked at start-up, not at the first pass.
     # Exit 2 as for every configuration error: the packaged unit does not restart on it.

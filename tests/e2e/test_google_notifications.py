@@ -22,7 +22,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from google_support import PACKAGE, PUSH_AUDIENCE, PUSH_EMAIL, start_pushing_fake
-from support import problem, unique, wait_until
+from support import problem, refreshed_metrics, unique, wait_until
 
 AUDIENCE = PUSH_AUDIENCE
 
@@ -359,7 +359,7 @@ def test_a_void_whose_database_session_dies_mid_apply_is_applied_again(launcher,
                    "the void applied again")
         assert sk.client.balance(user) == 0
         assert db.scalar("SELECT count(*) FROM google_notifications WHERE state = 'failed'") == "0"
-        metrics = sk.client.get("/metrics", admin=True).text
+        metrics = refreshed_metrics(sk.client)
         assert 'storekeeper_google_notifications{state="failed"} 0' in metrics
     finally:
         google.terminate(15)

@@ -12,7 +12,7 @@ from datetime import datetime
 
 import pytest
 
-from support import BUNDLE_ID, buy, jws_payload, problem, tamper_jws_payload, unique, wait_for_order, wait_until
+from support import BUNDLE_ID, buy, jws_payload, problem, refreshed_metrics, tamper_jws_payload, unique, wait_for_order, wait_until
 
 P = "com.example.tests.notifications."
 GOLD = P + "gold"
@@ -725,9 +725,8 @@ def test_a_test_notification_is_answered_200(api, fake_appstore):
 
 
 def unhandled_count(api):
-    r = api.get("/metrics", admin=True)
-    assert r.status_code == 200, r.text
-    line = next(l for l in r.text.splitlines() if l.startswith('storekeeper_notifications{state="unhandled"}'))
+    text = refreshed_metrics(api)
+    line = next(l for l in text.splitlines() if l.startswith('storekeeper_notifications{state="unhandled"}'))
     return int(line.split()[-1])
 
 

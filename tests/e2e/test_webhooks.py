@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import requests
 
-from support import buy, free_port, problem, unique, wait_until
+from support import buy, free_port, problem, refreshed_metrics, unique, wait_until
 
 # Short settings, so retries, give-up, disabling and the end of a rotation's overlap happen
 # within a test.
@@ -280,7 +280,7 @@ def test_a_500_a_timeout_and_a_refused_connection_are_retried_until_delivered(la
         assert failed["response_excerpt"].startswith("receiver says no") and len(failed["response_excerpt"]) <= 1024
         # Every attempt carried the same event.
         assert {r["event"]["id"] for r in receiver.requests} == {event_id}
-        metrics = api.get("/metrics", admin=True).text
+        metrics = refreshed_metrics(api)
         for outcome in ("delivered", "http_error", "timeout", "connection_failed"):
             line = next(l for l in metrics.splitlines()
                         if l.startswith(f'storekeeper_webhook_attempts_total{{outcome="{outcome}"}}'))

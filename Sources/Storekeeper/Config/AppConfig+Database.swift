@@ -8,9 +8,9 @@ import StorekeeperCore
 /// is a streaming replica for heavy reads that tolerate staleness (admin listings).
 extension AppConfig {
   static func readDatabase(_ env: [String: String], into config: inout AppConfig) throws {
-    config.databaseDirectURL = try optionalURL(env, "DATABASE_DIRECT_URL")
-    config.databaseReadURL = try optionalURL(env, "DATABASE_READ_URL")
     let reader = ConfigReader(env: env)
+    config.databaseDirectURL = try reader.databaseURL("DATABASE_DIRECT_URL")
+    config.databaseReadURL = try reader.databaseURL("DATABASE_READ_URL")
     config.databaseReadPoolSize =
       try reader.integer("DB_READ_POOL_SIZE", 1...500) ?? config.databaseReadPoolSize
     if let text = env["DB_POOL_MODE"], !text.isEmpty {
@@ -32,14 +32,6 @@ extension AppConfig {
           "is required with DB_POOL_MODE=transaction: LISTEN and the migration lock need a session of their own on the primary"
       )
     }
-  }
-
-  private static func optionalURL(_ env: [String: String], _ name: String) throws -> String? {
-    guard let url = env[name], !url.isEmpty else { return nil }
-    guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-      throw ConfigError(variable: name, problem: "must be a postgresql:// URL")
-    }
-    return url
   }
 
   /// Where sessions that must outlive a transaction go: the primary directly when given.

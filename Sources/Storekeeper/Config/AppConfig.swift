@@ -142,9 +142,8 @@ public struct AppConfig: Sendable {
     throws -> AppConfig
   {
     let reader = ConfigReader(env: env)
-    let url = try reader.required("DATABASE_URL")
-    guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-      throw ConfigError(variable: "DATABASE_URL", problem: "must be a postgresql:// URL")
+    guard let url = try reader.databaseURL("DATABASE_URL") else {
+      throw ConfigError(variable: "DATABASE_URL", problem: "is required but not set")
     }
     var config = AppConfig(databaseURL: url, bundleId: try reader.required("APPLE_BUNDLE_ID"))
     switch env["ALLOW_INSECURE_URLS"] ?? "" {

@@ -4,8 +4,8 @@ import StorekeeperCore
 
 /// `GET /metrics` in Prometheus text format: this instance's requests, its pools and Apple
 /// settings (from memory), and the state of orders and work queues read from PostgreSQL
-/// (`StoredStateMetrics`; orders by status from `MetricsSnapshot`, recomputed in the
-/// background, never by a scrape). It needs a credential
+/// (`StoredStateMetrics`: small reads; the counts over tables that grow from `MetricsSnapshot`,
+/// recomputed in the background, never by a scrape). It needs a credential
 /// on every listener: an admin token (read scope suffices) or `METRICS_TOKEN`, under the admin
 /// failure limit; order counts and backlogs are not for anyone on the internet, and the
 /// separate admin listener may be reachable from more of the network than meant.

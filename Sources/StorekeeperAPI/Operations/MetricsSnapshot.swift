@@ -1,37 +1,65 @@
 import StorekeeperLogging
 import Synchronization
 
-/// The last lines `OrderCountMetrics` computed. A background loop refreshes them every
-/// `METRICS_REFRESH_INTERVAL`; a scrape only reads them, so however often Prometheus (or
-/// anyone holding a credential) scrapes, PostgreSQL counts the orders at most once per
-/// interval per instance. Only a scrape that finds nothing yet (the first, before the loop's
-/// first run) computes them itself.
+/// The last lines each `RefreshedMetrics` source computed. A background loop refreshes them
+/// every `METRICS_REFRESH_INTERVAL`; a scrape only reads them, so however often Prometheus (or
+/// anyone holding a credential) scrapes, PostgreSQL counts those tables at most once per
+/// interval per instance. Only a scrape that finds a source with nothing yet (the first,
+/// before the loop's first run) computes that source itself.
 package final class MetricsSnapshot: Sendable {
-  private let source: OrderCountMetrics
+  private let sources: [any RefreshedMetrics]
   private let logger: Logger
-  private let stored = Mutex<[String]?>(nil)
+  /// Each source's last lines, by its index in `sources`; nil until first computed.
+  private let stored: Mutex<[[String]?]>
+  /// Refreshes in which every source was recomputed: a counter that stops rising says the
+  /// stored gauges have gone stale (an alert's series), and one that rose by two says a full
+  /// refresh began after a given moment (how the end-to-end tests wait for fresh counts).
+  private let refreshes = Atomic<Int64>(0)
 
-  package init(source: OrderCountMetrics, logger: Logger) {
-    self.source = source
+  package init(sources: [any RefreshedMetrics], logger: Logger) {
+    self.sources = sources
     self.logger = logger
+    self.stored = Mutex(Array(repeating: nil, count: sources.count))
   }
 
-  /// Recomputes the lines; on failure the previous ones are kept (and the error logged), so a
-  /// database hiccup does not blank the gauges.
+  /// Recomputes every source's lines; a source that fails keeps its previous ones (and the
+  /// error is logged), so a database hiccup blanks no gauge and stales no other source's.
   package func refresh() async {
-    do {
-      let lines = try await source.lines()
-      stored.withLock { $0 = lines }
-    } catch {
-      logger.warning("metrics refresh failed", ["error": .string("\(error)")])
+    var failed = false
+    for (index, source) in sources.enumerated() {
+      do {
+        let lines = try await source.lines()
+        stored.withLock { $0[index] = lines }
+      } catch {
+        failed = true
+        logger.warning(
+          "metrics refresh failed",
+          ["source": .string("\(type(of: source))"), "error": .string("\(error)")])
+      }
     }
+    if !failed { refreshes.add(1, ordering: .releasing) }
   }
 
-  /// The stored lines, computed now only if none were yet.
+  /// The stored lines, each source's computed now only if it has none yet.
   func lines() async throws -> [String] {
-    if let lines = stored.withLock({ $0 }) { return lines }
-    let lines = try await source.lines()
-    stored.withLock { $0 = lines }
-    return lines
+    // Read before the lines, which each refresh stores before it counts: the lines shown are
+    // then at least as new as the refresh the count says.
+    let refreshed = refreshes.load(ordering: .acquiring)
+    var lines: [String] = []
+    for (index, source) in sources.enumerated() {
+      if let kept = stored.withLock({ $0[index] }) {
+        lines += kept
+        continue
+      }
+      let fresh = try await source.lines()
+      stored.withLock { $0[index] = fresh }
+      lines += fresh
+    }
+    return lines + [
+      "# HELP storekeeper_metrics_refreshes_total Background recounts of the gauges recomputed "
+        + "every METRICS_REFRESH_INTERVAL that succeeded since start (flat: those are stale).",
+      "# TYPE storekeeper_metrics_refreshes_total counter",
+      "storekeeper_metrics_refreshes_total \(refreshed)",
+    ]
   }
 }

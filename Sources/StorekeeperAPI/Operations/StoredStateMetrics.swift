@@ -1,18 +1,17 @@
-import AppStore
 import Postgres
 import StorekeeperCore
 
 /// The `/metrics` gauges read from PostgreSQL on each scrape (so every instance reports the
-/// same truth, fresh): pending reports, notifications by state, the notification history's
-/// progress, reconciliation, the webhook backlog and the charts' rollup lag. Orders by status are not here: counting
-/// them scans the largest table, so `OrderCountMetrics` does it in the background.
+/// same truth, fresh), each over a partial index or a table of few rows: pending reports, the
+/// notification history's progress, reconciliation (its repairs are rare) and the charts'
+/// rollup lag. Counts over
+/// tables that grow with the store (orders, notifications and token jobs by state, the webhook
+/// backlog) are not here: `OrderCountMetrics` and `StateCountMetrics` run in the background.
 package struct StoredStateMetrics: Sendable {
   let database: PostgresPool
-  var webhooks: WebhookMetrics? = nil
 
-  package init(database: PostgresPool, webhooks: WebhookMetrics? = nil) {
+  package init(database: PostgresPool) {
     self.database = database
-    self.webhooks = webhooks
   }
 
   func lines() async throws -> [String] {
@@ -38,31 +37,6 @@ package struct StoredStateMetrics: Sendable {
         ("{store=\"app_store\"}", try reports.first?.decode("apple") ?? 0),
         ("{store=\"google_play\"}", try reports.first?.decode("google") ?? 0),
       ])
-    let notifications = try await counts(
-      "SELECT state AS key, count(*)::bigint AS n FROM apple_notifications GROUP BY state",
-      NotificationState.self)
-    // Every state is a sample, zero included, so an alert on `unhandled` has a series to watch.
-    gauge(
-      "notifications", "App Store notifications by state.",
-      NotificationState.allCases.map {
-        ("{state=\"\($0.rawValue)\"}", notifications[$0] ?? 0)
-      })
-    let pushes = try await counts(
-      "SELECT state AS key, count(*)::bigint AS n FROM google_notifications GROUP BY state",
-      GoogleNotificationStore.State.self)
-    gauge(
-      "google_notifications", "Google Play pushes by state.",
-      GoogleNotificationStore.State.allCases.map {
-        ("{state=\"\($0.rawValue)\"}", pushes[$0] ?? 0)
-      })
-    let tokens = try await counts(
-      "SELECT state AS key, count(*)::bigint AS n FROM app_account_token_jobs GROUP BY state",
-      AccountTokenJobState.self)
-    gauge(
-      "app_account_tokens", "Set App Account Token calls owed to Apple, by state.",
-      AccountTokenJobState.allCases.map {
-        ("{state=\"\($0.rawValue)\"}", tokens[$0] ?? 0)
-      })
     // One reader per environment (row 1 production, 2 sandbox: NotificationRecovery).
     let recovery = try await database.query(
       """
@@ -97,18 +71,6 @@ package struct StoredStateMetrics: Sendable {
     gauge(
       "chart_rollup_build_milliseconds", "How long the last rebuild of the charts' rollup took.",
       [("", rollup.buildMs ?? 0)])
-    lines += try await webhooks?.storedLines() ?? []
     return lines
-  }
-
-  /// `key, n` rows as a dictionary keyed by the state enum.
-  private func counts<Key: PostgresDecodable & Hashable>(_ query: PostgresQuery, _: Key.Type)
-    async throws -> [Key: Int64]
-  {
-    var result: [Key: Int64] = [:]
-    for row in try await database.query(query) {
-      result[try row.decode("key", as: Key.self)] = try row.decode("n")
-    }
-    return result
   }
 }

@@ -2,7 +2,7 @@ import Postgres
 import StorekeeperCore
 
 /// The webhook lines of `/metrics`: the backlog and the age of the oldest undelivered event per
-/// endpoint (from PostgreSQL, the same on every instance) and this instance's attempts by
+/// endpoint (from PostgreSQL in the background, the same on every instance) and this instance's attempts by
 /// outcome (from memory).
 package struct WebhookMetrics: Sendable {
   let database: PostgresPool
@@ -13,15 +13,17 @@ package struct WebhookMetrics: Sendable {
     self.attempts = attempts
   }
 
-  /// The backlog, from PostgreSQL: read by `MetricsSnapshot`'s refresh, not by each scrape.
+  /// The backlog, from PostgreSQL: read by `MetricsSnapshot`'s refresh (`StateCountMetrics`),
+  /// not by each scrape, since it joins every pending delivery to its event.
   func storedLines() async throws -> [String] {
     var lines = [
-      "# HELP storekeeper_webhook_backlog Deliveries not yet delivered nor given up, per endpoint.",
+      "# HELP storekeeper_webhook_backlog Deliveries not yet delivered nor given up, per endpoint "
+        + "(recomputed every METRICS_REFRESH_INTERVAL, not per scrape).",
       "# TYPE storekeeper_webhook_backlog gauge",
     ]
     var ages = [
       "# HELP storekeeper_webhook_oldest_undelivered_seconds Age of the oldest event waiting "
-        + "for delivery, per endpoint (0: none).",
+        + "for delivery, per endpoint (0: none; recomputed every METRICS_REFRESH_INTERVAL).",
       "# TYPE storekeeper_webhook_oldest_undelivered_seconds gauge",
     ]
     let rows = try await database.query(
