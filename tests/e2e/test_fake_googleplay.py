@@ -255,6 +255,10 @@ def test_answers_match_the_discovery_document(fake, credentials, discovery):
     missing = api(fake, credentials, "GET", "products/gold_100/tokens/fake.nothing")
     assert missing.status_code == 404
     assert set(missing.json()["error"]) >= {"code", "message", "status"}
+    # A token Google knows, asked for under another product: 400, with its own reason.
+    elsewhere = api(fake, credentials, "GET", f"products/another_product/tokens/{product}")
+    assert elsewhere.status_code == 400
+    assert elsewhere.json()["error"]["errors"][0]["reason"] == "purchaseTokenDoesNotMatchProductId"
 
 
 def test_pushes_carry_an_oidc_token_pyjwt_verifies_and_are_retried(fake, receiver):

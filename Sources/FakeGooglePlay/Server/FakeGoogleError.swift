@@ -4,7 +4,9 @@ import HTTP
 /// Google's error bodies: the API's `{"error": {"code", "message", "status", "errors"}}`
 /// and the OAuth token endpoint's `{"error", "error_description"}`.
 enum FakeGoogleError {
-  static func api(_ code: Int, _ message: String, headers: HTTPHeaders = .init()) -> Response {
+  static func api(
+    _ code: Int, _ message: String, reason: String? = nil, headers: HTTPHeaders = .init()
+  ) -> Response {
     let status =
       switch code {
       case 400: "INVALID_ARGUMENT"
@@ -21,7 +23,7 @@ enum FakeGoogleError {
     let body: [String: Any] = [
       "error": [
         "code": code, "message": message, "status": status,
-        "errors": [["message": message, "domain": "androidpublisher", "reason": status]],
+        "errors": [["message": message, "domain": "androidpublisher", "reason": reason ?? status]],
       ] as [String: Any]
     ]
     return json(body, status: code, headers: headers)

@@ -152,8 +152,14 @@ extension FakeGooglePlayEndpoints {
   func findProduct(_ package: String, _ context: Context) throws -> FakeProduct {
     let token = context.parameters["token"] ?? ""
     guard let product = state.contents.withLock({ $0.products[token] }),
-      product.packageName == package, product.productId == context.parameters["productId"]
+      product.packageName == package
     else { throw FakeAPIError(404, "The purchase token was not found.") }
+    // Google's answer for a token it knows, asked for under another product.
+    guard product.productId == context.parameters["productId"] else {
+      throw FakeAPIError(
+        400, "The purchase token does not match the product ID.",
+        reason: "purchaseTokenDoesNotMatchProductId")
+    }
     return product
   }
 

@@ -92,7 +92,7 @@ final class FakeGooglePlayEndpoints: Sendable {
     do {
       return try body()
     } catch let error as FakeAPIError {
-      return FakeGoogleError.api(error.status, error.message)
+      return FakeGoogleError.api(error.status, error.message, reason: error.reason)
     } catch {
       return FakeGoogleError.api(500, "Internal error encountered.")
     }
@@ -129,8 +129,11 @@ final class FakeGooglePlayEndpoints: Sendable {
 struct FakeAPIError: Error {
   var status: Int
   var message: String
-  init(_ status: Int, _ message: String) {
+  /// Google's `errors[].reason` when it says more than the status.
+  var reason: String?
+  init(_ status: Int, _ message: String, reason: String? = nil) {
     self.status = status
     self.message = message
+    self.reason = reason
   }
 }

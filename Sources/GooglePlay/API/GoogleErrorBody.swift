@@ -5,6 +5,9 @@ import Foundation
 /// failure's text only; nil when the body is neither.
 struct GoogleErrorBody: Sendable {
   var message: String
+  /// The first of the API's `errors[].reason`, where it says why more precisely than the
+  /// status (`purchaseTokenDoesNotMatchProductId`).
+  var reason: String?
 
   init?(body: [UInt8]) {
     guard body.count <= 64 * 1024,
@@ -15,6 +18,7 @@ struct GoogleErrorBody: Sendable {
       let text = error["message"] as? String
       guard status != nil || text != nil else { return nil }
       message = [status, text].compactMap { $0 }.joined(separator: ": ")
+      reason = ((error["errors"] as? [Any])?.first as? [String: Any])?["reason"] as? String
     } else if let error = object["error"] as? String {
       message = [error, object["error_description"] as? String].compactMap { $0 }.joined(
         separator: ": ")

@@ -118,6 +118,11 @@ public struct GooglePlayClient: Sendable {
         .status(answer.status), retryAfter: RetryAfter.parse(answer.headers["retry-after"]))
     case 401, 403: return .credentialsRefused(status: answer.status, text)
     case 404, 410: return .unknownToken(status: answer.status, text)
+    // A one-time token asked for under another product: Google knows no such purchase of it,
+    // which is what a 404 says of a token it knows under no product.
+    case 400
+    where GoogleErrorBody(body: answer.body)?.reason == "purchaseTokenDoesNotMatchProductId":
+      return .unknownToken(status: answer.status, text)
     case 400: return .badRequest(text)
     default: return .unexpected(status: answer.status, text)
     }
