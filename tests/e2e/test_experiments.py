@@ -127,7 +127,7 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 # copy (a family member's transaction of someone else's purchase), either made from this
 # experiment's variant (order_offerings) after the user was first shown it, or naming no
 # offering, paid within the window after
-# the exposure and before the experiment was concluded, and bought (the earliest purchase of its
+# the exposure, before the experiment was concluded and not while it was paused, and bought (the earliest purchase of its
 # original transaction, or its Google token's) at or after the exposure. Money is the store's
 # signed price, else the order's amount; an order whose purchase an admin moved to another user
 # is priced by the purchase it made, and refunded when that purchase was (on the order holding
@@ -170,7 +170,17 @@ INDEPENDENT_RESULTS = """
          OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
              AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at
              AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
-                              WHERE experiment_id = '{exp}')))
+                              WHERE experiment_id = '{exp}')
+             -- Nor paid while the experiment was paused (the admin log's pause to the next
+             -- change of status).
+             AND NOT EXISTS (
+               SELECT 1 FROM admin_audit a
+               WHERE a.target_id = '{exp}' AND a.action = 'experiment_updated'
+                 AND a.before ->> 'status' = 'running' AND a.after ->> 'status' = 'paused'
+                 AND o.paid_at >= a.created_at
+                 AND o.paid_at < coalesce((SELECT min(b.created_at) FROM admin_audit b
+                                           WHERE b.target_id = a.target_id AND b.id > a.id
+                                             AND b.after ->> 'status' <> 'paused'), 'infinity'))))
     SELECT e.variant, count(DISTINCT e.user_id),
            (SELECT count(DISTINCT user_id) FROM counted c WHERE c.variant = e.variant),
            (SELECT count(*) FROM counted c WHERE c.variant = e.variant),
@@ -303,6 +313,30 @@ def test_a_purchase_after_the_experiment_concluded_is_no_conversion_of_it(setup)
     assert [(v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"]
             if v["exposed"]] == [(1, 0, 0)]
     assert independent_results(db, exp, 24)[exposures(db, exp)[user]][1:3] == (0, 0)
+    conclude_all(api)
+
+
+def test_a_purchase_while_the_experiment_is_paused_is_no_conversion_of_it(setup):
+    # Exposed to a variant, the user buys within the window but while the experiment is paused:
+    # everyone was offered the placement's own offering then, so no variant converted them. A
+    # purchase after the resume, within the window, counts again.
+    api, fake, db = setup.api, setup.fake, setup.db
+    conclude_all(api)
+    exp = unique("paused").lower()
+    create(api, exp, hours=24)
+    user = unique("paused-buyer")
+    served = offering_for(api, user)[0]
+    wait_until(lambda: len(exposures(db, exp)) == 1, 10, "the exposure was not written")
+    assert api.request("POST", f"/admin/v1/experiments/{exp}/pause", admin=True).json()["status"] == "paused"
+    buy_at(api, fake, user, P + served[-1], 990, "USD")
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert [(v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"] if v["exposed"]] == [(1, 0, 0)]
+    assert independent_results(db, exp, 24)[exposures(db, exp)[user]][1:3] == (0, 0)
+    assert api.request("POST", f"/admin/v1/experiments/{exp}/resume", admin=True).json()["status"] == "running"
+    buy_at(api, fake, user, P + served[-1], 990, "USD")
+    r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+    assert [(v["exposed"], v["payers"], v["orders"]) for v in r.json()["variants"] if v["exposed"]] == [(1, 1, 1)]
+    assert independent_results(db, exp, 24)[exposures(db, exp)[user]][1:3] == (1, 1)
     conclude_all(api)
 
 

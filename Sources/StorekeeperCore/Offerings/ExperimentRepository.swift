@@ -98,6 +98,17 @@ package struct ExperimentRepository: Sendable {
         """)
       guard let row = rows.first else { throw OfferingRefusal.experimentNotFound(id) }
       let after = try Experiment(row: row)
+      // Each pause is kept: orders paid during one were not made from a variant (`results`).
+      if before.status == .running, !running {
+        try await tx.execute(
+          "INSERT INTO experiment_pauses (experiment_id, paused_at) VALUES (\(id), now())")
+      } else if before.status == .paused, running {
+        try await tx.execute(
+          """
+          UPDATE experiment_pauses SET resumed_at = now()
+          WHERE experiment_id = \(id) AND resumed_at IS NULL
+          """)
+      }
       try await AuditLog.record(
         .experimentUpdated, by: actor, targetId: id, before: before, after: after, on: tx)
       try await tx.execute("SELECT pg_notify(\(CatalogRepository.channel), \(id))")
@@ -222,6 +233,11 @@ package struct ExperimentRepository: Sendable {
           AND o.paid_at < e.exposed_at + make_interval(hours => \(hours))
           AND o.paid_at < coalesce(\(experiment.concludedAt)::timestamptz, 'infinity')
           AND o.environment IS DISTINCT FROM 'Sandbox' AND o.origin <> 'transfer'
+          -- Nor while the experiment was paused: everyone was offered the placement's own.
+          AND NOT EXISTS (SELECT 1 FROM experiment_pauses p
+                          WHERE p.experiment_id = \(experiment.experimentId)
+                            AND o.paid_at >= p.paused_at
+                            AND o.paid_at < coalesce(p.resumed_at, 'infinity'))
         -- An order whose purchase an admin moved away no longer holds it: its transfer's
         -- event names what it paid with.
         LEFT JOIN LATERAL (
