@@ -144,6 +144,10 @@ def test_a_purchase_whose_order_another_purchase_paid_is_credited_on_an_order_of
     detail = api.admin_order(own["trade_no"])
     assert detail["order"]["origin"] == "receipt"
     assert detail["history"][0]["detail"] == {"bought_with_order": order["trade_no"]}
+    # The report told again is answered as it was.
+    again = api.report(order["trade_no"], signed_transaction=mine["signed_transaction"])
+    assert again.status_code == 200, again.text
+    assert again.json()["order"]["trade_no"] == own["trade_no"]
     # Told again, it is the purchase it was: restored, nothing more credited.
     again = api.receipts(user_id=user, signed_transaction=mine["signed_transaction"])
     assert [(t["status"], t["trade_no"]) for t in again.json()["transactions"]] == [("restored", own["trade_no"])]
@@ -166,6 +170,11 @@ def test_a_purchase_whose_order_another_purchase_paid_is_credited_on_an_order_of
     note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=third["transaction_id"])
     assert note["delivered_status"] == 200, note
     wait_until(lambda: api.balance(twice) == 300, 15, "the charge credited")
+    # Its event names the order it settled, not the one whose token it carries.
+    charged = [e["data"] for e in api.get("/admin/v1/events", admin=True, params={"user_id": twice}).json()["events"]
+               if e["type"] == "purchase.charged"]
+    settled_on = stack.db.scalar(f"SELECT trade_no FROM apple_transactions WHERE transaction_id = '{third['transaction_id']}'")
+    assert [c["trade_no"] for c in charged] == [settled_on] and settled_on != order["trade_no"]
     assert stack.db.scalar(
         "SELECT count(DISTINCT trade_no) FROM apple_transactions WHERE transaction_id IN "
         f"('{first['transaction_id']}', '{second['transaction_id']}', '{third['transaction_id']}')") == "3"

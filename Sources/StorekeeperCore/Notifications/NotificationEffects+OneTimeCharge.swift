@@ -28,11 +28,16 @@ extension NotificationEffects {
     }
     guard (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
     else { return .processed(.notSettled) }
+    // A second purchase made with an order another purchase paid settles on an order of its
+    // own, which its event names.
+    let paying =
+      try await settlement.orderForSecondPurchase(transaction, of: order, cause: cause, on: tx)
+      ?? order
     var charged = notice
-    charged["trade_no"] = .string(order.tradeNo)
+    charged["trade_no"] = .string(paying.tradeNo)
     do {
       _ = try await settlement.settleLocked(
-        order, product: product, transaction: transaction, source: source, cause: cause,
+        paying, product: product, transaction: transaction, source: source, cause: cause,
         record: nil, events: [EventDraft(.purchaseCharged, charged)], on: tx)
     } catch is SettlementRefusal {
       // Paid by another purchase, or closed for good: the claim changed nothing, and a report

@@ -159,18 +159,22 @@ package struct SettlementService: Sendable {
   /// restore pays the user's oldest unpaid order for the product). Apple charged for both, so
   /// both are credited; refusing the second lost it for good, as no path could record it. Nil
   /// for another period of the subscription that paid the order (a renewal or a resubscription
-  /// pays an order of its own through the renewal path) and for a transaction already recorded
-  /// (whoever holds it, the claim decides).
-  private func orderForSecondPurchase(
+  /// pays an order of its own through the renewal path) and for one Apple refunded (nothing
+  /// to credit). One already settled so on an order of the same user is that order again, so
+  /// the report told again is answered as it was; another recorded one is the claim's to judge.
+  func orderForSecondPurchase(
     _ transaction: VerifiedTransaction, of order: Order, cause: OrderEventCause,
     on tx: PostgresTransaction
   ) async throws -> Order? {
-    guard let paidBy = order.transactionId, paidBy != transaction.transactionId else {
-      return nil
-    }
+    guard order.tradeStatus == .tradeSuccess, let paidBy = order.transactionId,
+      paidBy != transaction.transactionId
+    else { return nil }
     let related = try await tx.query(
       """
-      SELECT EXISTS (SELECT 1 FROM apple_transactions
+      SELECT (SELECT t.trade_no FROM apple_transactions t
+              WHERE t.transaction_id = \(transaction.transactionId)
+                AND t.user_id = \(order.userId)) AS settled_on,
+             EXISTS (SELECT 1 FROM apple_transactions
                      WHERE transaction_id = \(transaction.transactionId)) AS known,
              EXISTS (SELECT 1 FROM apple_transactions
                      WHERE transaction_id = \(paidBy)
@@ -178,8 +182,14 @@ package struct SettlementService: Sendable {
                AS same_subscription
       """
     ).first
-    guard try related?.decode("known", as: Bool.self) == false,
-      try related?.decode("same_subscription", as: Bool.self) == false
+    guard let related, try related.decode("same_subscription", as: Bool.self) == false else {
+      return nil
+    }
+    if let settledOn: String = try related.decodeIfPresent("settled_on") {
+      return settledOn == order.tradeNo ? nil : try await orders.find(settledOn, lock: true, on: tx)
+    }
+    guard try related.decode("known", as: Bool.self) == false,
+      try await RefundHistory.revocation(transaction.transactionId, on: tx) == nil
     else { return nil }
     return try await orders.createForPurchase(
       userId: order.userId, productId: order.productId, quantity: order.quantity,
