@@ -411,7 +411,7 @@ def test_an_upgrade_restored_before_the_apps_report_pays_the_apps_own_order(api,
 
 
 @pytest.mark.parametrize("first_heard", ["notification", "restore"])
-def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fake_appstore, first_heard):
+def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fake_appstore, stack, first_heard):
     # Seed 004's client sets no token on any purchase. Its upgrade reaches Storekeeper first
     # through Apple's UPGRADE or a restore: it still pays the order the app made for it (the
     # subscriber's unpaid order for the new product), so the app's report is answered 200, not
@@ -438,14 +438,21 @@ def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fa
     assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
 
     # The next period of CLUB_PLUS is Apple's renewal: an order of its own, not another
-    # unpaid order the app made for the product.
+    # unpaid order the app made for the product, nor one the app cancelled; even after a lapse
+    # (a billing retry that recovered), which nothing tells from a resubscription.
+    stack.db.rows("UPDATE apple_transactions SET expires_date = now() - interval '1 hour' "
+                  f"WHERE transaction_id = '{jws_payload(note['signed_transaction'])['transactionId']}'")
+    cancelled = api.create_order(user, CLUB_PLUS)
+    r = api.report(cancelled["trade_no"], trade_status="TRADE_CLOSED", reason="cancelled")
+    assert r.status_code == 200, r.text
     stale = api.create_order(user, CLUB_PLUS)
     renewal = fake_appstore.renewal(purchase["transaction_id"], product_id=CLUB_PLUS,
                                     expires_in_seconds=60 * 86400)
     assert renewal["delivered_status"] == 200, renewal
     wait_processed(api, renewal["notification_uuid"])
     assert api.order(stale["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
-    assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order", "order", "order", "renewal"]
+    assert api.order(cancelled["trade_no"])["trade_status"] == "TRADE_CLOSED"
+    assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order"] * 4 + ["renewal"]
 
 
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):

@@ -398,6 +398,23 @@ extension OrderRepository {
 }
 
 extension OrderRepository {
+  /// The user's oldest App Store order for the product still waiting for payment and made
+  /// before `madeBeforeMs` (a purchase's date), locked; skipped while another transaction
+  /// holds it.
+  func waitingOrder(
+    userId: String, productId: String, madeBefore madeBeforeMs: Int64, on tx: PostgresTransaction
+  ) async throws -> Order? {
+    var query: PostgresQuery = """
+      SELECT \(unescaped: Order.columns) FROM orders
+      WHERE user_id = \(userId) AND product_id = \(productId) AND quantity = 1
+        AND store = \(OrderStore.appStore) AND trade_status = \(TradeStatus.waitBuyerPay)
+        AND created_at <=
+      """
+    query.append(TransactionRecord.time(madeBeforeMs))
+    query.append(" ORDER BY created_at, trade_no LIMIT 1 FOR UPDATE SKIP LOCKED")
+    return try await tx.query(query).first.map(Order.init(row:))
+  }
+
   /// A transferred order lets go of its Apple transaction (a transaction pays one order); its
   /// history keeps the id.
   func detachTransaction(_ tradeNo: String, on tx: PostgresTransaction) async throws {

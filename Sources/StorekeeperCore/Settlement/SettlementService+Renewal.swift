@@ -27,17 +27,20 @@ extension SettlementService {
   /// it can pay, locked: a period bought in the app (an upgrade, a resubscription) with an
   /// order of the subscriber's own, whose report may come after. Nil when there is none (a
   /// renewal carries its first purchase's token, whose order is paid already). A period that
-  /// carries no token (an app that sets none, as seed 004's) pays the subscriber's oldest
-  /// payable order for the product when it changes the subscription (`changesSubscription`),
-  /// as a restore of a one-time purchase pays one; a plain renewal pays none.
+  /// carries no token (an app that sets none, as seed 004's) and changes the subscription's
+  /// product (`changesProduct`: an upgrade, crossgrade or downgrade, which only the subscriber
+  /// chooses) pays the subscriber's oldest order for the product still waiting for payment and
+  /// made before it was bought. Nothing tells a resubscription without a token from a renewal
+  /// after a billing recovery, so it pays an order of its own, as any renewal.
   func appOrder(
     paying transaction: VerifiedTransaction, for userId: String, product: Product,
     on tx: PostgresTransaction
   ) async throws -> Order? {
     guard let token = TransactionRecord.validToken(transaction.appAccountToken) else {
-      guard try await Self.changesSubscription(transaction, on: tx),
-        let order = try await orders.openOrder(
-          userId: userId, productId: product.productId, quantity: 1, store: .appStore, on: tx),
+      guard try await Self.changesProduct(transaction, on: tx),
+        let order = try await orders.waitingOrder(
+          userId: userId, productId: product.productId, madeBefore: transaction.purchaseDate,
+          on: tx),
         (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
       else { return nil }
       return order
@@ -51,25 +54,17 @@ extension SettlementService {
     return order
   }
 
-  /// Whether `transaction` is a period the subscriber chose in the app rather than one Apple
-  /// renewed: its subscription's period before it was of another product (an upgrade,
-  /// downgrade or crossgrade) or had ended before it began (a resubscription). False when no
-  /// earlier period is recorded.
-  static func changesSubscription(_ transaction: VerifiedTransaction, on tx: PostgresTransaction)
+  /// Whether `transaction` is of another product than its subscription's period before it (an
+  /// upgrade, crossgrade or downgrade). False when no earlier period is recorded.
+  static func changesProduct(_ transaction: VerifiedTransaction, on tx: PostgresTransaction)
     async throws -> Bool
   {
-    let purchased = TransactionRecord.time(transaction.purchaseDate)
-    // An earlier period without an expiry (none is recorded) is not taken for one that ended.
-    var query: PostgresQuery =
-      "SELECT product_id <> \(transaction.productId) OR coalesce(expires_date < "
-    query.append(purchased)
-    query.append(
-      """
-      , false) AS changes FROM apple_transactions
+    var query: PostgresQuery = """
+      SELECT product_id <> \(transaction.productId) AS changes FROM apple_transactions
       WHERE original_transaction_id = \(transaction.originalTransactionId)
         AND transaction_id <> \(transaction.transactionId) AND purchase_date <
-      """)
-    query.append(purchased)
+      """
+    query.append(TransactionRecord.time(transaction.purchaseDate))
     query.append(" ORDER BY purchase_date DESC LIMIT 1")
     return try await tx.query(query).first?.decode("changes", as: Bool.self) ?? false
   }
