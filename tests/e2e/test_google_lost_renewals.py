@@ -164,6 +164,22 @@ def test_a_void_google_cannot_place_among_its_periods_waits_for_google(sk, googl
     assert vip(sk, user)
 
 
+def test_a_void_google_will_never_place_is_applied_without_waiting(sk, google):
+    # Google refuses the read-back for good (a 400): waiting would hold this void, and every
+    # later one of the sweep, for ever; the latest recorded order stands for the latest.
+    user = unique("gl-void-refused")
+    token, first = subscribed(sk, google, user)
+    google.fault(400, target="subscriptions")
+    try:
+        google.control("voids", {"purchase_token": token, "order_id": first})
+        wait_until(lambda: sk.db.scalar(f"SELECT result FROM google_voids WHERE order_id = '{first}'")
+                   not in (None, "applying"), 30, "the void applied")
+    finally:
+        google.clear_faults()
+    orders = {o["transaction_id"]: o for o in sk.client.admin_orders(user_id=user)}
+    assert (orders[first]["trade_status"], orders[first]["close_reason"]) == ("TRADE_CLOSED", "refunded")
+
+
 def test_a_void_of_a_lost_renewal_that_a_later_one_follows_refunds_no_other_order(sk, google):
     # Renewals ..0 and ..1 are charged and both pushes lost; Google then refunds ..0 alone. No
     # order recorded here is ..0, and the subscription goes on: nothing recorded is refunded

@@ -113,23 +113,31 @@ extension GoogleNotificationService {
 
   /// Whether Google names a paid order of the subscription later than `orderId`: a renewal
   /// Storekeeper has not recorded yet (its push lost, or still queued behind the void), which
-  /// the void of an earlier period must not end. Without Google's answer the void waits (the
-  /// error is thrown): taken for the latest, the refunded order would revoke the subscription
-  /// for good, and the paid renewal's own read-back could never undo it. Only a token Google
-  /// no longer knows (404, 410) has no later period to wait for.
+  /// the void of an earlier period must not end. While Google cannot answer for now (no
+  /// answer, 429, 5xx, credentials it refuses) the void waits (the error is thrown): taken for
+  /// the latest, the refunded order would revoke the subscription for good, and the paid
+  /// renewal's own read-back could never undo it. An answer that will never come (404, 410,
+  /// another 4xx) leaves the latest recorded order to stand for the latest, as waiting for it
+  /// would hold up every later void of the sweep.
   private func googlePaidLater(than orderId: String, token: String, _ purchase: Known)
     async throws(GooglePlayFailure) -> Bool
   {
     let answer: SubscriptionPurchaseV2
     do {
       answer = try await client.subscriptionPurchase(token: token)
-    } catch .unknownToken {
-      return false
     } catch {
-      logger.notice(
-        "a void waits: Google could not say the latest order of its subscription",
-        ["order": .string(orderId), "error": .string(GooglePurchaseVerifier.describe(error))])
-      throw error
+      switch error {
+      case .retryable, .credentialsRefused:
+        logger.notice(
+          "a void waits: Google could not say the latest order of its subscription",
+          ["order": .string(orderId), "error": .string(GooglePurchaseVerifier.describe(error))])
+        throw error
+      case .unknownToken, .badRequest, .unexpected:
+        logger.notice(
+          "a void is applied without Google's latest order of its subscription",
+          ["order": .string(orderId), "error": .string(GooglePurchaseVerifier.describe(error))])
+        return false
+      }
     }
     let googleId = purchase.product.draft.effectiveGoogleProductId
     let item =
