@@ -15,7 +15,7 @@ enum GooglePurchaseRecord {
       INSERT INTO google_purchases (purchase_token, package_name, kind, product_id,
         google_product_id, order_id, quantity, obfuscated_account_id, environment,
         linked_purchase_token, state, trade_no, user_id, price_micros, currency, purchase_time,
-        expiry_time, first_expiry_time, original_transaction_id)
+        expiry_time, first_expiry_time)
       VALUES (\(purchase.token), \(purchase.packageName), \(purchase.kind), \(productId),
         \(purchase.googleProductId), \(purchase.orderId), \(purchase.quantity),
         \(purchase.obfuscatedAccountId), \(purchase.environment), \(purchase.linkedPurchaseToken),
@@ -28,15 +28,8 @@ enum GooglePurchaseRecord {
     query.append(TransactionRecord.time(purchase.expiryTimeMs))
     query.append(", ")
     query.append(TransactionRecord.time(purchase.expiryTimeMs))
-    // An upgrade, downgrade or re-signup continues the subscription of the purchase it
-    // replaced, when Storekeeper knows that one (charts and exports name it so).
     query.append(
       """
-      , (SELECT storekeeper_google_subscription(l.order_id, l.purchase_token,
-                                                l.original_transaction_id)
-         FROM google_purchases l
-         WHERE l.purchase_token = \(purchase.linkedPurchaseToken)::text
-           AND l.purchase_token <> \(purchase.token))
       ) ON CONFLICT (purchase_token) DO UPDATE
         SET expiry_time = EXCLUDED.expiry_time, state = EXCLUDED.state, updated_at = now()
         WHERE google_purchases.trade_no = EXCLUDED.trade_no

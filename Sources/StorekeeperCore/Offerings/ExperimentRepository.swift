@@ -81,7 +81,7 @@ package struct ExperimentRepository: Sendable {
   }
 
   /// Pauses (`running` false) or resumes a running or paused experiment; assignment is
-  /// unchanged by either.
+  /// unchanged by either. Each pause is kept by the table's trigger (experiment_pauses.sql).
   package func setRunning(_ id: String, _ running: Bool, by actor: AdminActor) async throws
     -> Experiment
   {
@@ -98,17 +98,6 @@ package struct ExperimentRepository: Sendable {
         """)
       guard let row = rows.first else { throw OfferingRefusal.experimentNotFound(id) }
       let after = try Experiment(row: row)
-      // Each pause is kept: orders paid during one were not made from a variant (`results`).
-      if before.status == .running, !running {
-        try await tx.execute(
-          "INSERT INTO experiment_pauses (experiment_id, paused_at) VALUES (\(id), now())")
-      } else if before.status == .paused, running {
-        try await tx.execute(
-          """
-          UPDATE experiment_pauses SET resumed_at = now()
-          WHERE experiment_id = \(id) AND resumed_at IS NULL
-          """)
-      }
       try await AuditLog.record(
         .experimentUpdated, by: actor, targetId: id, before: before, after: after, on: tx)
       try await tx.execute("SELECT pg_notify(\(CatalogRepository.channel), \(id))")
