@@ -133,7 +133,9 @@ import Testing
       #expect(typed.events.isEmpty)
       #expect(EventFeedCursor(text: cursor?.text ?? "") == cursor)
       #expect(EventFeedCursor(text: "not a cursor") == nil)
-      #expect(EventFeedCursor(text: "djE6MTox") == EventFeedCursor(xid: 1, position: 1))
+      // Before the two kinds, both feeds handed out `v1` cursors: still read, as they were.
+      #expect(EventFeedCursor(text: "djE6MTox") == .legacy(xid: 1, position: 1))
+      #expect(EventFeedCursor(xid: 1, position: 1).text == "djI6MTox")
     }
   }
 
@@ -199,6 +201,19 @@ import Testing
       let before = try await feed.read(
         .init(userId: user, after: .init(xid: 1, position: 0), limit: 50))
       #expect(before.events.map(\.sequence) == [2, 1])
+      // A cursor handed out before the two kinds is read as it was: by the sequence of the
+      // user's event it names, else in the whole feed's order, then by sequence.
+      guard case .feed(let xid, let position) = mine[0].cursor else {
+        Issue.record("a whole-feed cursor expected")
+        return
+      }
+      let legacy = try await feed.read(
+        .init(userId: user, after: .legacy(xid: xid, position: position), limit: 50))
+      #expect(legacy.events.isEmpty)
+      let legacyBefore = try await feed.read(
+        .init(userId: user, after: .legacy(xid: 1, position: 0), limit: 50))
+      #expect(legacyBefore.events.map(\.sequence) == [1, 2])
+      #expect(legacyBefore.next == .user(key: EventFeedCursor.key(of: user), sequence: 2))
       // A user's cursor is read on in that user's feed only.
       await #expect(throws: EventFeed.CursorOfAnotherFeed.self) {
         try await feed.read(.init(after: first.next, limit: 50))

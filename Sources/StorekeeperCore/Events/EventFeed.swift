@@ -66,8 +66,10 @@ package struct EventFeed: Sendable {
     // as it is, so a cursor taken there skips nothing here either.
     if let user = filter.userId { query.append(" AND user_id = \(user)") }
     if let type = filter.type { query.append(" AND type = \(type)") }
-    if case .feed(let xid, let position) = filter.after {
+    switch filter.after {
+    case .feed(let xid, let position)?, .legacy(let xid, let position)?:
       query.append(" AND (xid, position) > (\(String(xid))::xid8, \(position)::bigint)")
+    case .user?, nil: break
     }
     // The table's columns, not the selected `xid` (text, for decoding): sorted as text, 100
     // comes before 99 and a cursor past it would skip 99 for good.
@@ -100,8 +102,20 @@ package struct EventFeed: Sendable {
     var query: PostgresQuery =
       "SELECT \(unescaped: Event.columns) FROM events WHERE user_id = \(user)"
     if let type = filter.type { query.append(" AND type = \(type)") }
-    if case .user(_, let sequence) = filter.after {
+    switch filter.after {
+    case .user(_, let sequence)?:
       query.append(" AND sequence > \(sequence)::bigint")
+    case .legacy(let xid, let position)?:
+      // As this feed read such a cursor before the two kinds: after the sequence of the event
+      // it names when that is this user's, else after it in the whole feed's order.
+      query.append(
+        """
+         AND coalesce(
+          sequence > (SELECT c.sequence FROM events c WHERE c.user_id = \(user)
+                      AND c.xid = \(String(xid))::xid8 AND c.position = \(position)::bigint),
+          (xid, position) > (\(String(xid))::xid8, \(position)::bigint))
+        """)
+    case .feed?, nil: break
     }
     query.append(" ORDER BY sequence LIMIT \(filter.limit + 1)")
     let key = EventFeedCursor.key(of: user)
