@@ -370,6 +370,18 @@ def test_an_upgrade_the_app_reports_ends_the_old_period(api, fake_appstore):
     assert len(api.admin_orders(user_id=user)) == 2
 
 
+def assert_the_upgrade_paid_the_apps_order(api, user, order, note):
+    """The app's order for the upgrade is paid by it, its report is answered 200, and the user
+    holds the new product alone, on the two orders the app made."""
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert entitlement(api, user, "club_plus") and entitlement(api, user, "club") is None
+    orders = api.admin_orders(user_id=user)
+    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
+    assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
+
+
 def test_an_upgrade_notified_before_the_apps_report_pays_the_apps_own_order(api, fake_appstore):
     # Apple's UPGRADE comes first: it pays the order the app made for the upgrade (its token is
     # in the transaction), so the report that follows is answered as settled, not refused as a
@@ -381,13 +393,7 @@ def test_an_upgrade_notified_before_the_apps_report_pays_the_apps_own_order(api,
                                  app_account_token=order["app_account_token"])
     assert note["delivered_status"] == 200, note
     wait_processed(api, note["notification_uuid"])
-    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
-    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
-    assert r.status_code == 200, r.text
-    assert entitlement(api, user, "club_plus") and entitlement(api, user, "club") is None
-    orders = api.admin_orders(user_id=user)
-    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
-    assert all(o["trade_status"] == "TRADE_SUCCESS" for o in orders)
+    assert_the_upgrade_paid_the_apps_order(api, user, order, note)
 
 
 def test_an_upgrade_restored_before_the_apps_report_pays_the_apps_own_order(api, fake_appstore):
@@ -430,12 +436,7 @@ def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fa
     else:
         r = api.receipts(user_id=user, signed_transaction=note["signed_transaction"])
         assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
-    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
-    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
-    assert r.status_code == 200, r.text
-    assert entitlement(api, user, "club_plus") and entitlement(api, user, "club") is None
-    orders = api.admin_orders(user_id=user)
-    assert sorted(o["origin"] for o in orders) == ["order", "order"], orders
+    assert_the_upgrade_paid_the_apps_order(api, user, order, note)
 
     # The next period of CLUB_PLUS is Apple's renewal: an order of its own, not another
     # unpaid order the app made for the product, nor one the app cancelled; even after a lapse
