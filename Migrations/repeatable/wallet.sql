@@ -100,6 +100,39 @@ LANGUAGE sql STABLE AS $$
   WHERE g.owed > 0
 $$;
 
+-- What Apple's prorated refund of p_milliunits (of 100000) of order p_trade_no's purchase can
+-- take back: the same shape as storekeeper_refund_plan_share, with `owed` that share of what
+-- the purchase credited when it was bought, followed back through admin transfers (an order a
+-- transfer paid was credited only what was left of it, and Apple's percentage counts from the
+-- whole purchase), never more than the order's rows still hold.
+CREATE OR REPLACE FUNCTION storekeeper_refund_plan_prorated(p_trade_no text, p_milliunits integer)
+RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
+LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE chain (trade_no, depth) AS (
+    SELECT p_trade_no, 0
+    UNION ALL
+    SELECT e.detail ->> 'from_trade_no', c.depth + 1
+    FROM chain c JOIN order_events e ON e.trade_no = c.trade_no
+    WHERE e.reason = 'created_for_transfer' AND e.detail ? 'from_trade_no' AND c.depth < 100),
+  bought AS (
+    SELECT x.asset, sum(x.amount) FILTER (WHERE x.kind = 'grant') AS credited
+    FROM ledger x
+    WHERE x.trade_no = (SELECT c.trade_no FROM chain c ORDER BY c.depth DESC LIMIT 1)
+    GROUP BY x.asset)
+  SELECT g.user_id, g.asset, g.environment, g.owed, least(g.owed, coalesce(l.remaining, 0))
+  FROM (SELECT x.user_id, x.asset, x.environment,
+               least(sum(x.amount),
+                     coalesce((SELECT b.credited FROM bought b WHERE b.asset = x.asset),
+                              sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)
+                       * p_milliunits / 100000)::bigint AS owed
+        FROM ledger x WHERE x.trade_no = p_trade_no
+        GROUP BY x.user_id, x.asset, x.environment
+        HAVING sum(x.amount) > 0) g
+  LEFT JOIN ledger_lots l
+    ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
+  WHERE g.owed > 0
+$$;
+
 -- How much of what purchase p_trade_no credited is used, per asset: what the purchase still
 -- gives (its own rows: the credit, less its refund or transfer, plus a reversal's refill; not
 -- the debt_repaid rows other credits wrote for it) less what its lots still hold. So whatever

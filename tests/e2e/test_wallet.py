@@ -481,6 +481,21 @@ def test_a_reversed_prorated_refund_gives_back_its_share_and_cancels_its_debt(ap
     assert (api.balance(spent), ledger(api, spent)["debts"]) == (40, {})
 
 
+def test_a_prorated_refund_after_a_transfer_takes_its_share_of_the_whole_purchase(api, fake_appstore):
+    # 40% refunded (60 left), then an admin moves the purchase (the new owner is credited 60),
+    # then Apple raises the refund to 70%: 30 more of the purchase's 100, not 30% of the 60
+    # the transfer moved.
+    owner, heir = unique("prorated-moved-from"), unique("prorated-moved-to")
+    _, purchase, _ = buy(api, fake_appstore, owner, GOLD)
+    transaction_id = purchase["transaction_id"]
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    r = api.post(f"/admin/v1/transactions/{transaction_id}/transfer", admin=True, json={"to_user_id": heir})
+    assert r.status_code == 200, r.text
+    assert (api.balance(owner), api.balance(heir)) == (0, 60)
+    refund(api, fake_appstore, transaction_id, prorated=70000)
+    assert (api.balance(heir), ledger(api, heir)["debts"]) == (30, {})
+
+
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):
     user = unique("refund-full")
     buy(api, fake_appstore, user, GOLD)

@@ -232,14 +232,14 @@ extension GoogleNotificationService {
       notice["quantity"] = .number(String(quantity))
     }
     let recovery = try await RefundRecovery.planShare(
-      found.tradeNo, units: share, quantity: whole, userId: found.userId, on: tx,
+      found.tradeNo, .units(share, of: whole), userId: found.userId, on: tx,
       outbox: orders.outbox)
     if !recovery.isEmpty {
       notice["recovery"] = RefundRecovery.json(recovery, policy: refundPolicy)
     }
     var effects: [PostgresQuery] = [
       Ledger.refundShare(
-        tradeNo: found.tradeNo, units: share, quantity: whole,
+        tradeNo: found.tradeNo, .units(share, of: whole),
         transactionId: found.transactionId ?? refundedOrder, policy: refundPolicy),
       """
       UPDATE google_orders SET refunded_at = coalesce(refunded_at, now())
@@ -285,11 +285,11 @@ extension GoogleNotificationService {
     // A share of the units the order was credited for: fewer than the purchase's when an admin
     // moved what a partial refund left.
     let recovery = try await RefundRecovery.planShare(
-      tradeNo, units: units, quantity: found.quantity, userId: found.userId, on: tx,
+      tradeNo, .units(units, of: found.quantity), userId: found.userId, on: tx,
       outbox: orders.outbox)
     try await tx.execute(
       Ledger.refundShare(
-        tradeNo: tradeNo, units: units, quantity: found.quantity,
+        tradeNo: tradeNo, .units(units, of: found.quantity),
         transactionId: found.transactionId ?? orderId, policy: refundPolicy))
     try await tx.execute(
       """

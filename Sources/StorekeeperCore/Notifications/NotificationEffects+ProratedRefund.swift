@@ -36,10 +36,10 @@ extension NotificationEffects {
       """)
     let policy = settlement.refundPolicy
     let recovery = try await RefundRecovery.planShare(
-      order.tradeNo, units: adds, quantity: 100_000, userId: order.userId, on: tx, outbox: outbox)
+      order.tradeNo, .prorated(milliunits: adds), userId: order.userId, on: tx, outbox: outbox)
     try await tx.execute(
       Ledger.refundShare(
-        tradeNo: order.tradeNo, units: adds, quantity: 100_000,
+        tradeNo: order.tradeNo, .prorated(milliunits: adds),
         transactionId: transaction.transactionId, policy: policy))
     var refunded = notice
     refunded["trade_no"] = .string(order.tradeNo)

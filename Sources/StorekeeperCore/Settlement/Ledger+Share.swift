@@ -1,12 +1,10 @@
 import Postgres
 
 extension Ledger {
-  /// A refund of `units` of the `quantity` order `tradeNo` paid for (Google's quantity-based
-  /// partial refunds, and the full refund of what they left): `Ledger.refund`'s rows and
-  /// `REFUND_POLICY`, over `storekeeper_refund_plan_share`, that share of what the order's
-  /// credits gave.
+  /// A partial refund of order `tradeNo` (`RefundShare`): `Ledger.refund`'s rows and
+  /// `REFUND_POLICY`, over the share's plan.
   static func refundShare(
-    tradeNo: String, units: Int32, quantity: Int32, transactionId: String, policy: RefundPolicy
+    tradeNo: String, _ share: RefundShare, transactionId: String, policy: RefundPolicy
   ) -> PostgresQuery {
     """
     INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment, debt)
@@ -14,7 +12,7 @@ extension Ledger {
            -(CASE WHEN \(policy)::text = 'debt' THEN p.recovered ELSE p.owed END),
            \(LedgerKind.refund), \(tradeNo), \(transactionId), p.environment,
            CASE WHEN \(policy)::text = 'debt' THEN p.owed - p.recovered ELSE 0 END
-    FROM storekeeper_refund_plan_share(\(tradeNo), \(units)::integer, \(quantity)::integer) AS p
+    FROM \(share.plan(tradeNo)) AS p
     """
   }
 }
@@ -22,14 +20,14 @@ extension Ledger {
 extension RefundRecovery {
   /// What `Ledger.refundShare` will take, per asset, for the refund's event.
   static func planShare(
-    _ tradeNo: String, units: Int32, quantity: Int32, userId: String, on tx: PostgresTransaction,
+    _ tradeNo: String, _ share: RefundShare, userId: String, on tx: PostgresTransaction,
     outbox: EventOutbox
   ) async throws -> [RefundRecovery] {
     try await outbox.lock([userId], on: tx)
     return try await tx.query(
       """
       SELECT asset, environment, owed, recovered
-      FROM storekeeper_refund_plan_share(\(tradeNo), \(units)::integer, \(quantity)::integer)
+      FROM \(share.plan(tradeNo))
       ORDER BY asset, environment
       """
     ).map { row in
