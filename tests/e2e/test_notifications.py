@@ -456,6 +456,39 @@ def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fa
     assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order"] * 4 + ["renewal"]
 
 
+@pytest.mark.parametrize("first_heard", ["notification", "report"])
+def test_a_tokenless_resubscription_pays_the_apps_own_order_whoever_comes_first(api, fake_appstore, stack,
+                                                                               first_heard):
+    # Seed 004's client sets no token: after a lapse its subscriber buys the plan again in the
+    # app. When Apple's SUBSCRIBED (RESUBSCRIBE) comes before the app's report, Apple says the
+    # subscriber chose this period, so it pays the order the app made for it, and the report
+    # is answered 200 rather than 409 for a purchase a renewal order took.
+    user = unique(f"resubscribe-tokenless-{first_heard}")
+    first_order = api.create_order(user, CLUB)
+    purchase = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=20 * 86400)
+    assert api.report(first_order["trade_no"], signed_transaction=purchase["signed_transaction"]).status_code == 200
+    stack.db.rows("UPDATE apple_transactions SET expires_date = now() - interval '1 hour' "
+                  f"WHERE transaction_id = '{purchase['transaction_id']}'")
+    assert entitlement(api, user, "club") is None
+    order = api.create_order(user, CLUB)
+    note = fake_appstore.renewal(purchase["transaction_id"], notification_type="SUBSCRIBED",
+                                 expires_in_seconds=30 * 86400, deliver=first_heard == "notification")
+    assert jws_payload(note["signed_transaction"]).get("appAccountToken") is None
+    assert jws_payload(note["signed_payload"])["subtype"] == "RESUBSCRIBE"
+    if first_heard == "notification":
+        assert note["delivered_status"] == 200, note
+        wait_processed(api, note["notification_uuid"])
+        assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+    assert r.status_code == 200, r.text
+    if first_heard == "report":
+        assert api.post_notification(note["signed_payload"]).status_code == 200
+        wait_processed(api, note["notification_uuid"])
+    assert entitlement(api, user, "club")
+    orders = api.admin_orders(user_id=user)
+    assert sorted((o["origin"], o["trade_status"]) for o in orders) == [("order", "TRADE_SUCCESS")] * 2, orders
+
+
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
     # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
     # began, so its own far expiry takes no grace period away from the month.

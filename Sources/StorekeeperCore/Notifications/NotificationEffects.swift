@@ -57,9 +57,10 @@ package struct NotificationEffects {
       return try await reinstate(transaction, notice: notice)
     case .subscribed, .didRenew, .offerRedeemed:
       guard let transaction else { return .processed(.noTransaction) }
+      // SUBSCRIBED and OFFER_REDEEMED are periods the subscriber bought; DID_RENEW is Apple's.
       return try await renew(
         transaction, events: type == .didRenew ? [EventDraft(.subscriptionRenewed, notice)] : [],
-        notice: notice)
+        notice: notice, subscriberChose: type != .didRenew)
     case .renewalExtended:
       guard let transaction else { return .processed(.noTransaction) }
       let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
@@ -275,7 +276,8 @@ package struct NotificationEffects {
   /// (another user posted it first and was told `not_yours`): its row says nothing about the
   /// subscriber, so only this notification can credit the period to them.
   func renew(
-    _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue]
+    _ transaction: VerifiedTransaction, events: [EventDraft], notice: [String: JSONValue],
+    subscriberChose: Bool = false
   ) async throws -> NotificationOutcome {
     let (known, owned) = try await TransactionRecord.lock(transaction.transactionId, on: tx)
     if known { try await TransactionRecord.updateExpiry(transaction, onlyLater: true, on: tx) }
@@ -308,10 +310,12 @@ package struct NotificationEffects {
       return .processed(.unknownProduct)
     }
     // Bought in the app (an upgrade, a resubscription) with an order of the subscriber's own
-    // whose token it carries, and that order's report not here yet: this pays that order, so
+    // whose token it carries (or, tokenless, that Apple says they chose), and that order's
+    // report not here yet: this pays that order, so
     // the report that follows finds it settled instead of its purchase taken by a renewal.
     if let named = try await settlement.appOrder(
-      paying: transaction, for: userId, product: product, on: tx)
+      paying: transaction, for: userId, product: product, subscriberChose: subscriberChose,
+      on: tx)
     {
       if known { try await TransactionRecord.assign(transaction.transactionId, to: named, on: tx) }
       if !stale {

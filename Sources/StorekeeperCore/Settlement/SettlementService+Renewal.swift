@@ -29,15 +29,18 @@ extension SettlementService {
   /// renewal carries its first purchase's token, whose order is paid already). A period that
   /// carries no token (an app that sets none, as seed 004's) and changes the subscription's
   /// product (`changesProduct`: an upgrade, crossgrade or downgrade, which only the subscriber
-  /// chooses) pays the subscriber's oldest order for the product still waiting for payment and
-  /// made before it was bought. Nothing tells a resubscription without a token from a renewal
-  /// after a billing recovery, so it pays an order of its own, as any renewal.
+  /// chooses) or that Apple announced as the subscriber's choice (`subscriberChose`: SUBSCRIBED,
+  /// a resubscription, or OFFER_REDEEMED) pays the subscriber's oldest order for the product
+  /// still waiting for payment and made before it was bought. Otherwise nothing tells a
+  /// resubscription without a token from a renewal after a billing recovery, so it pays an
+  /// order of its own, as any renewal.
   func appOrder(
     paying transaction: VerifiedTransaction, for userId: String, product: Product,
-    on tx: PostgresTransaction
+    subscriberChose: Bool = false, on tx: PostgresTransaction
   ) async throws -> Order? {
     guard let token = TransactionRecord.validToken(transaction.appAccountToken) else {
-      guard try await Self.changesProduct(transaction, on: tx),
+      let chosen = subscriberChose ? true : try await Self.changesProduct(transaction, on: tx)
+      guard chosen,
         let order = try await orders.waitingOrder(
           userId: userId, productId: product.productId, madeBefore: transaction.purchaseDate,
           on: tx),
