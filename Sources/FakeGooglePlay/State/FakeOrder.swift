@@ -47,10 +47,12 @@ struct FakeOrder: Sendable {
     ]
   }
 
+  /// `google.type.Money` as Google's JSON writes it: proto3 leaves out a field whose value is
+  /// zero, so $0.99 has no `units` and a free trial's total is a currency alone.
   static func money(_ micros: Int64, _ currency: String) -> [String: Any] {
-    [
-      "currencyCode": currency, "units": String(micros / 1_000_000),
-      "nanos": Int32(micros % 1_000_000) * 1000,
-    ]
+    var money: [String: Any] = ["currencyCode": currency]
+    if micros / 1_000_000 != 0 { money["units"] = String(micros / 1_000_000) }
+    if micros % 1_000_000 != 0 { money["nanos"] = Int32(micros % 1_000_000) * 1000 }
+    return money
   }
 }

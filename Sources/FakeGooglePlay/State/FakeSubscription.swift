@@ -40,9 +40,8 @@ struct FakeSubscription: Sendable {
       "productId": productId, "expiryTime": Self.time(expiryTimeMillis),
       "autoRenewingPlan": [
         "autoRenewEnabled": autoRenewEnabled,
-        "recurringPrice": [
-          "currencyCode": currency, "units": String(priceUnits), "nanos": priceNanos,
-        ] as [String: Any],
+        "recurringPrice": FakeOrder.money(
+          priceUnits * 1_000_000 + Int64(priceNanos / 1000), currency),
       ] as [String: Any],
       "offerDetails": [
         "basePlanId": basePlanId, "offerTags": [String](),

@@ -123,9 +123,7 @@ package struct GooglePurchaseVerifier: Sendable {
     }
     let ids = answer.externalAccountIdentifiers
     let price = item.autoRenewingPlan?.recurringPrice
-    let priceMicros = price.flatMap {
-      micros(units: $0.units, nanos: $0.nanos, currency: $0.currencyCode)
-    }
+    let priceMicros = price?.micros
     return .purchased(
       GooglePurchase(
         token: token, packageName: packageName, kind: .subscription, googleProductId: googleId,
@@ -140,17 +138,6 @@ package struct GooglePurchaseVerifier: Sendable {
         state: answer.subscriptionState ?? "", acknowledged: answer.isAcknowledged,
         consumed: false,
         priceMicros: priceMicros, currency: priceMicros == nil ? nil : price?.currencyCode))
-  }
-
-  /// Google's `Money` in micros, or nothing: a currency without an amount is no price, nor is
-  /// an amount that does not fit or is below zero.
-  private static func micros(units: Int64?, nanos: Int32?, currency: String?) -> Int64? {
-    guard let units, currency?.isEmpty == false,
-      case (let scaled, false) = units.multipliedReportingOverflow(by: 1_000_000),
-      case (let total, false) = scaled.addingReportingOverflow(Int64(nanos ?? 0) / 1000),
-      total >= 0
-    else { return nil }
-    return total
   }
 
   private static func nonEmpty(_ text: String?) -> String? {
