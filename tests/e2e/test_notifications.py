@@ -456,6 +456,49 @@ def test_a_tokenless_upgrade_pays_the_apps_own_order_whoever_comes_first(api, fa
     assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order"] * 4 + ["renewal"]
 
 
+@pytest.mark.parametrize("notification_type", ["SUBSCRIBED", "OFFER_REDEEMED"])
+def test_a_first_subscription_apple_announces_pays_the_order_whose_token_it_carries(api, fake_appstore,
+                                                                                  notification_type):
+    # The app's report never comes (it crashed after StoreKit's purchase): Apple's INITIAL_BUY
+    # names the order by its token, so it pays it, as ONE_TIME_CHARGE does for a consumable,
+    # and the subscriber has access without the app. The report that follows is answered 200.
+    user = unique(f"initial-buy-{notification_type.lower()}")
+    order = api.create_order(user, CLUB)
+    purchase = fake_appstore.purchase(CLUB, "auto_renewable", app_account_token=order["app_account_token"],
+                                      expires_in_seconds=20 * 86400)
+    note = fake_appstore.notification(notification_type, subtype="INITIAL_BUY",
+                                      transaction_id=purchase["transaction_id"])
+    assert note["delivered_status"] == 200, note
+    assert wait_processed(api, note["notification_uuid"])["result"] == "renewal_recorded"
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert entitlement(api, user, "club")
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert r.json()["delivery"]["newly_granted"] is False
+    # Its renewals now have a subscriber.
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=50 * 86400)
+    assert renewal["delivered_status"] == 200, renewal
+    wait_processed(api, renewal["notification_uuid"])
+    assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order", "renewal"]
+
+
+def test_a_first_subscription_apple_announces_without_an_orders_token_waits_for_its_report(api, fake_appstore):
+    # No token, or the token of an order for another product: nothing says whose it is, so
+    # the notification waits for the report that makes the purchase known.
+    user = unique("initial-buy-unnamed")
+    other = api.create_order(user, GOLD)
+    order = api.create_order(user, CLUB)
+    mismatched = fake_appstore.purchase(CLUB, "auto_renewable", app_account_token=other["app_account_token"])
+    tokenless = fake_appstore.purchase(CLUB, "auto_renewable")
+    for purchase in (mismatched, tokenless):
+        note = fake_appstore.notification("SUBSCRIBED", subtype="INITIAL_BUY", transaction_id=purchase["transaction_id"])
+        assert note["delivered_status"] == 200, note
+        wait_processed(api, note["notification_uuid"], state="deferred")
+    assert api.order(other["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert entitlement(api, user, "club") is None
+
+
 @pytest.mark.parametrize("first_heard", ["notification", "report"])
 def test_a_tokenless_resubscription_pays_the_apps_own_order_whoever_comes_first(api, fake_appstore, stack,
                                                                                first_heard):

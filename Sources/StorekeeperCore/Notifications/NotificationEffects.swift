@@ -305,7 +305,12 @@ package struct NotificationEffects {
     guard
       let userId = try await TransactionRecord.subscriber(
         originalTransactionId: transaction.originalTransactionId, on: tx)
-    else { return .deferred(.originalTransactionUnknown) }
+    else {
+      if !known, let outcome = try await payNamedOrder(transaction, events: events, stale: stale) {
+        return outcome
+      }
+      return .deferred(.originalTransactionUnknown)
+    }
     guard let product = try await catalog.product(transaction.productId, on: tx) else {
       return .processed(.unknownProduct)
     }
@@ -353,6 +358,37 @@ package struct NotificationEffects {
     } catch SettlementRefusal.transactionAlreadyUsed where !known {
       // Unrecorded when locked (nothing to lock), then claimed by the app's own post of it.
       throw NotificationLostRace(transactionId: transaction.transactionId)
+    }
+    return .processed(.renewalRecorded)
+  }
+
+  /// A period of a subscription nobody owns yet (its first purchase, whose report has not come)
+  /// that carries the token of an order it can pay: the notification pays that order, as
+  /// ONE_TIME_CHARGE does, so the subscriber has access without the app. Nil when no such
+  /// order is named: the notification waits for the report that makes the purchase known.
+  private func payNamedOrder(
+    _ transaction: VerifiedTransaction, events: [EventDraft], stale: Bool
+  ) async throws -> NotificationOutcome? {
+    guard let token = TransactionRecord.validToken(transaction.appAccountToken),
+      let order = try await orders.find(
+        accountToken: token, store: .appStore, lock: true, on: tx),
+      let product = try await catalog.product(transaction.productId, on: tx),
+      (try? OrderPayment.checkReopenable(order)) != nil,
+      (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+    else { return nil }
+    if !stale {
+      try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
+    }
+    do {
+      _ = try await settlement.settleLocked(
+        order, product: product, transaction: transaction, source: source, cause: cause,
+        record: nil, events: events, appleRevoked: false, on: tx)
+    } catch SettlementRefusal.transactionAlreadyUsed {
+      // Unrecorded when read, then claimed by the app's own report of it.
+      throw NotificationLostRace(transactionId: transaction.transactionId)
+    } catch is SettlementRefusal {
+      // Closed for good: the report, if it comes, is judged as any other.
+      return nil
     }
     return .processed(.renewalRecorded)
   }
