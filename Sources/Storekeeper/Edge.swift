@@ -94,7 +94,8 @@ struct Edge: Sendable {
     }
     OfferRoutes(
       signer: offerSigner, catalog: catalog, auth: appAuth, clock: domain.clock,
-      eligibility: config.offerEligibility, database: database
+      eligibility: config.offerEligibility, sandboxCounts: config.sandboxCredits,
+      database: database
     ).register(&router)
     let notificationsPending = domain.notificationsPending
     let webhooksPending = domain.webhooksPending

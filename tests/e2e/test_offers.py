@@ -11,6 +11,7 @@ import re
 import time
 import uuid
 
+import pytest
 import requests
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
@@ -207,3 +208,19 @@ def test_without_a_key_offers_are_off_and_say_so(launcher):
     sk.client.put_product(VIP, type="auto_renewable")
     problem(sign(sk, unique("offers"), {"product_id": VIP, "offer_id": "intro"}), 503, "offers_not_configured")
     assert "promotional offers are off" in sk.log()
+
+
+@pytest.mark.parametrize("policy", ["record_only", "credit"])
+def test_a_sandbox_subscription_makes_a_subscriber_only_where_sandbox_purchases_count(launcher, policy):
+    # A TestFlight tester's subscription is free. Under record_only it credits nothing, so it
+    # must not make them eligible for a discount on the real subscription either; under credit
+    # (the default) sandbox purchases count as real ones, offers included.
+    sk, fake = offer_stack(launcher, APPLE_ENVIRONMENTS="production,sandbox", SANDBOX_POLICY=policy)
+    user = unique(f"offers-sandbox-{policy}")
+    buy(sk.client, fake, user, VIP, type="auto_renewable", environment="Sandbox", expires_in_seconds=-3600)
+    r = sign(sk, user, {"product_id": VIP, "offer_id": "winback_50", "app_account_token": order_token(sk, user)})
+    if policy == "record_only":
+        assert r.status_code == 403 and r.json()["code"] == "offer_not_eligible", r.text
+        buy(sk.client, fake, user, VIP, type="auto_renewable", expires_in_seconds=-3600)
+        r = sign(sk, user, {"product_id": VIP, "offer_id": "winback_50", "app_account_token": order_token(sk, user)})
+    assert r.status_code == 200, r.text

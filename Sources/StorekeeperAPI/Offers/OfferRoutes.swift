@@ -13,17 +13,21 @@ package struct OfferRoutes: Sendable {
   let auth: AppAuthenticator
   let clock: WallClock
   let eligibility: OfferEligibility
+  /// `SANDBOX_POLICY=credit`: a sandbox subscription makes a subscriber, as it credits.
+  let sandboxCounts: Bool
   let database: PostgresPool
 
   package init(
     signer: PromotionalOfferSigner?, catalog: ServedCatalog, auth: AppAuthenticator,
-    clock: WallClock, eligibility: OfferEligibility, database: PostgresPool
+    clock: WallClock, eligibility: OfferEligibility, sandboxCounts: Bool,
+    database: PostgresPool
   ) {
     self.signer = signer
     self.catalog = catalog
     self.auth = auth
     self.clock = clock
     self.eligibility = eligibility
+    self.sandboxCounts = sandboxCounts
     self.database = database
   }
 
@@ -55,7 +59,7 @@ package struct OfferRoutes: Sendable {
         detail: "promotional offers are for auto-renewable subscriptions only")
     }
     // Last, so that a refusal for the request itself comes first and costs no query.
-    guard try await eligibility.allows(userId, on: database) else {
+    guard try await eligibility.allows(userId, sandboxCounts: sandboxCounts, on: database) else {
       throw HTTPError(
         403, code: "offer_not_eligible",
         detail: "promotional offers are for the app's current or former subscribers")

@@ -10,8 +10,12 @@ package enum OfferEligibility: String, Sendable, CaseIterable {
   /// Any signed-in user: the app decides, and accepts that a client can ask for any offer.
   case anyone
 
-  /// Whether `userId` may have an offer signed.
-  package func allows(_ userId: String, on executor: any PostgresExecutor) async throws -> Bool {
+  /// Whether `userId` may have an offer signed. A sandbox subscription counts only where
+  /// sandbox purchases count (`SANDBOX_POLICY=credit`): under `record_only` a TestFlight
+  /// tester's free subscription credits nothing, so it earns no discount on the real one.
+  package func allows(
+    _ userId: String, sandboxCounts: Bool, on executor: any PostgresExecutor
+  ) async throws -> Bool {
     switch self {
     case .anyone: return true
     case .subscribers:
@@ -23,6 +27,7 @@ package enum OfferEligibility: String, Sendable, CaseIterable {
         SELECT 1 FROM apple_transactions t LEFT JOIN products p ON p.product_id = t.product_id
         WHERE t.user_id = \(userId)
           AND (t.type = 'Auto-Renewable Subscription' OR p.type = 'auto_renewable')
+          AND (t.environment = 'Production' OR \(sandboxCounts))
         LIMIT 1
         """
       ).isEmpty
