@@ -46,13 +46,15 @@ import Testing
     ])
     let product = Self.product(grants: Self.grants[grants], content: Self.contents[content])
     for (transactionId, newlyGranted) in [("2000000123456789", true), (nil, false)] {
-      let settled = SettledOrder(
-        order: order,
-        delivery: Delivery(
-          product: product, quantity: 3, transactionId: transactionId,
-          newlyGranted: newlyGranted))
-      let expected = String(decoding: try JSONCoding.encode(settled), as: UTF8.self)
-      #expect(String(decoding: try settled.json(), as: UTF8.self) == expected)
+      for credited in [true, false] {
+        let settled = SettledOrder(
+          order: order,
+          delivery: Delivery(
+            product: product, quantity: 3, transactionId: transactionId,
+            newlyGranted: newlyGranted, balanceCredited: credited))
+        let expected = String(decoding: try JSONCoding.encode(settled), as: UTF8.self)
+        #expect(String(decoding: try settled.json(), as: UTF8.self) == expected)
+      }
     }
   }
 
@@ -60,7 +62,9 @@ import Testing
     let product = Self.product(grants: .empty, content: .object(["n": .number("1e999")]))
     let settled = SettledOrder(
       order: try OrderJSONTests.order(),
-      delivery: Delivery(product: product, quantity: 1, transactionId: nil, newlyGranted: true))
+      delivery: Delivery(
+        product: product, quantity: 1, transactionId: nil, newlyGranted: true,
+        balanceCredited: true))
     #expect(throws: (any Error).self) { try JSONCoding.encode(settled) }
     #expect(throws: (any Error).self) { try settled.json() }
   }

@@ -16,7 +16,7 @@ def buy(api, fake, user, product, type, environment, proof="signed_transaction")
     purchase = fake.purchase(product, type, app_account_token=order["app_account_token"], environment=environment)
     r = api.report(order["trade_no"], **{proof: purchase[proof]})
     assert r.status_code == 200, r.text
-    return r.json()
+    return {**r.json(), "_proof": purchase[proof]}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +34,14 @@ def test_record_only_settles_a_sandbox_purchase_without_crediting_it(record_only
         answer = buy(api, fake, user, GOLD, "consumable", "Sandbox", proof)
         assert answer["order"]["trade_status"] == "TRADE_SUCCESS"
         assert answer["order"]["environment"] == "Sandbox"
+        # The answer says so: an app that grants from `delivery` hands out no gold.
+        assert "balance" not in answer["delivery"]["granted"], answer["delivery"]
+        r = api.report(answer["order"]["trade_no"], **{proof: answer["_proof"]})
+        assert r.status_code == 200 and "balance" not in r.json()["delivery"]["granted"], r.text
+    restore = fake.purchase(GOLD, "consumable", environment="Sandbox")
+    r = api.receipts(user_id=user, signed_transaction=restore["signed_transaction"])
+    assert r.status_code == 200, r.text
+    assert [d["granted"] for d in r.json()["delivery"]] == [{}], r.json()
     assert api.balance(user) == 0
     assert api.entitlements(user)["sandbox_balances"] == {}
     # A real purchase still credits.
@@ -44,7 +52,8 @@ def test_record_only_settles_a_sandbox_purchase_without_crediting_it(record_only
 def test_entitlements_say_which_grants_came_from_the_sandbox(record_only):
     api, fake = record_only.api, record_only.fake
     user = unique("tester")
-    buy(api, fake, user, VIP, "non_consumable", "Sandbox")
+    answer = buy(api, fake, user, VIP, "non_consumable", "Sandbox")
+    assert answer["delivery"]["granted"] == {"entitlement": "vip"}
     [vip] = api.entitlements(user)["entitlements"]
     assert (vip["entitlement"], vip["sandbox"]) == ("vip", True)
 

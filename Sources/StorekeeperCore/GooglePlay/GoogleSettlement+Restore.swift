@@ -28,7 +28,9 @@ extension GoogleSettlement {
       delivery.append(
         Delivery(
           product: product, quantity: quantity, transactionId: purchase.orderId,
-          newlyGranted: item.status == .settled))
+          newlyGranted: item.status == .settled,
+          balanceCredited: OrderPayment.credits(
+            environment: purchase.environment, sandboxCredits: sandboxCredits)))
     }
     return ReceiptOutcome(
       transactions: [item], entitlements: try await entitlements.view(userId: userId),

@@ -85,7 +85,8 @@ package struct GoogleSettlement: Sendable {
     if order.tradeStatus == .tradeSuccess {
       try await OrderPayment.repeated(
         order, paidBy: purchase.orderId, record: record, reports: reports, on: tx)
-      return OrderPayment.delivery(order, product: product, newlyGranted: false)
+      return OrderPayment.delivery(
+        order, product: product, newlyGranted: false, sandboxCredits: sandboxCredits)
     }
     let transition = try OrderPayment.transition(order)
     var effects = reports.settledEffects(record)
@@ -140,6 +141,7 @@ package struct GoogleSettlement: Sendable {
           cause: ["replaced_by": .string(product.draft.effectiveGoogleProductId)], on: tx)
       }
     }
-    return OrderPayment.delivery(settled, product: product, newlyGranted: true)
+    return OrderPayment.delivery(
+      settled, product: product, newlyGranted: true, sandboxCredits: sandboxCredits)
   }
 }

@@ -18,7 +18,13 @@ package struct Delivery: Encodable, Sendable, Equatable {
     case newlyGranted = "newly_granted"
   }
 
-  init(product: Product, quantity: Int32, transactionId: String?, newlyGranted: Bool) {
+  /// `balanceCredited` false: a sandbox purchase under `SANDBOX_POLICY=record_only`, which
+  /// credits no balance, so none is said to be granted (its entitlement still is, marked
+  /// sandbox).
+  init(
+    product: Product, quantity: Int32, transactionId: String?, newlyGranted: Bool,
+    balanceCredited: Bool
+  ) {
     self.newlyGranted = newlyGranted
     productId = product.productId
     self.transactionId = transactionId
@@ -26,7 +32,7 @@ package struct Delivery: Encodable, Sendable, Equatable {
     content = product.content
     var granted = product.grants
     if let balance = granted.balance {
-      granted.balance = balance.mapValues { $0 * Int64(quantity) }
+      granted.balance = balanceCredited ? balance.mapValues { $0 * Int64(quantity) } : nil
     }
     if let days = granted.durationDays { granted.durationDays = days * Int(quantity) }
     self.granted = granted

@@ -47,20 +47,28 @@ enum OrderPayment {
   }
 
   /// What the client is told the order delivered.
-  static func delivery(_ order: Order, product: Product, newlyGranted: Bool) -> SettledOrder {
+  static func delivery(
+    _ order: Order, product: Product, newlyGranted: Bool, sandboxCredits: Bool
+  ) -> SettledOrder {
     SettledOrder(
       order: order,
       delivery: Delivery(
         product: product, quantity: order.quantity, transactionId: order.transactionId,
-        newlyGranted: newlyGranted))
+        newlyGranted: newlyGranted,
+        balanceCredited: credits(environment: order.environment, sandboxCredits: sandboxCredits)))
   }
 
-  /// The balance a purchase credits, unless it was made in the sandbox and `SANDBOX_POLICY`
-  /// says sandbox money credits nothing.
+  /// Whether a purchase of `environment` credits balances: not one made in the sandbox when
+  /// `SANDBOX_POLICY` says sandbox money credits nothing.
+  static func credits(environment: String?, sandboxCredits: Bool) -> Bool {
+    environment != "Sandbox" || sandboxCredits
+  }
+
+  /// The balance a purchase credits (`credits`).
   static func credit(
     _ product: Product, purchaseId: String, environment: String, sandboxCredits: Bool
   ) throws -> PostgresQuery? {
-    guard environment != "Sandbox" || sandboxCredits else { return nil }
+    guard credits(environment: environment, sandboxCredits: sandboxCredits) else { return nil }
     return try Ledger.grant(product, transactionId: purchaseId, environment: environment)
   }
 }

@@ -142,7 +142,9 @@ package struct ReceiptService: Sendable {
         delivery.append(
           Delivery(
             product: product, quantity: quantity, transactionId: transaction.transactionId,
-            newlyGranted: item.status == .settled))
+            newlyGranted: item.status == .settled,
+            balanceCredited: OrderPayment.credits(
+              environment: transaction.environment, sandboxCredits: settlement.sandboxCredits)))
       }
     }
     settlement.transactionRecorded()

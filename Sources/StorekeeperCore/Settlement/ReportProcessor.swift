@@ -61,7 +61,10 @@ package struct ReportProcessor: Sendable {
           order: context.order,
           delivery: Delivery(
             product: context.product, quantity: context.order.quantity,
-            transactionId: context.order.transactionId, newlyGranted: false)))
+            transactionId: context.order.transactionId, newlyGranted: false,
+            balanceCredited: OrderPayment.credits(
+              environment: context.order.environment,
+              sandboxCredits: settlement.sandboxCredits))))
     }
     if case .googlePurchase(let token) = proof {
       return try await verifyGoogle(tradeNo, token: token, context: context, logger: logger)

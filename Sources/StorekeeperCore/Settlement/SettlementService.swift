@@ -97,7 +97,8 @@ package struct SettlementService: Sendable {
       }
       try await OrderPayment.repeated(
         order, paidBy: transaction.transactionId, record: record, reports: reports, on: tx)
-      return OrderPayment.delivery(order, product: product, newlyGranted: false)
+      return OrderPayment.delivery(
+        order, product: product, newlyGranted: false, sandboxCredits: sandboxCredits)
     }
     let transition = try OrderPayment.transition(order)
     // Apple's refund can arrive before the purchase is reported, and waits deferred until a
@@ -150,7 +151,8 @@ package struct SettlementService: Sendable {
       throw SettlementRefusal.transactionAlreadyUsed(
         transactionId: transaction.transactionId, productId: order.productId)
     }
-    return OrderPayment.delivery(settled, product: product, newlyGranted: true)
+    return OrderPayment.delivery(
+      settled, product: product, newlyGranted: true, sandboxCredits: sandboxCredits)
   }
 
   /// An order of its own for a purchase made with the app account token of `order`, which
