@@ -115,6 +115,55 @@ def test_a_refund_before_the_purchase_is_reported_refuses_its_proof(api, fake_ap
     assert stack.db.scalar(f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}'") == "0"
 
 
+@pytest.mark.parametrize("posted_to", ["receipts", "report"])
+def test_a_refund_the_proof_shows_is_applied_when_its_notification_was_lost(api, fake_appstore, stack, posted_to):
+    # Apple's REFUND never arrived (72 hours of retries missed, a sandbox notification sent
+    # once). The app's next restore or report carries Apple's current signed transaction,
+    # which says refunded: that is Apple's word too, so the refund applies then, once, and the
+    # answer does not grant what its own list calls revoked.
+    user = unique(f"refund-shown-{posted_to}")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    assert entitlement(api, user, "club")
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    refunded = fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"]
+    assert jws_payload(refunded).get("revocationDate")
+    if posted_to == "receipts":
+        r = api.receipts(user_id=user, signed_transaction=refunded)
+        assert r.status_code == 200, r.text
+        assert [t["status"] for t in r.json()["transactions"]] == ["revoked"]
+        assert not [e for e in r.json()["entitlements"]["entitlements"] if e["entitlement"] == "club"], r.json()
+    else:
+        r = api.report(order["trade_no"], signed_transaction=refunded)
+        assert r.status_code == 409 and r.json()["code"] == "order_refunded", r.text
+    assert entitlement(api, user, "club") is None
+    closed = api.order(order["trade_no"])
+    assert (closed["trade_status"], closed["close_reason"]) == ("TRADE_CLOSED", "refunded")
+    # The notification, delivered at last, finds it done.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_processed(api, note["notification_uuid"])
+    events = stack.db.rows(f"SELECT count(*) FROM events WHERE user_id = '{user}' AND type = 'purchase.refunded'")
+    assert events == [["1"]]
+
+
+def test_a_proof_signed_before_a_refund_reversal_does_not_refund_again(api, fake_appstore, stack):
+    # Refunded, then reversed (both notified): a signed transaction the app kept from between
+    # the two says refunded, but Apple's later word stands.
+    user = unique("refund-shown-reversed")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    note = fake_appstore.refund(purchase["transaction_id"])
+    wait_processed(api, note["notification_uuid"])
+    kept = fake_appstore.transaction(purchase["transaction_id"])["signed_transaction"]
+    assert jws_payload(kept).get("revocationDate")
+    time.sleep(0.01)
+    reversal = fake_appstore.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED")
+    wait_processed(api, reversal["notification_uuid"])
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    r = api.receipts(user_id=user, signed_transaction=kept)
+    assert r.status_code == 200, r.text
+    assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    assert entitlement(api, user, "club")
+
+
 def test_a_restore_of_a_purchase_refunded_before_it_was_reported_delivers_nothing(api, fake_appstore, stack):
     user = unique("early-refund-restore")
     order = api.create_order(user, GOLD)

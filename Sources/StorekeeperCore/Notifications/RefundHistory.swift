@@ -45,6 +45,20 @@ enum RefundHistory {
     return Revocation(atMs: try row.decode("revoked_ms"), reason: reason.map(Int.init))
   }
 
+  /// Whether Apple's last-signed refund notification for the transaction is a reversal: a
+  /// proof that still says refunded was signed before it.
+  static func reversed(_ transactionId: String, on tx: PostgresTransaction) async throws -> Bool {
+    try await tx.query(
+      """
+      SELECT notification_type FROM apple_notifications
+      WHERE transaction_id = \(transactionId)
+        AND \(try JSONCoding.text(NotificationEffects.refundTypes))::jsonb ? notification_type
+      ORDER BY signed_date DESC NULLS LAST, seq DESC LIMIT 1
+      """
+    ).first?.decode("notification_type", as: String.self)
+      == NotificationType.refundReversed.rawValue
+  }
+
   /// A scalar subquery: which of the transaction ids in `ids` (a JSON array parameter) the
   /// last-signed refund notification revokes, as a JSON array, like `revocation` for each. Read
   /// in the statement that locks a reported order, so a report pays no extra round trip.

@@ -135,6 +135,9 @@ package struct ReceiptService: Sendable {
   {
     var items: [ReceiptOutcome.Item] = []
     var delivery: [Delivery] = []
+    // Refunds the proof shows and no notification brought apply first, so the entitlements
+    // answered beside a purchase listed `revoked` no longer grant it.
+    try await settlement.applyRefundsShown(by: transactions, cause: .receipt)
     for transaction in transactions.sorted(by: { $0.purchaseDate < $1.purchaseDate }) {
       let (item, product, quantity) = try await recordOnce(transaction, userId: userId)
       items.append(item)

@@ -41,6 +41,9 @@ package struct SettlementService: Sendable {
     _ tradeNo: String, product: Product, transactions: [VerifiedTransaction],
     record: ReportStore.Record?, cause: OrderEventCause
   ) async throws -> SettledOrder {
+    // A refund the proof shows and no notification brought applies first: a refunded order is
+    // refused as if the notification had come before the report.
+    try await applyRefundsShown(by: transactions, cause: cause)
     // Another subscriber's renewal is credited to them first, and then cannot pay this order.
     var others: Set<String> = []
     if transactions.contains(where: { Self.isRenewal($0, of: product) }),
