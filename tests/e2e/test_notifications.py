@@ -145,6 +145,31 @@ def test_a_refund_the_proof_shows_is_applied_when_its_notification_was_lost(api,
     assert events == [["1"]]
 
 
+def test_a_renewal_refunded_before_its_notice_came_is_credited_once_the_refund_is_reversed(api, fake_appstore):
+    # DID_RENEW's first delivery failed; Apple refunded the period, then reversed the refund.
+    # Delivered REFUND, DID_RENEW, REFUND_REVERSED: the renewal was held back for the refund,
+    # and the reversal (Apple's last word) must let it through, not wait for a transaction
+    # nobody will record.
+    user = unique("renewal-refund-reversed")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, deliver=False)
+    period = jws_payload(renewal["signed_transaction"])
+    time.sleep(0.01)
+    refund = fake_appstore.refund(period["transactionId"])
+    wait_processed(api, refund["notification_uuid"], state="deferred")
+    assert api.post_notification(renewal["signed_payload"]).status_code == 200
+    assert wait_processed(api, renewal["notification_uuid"])["result"] == "superseded"
+    time.sleep(0.01)
+    reversal = fake_appstore.refund(period["transactionId"], notification_type="REFUND_REVERSED")
+    assert reversal["delivered_status"] == 200, reversal
+    wait_until(lambda: (lambda c: c if c and parse_ms(c["expires_at"]) == period["expiresDate"] else None)(
+        entitlement(api, user, "club")), 15, "the renewal credited after the reversal")
+    orders = api.admin_orders(user_id=user)
+    assert sorted((o["origin"], o["trade_status"]) for o in orders) == \
+        [("order", "TRADE_SUCCESS"), ("renewal", "TRADE_SUCCESS")], orders
+    wait_processed(api, reversal["notification_uuid"])
+
+
 def test_a_proof_signed_before_a_refund_reversal_does_not_refund_again(api, fake_appstore, stack):
     # Refunded, then reversed (both notified): a signed transaction the app kept from between
     # the two says refunded, but Apple's later word stands.

@@ -37,6 +37,22 @@ enum DeferredNotifications {
 
   static let recentMinutes: Int32 = 15
 
+  /// A renewal nobody reported whose notification found it refunded was finished `superseded`
+  /// (`NotificationEffects.renew`): its period was Apple's to take back. A reversal of that
+  /// refund makes it paid again, and the renewal's notification is the only word of the
+  /// period Storekeeper has, so it is applied again.
+  static func wakeRenewalsHeldForRefund(_ transactionId: String, on tx: PostgresTransaction)
+    async throws
+  {
+    try await tx.execute(
+      """
+      UPDATE apple_notifications SET state = \(NotificationState.pending)
+      WHERE transaction_id = \(transactionId) AND state = \(NotificationState.processed)
+        AND result = \(NotificationResult.superseded)
+        AND \(try JSONCoding.text(NotificationEffects.renewalTypes))::jsonb ? notification_type
+      """)
+  }
+
   private static let readyCondition: PostgresQuery = """
     CASE n.result
       WHEN \(NotificationResult.originalTransactionUnknown) THEN EXISTS (

@@ -163,6 +163,12 @@ package struct NotificationEffects {
     }
   }
 
+  /// The notifications whose transaction is a period `renew` pays.
+  static let renewalTypes = [
+    NotificationType.subscribed, .didRenew, .offerRedeemed, .renewalExtended,
+    .didChangeRenewalPref,
+  ].map(\.rawValue)
+
   /// The notifications that decide whether a purchase stays refunded.
   static let refundTypes = [
     NotificationType.refund, .revoke, .refundReversed,
@@ -225,7 +231,10 @@ package struct NotificationEffects {
     async throws -> NotificationOutcome
   {
     let (known, order) = try await lockedOrder(transaction.transactionId)
-    guard known else { return .deferred(.transactionUnknown) }
+    guard known else {
+      try await DeferredNotifications.wakeRenewalsHeldForRefund(transaction.transactionId, on: tx)
+      return .deferred(.transactionUnknown)
+    }
     try await TransactionRecord.setRevocation(
       transaction.transactionId, atMs: nil, reason: nil, on: tx)
     guard let order else { return .deferred(.transactionHasNoOrder) }
