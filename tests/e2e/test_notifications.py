@@ -170,6 +170,28 @@ def test_a_renewal_refunded_before_its_notice_came_is_credited_once_the_refund_i
     wait_processed(api, reversal["notification_uuid"])
 
 
+def test_a_subscribers_renewal_reported_on_the_order_that_bought_it_pays_an_order_of_its_own(api, fake_appstore):
+    # A StoreKit 2 app reports every transaction from Transaction.updates with the trade
+    # number it kept for the subscription; Apple's renewal carries that order's token. The
+    # period is the subscriber's: it pays a renewal order, as through /v1/receipts, and a
+    # repeat is answered the same; the DID_RENEW that follows finds it recorded.
+    user = unique("own-renewal-report")
+    order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, deliver=False)
+    period = jws_payload(renewal["signed_transaction"])
+    assert period["appAccountToken"] == order["app_account_token"]
+    answers = [api.report(order["trade_no"], signed_transaction=renewal["signed_transaction"]) for _ in range(2)]
+    for r in answers:
+        assert r.status_code == 200, r.text
+        assert r.json()["order"]["origin"] == "renewal" and r.json()["order"]["transaction_id"] == period["transactionId"]
+    assert answers[0].json()["order"]["trade_no"] == answers[1].json()["order"]["trade_no"] != order["trade_no"]
+    assert [a.json()["delivery"]["newly_granted"] for a in answers] == [True, False]
+    assert parse_ms(entitlement(api, user, "club")["expires_at"]) == period["expiresDate"]
+    assert api.post_notification(renewal["signed_payload"]).status_code == 200
+    assert wait_processed(api, renewal["notification_uuid"])["result"] == "dates_updated"
+    assert sorted(o["origin"] for o in api.admin_orders(user_id=user)) == ["order", "renewal"]
+
+
 def test_a_proof_signed_before_a_refund_reversal_does_not_refund_again(api, fake_appstore, stack):
     # Refunded, then reversed (both notified): a signed transaction the app kept from between
     # the two says refunded, but Apple's later word stands.

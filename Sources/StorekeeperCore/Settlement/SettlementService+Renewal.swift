@@ -101,6 +101,35 @@ extension SettlementService {
     return order
   }
 
+  /// The order a renewal pays when its subscriber reports it on the order that bought the
+  /// subscription (a StoreKit 2 app reporting `Transaction.updates` with the trade number it
+  /// kept; the renewal carries that order's token): a renewal order, as a restore or DID_RENEW
+  /// gives, or the one it already paid, so a repeat is answered the same. Nil for anything else
+  /// (another product, not the order's user's subscription, refunded), which the paid order's
+  /// own rules judge.
+  func orderForOwnRenewal(
+    _ transaction: VerifiedTransaction, of order: Order, product: Product,
+    cause: OrderEventCause, on tx: PostgresTransaction
+  ) async throws -> Order? {
+    guard order.tradeStatus == .tradeSuccess, order.transactionId != transaction.transactionId,
+      Self.isRenewal(transaction, of: product), transaction.revocationDate == nil,
+      let subscriber = try await TransactionRecord.subscriber(
+        originalTransactionId: transaction.originalTransactionId, on: tx),
+      UserId.same(subscriber, order.userId)
+    else { return nil }
+    let known = try await TransactionRecord.find(transaction.transactionId, on: tx)
+    if let known, let owner = known.userId {
+      guard UserId.same(owner, subscriber), let tradeNo = known.tradeNo, tradeNo != order.tradeNo
+      else { return nil }
+      return try await orders.find(tradeNo, lock: true, on: tx)
+    }
+    guard known?.revoked != true,
+      try await RefundHistory.revocation(transaction.transactionId, on: tx) == nil
+    else { return nil }
+    return try await renewalOrder(
+      for: subscriber, transaction, product: product, recorded: known != nil, cause: cause, on: tx)
+  }
+
   /// For a report on `poster`'s order: credits each renewal of `product` among `transactions`
   /// whose subscriber is someone else to that subscriber now, each in a database transaction
   /// of its own (committed whatever the poster's report comes to), and returns their ids, none

@@ -86,9 +86,12 @@ package struct SettlementService: Sendable {
     on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
-      if let own = try await orderForSecondPurchase(
-        transaction, of: order, cause: cause, on: tx)
-      {
+      var own = try await orderForSecondPurchase(transaction, of: order, cause: cause, on: tx)
+      if own == nil {
+        own = try await orderForOwnRenewal(
+          transaction, of: order, product: product, cause: cause, on: tx)
+      }
+      if let own {
         // The report stored for the paid order is answered by this settlement.
         if case .stored(let id) = record {
           try await reports.finish(id, outcome: .settled, code: nil, on: tx)
