@@ -1,3 +1,4 @@
+import AppStore
 import HTTP
 import Postgres
 import StorekeeperLogging
@@ -13,6 +14,18 @@ import Testing
     let refusal = SettlementRefusal.orderTransferred(tradeNo: "T1")
     #expect(refusal.problem.status == 409)
     #expect(refusal.problem.code == "order_transferred")
+  }
+
+  /// A genuine signed transaction lacking what settling needs is a proof that does not verify:
+  /// the code is `invalid_proof` (as openapi.yaml and SECURITY.md say), its reason in `errors`.
+  @Test func anIncompleteTransactionIsAnInvalidProofNamingItsReason() {
+    let problem = SettlementRefusal.invalidProof(
+      reason: RefusalReason.incompleteTransaction.rawValue, field: "signed_transaction"
+    ).problem
+    #expect(problem.status == 422 && problem.code == "invalid_proof")
+    #expect(
+      problem.fields == [FieldError(field: "signed_transaction", message: "incomplete_transaction")]
+    )
   }
 
   @Test func aReusedAdjustmentKeyIsUnprocessable() {
