@@ -28,6 +28,12 @@ import Testing
     )
   }
 
+  /// Transferring a transaction Storekeeper never recorded is 404 with a code of its own.
+  @Test func transferringAnUnknownTransactionIsNotFound() {
+    let problem = TransferRefusal.transactionNotFound("2000000000000042").problem
+    #expect(problem.status == 404 && problem.code == "transaction_not_found")
+  }
+
   @Test func aReusedAdjustmentKeyIsUnprocessable() {
     #expect(AdjustmentRefusal.keyReused.problem.status == 422)
     #expect(AdjustmentRefusal.keyReused.problem.code == "idempotency_key_reused")
