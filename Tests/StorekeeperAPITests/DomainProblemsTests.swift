@@ -1,3 +1,4 @@
+import AppStore
 import HTTP
 import Postgres
 import StorekeeperLogging
@@ -13,6 +14,24 @@ import Testing
     let refusal = SettlementRefusal.orderTransferred(tradeNo: "T1")
     #expect(refusal.problem.status == 409)
     #expect(refusal.problem.code == "order_transferred")
+  }
+
+  /// A genuine signed transaction lacking what settling needs is a proof that does not verify:
+  /// the code is `invalid_proof` (as openapi.yaml and SECURITY.md say), its reason in `errors`.
+  @Test func anIncompleteTransactionIsAnInvalidProofNamingItsReason() {
+    let problem = SettlementRefusal.invalidProof(
+      reason: RefusalReason.incompleteTransaction.rawValue, field: "signed_transaction"
+    ).problem
+    #expect(problem.status == 422 && problem.code == "invalid_proof")
+    #expect(
+      problem.fields == [FieldError(field: "signed_transaction", message: "incomplete_transaction")]
+    )
+  }
+
+  /// Transferring a transaction Storekeeper never recorded is 404 with a code of its own.
+  @Test func transferringAnUnknownTransactionIsNotFound() {
+    let problem = TransferRefusal.transactionNotFound("2000000000000042").problem
+    #expect(problem.status == 404 && problem.code == "transaction_not_found")
   }
 
   @Test func aReusedAdjustmentKeyIsUnprocessable() {

@@ -48,6 +48,56 @@ import Testing
     #expect(documented.subtracting(served).sorted() == [], "documented but not served")
   }
 
+  /// Every problem `code` the server can answer, as its sources spell them: `code: "…"` and
+  /// `notFound: "…"` arguments, `ParseError(status, "…", …)`, and the literals of each
+  /// refusal's `var code: String`. The fakes and the benchmarks are not the server.
+  static func sourceProblemCodes() throws -> [String: String] {
+    let literal = /(?:code|notFound): "([a-z_]+)"/
+    let parseError = /ParseError\(\s*\d+,\s*"([a-z_]+)"/
+    let quoted = /"([a-z_]+)"/
+    var codes: [String: String] = [:]
+    let root = URL(fileURLWithPath: "Sources")
+    let modules = try FileManager.default.contentsOfDirectory(atPath: root.path).filter {
+      !$0.hasPrefix("Fake") && !$0.hasPrefix("storekeeper-fake") && !$0.hasSuffix("Bench")
+    }
+    for module in modules {
+      let directory = root.appendingPathComponent(module)
+      guard let files = FileManager.default.enumerator(atPath: directory.path) else { continue }
+      for case let file as String in files where file.hasSuffix(".swift") {
+        let path = directory.appendingPathComponent(file).path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var found: [Substring] = text.matches(of: literal).map(\.output.1)
+        found += text.matches(of: parseError).map(\.output.1)
+        var rest = text[...]
+        while let start = rest.range(of: "var code: String {") {
+          let after = rest[start.upperBound...]
+          let line = after.prefix { $0 != "\n" }
+          let end = line.contains("}") ? line.endIndex : after.range(of: "\n  }")?.lowerBound
+          let body = after[..<(end ?? after.endIndex)]
+          found += body.matches(of: quoted).map(\.output.1)
+          rest = after
+        }
+        for code in found { codes[String(code)] = "\(module)/\(file)" }
+      }
+    }
+    return codes
+  }
+
+  /// A client handles the codes the contract names: every one the server answers is named in
+  /// openapi.yaml (in backquotes, as each response description names them), HTTP-layer and
+  /// router codes included.
+  @Test func everyProblemCodeTheServerAnswersIsNamedInTheSpec() throws {
+    let spec = try String(contentsOfFile: "openapi.yaml", encoding: .utf8)
+    let codes = try Self.sourceProblemCodes()
+    #expect(codes.count >= 80)
+    for known in ["rate_limited", "transaction_not_found", "too_many_connections", "invalid_proof"]
+    {
+      #expect(codes[known] != nil, "the scan misses \(known)")
+    }
+    let unnamed = codes.filter { !spec.contains("`\($0.key)`") }.map { "\($0.key) (\($0.value))" }
+    #expect(unnamed.sorted() == [], "answered but named nowhere in openapi.yaml")
+  }
+
   /// With `ADMIN_PORT`, the two listeners split the spec between them: the admin API and
   /// `/metrics` only on the admin one, everything else only on the public one (`/healthz` on
   /// both), and together still exactly the spec.

@@ -66,6 +66,40 @@ def test_a_user_past_its_limit_gets_429_while_others_go_on(launcher):
     assert api.post_order(unique("patient"), GOLD).status_code == 201
 
 
+def test_spends_count_per_user_and_past_the_limit_a_replay_is_answered_as_before(launcher):
+    # Spending (and granting) a balance counts against RATE_LIMIT_PER_USER like creating an
+    # order. Past it, anything new is 429, but a retry of a spend that went through (the same
+    # Idempotency-Key and body) is answered as it was: the client learns it was spent.
+    sk = launcher.storekeeper(RATE_LIMIT_PER_USER="1/min,burst=3")
+    api = sk.client
+    user = unique("potions")
+    seeded = api.post(f"/admin/v1/users/{user}/adjustments", admin=True,
+                      json={"asset": "gold", "amount": 100, "reason": "test gold"},
+                      headers={"Idempotency-Key": "seed"})
+    assert seeded.status_code == 201, seeded.text
+
+    def spend(key: str, amount: int = 1):
+        return api.post(f"/v1/users/{user}/balances/gold/spend", json={"amount": amount, "reason": "potion"},
+                        headers={"Idempotency-Key": key})
+
+    spent = [spend(f"potion-{i}") for i in range(3)]
+    assert [r.status_code for r in spent] == [201, 201, 201], [r.text for r in spent]
+    assert spent[-1].headers["RateLimit-Remaining"] == "0"
+    refused = spend("potion-3")
+    assert problem_code(refused) == "rate_limited" and refused.status_code == 429, refused.text
+    assert int(refused.headers["Retry-After"]) >= 1
+    for earlier in (0, 2):
+        replayed = spend(f"potion-{earlier}")
+        assert replayed.status_code == 200, replayed.text
+        assert replayed.headers["Idempotent-Replayed"] == "true"
+        assert replayed.json() == spent[earlier].json()
+        assert replayed.headers["RateLimit-Remaining"] == "0"
+    # The same key with another body is no replay: refused like anything new, not 422.
+    other = spend("potion-1", amount=2)
+    assert other.status_code == 429 and problem_code(other) == "rate_limited", other.text
+    assert api.balance(user) == 97
+
+
 def test_naming_another_user_does_not_spend_their_bucket(launcher):
     # The per-user bucket belongs to the signed-in user: a caller who names someone else is
     # refused (403) and spends only their own bucket, so nobody can lock a user out by name.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import threading
 import time
 import uuid
@@ -141,6 +142,35 @@ def test_forged_foreign_and_other_principals_tokens_are_refused(hand_sk, jwks):
     ]:
         problem(post_push(hand_sk, body, token), 401, "push_unauthenticated")
     assert post_push(hand_sk, body, jwks.token()).status_code == 200
+
+
+def test_a_caller_without_a_valid_token_is_401_whatever_the_body(hand_sk, jwks):
+    # The caller is checked before the body is judged: without a valid token, a body too large
+    # for a push or not declared JSON is 401 like any other, as the contract says.
+    url = hand_sk.url + "/v1/google/notifications"
+    oversize = json.dumps({"message": {"data": "A" * 70_000}})
+    bodies = [(oversize, "application/json"), ("x", "text/plain"), ("{}", "application/xml")]
+    for token in (None, "not-a-jwt", jwks.token(aud="https://someone-else.example/push")):
+        for data, media in bodies:
+            headers = {"Content-Type": media}
+            if token is not None:
+                headers["Authorization"] = f"Bearer {token}"
+            problem(requests.post(url, data=data, headers=headers, timeout=10), 401, "push_unauthenticated")
+    # Pub/Sub's own token: then the body is judged.
+    signed = {"Authorization": f"Bearer {jwks.token()}"}
+    problem(requests.post(url, data=oversize, headers={**signed, "Content-Type": "application/json"},
+                          timeout=10), 413, "content_too_large")
+    problem(requests.post(url, data="x", headers={**signed, "Content-Type": "text/plain"}, timeout=10),
+            415, "unsupported_media_type")
+    # Only the server's own limit (1 MiB, declared) comes first: the HTTP layer answers it from
+    # the head, before any route runs, and reads none of the body.
+    host, port = hand_sk.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(b"POST /v1/google/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 2000000\r\n\r\n")
+        head = s.recv(4096).decode("latin-1")
+    assert head.startswith("HTTP/1.1 413"), head
+    assert "content_too_large" in head, head
 
 
 def test_a_forged_voided_notification_takes_nothing_back(hand_sk, google, jwks):

@@ -291,3 +291,46 @@ def test_a_replica_that_never_answers_does_not_hold_readiness(launcher):
         assert sk.client.get("/v1/products").status_code == 200
     finally:
         hole.close()
+
+
+# What DEPLOYMENT.md's "What reads where" lists under the replica, and a sample of the primary's.
+REPLICA_READS = [
+    "/admin/v1/events?limit=1", "/admin/v1/charts/revenue", "/admin/v1/overview",
+    "/admin/v1/charts/revenue/transactions?period=2026-01-01&from=2026-01-01&to=2026-01-31",
+    "/admin/v1/orders",
+    "/admin/v1/notifications", "/admin/v1/consumption-requests", "/admin/v1/audit",
+    "/admin/v1/reconcile/repairs", "/admin/v1/transactions?app_transaction_id=1",
+]
+PRIMARY_READS = [
+    "/admin/v1/products", "/admin/v1/offerings", "/admin/v1/experiments", "/admin/v1/currency-rates",
+    "/admin/v1/webhook-endpoints", "/admin/v1/webhook-deliveries", "/admin/v1/users/replica-down",
+    "/admin/v1/users/replica-down/ledger", "/admin/v1/users/replica-down/transactions",
+    "/admin/v1/users/replica-down/adjustments",
+]
+
+
+def test_a_replica_that_is_down_stops_only_the_reads_that_go_to_it(launcher):
+    # The replica's port refuses connections: the instance stays ready, apps and the primary's
+    # admin reads go on, and exactly the reads DEPLOYMENT.md routes to the replica are 503.
+    import socket
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    sk = launcher.storekeeper(launcher.database(), DATABASE_READ_URL=f"postgresql://storekeeper@127.0.0.1:{port}/x")
+    api = sk.client
+    ready = requests.get(sk.url + "/readyz", timeout=30)
+    assert ready.status_code == 200 and ready.json()["replica"]["status"] == "unreachable", ready.text
+    api.put_product(GOLD, grants={"balance": {"gold": 100}})
+    order = api.create_order(unique("replica-down"), GOLD)
+    assert api.get(f"/admin/v1/orders/{order['trade_no']}", admin=True).status_code == 200
+    for path in REPLICA_READS:
+        r = api.get(path, admin=True)
+        assert r.status_code == 503 and r.json()["code"] == "database_unavailable", (path, r.status_code, r.text)
+    for path in PRIMARY_READS:
+        r = api.get(path, admin=True)
+        assert r.status_code == 200, (path, r.status_code, r.text)
+    # An export streams: its head is sent before the first page is read, so it is cut (no last
+    # chunk), as any export whose database goes away.
+    with pytest.raises(requests.exceptions.ChunkedEncodingError):
+        api.get("/admin/v1/exports/orders?from=2026-01-01&to=2026-01-02", admin=True).content

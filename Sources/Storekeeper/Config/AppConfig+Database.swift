@@ -5,7 +5,8 @@ import StorekeeperCore
 /// `DATABASE_URL` feeds the pool of request and worker statements (a pooler in a large
 /// deployment). `DATABASE_DIRECT_URL` reaches the primary itself, for what needs a real
 /// session: `LISTEN` for catalog changes and the migrator's advisory lock. `DATABASE_READ_URL`
-/// is a streaming replica for heavy reads that tolerate staleness (admin listings).
+/// is a streaming replica for heavy admin reads that tolerate staleness (the event feed,
+/// charts, the overview, exports, listings: `Edge`).
 extension AppConfig {
   static func readDatabase(_ env: [String: String], into config: inout AppConfig) throws {
     let reader = ConfigReader(env: env)

@@ -3,8 +3,9 @@ import StorekeeperCore
 
 /// Which routes are limited, and how: decided here, once, for every route the router knows.
 /// App and admin routes count per client address (catalog reads too — one generous bucket per
-/// address, sized for many users behind one NAT); creating orders and posting receipts also
-/// count per user. Posts that carry a proof (reports, receipts) also spend the user's proof
+/// address, sized for many users behind one NAT); creating orders, posting receipts, and
+/// spending and granting balances also count per user (an exact replay of a spend or grant
+/// already made is answered even past that limit: `APIRouter.limited`). Posts that carry a proof (reports, receipts) also spend the user's proof
 /// budget, in bytes, which bounds what one user can make the database store (issue 22).
 /// Signing a promotional offer (one ECDSA signature, no database) counts per address only,
 /// like reads. Health, readiness and the contract are for operators and probes, and the stores'

@@ -5,7 +5,7 @@ enum RateLimitScope: Sendable, Equatable {
   case none
   /// Every app and admin route: per client address.
   case address
-  /// Creating orders: per address and per user.
+  /// Creating orders, spending and granting balances: per address and per user.
   case addressAndUser
   /// Reports (`POST /v1/trade-reports`): per address and from the user's proof budget.
   case addressAndProofs

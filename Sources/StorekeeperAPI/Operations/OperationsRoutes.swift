@@ -8,7 +8,8 @@ package struct OperationsRoutes: Sendable {
   let migrations: MigrationFilesCache
   let openAPI: [UInt8]
   let appleSettings: AppleConfigurationMonitor
-  /// The read replica's lag, reported (not judged: a lagging replica only delays listings).
+  /// The read replica's lag, reported, not judged: a lagging or unreachable replica delays or
+  /// stops only the admin reads that go to it, never what apps and the stores need.
   let replica: ReplicaMonitor?
   /// Google Play's problems, when it is on.
   var google: GooglePlayHealth? = nil

@@ -3,8 +3,12 @@ import HTTP
 extension APIRouter {
   /// Wraps a route's handler in its rate limits (`RateLimitRules`): over a limit it is 429 with
   /// `Retry-After`; every answer of a limited route carries the RateLimit-* fields of the
-  /// bucket closest to refusing.
-  func limited(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) -> Handler {
+  /// bucket closest to refusing. A request the user's bucket refuses that `replay` answers (the
+  /// same key and body as an operation already made) gets that answer instead of 429: a client
+  /// retrying what went through is told so, whatever its bucket holds.
+  func limited(
+    _ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler, replay: Replay? = nil
+  ) -> Handler {
     guard let limiter else { return handler }
     let scope = RateLimitRules.scope(method, pattern)
     if scope == .none { return handler }
@@ -26,7 +30,15 @@ extension APIRouter {
         if countsUser || countsProofs,
           let userId = caller?.confinedTo ?? ActingUser.id(request, context)
         {
-          if countsUser { decision = try Self.admit(limiter, userId: userId, after: decision) }
+          if countsUser {
+            let user = limiter.take(userId: userId)?.tighter(decision) ?? decision
+            if let user, !user.allowed, let replay,
+              let replayed = await Self.replayed(replay, request, context, caller)
+            {
+              return Self.annotate(replayed, user)
+            }
+            decision = try Self.refuseIfEmpty(user)
+          }
           if countsProofs {
             decision = try Self.refuseIfEmpty(
               limiter.takeProof(userId: userId, body: request.body)?.tighter(decision)
@@ -108,11 +120,14 @@ extension APIRouter {
     return try refuseIfEmpty(limiter.take(address: address))
   }
 
-  /// The user's bucket as well, reported with whichever of the two is closer to refusing.
-  private static func admit(
-    _ limiter: RateLimiter, userId: String, after address: RateLimitDecision?
-  ) throws -> RateLimitDecision? {
-    try refuseIfEmpty(limiter.take(userId: userId)?.tighter(address) ?? address)
+  /// The replay's answer to a request the user's bucket refused, or nil (then it is 429): a
+  /// look-up that fails finds no replay.
+  private static func replayed(
+    _ replay: Replay, _ request: Request, _ context: Context, _ caller: Caller?
+  ) async -> Response? {
+    try? await AppAuthenticator.$authenticated.withValue(caller) {
+      try await replay(request, context)
+    }
   }
 
   private static func refuseIfEmpty(_ decision: RateLimitDecision?) throws -> RateLimitDecision? {

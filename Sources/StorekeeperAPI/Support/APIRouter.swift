@@ -25,12 +25,17 @@ package struct APIRouter {
     self.identify = identify
   }
 
+  /// The answer an idempotent route gave before to a request with this one's key and body, or
+  /// nil when it gave none.
+  typealias Replay = @Sendable (Request, Context) async throws -> Response?
+
   /// `maxBodyBytes`: a route whose bodies are small refuses a larger one with 413 before
   /// anything reads it, the rate limits included (naming the user of a trusted caller parses
-  /// the body), rather than parse up to the server's 1 MiB on an event loop.
+  /// the body), rather than parse up to the server's 1 MiB on an event loop. `replay`: a
+  /// request the user's bucket refuses is answered by it when it can be, instead of 429.
   mutating func add(
     _ method: HTTPMethod, _ pattern: String, placement: HandlerPlacement = .taskPool,
-    maxBodyBytes: Int? = nil, _ handler: @escaping Handler
+    maxBodyBytes: Int? = nil, replay: Replay? = nil, _ handler: @escaping Handler
   ) {
     let mapped: Handler = { request, context in
       do {
@@ -39,7 +44,7 @@ package struct APIRouter {
         throw Self.mapped(error, context)
       }
     }
-    let limited = limited(method, pattern, mapped)
+    let limited = limited(method, pattern, mapped, replay: replay)
     guard let maxBodyBytes else {
       router.add(method, pattern, placement: placement, limited)
       return

@@ -15,10 +15,18 @@ package struct WalletRoutes: Sendable {
   }
 
   package func register(_ router: inout APIRouter) {
-    router.add(.post, "/v1/users/{user_id}/balances/{currency}/spend") { request, context in
+    // Both count per user (`RateLimitRules`); past that limit, an exact replay of an operation
+    // already made is still answered (`replay`), as it would have been within it.
+    router.add(
+      .post, "/v1/users/{user_id}/balances/{currency}/spend",
+      replay: { request, context in try await replay(.spend, request, context) }
+    ) { request, context in
       try await operate(.spend, request, context)
     }
-    router.add(.post, "/v1/users/{user_id}/balances/{currency}/grant") { request, context in
+    router.add(
+      .post, "/v1/users/{user_id}/balances/{currency}/grant",
+      replay: { request, context in try await replay(.grant, request, context) }
+    ) { request, context in
       try await operate(.grant, request, context)
     }
     router.add(.get, "/v1/users/{user_id}/ledger") { request, context in
@@ -37,6 +45,53 @@ package struct WalletRoutes: Sendable {
   private func operate(_ kind: WalletRequest.Kind, _ request: Request, _ context: Context)
     async throws -> Response
   {
+    let operation = try await walletRequest(kind, request, context)
+    let userId = operation.userId
+    let asset = operation.asset
+    let outcome: WalletService.Outcome
+    do {
+      outcome = try await wallet.apply(operation)
+    } catch WalletRefusal.insufficientBalance(let balance) {
+      context.logger.info(
+        "spend refused",
+        [
+          "user_id": .string(userId), "asset": .string(asset),
+          "amount": .int(Int(operation.amount)), "balance": .int(Int(balance)),
+        ])
+      throw WalletRefusal.insufficientBalance(balance: balance)
+    }
+    if outcome.created {
+      context.logger.info(
+        kind == .spend ? "balance spent" : "balance granted",
+        [
+          "user_id": .string(userId), "asset": .string(asset),
+          "amount": .int(Int(operation.amount)),
+          "operation_id": .int(Int(outcome.operation.id)), "caller": .string(operation.caller),
+        ])
+    }
+    return try Self.response(outcome)
+  }
+
+  /// The answer an operation already made with this request's key and body gave, or nil (a new
+  /// operation, or a key used with another body).
+  private func replay(_ kind: WalletRequest.Kind, _ request: Request, _ context: Context)
+    async throws -> Response?
+  {
+    let operation = try await walletRequest(kind, request, context)
+    return try await wallet.replay(operation).map(Self.response)
+  }
+
+  static func response(_ outcome: WalletService.Outcome) throws -> Response {
+    var response = try JSONCoding.response(outcome.operation, status: outcome.created ? 201 : 200)
+    if !outcome.created { response.headers.add("Idempotent-Replayed", "true") }
+    return response
+  }
+
+  /// The request as the wallet takes it: its caller may act for the path's user, and its key
+  /// and body are valid (else the problem that says why).
+  private func walletRequest(
+    _ kind: WalletRequest.Kind, _ request: Request, _ context: Context
+  ) async throws -> WalletRequest {
     let caller = try await auth.caller(request, context)
     let userId = try auth.user(caller, named: try Self.userId(context)) ?? ""
     if kind == .grant, caller.confinedTo != nil {
@@ -61,33 +116,10 @@ package struct WalletRoutes: Sendable {
         detail: "Idempotency-Key must be 1-255 visible ASCII characters")
     }
     let parsed = try Self.body(kind, request)
-    let operation = WalletRequest(
+    return WalletRequest(
       kind: kind, userId: userId, asset: asset, amount: parsed.amount, reason: parsed.reason,
       reference: parsed.reference, environment: parsed.environment, idempotencyKey: key,
       caller: Self.name(caller), requestId: context.requestId)
-    let outcome: WalletService.Outcome
-    do {
-      outcome = try await wallet.apply(operation)
-    } catch WalletRefusal.insufficientBalance(let balance) {
-      context.logger.info(
-        "spend refused",
-        [
-          "user_id": .string(userId), "asset": .string(asset), "amount": .int(Int(parsed.amount)),
-          "balance": .int(Int(balance)),
-        ])
-      throw WalletRefusal.insufficientBalance(balance: balance)
-    }
-    if outcome.created {
-      context.logger.info(
-        kind == .spend ? "balance spent" : "balance granted",
-        [
-          "user_id": .string(userId), "asset": .string(asset), "amount": .int(Int(parsed.amount)),
-          "operation_id": .int(Int(outcome.operation.id)), "caller": .string(Self.name(caller)),
-        ])
-    }
-    var response = try JSONCoding.response(outcome.operation, status: outcome.created ? 201 : 200)
-    if !outcome.created { response.headers.add("Idempotent-Replayed", "true") }
-    return response
   }
 
   /// The body, every wrong field named at once (422).

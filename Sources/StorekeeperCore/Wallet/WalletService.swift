@@ -35,17 +35,7 @@ package struct WalletService: Sendable {
   private func applyOnce(_ request: WalletRequest) async throws -> Outcome {
     try await database.withTransaction { tx in
       try await outbox.lock([request.userId], on: tx)
-      if let earlier = try await tx.queryFirst(
-        """
-        SELECT \(unescaped: WalletOperation.columns) FROM wallet_operations
-        WHERE user_id = \(request.userId) AND idempotency_key = \(request.idempotencyKey)
-        """)
-      {
-        var operation = try WalletOperation(row: earlier)
-        guard operation.matches(request) else { throw WalletRefusal.keyReused }
-        operation.lots = try await lots(of: operation.id, on: tx)
-        return Outcome(operation: operation, created: false)
-      }
+      if let earlier = try await earlier(request, on: tx) { return earlier }
       let balance = try await Self.balance(request.userId, request.asset, on: tx)
       if request.kind == .spend, balance < request.amount {
         throw WalletRefusal.insufficientBalance(balance: balance)
@@ -92,6 +82,32 @@ package struct WalletService: Sendable {
       try await outbox.append([event(operation)], for: request.userId, on: tx)
       return Outcome(operation: operation, created: true)
     }
+  }
+
+  /// What an earlier request with the same key and body made, answered again; nil when no
+  /// request made anything with that key. Read without the user's lock: a committed operation
+  /// never changes, and one still being made is not there yet. The rate limits ask this of a
+  /// request its user's bucket refuses, so a retry of a spend that went through is answered.
+  package func replay(_ request: WalletRequest) async throws -> Outcome? {
+    try await earlier(request, on: database)
+  }
+
+  /// The operation made with the request's key, or nil; `keyReused` when it was made with
+  /// another body.
+  private func earlier(_ request: WalletRequest, on executor: any PostgresExecutor) async throws
+    -> Outcome?
+  {
+    guard
+      let row = try await executor.queryFirst(
+        """
+        SELECT \(unescaped: WalletOperation.columns) FROM wallet_operations
+        WHERE user_id = \(request.userId) AND idempotency_key = \(request.idempotencyKey)
+        """)
+    else { return nil }
+    var operation = try WalletOperation(row: row)
+    guard operation.matches(request) else { throw WalletRefusal.keyReused }
+    operation.lots = try await lots(of: operation.id, on: executor)
+    return Outcome(operation: operation, created: false)
   }
 
   private func event(_ operation: WalletOperation) -> EventDraft {
