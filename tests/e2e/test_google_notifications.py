@@ -420,6 +420,24 @@ def test_a_renewal_extends_and_pays_an_order_of_its_own(sk, google):
     assert any(e["type"] == "subscription.renewed" for e in events_of(sk, user))
 
 
+def test_a_cancellation_and_a_restart_are_told_and_keep_access(sk, google):
+    # Canceled is renewal turned off: access lasts to the period's end, and the backend hears
+    # it (a win-back flow starts there); restarted before the end, it hears renewal is on.
+    user = unique("g-rtdn-cancel")
+    _, token = subscribe(sk, google, user, period_seconds=3600)
+    google.control(f"subscriptions/{token}/events", {"event": "cancel"})
+    wait_until(lambda: [e for e in events_of(sk, user) if e["type"] == "subscription.auto_renew_changed"], 30,
+               "the cancellation told")
+    assert vip(sk, user) is not None
+    google.control(f"subscriptions/{token}/events", {"event": "restart"})
+    wait_until(lambda: len([e for e in events_of(sk, user) if e["type"] == "subscription.auto_renew_changed"]) == 2,
+               30, "the restart told")
+    changes = [e["data"] for e in events_of(sk, user) if e["type"] == "subscription.auto_renew_changed"]
+    assert [(c["auto_renew"], c["store"], c["product_id"]) for c in changes] == [
+        (False, "google_play", "g.vip"), (True, "google_play", "g.vip")], changes
+    assert vip(sk, user) is not None
+
+
 def test_on_hold_stops_granting_and_recovery_grants_again(sk, google):
     user = unique("g-rtdn-hold")
     _, token = subscribe(sk, google, user)

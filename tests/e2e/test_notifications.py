@@ -628,6 +628,32 @@ def test_a_tokenless_resubscription_pays_the_apps_own_order_whoever_comes_first(
     assert sorted((o["origin"], o["trade_status"]) for o in orders) == [("order", "TRADE_SUCCESS")] * 2, orders
 
 
+def test_turning_renewal_off_and_on_is_told_to_the_subscribers_backend(api, fake_appstore):
+    # A voluntary cancellation is when a win-back flow starts: the backend hears it then, not
+    # at EXPIRED a month later. Access does not change, and an older change Apple retries late
+    # says nothing.
+    user = unique("auto-renew")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=20 * 86400)
+    before = entitlement(api, user, "club")
+    off = fake_appstore.notification("DID_CHANGE_RENEWAL_STATUS", subtype="AUTO_RENEW_DISABLED",
+                                     transaction_id=purchase["transaction_id"])
+    assert wait_processed(api, off["notification_uuid"])["result"] == "auto_renew_changed"
+    late = fake_appstore.notification("DID_CHANGE_RENEWAL_STATUS", subtype="AUTO_RENEW_DISABLED",
+                                      transaction_id=purchase["transaction_id"], deliver=False)
+    time.sleep(0.01)
+    on = fake_appstore.notification("DID_CHANGE_RENEWAL_STATUS", subtype="AUTO_RENEW_ENABLED",
+                                    transaction_id=purchase["transaction_id"])
+    assert wait_processed(api, on["notification_uuid"])["result"] == "auto_renew_changed"
+    assert api.post_notification(late["signed_payload"]).status_code == 200  # Apple's retry
+    assert wait_processed(api, late["notification_uuid"])["result"] == "superseded"
+    assert entitlement(api, user, "club") == before
+    r = api.get("/admin/v1/events", admin=True, params={"user_id": user})
+    changes = [e["data"] for e in r.json()["events"] if e["type"] == "subscription.auto_renew_changed"]
+    assert [(c["auto_renew"], c["notification_uuid"], c["original_transaction_id"]) for c in changes] == [
+        (False, off["notification_uuid"], purchase["transaction_id"]),
+        (True, on["notification_uuid"], purchase["transaction_id"])], changes
+
+
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
     # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
     # began, so its own far expiry takes no grace period away from the month.

@@ -35,6 +35,10 @@ package enum EventType: String, Codable, Sendable, CaseIterable, PostgresEnum {
   case subscriptionRenewed = "subscription.renewed"
   case subscriptionBillingProblem = "subscription.billing_problem"
   case subscriptionExpired = "subscription.expired"
+  /// The subscriber turned automatic renewal off (a voluntary cancellation: access lasts to
+  /// the period's end) or on again: Apple's `DID_CHANGE_RENEWAL_STATUS`, a Google subscription
+  /// read canceled, or active again after it.
+  case subscriptionAutoRenewChanged = "subscription.auto_renew_changed"
   case consumptionRequested = "consumption.requested"
   /// The answer to a consumption request: sent to Apple, skipped (no consent) or failed.
   case consumptionAnswered = "consumption.answered"

@@ -93,7 +93,11 @@ extension GoogleNotificationService {
       // each pass, and a push may repeat what is known. After any renewal the read-back
       // recorded too (a lost push's period may be followed by a failed charge); without one,
       // the user's state is derived again even when nothing is said (an expiry reached).
-      let said = answer.subscriptionState == previousState ? [] : Self.stateEvents(state, notice)
+      let said =
+        answer.subscriptionState == previousState
+        ? []
+        : Self.stateEvents(
+          state, previous: previousState.flatMap(SubscriptionState.init(rawValue:)), notice)
       if !renewed || !said.isEmpty {
         try await orders.outbox.append(said, for: purchase.userId, cause: notice, on: tx)
       }
@@ -118,11 +122,17 @@ extension GoogleNotificationService {
 
   /// The event a subscription's state is told by, in Apple's shape: a billing problem with
   /// `status` `grace_period` (access goes on until the grace period ends, Google's expiry now)
-  /// or `billing_retry` (on hold), or its expiry.
-  static func stateEvents(_ state: SubscriptionState?, _ notice: [String: JSONValue])
-    -> [EventDraft]
-  {
+  /// or `billing_retry` (on hold), or its expiry; canceled (renewal turned off, access to the
+  /// period's end), or live again after it, is `subscription.auto_renew_changed`.
+  static func stateEvents(
+    _ state: SubscriptionState?, previous: SubscriptionState?, _ notice: [String: JSONValue]
+  ) -> [EventDraft] {
     var problem = notice
+    if state == .canceled || (previous == .canceled && grantsAccess(state)) {
+      var changed = notice
+      changed["auto_renew"] = .bool(state != .canceled)
+      return [EventDraft(.subscriptionAutoRenewChanged, changed)]
+    }
     switch state {
     case .inGracePeriod:
       problem["status"] = .string("grace_period")

@@ -155,12 +155,37 @@ package struct NotificationEffects {
       // where this one begins (storekeeper_user_state). A downgrade waits for the renewal date.
       guard let transaction else { return .processed(.noTransaction) }
       return try await renew(transaction, events: [], notice: notice)
-    case .didChangeRenewalPref, .didChangeRenewalStatus, .priceIncrease,
+    case .didChangeRenewalStatus:
+      return try await autoRenewChanged(stored, original: original, notice: notice)
+    case .didChangeRenewalPref, .priceIncrease,
       .renewalExtension, .externalPurchaseToken, .metadataUpdate, .migration,
       .priceChange:
       // Known, and nothing a user owns changes with them.
       return .processed(.noEffect)
     }
+  }
+
+  /// DID_CHANGE_RENEWAL_STATUS: the subscriber turned renewal off (a voluntary cancellation,
+  /// the moment a win-back flow needs) or on again. Access does not change; the subscriber's
+  /// backend hears it, unless Apple signed a later change of the same subscription's renewal
+  /// status (a retry delivering old news).
+  private func autoRenewChanged(
+    _ stored: StoredNotification, original: String?, notice: [String: JSONValue]
+  ) async throws -> NotificationOutcome {
+    guard let original else { return .processed(.noTransaction) }
+    if try await RefundHistory.superseded(
+      uuid, types: [NotificationType.didChangeRenewalStatus.rawValue],
+      key: .subscription(original), on: tx)
+    {
+      return .processed(.superseded)
+    }
+    var changed = notice
+    changed["auto_renew"] = .bool(
+      stored.notification.subtype == NotificationSubtype.autoRenewEnabled.rawValue
+        || (stored.notification.subtype == nil && stored.renewalInfo?.autoRenewStatus == 1))
+    try await outbox.append(
+      [EventDraft(.subscriptionAutoRenewChanged, changed)], forSubscription: original, on: tx)
+    return .processed(.autoRenewChanged)
   }
 
   /// The notifications whose transaction is a period `renew` pays.

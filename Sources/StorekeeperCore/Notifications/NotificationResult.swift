@@ -49,6 +49,9 @@ package enum NotificationResult: String, Sendable, CaseIterable, PostgresEnum {
   /// later word stands, so this one changed nothing. Also a renewal notification for a period
   /// Apple refunded before it was credited: the refund stands, nothing is credited.
   case superseded
+  /// DID_CHANGE_RENEWAL_STATUS: told to the subscriber's backend
+  /// (`subscription.auto_renew_changed`); access is unchanged.
+  case autoRenewChanged = "auto_renew_changed"
   /// A reconcile repair made the subscription active again (repairs are recorded in
   /// `reconcile_repairs`, so this one is never stored).
   case active
