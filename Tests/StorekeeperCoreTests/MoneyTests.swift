@@ -34,6 +34,14 @@ import Testing
     #expect(throws: Never.self) { try Money.minorUnits("000000000000000006.00", exponent: 2) }
   }
 
+  @Test func padsASumToItsCurrencysDigitsAndKeepsMore() {
+    #expect(Money.padded("6", exponent: 2) == "6.00")
+    #expect(Money.padded("6.5", exponent: 2) == "6.50")
+    #expect(Money.padded("0.125", exponent: 2) == "0.125")
+    #expect(Money.padded("120", exponent: 0) == "120")
+    #expect(Money.padded("19999999999999.8", exponent: 2) == "19999999999999.80")
+  }
+
   @Test func knowsCurrencyExponents() {
     #expect(Currency.exponent(of: "JPY") == 0)
     #expect(Currency.exponent(of: "USD") == 2)

@@ -788,12 +788,15 @@ def admin_tokens() -> tuple[str, str]:
 def buy(api: Client, fake: FakeAppStore, user_id: str, product_id: str, type: str = "consumable",
         quantity: int = 1, proof: str = "signed_transaction", apple_account: str | None = None,
         environment: str = "Production", expires_in_seconds: int | None = None,
-        expect: int = 200, receipt_style: str | None = None) -> tuple[dict, dict, requests.Response]:
-    """Seed 004's flow: order, StoreKit purchase with the order's token, TRADE_SUCCESS report."""
+        expect: int = 200, receipt_style: str | None = None, price: int | None = None,
+        currency: str | None = None) -> tuple[dict, dict, requests.Response]:
+    """Seed 004's flow: order, StoreKit purchase with the order's token, TRADE_SUCCESS report.
+    `price` (milliunits) and `currency` are what Apple signs (the fake's default: 6.00 USD)."""
     order = api.create_order(user_id, product_id, quantity=quantity if quantity != 1 else None)
     purchase = fake.purchase(product_id, type, quantity=quantity, app_account_token=order["app_account_token"],
                              apple_account=apple_account, environment=environment,
-                             expires_in_seconds=expires_in_seconds, receipt_style=receipt_style)
+                             expires_in_seconds=expires_in_seconds, receipt_style=receipt_style,
+                             price=price, currency=currency)
     r = api.report(order["trade_no"], **{proof: purchase[proof]})
     if expect is not None:
         assert r.status_code == expect, f"report {order['trade_no']}: {r.status_code} {r.text}"

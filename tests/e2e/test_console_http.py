@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -210,8 +211,8 @@ def test_the_overview_counts_paid_production_orders_per_day_and_currency(stack2,
     before = api.get("/admin/v1/overview", admin=True).json()
     product = unique("overview").replace("-", "_")
     api.put_product(product, price="2.50", currency="EUR")
-    buy(api, stack2.fake, unique("ov"), product)
-    buy(api, stack2.fake, unique("ov"), product, environment="Sandbox")
+    buy(api, stack2.fake, unique("ov"), product, price=2500, currency="EUR")
+    buy(api, stack2.fake, unique("ov"), product, environment="Sandbox", price=2500, currency="EUR")
     r = api.get("/admin/v1/overview", headers={"Authorization": f"Bearer {read_token}"}, params={"days": 1})
     assert r.status_code == 200
     after = r.json()
@@ -221,6 +222,28 @@ def test_the_overview_counts_paid_production_orders_per_day_and_currency(stack2,
     assert after["days"] == 1 and after["reports_waiting"] >= 0
     body = problem(api.get("/admin/v1/overview", admin=True, params={"days": 0, "x": "1"}), 400, "invalid_query")
     assert error_fields(body) == {"days", "x"}
+
+
+def test_the_overview_counts_the_price_the_store_charged_not_the_catalogs(stack2):
+    """A free trial Apple signed at 0 is a paid order and no revenue; a purchase at a price
+    other than the catalog's counts at what Apple signed, as the revenue chart does."""
+    api, fake = stack2.api, stack2.fake
+    product = unique("overview-signed").replace("-", "_")
+    api.put_product(product, type="auto_renewable", price="40.00", currency="NOK",
+                    grants={"entitlement": "overview_signed"})
+
+    def nok() -> tuple[int, str]:
+        r = api.get("/admin/v1/overview", admin=True, params={"days": 1})
+        assert r.status_code == 200, r.text
+        rows = [d for d in r.json()["daily"] if d["currency"] == "NOK"]
+        return (rows[-1]["paid_orders"], rows[-1]["revenue"]) if rows else (0, "0.00")
+
+    paid, revenue = nok()
+    trial, _, _ = buy(api, fake, unique("ov-trial"), product, type="auto_renewable", price=0, currency="NOK")
+    assert trial["amount"] == "40.00", trial
+    assert nok() == (paid + 1, revenue)
+    buy(api, fake, unique("ov-paid"), product, type="auto_renewable", price=37500, currency="NOK")
+    assert nok() == (paid + 2, f"{Decimal(revenue) + Decimal('37.50'):.2f}")
 
 
 def test_concurrent_retries_of_one_adjustment_apply_it_once(stack2):

@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
+from google_support import push_env, start_pushing_fake
 from support import BUNDLE_ID, buy, error_fields, mint, problem, unique, wait_until
 
 P = "com.example.tests.experiments."
@@ -852,3 +853,56 @@ def test_an_order_naming_a_concluded_experiments_losing_offering_is_made_untagge
     assert r.status_code == 201, r.text
     assert shown(r.json()) == {"placement": "paywall", "offering": "x-b"}
     conclude_all(api)
+
+
+@pytest.fixture(scope="module")
+def google_setup(tmp_path_factory, module_launcher, module_storekeeper):
+    """A Storekeeper selling through the fake Google Play, whose Orders API prices each order."""
+    fake = start_pushing_fake(tmp_path_factory.mktemp("experiments-google"))
+    db = module_launcher.database()
+    sk = module_storekeeper(db, port=fake.storekeeper_port, **push_env(fake))
+    api = sk.client
+    for name in ("a", "b"):
+        api.put_product(P + "g" + name, price="1.00", currency="USD")
+        r = api.request("PUT", f"/admin/v1/offerings/xg-{name}", admin=True, json={"products": [P + "g" + name]})
+        assert r.status_code in (200, 201), r.text
+    r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={"offering_id": "xg-a"})
+    assert r.status_code in (200, 201), r.text
+    yield api, fake, db
+    fake.terminate(15)
+    fake.forget()
+
+
+def test_a_google_purchase_moved_to_another_user_keeps_the_price_google_charged(google_setup):
+    """Revenue is what Google charged (3.75 EUR, not the catalog's 1.00 USD), also once an admin
+    has moved the purchase to another user and its Google order belongs to the transfer's."""
+    api, google, db = google_setup
+    exp = unique("gmoved").lower()
+    create(api, exp, offerings=("xg-a", "xg-b"))
+    user = unique("g-buyer")
+    served = offering_for(api, user, store="google_play")[0]
+    wait_until(lambda: exposures(db, exp), 10, "the exposure was not written")
+    variant = exposures(db, exp)[user]
+    product = {"xg-a": P + "ga", "xg-b": P + "gb"}[served]
+    r = api.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
+    assert r.status_code == 201, r.text
+    order = r.json()
+    bought = google.buy(product, obfuscated_account_id=order["obfuscated_account_id"],
+                        price_micros=3_750_000, currency="EUR")
+    r = api.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
+                                            "purchase_token": bought["purchase_token"]})
+    assert r.status_code == 200, r.text
+    wait_until(lambda: db.scalar(f"SELECT price_source FROM google_orders WHERE order_id = '{bought['order_id']}'")
+               == "order", 60, "the Orders API did not price the order")
+
+    def revenue() -> dict:
+        r = api.get(f"/admin/v1/experiments/{exp}/results", admin=True)
+        assert r.status_code == 200, r.text
+        return {v["variant"]: (v["orders"], v["revenue"]) for v in r.json()["variants"]}[variant]
+
+    assert revenue() == (1, {"EUR": "3.75"})
+    r = api.request("POST", f"/admin/v1/transactions/{bought['order_id']}/transfer", admin=True,
+                    json={"to_user_id": unique("g-heir")})
+    assert r.status_code == 200, r.text
+    assert db.scalar(f"SELECT trade_no FROM google_orders WHERE order_id = '{bought['order_id']}'") != order["trade_no"]
+    assert revenue() == (1, {"EUR": "3.75"})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 
 import requests
 
@@ -294,3 +294,36 @@ def test_a_renewal_into_a_product_not_in_the_catalog_is_an_error_not_a_repair(bi
     run = reconcile(binary, sk)
     assert "repaired 0, errors 1" in run.stdout, run.stdout + run.stderr
     assert [r[2] for r in repairs(db)] == ["state_changed"]
+
+
+def renewed_events(sk, user: str) -> list[dict]:
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    assert r.status_code == 200, r.text
+    return [e["data"] for e in r.json()["events"] if e["type"] == "subscription.renewed"]
+
+
+def test_a_repaired_renewal_and_its_late_did_renew_announce_the_period_once(binary, launcher):
+    """A lost DID_RENEW: the repair writes the `subscription.renewed` the notification would
+    have, naming the period as it would; Apple's retry delivering it afterwards writes none."""
+    sk, fake = reconciling_stack(launcher)
+    user, purchase = subscribe(sk, fake, "rc-renew-once", expires_in=DAY)
+    held = fake.renewal(purchase["transaction_id"], expires_in_seconds=40 * DAY, deliver=False)
+    period = jws_payload(held["signed_transaction"])
+    run = reconcile(binary, sk)
+    assert run.returncode == 0 and "repaired 1, errors 0" in run.stdout, run.stdout + run.stderr
+    [repaired] = renewed_events(sk, user)
+    assert repaired["reconcile_repair"] == "renewed", repaired
+    assert repaired["transaction_id"] == period["transactionId"], repaired
+    assert repaired["original_transaction_id"] == purchase["transaction_id"], repaired
+    assert repaired["product_id"] == VIP, repaired
+    assert repaired["expires_at"] == datetime.fromtimestamp(
+        period["expiresDate"] / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"), repaired
+
+    assert sk.client.post_notification(held["signed_payload"]).status_code == 200
+    wait_until(lambda: [n for n in sk.client.notifications(limit=200)
+                        if n["notification_uuid"] == held["notification_uuid"]
+                        and n["state"] == "processed"],
+               15, "the late DID_RENEW processed")
+    assert [e["transaction_id"] for e in renewed_events(sk, user)] == [period["transactionId"]]
+    assert abs(vip_expiry(sk, user) - period["expiresDate"] / 1000) < 1

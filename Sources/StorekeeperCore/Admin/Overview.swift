@@ -7,7 +7,9 @@ package struct Overview: Encodable, Sendable {
     var day: String
     var currency: String
     var paidOrders: Int64
-    /// The sum of the orders' amounts, as decimal text (no binary floating point).
+    /// What the orders' buyers paid, as decimal text (no binary floating point) with the
+    /// currency's fraction digits: each order's store price where the store signed one
+    /// (`StorePrice`, the revenue chart's), else its amount.
     var revenue: String
 
     enum CodingKeys: String, CodingKey {
@@ -38,23 +40,33 @@ package struct Overview: Encodable, Sendable {
 
   /// Production orders paid in the last `days` UTC days (today included). A transfer re-pays
   /// a purchase already counted, a Family Sharing copy was paid by its purchaser, and sandbox
-  /// purchases are not money, so none of them is counted.
+  /// purchases are not money, so none of them is counted. An order counts in the currency the
+  /// store charged it in, at the price the store signed (a free trial is 0), as the revenue
+  /// chart does; at its own amount where the store said no price.
   package static func load(days: Int, database: PostgresPool) async throws -> Overview {
+    let price = StorePrice.join(
+      tradeNo: "o.trade_no", transferred: "o.close_reason = 'transferred'", as: "sp")
     let rows = try await database.query(
       """
-      SELECT to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency::text AS currency,
-             count(*)::bigint AS paid_orders, sum(amount)::text AS revenue
-      FROM orders
-      WHERE paid_at IS NOT NULL
-        AND paid_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => \(days - 1))
-        AND coalesce(environment, 'Production') = 'Production' AND origin <> 'transfer'
-        AND NOT storekeeper_paid_by_family_copy(trade_no, close_reason::text)
+      SELECT day, currency, count(*)::bigint AS paid_orders,
+             trim_scale(round(sum(amount), 4))::text AS revenue
+      FROM (SELECT to_char(o.paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+                   coalesce(sp.currency, o.currency::text) AS currency,
+                   coalesce(sp.price, o.amount) AS amount
+            FROM orders o
+            \(unescaped: price)
+            WHERE o.paid_at IS NOT NULL
+              AND o.paid_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => \(days - 1))
+              AND coalesce(o.environment, 'Production') = 'Production' AND o.origin <> 'transfer'
+              AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)) paid
       GROUP BY 1, 2 ORDER BY 1, 2
       """)
     let daily = try rows.map {
-      Day(
-        day: try $0.decode("day"), currency: try $0.decode("currency"),
-        paidOrders: try $0.decode("paid_orders"), revenue: try $0.decode("revenue"))
+      let currency: String = try $0.decode("currency")
+      return Day(
+        day: try $0.decode("day"), currency: currency, paidOrders: try $0.decode("paid_orders"),
+        revenue: Money.padded(
+          try $0.decode("revenue"), exponent: Currency.exponent(of: currency) ?? 0))
     }
     let waiting = try await database.queryFirst(
       """

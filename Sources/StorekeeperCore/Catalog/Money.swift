@@ -39,4 +39,13 @@ package enum Money {
     let fraction = String(minorUnits % divisor)
     return "\(whole)." + String(repeating: "0", count: exponent - fraction.count) + fraction
   }
+
+  /// Decimal text ("6", "6.5", "0.125") with at least `exponent` fraction digits ("6.00",
+  /// "6.50", "0.125"): a sum of store prices, exact to a thousandth (App Store) or a millionth
+  /// (Google Play), is trimmed in SQL and written back with its currency's digits here.
+  package static func padded(_ text: String, exponent: Int) -> String {
+    let fraction = text.split(separator: ".", maxSplits: 1).dropFirst().first?.count ?? 0
+    guard fraction < exponent else { return text }
+    return (fraction == 0 ? text + "." : text) + String(repeating: "0", count: exponent - fraction)
+  }
 }

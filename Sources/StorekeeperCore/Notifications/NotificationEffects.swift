@@ -327,6 +327,14 @@ package struct NotificationEffects {
       if !stale {
         try await subscriptionState(transaction.originalTransactionId, .active, graceMs: nil)
       }
+      // A period the reconcile pass recorded (its DID_RENEW lost, then delivered after all) was
+      // announced by the repair: one `subscription.renewed` per period, whichever came first.
+      var events = events
+      if events.contains(where: { $0.type == .subscriptionRenewed }),
+        try await renewalAnnounced(transaction.transactionId)
+      {
+        events.removeAll { $0.type == .subscriptionRenewed }
+      }
       try await outbox.append(
         events, forSubscription: transaction.originalTransactionId, cause: notice, on: tx)
       return .processed(.datesUpdated)
@@ -394,6 +402,21 @@ package struct NotificationEffects {
       throw NotificationLostRace(transactionId: transaction.transactionId)
     }
     return .processed(.renewalRecorded)
+  }
+
+  /// Whether the period's `subscription.renewed` is in its owner's feed already. Read through
+  /// the owner's events (`UNIQUE (user_id, sequence)`), where the settlement of the period
+  /// wrote it.
+  private func renewalAnnounced(_ transactionId: String) async throws -> Bool {
+    try await !tx.query(
+      """
+      SELECT 1 FROM events
+      WHERE user_id = (SELECT user_id FROM apple_transactions WHERE transaction_id = \(transactionId))
+        AND type = \(EventType.subscriptionRenewed.rawValue)
+        AND data->>'transaction_id' = \(transactionId)
+      LIMIT 1
+      """
+    ).isEmpty
   }
 
   /// A period of a subscription nobody owns yet (its first purchase, whose report has not come)
@@ -490,14 +513,20 @@ package struct NotificationEffects {
     if let subtype = stored.notification.subtype { fields["subtype"] = .string(subtype) }
     if let original { fields["original_transaction_id"] = .string(original) }
     if let transaction {
-      fields["transaction_id"] = .string(transaction.transactionId)
-      fields["product_id"] = .string(transaction.productId)
-      if let expires = transaction.expiresDate {
-        fields["expires_at"] = EventTime.value(ms: expires)
-      }
+      fields.merge(period(transaction)) { $1 }
     } else if let product = stored.renewalInfo?.productId {
       fields["product_id"] = .string(product)
     }
+    return fields
+  }
+
+  /// What names a period in an event: its transaction, product and end.
+  static func period(_ transaction: VerifiedTransaction) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [
+      "transaction_id": .string(transaction.transactionId),
+      "product_id": .string(transaction.productId),
+    ]
+    if let expires = transaction.expiresDate { fields["expires_at"] = EventTime.value(ms: expires) }
     return fields
   }
 }

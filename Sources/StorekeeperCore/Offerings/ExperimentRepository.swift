@@ -189,6 +189,7 @@ package struct ExperimentRepository: Sendable {
     -> [VariantResult]
   {
     let hours = Int32(experiment.attributionHours)
+    let price = StorePrice.join(tradeNo: "a.trade_no", transferred: "a.transferred", as: "sp")
     let rows = try await executor.query(
       """
       WITH exposed AS (
@@ -249,29 +250,14 @@ package struct ExperimentRepository: Sendable {
                  WHERE g.trade_no = o.trade_no OR g.order_id = moved.id),
                 o.paid_at) >= e.exposed_at),
       priced AS (
-        -- What the buyer paid, as the store signed it (both price and currency, or neither),
-        -- else the order's own amount. An App Store purchase an admin moved away belongs to
+        -- What the buyer paid, as the store signed it (the charts' price, `StorePrice`), else
+        -- the order's own amount. A purchase an admin moved away (either store's) belongs to
         -- the transfer's order now; the order that bought it names it in its transfer's event.
         SELECT a.variant, a.user_id, a.refunded,
-               CASE WHEN t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL THEN t.currency
-                    WHEN g.price_micros IS NOT NULL THEN g.currency
-                    ELSE a.currency::text END AS currency,
-               CASE WHEN t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL
-                      THEN t.price_milliunits::numeric / 1000
-                    WHEN g.price_micros IS NOT NULL THEN g.price_micros::numeric / 1000000
-                    ELSE a.amount END AS amount
+               coalesce(sp.currency, a.currency::text) AS currency,
+               coalesce(sp.price, a.amount) AS amount
         FROM attributed a
-        LEFT JOIN LATERAL (
-          SELECT s.price_milliunits, s.currency FROM apple_transactions s
-          WHERE s.trade_no = a.trade_no
-          UNION ALL
-          SELECT s.price_milliunits, s.currency FROM apple_transactions s
-          WHERE a.transferred AND s.transaction_id = (
-            SELECT v.detail ->> 'transaction_id' FROM order_events v
-            WHERE v.trade_no = a.trade_no AND v.detail ? 'transaction_id'
-            ORDER BY v.id DESC LIMIT 1)
-          LIMIT 1) t ON true
-        LEFT JOIN google_orders g ON g.trade_no = a.trade_no),
+        \(unescaped: price)),
       counts AS (
         SELECT variant, count(*) AS exposed FROM exposed GROUP BY variant),
       paid AS (
@@ -318,14 +304,7 @@ package struct ExperimentRepository: Sendable {
     let sums = try JSONCoding.decode([String: String].self, fromText: try row.decode(column))
     var padded: [String: String] = [:]
     for (currency, text) in sums {
-      let exponent = Currency.exponent(of: currency) ?? 0
-      let fraction = text.split(separator: ".", maxSplits: 1).dropFirst().first?.count ?? 0
-      guard fraction < exponent else {
-        padded[currency] = text
-        continue
-      }
-      padded[currency] =
-        (fraction == 0 ? text + "." : text) + String(repeating: "0", count: exponent - fraction)
+      padded[currency] = Money.padded(text, exponent: Currency.exponent(of: currency) ?? 0)
     }
     return padded
   }

@@ -322,8 +322,11 @@ package struct SubscriptionReconciler: Sendable {
     }
     switch repair {
     case .renewed(let transaction):
+      // Named as DID_RENEW names its period, so a receiver (and that notification, if it comes
+      // after all) knows which period this was.
+      let renewed = notice.merging(NotificationEffects.period(transaction)) { $1 }
       return try await effects.renew(
-        transaction, events: [EventDraft(.subscriptionRenewed, notice)], notice: notice)
+        transaction, events: [EventDraft(.subscriptionRenewed, renewed)], notice: notice)
     case .revoked(let transaction, let reason, _):
       return try await effects.revoke(transaction, reason: reason, notice: notice)
     case .refundReversed(let transaction, _):
