@@ -247,4 +247,20 @@ import Testing
     }
     #expect(!GoogleNotificationService.grantsAccess(nil))
   }
+
+  /// Only the subscriber's own cancellation (or its undoing) is `subscription.auto_renew_changed`:
+  /// one Google, the developer or an upgrade made is no choice of theirs to win back.
+  @Test func onlyTheSubscribersOwnCancellationIsTold() {
+    func told(_ state: SubscriptionState, from previous: SubscriptionState?, user: Bool = true)
+      -> [String]
+    {
+      GoogleNotificationService.stateEvents(state, previous: previous, userCanceled: user, [:])
+        .map { "\($0.type.rawValue) \($0.data["auto_renew"].map { "\($0)" } ?? "")" }
+    }
+    #expect(told(.canceled, from: .active) == ["subscription.auto_renew_changed bool(false)"])
+    #expect(told(.canceled, from: .active, user: false) == [])
+    #expect(told(.active, from: .canceled) == ["subscription.auto_renew_changed bool(true)"])
+    #expect(told(.expired, from: .canceled) == ["subscription.expired "])
+    #expect(told(.active, from: .onHold) == [])
+  }
 }

@@ -327,3 +327,27 @@ def test_a_repaired_renewal_and_its_late_did_renew_announce_the_period_once(bina
                15, "the late DID_RENEW processed")
     assert [e["transaction_id"] for e in renewed_events(sk, user)] == [period["transactionId"]]
     assert abs(vip_expiry(sk, user) - period["expiresDate"] / 1000) < 1
+
+
+def test_a_refund_reversal_the_pass_repaired_is_not_undone_by_an_older_proof(binary, launcher):
+    """A restore showed Apple's refund (its REFUND lost) and applied it; Apple reversed it and
+    that notification was lost too, so the pass reinstated the purchase. The app posting the
+    proof it kept from between the two must not take the purchase back again."""
+    sk, fake = reconciling_stack(launcher)
+    user, purchase = subscribe(sk, fake, "rc-shown-refund")
+    fake.refund(purchase["transaction_id"], deliver=False)
+    refunded = fake.transaction(purchase["transaction_id"])["signed_transaction"]
+    assert jws_payload(refunded).get("revocationDate")
+    assert sk.client.receipts(user_id=user, signed_transaction=refunded).status_code == 200
+    assert vip_expiry(sk, user) is None
+    time.sleep(0.01)
+    fake.refund(purchase["transaction_id"], notification_type="REFUND_REVERSED", deliver=False)
+    run = reconcile(binary, sk)
+    assert run.returncode == 0 and "repaired 1, errors 0" in run.stdout, run.stdout + run.stderr
+    assert vip_expiry(sk, user) is not None
+    r = sk.client.receipts(user_id=user, signed_transaction=refunded)
+    assert r.status_code == 200, r.text
+    assert vip_expiry(sk, user) is not None, "an older proof took the reinstated purchase back"
+    refunds = sk_db(launcher, sk).rows(
+        f"SELECT count(*) FROM events WHERE user_id = '{user}' AND type = 'purchase.refunded'")
+    assert refunds == [["1"]]

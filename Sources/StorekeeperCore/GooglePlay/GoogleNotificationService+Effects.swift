@@ -97,7 +97,9 @@ extension GoogleNotificationService {
         answer.subscriptionState == previousState
         ? []
         : Self.stateEvents(
-          state, previous: previousState.flatMap(SubscriptionState.init(rawValue:)), notice)
+          state, previous: previousState.flatMap(SubscriptionState.init(rawValue:)),
+          userCanceled: answer.canceledStateContext.map { $0.userInitiatedCancellation != nil }
+            ?? true, notice)
       if !renewed || !said.isEmpty {
         try await orders.outbox.append(said, for: purchase.userId, cause: notice, on: tx)
       }
@@ -124,10 +126,14 @@ extension GoogleNotificationService {
   /// `status` `grace_period` (access goes on until the grace period ends, Google's expiry now)
   /// or `billing_retry` (on hold), or its expiry; canceled (renewal turned off, access to the
   /// period's end), or live again after it, is `subscription.auto_renew_changed`.
+  /// Only the subscriber's own cancellation is theirs to be told of: one Google, the developer
+  /// or an upgrade made (`canceledStateContext`) is no choice of theirs to win back.
   static func stateEvents(
-    _ state: SubscriptionState?, previous: SubscriptionState?, _ notice: [String: JSONValue]
+    _ state: SubscriptionState?, previous: SubscriptionState?, userCanceled: Bool,
+    _ notice: [String: JSONValue]
   ) -> [EventDraft] {
     var problem = notice
+    if state == .canceled && !userCanceled { return [] }
     if state == .canceled || (previous == .canceled && grantsAccess(state)) {
       var changed = notice
       changed["auto_renew"] = .bool(state != .canceled)

@@ -331,7 +331,7 @@ package struct NotificationEffects {
       // announced by the repair: one `subscription.renewed` per period, whichever came first.
       var events = events
       if events.contains(where: { $0.type == .subscriptionRenewed }),
-        try await renewalAnnounced(transaction.transactionId)
+        try await renewalRepaired(transaction)
       {
         events.removeAll { $0.type == .subscriptionRenewed }
       }
@@ -404,16 +404,15 @@ package struct NotificationEffects {
     return .processed(.renewalRecorded)
   }
 
-  /// Whether the period's `subscription.renewed` is in its owner's feed already. Read through
-  /// the owner's events (`UNIQUE (user_id, sequence)`), where the settlement of the period
-  /// wrote it.
-  private func renewalAnnounced(_ transactionId: String) async throws -> Bool {
+  /// Whether a reconcile repair recorded the period (and announced it): the only other writer
+  /// of a known period's `subscription.renewed`. Read by the subscription's repairs
+  /// (`reconcile_repairs_original`), a handful, never the owner's whole feed.
+  private func renewalRepaired(_ transaction: VerifiedTransaction) async throws -> Bool {
     try await !tx.query(
       """
-      SELECT 1 FROM events
-      WHERE user_id = (SELECT user_id FROM apple_transactions WHERE transaction_id = \(transactionId))
-        AND type = \(EventType.subscriptionRenewed.rawValue)
-        AND data->>'transaction_id' = \(transactionId)
+      SELECT 1 FROM reconcile_repairs
+      WHERE original_transaction_id = \(transaction.originalTransactionId)
+        AND transaction_id = \(transaction.transactionId) AND kind = 'renewed'
       LIMIT 1
       """
     ).isEmpty

@@ -398,9 +398,11 @@ extension OrderRepository {
 }
 
 extension OrderRepository {
-  /// The user's oldest App Store order for the product still waiting for payment and made
+  /// The user's latest App Store order for the product still waiting for payment and made
   /// before `madeBeforeMs` (a purchase's date), locked; skipped while another transaction
-  /// holds it.
+  /// holds it. The latest, not the oldest: a user who opened the paywall, left it without a
+  /// word, and bought on a second visit paid with the order of that visit, which the app
+  /// reports.
   func waitingOrder(
     userId: String, productId: String, madeBefore madeBeforeMs: Int64, on tx: PostgresTransaction
   ) async throws -> Order? {
@@ -411,7 +413,7 @@ extension OrderRepository {
         AND created_at <=
       """
     query.append(TransactionRecord.time(madeBeforeMs))
-    query.append(" ORDER BY created_at, trade_no LIMIT 1 FOR UPDATE SKIP LOCKED")
+    query.append(" ORDER BY created_at DESC, trade_no DESC LIMIT 1 FOR UPDATE SKIP LOCKED")
     return try await tx.query(query).first.map(Order.init(row:))
   }
 

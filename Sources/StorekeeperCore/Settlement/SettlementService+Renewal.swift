@@ -30,7 +30,7 @@ extension SettlementService {
   /// carries no token (an app that sets none, as seed 004's) and changes the subscription's
   /// product (`changesProduct`: an upgrade, crossgrade or downgrade, which only the subscriber
   /// chooses) or that Apple announced as the subscriber's choice (`subscriberChose`: SUBSCRIBED,
-  /// a resubscription, or OFFER_REDEEMED) pays the subscriber's oldest order for the product
+  /// a resubscription, or OFFER_REDEEMED) pays the subscriber's latest order for the product
   /// still waiting for payment and made before it was bought. Otherwise nothing tells a
   /// resubscription without a token from a renewal after a billing recovery, so it pays an
   /// order of its own, as any renewal.

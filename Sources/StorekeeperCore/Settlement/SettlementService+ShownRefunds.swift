@@ -11,7 +11,8 @@ extension SettlementService {
   /// transaction of its own, committed whatever the post that carried it comes to. Only an
   /// Apple-signed transaction counts (a receipt's `cancellation_date` also marks a period
   /// upgraded from), not a prorated share (its notification says how much), and not when
-  /// Apple's last refund notification for it is a reversal (the proof is older news).
+  /// Apple's last refund notification for it is a reversal or the order was refunded before
+  /// (the proof is older news).
   func applyRefundsShown(by transactions: [VerifiedTransaction], cause: OrderEventCause)
     async throws
   {
@@ -19,8 +20,9 @@ extension SettlementService {
       try await database.withTransaction { tx in
         guard
           let known = try await TransactionRecord.find(transaction.transactionId, on: tx),
-          known.userId != nil, known.tradeNo != nil, !known.revoked,
-          try await !RefundHistory.reversed(transaction.transactionId, on: tx)
+          known.userId != nil, let tradeNo = known.tradeNo, !known.revoked,
+          try await !RefundHistory.reversed(transaction.transactionId, on: tx),
+          try await !Self.everRefunded(tradeNo, on: tx)
         else { return }
         let effects = NotificationEffects(
           settlement: self, catalog: CatalogRepository(database: database), clock: reports.clock,
@@ -39,6 +41,20 @@ extension SettlementService {
           transaction, reason: transaction.isFamilyShared ? .revoked : .refunded, notice: notice)
       }
     }
+  }
+
+  /// Whether the order was refunded or revoked before, by any path: paid again since, Apple
+  /// reversed that refund (a notification, or a reconcile repair, which stores none), so a
+  /// proof that says refunded is older news and must not take it back again.
+  static func everRefunded(_ tradeNo: String, on tx: PostgresTransaction) async throws -> Bool {
+    try await !tx.query(
+      """
+      SELECT 1 FROM order_events
+      WHERE trade_no = \(tradeNo)
+        AND reason IN (\(OrderEventReason.refunded), \(OrderEventReason.revoked))
+      LIMIT 1
+      """
+    ).isEmpty
   }
 
   static func showsRefund(_ transaction: VerifiedTransaction) -> Bool {
