@@ -180,7 +180,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
     do {
       return try executePrepared(query.sql, values, beginning: beginning)
-    } catch let error as PostgresError where Self.invalidatesStatement(error) {
+    } catch let error as PostgresError where error.invalidatesPreparedStatement {
       // A migration changed a table the statement returns, or the statement is gone: prepare
       // it afresh. Outside a transaction the failed attempt did nothing, so it can run again.
       if let name = statements.forget(query.sql),
@@ -264,13 +264,6 @@ final class PostgresConnection: @unchecked Sendable {
       poison()
       throw connectionError()
     }
-  }
-
-  private static func invalidatesStatement(_ error: PostgresError) -> Bool {
-    error.kind == .server
-      && (error.sqlState == PostgresError.invalidStatementName
-        || (error.sqlState == PostgresError.featureNotSupported
-          && error.message.contains("cached plan")))
   }
 
   /// Best effort: in a failed transaction DEALLOCATE would only fail, and a statement left on

@@ -6,8 +6,18 @@ import Foundation
 #endif
 
 /// libpq keyword/value pairs: the URL (or conninfo string) first, expanded by libpq, then the
-/// client-side settings Storekeeper relies on, which win over the URL's; except the URL's own
-/// `connect_timeout` and `application_name`, which an operator writes there on purpose.
+/// client-side settings Storekeeper relies on. The encoding wins over the URL's; the rest are
+/// defaults, and a value the URL gives for one of them is kept (`connect_timeout`,
+/// `application_name`, the keepalives, `tcp_user_timeout`): an operator writes it there on
+/// purpose.
+///
+/// A database host that vanishes without a reset (a crash, a failover that isolates the old
+/// primary) is noticed within about `deadPeerMs` either way: on an idle session by keepalives
+/// (10 s idle, then a probe every 5 s, three unanswered), and on one whose statement is in
+/// flight by `tcp_user_timeout`, since keepalives probe only while nothing sent is waiting
+/// for its acknowledgement; without it such a statement waits for TCP's retransmissions to
+/// give up, about 15 minutes on Linux. Only unacknowledged data counts: a statement that runs
+/// long on a live server is never cut short by it.
 ///
 /// Nothing is set on the server through the startup packet's `options` (no `-c TimeZone=…`):
 /// PgBouncer refuses that parameter, and a transaction pooler could not keep it anyway. Every
@@ -36,19 +46,23 @@ struct PostgresConnectionParameters: Sendable {
       if let value = option.pointee.val { given[String(cString: keyword)] = String(cString: value) }
       option += 1
     }
-    pairs = [
-      ("dbname", url),
-      ("client_encoding", "UTF8"),
-      ("connect_timeout", given["connect_timeout"] ?? String(max(1, connectTimeoutSeconds))),
-      ("application_name", given["application_name"] ?? "storekeeper"),
-      // A server that vanishes without closing the socket is noticed by keepalives
-      // (matters for the listener, which otherwise only waits for input).
+    let defaults = [
+      ("connect_timeout", String(max(1, connectTimeoutSeconds))),
+      ("application_name", "storekeeper"),
       ("keepalives", "1"),
       ("keepalives_idle", "10"),
       ("keepalives_interval", "5"),
       ("keepalives_count", "3"),
+      ("tcp_user_timeout", String(Self.deadPeerMs)),
     ]
+    pairs =
+      [("dbname", url), ("client_encoding", "UTF8")]
+      + defaults.map { keyword, value in (keyword, given[keyword] ?? value) }
   }
+
+  /// About how long a session takes to notice a vanished peer, idle or not (the keepalives'
+  /// 10 + 3 × 5 s, and `tcp_user_timeout`).
+  static let deadPeerMs = 25_000
 
   /// Calls `body` with NULL-terminated C arrays for `PQconnectdbParams`.
   func withCArrays<R>(

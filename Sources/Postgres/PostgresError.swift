@@ -47,6 +47,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
   public static let crashShutdown = "57P02"
   public static let cannotConnectNow = "57P03"
   public static let characterNotInRepertoire = "22021"
+  public static let readOnlySQLTransaction = "25006"
+  public static let idleInTransactionSessionTimeout = "25P03"
+  public static let insufficientResources = "53000"
+  public static let diskFull = "53100"
+  public static let outOfMemory = "53200"
+  public static let tooManyConnections = "53300"
+  public static let systemError = "58000"
+  public static let ioError = "58030"
   /// Also what a prepared statement raises when a table it returns changed shape
   /// ("cached plan must not change result type").
   public static let featureNotSupported = "0A000"
@@ -84,6 +92,43 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
   /// deadlock, a serialization failure): it was rolled back, and running it again may succeed.
   public var isTransientConflict: Bool {
     kind == .server && (sqlState == Self.deadlockDetected || sqlState == Self.serializationFailure)
+  }
+
+  /// True when the server refused the work for a state of its own that passes, not for
+  /// anything the work asked: a lock wait or the statement ran out of time (`lock_timeout`,
+  /// `statement_timeout`, an operator's `pg_cancel_backend`, or the session's own cancel at
+  /// shutdown), a transaction left idle past `idle_in_transaction_session_timeout`, the server
+  /// short of disk, memory or connections (class 53, but `53400`, a limit the work itself
+  /// exceeds), a read-only transaction on a node a failover has just demoted, a system or I/O
+  /// error (`58000`, `58030`), or a prepared statement the session has forgotten or whose
+  /// table changed shape under a transaction (`invalidatesPreparedStatement`; prepared afresh
+  /// next time). Its transaction was rolled back, and the same work may succeed later.
+  public var isTransientRefusal: Bool {
+    guard kind == .server, let sqlState else { return false }
+    return Self.transientRefusals.contains(sqlState) || invalidatesPreparedStatement
+  }
+
+  /// The SQLSTATEs of `isTransientRefusal` (the statement cache's own two aside).
+  static let transientRefusals: Set<String> = [
+    lockNotAvailable, queryCanceled, idleInTransactionSessionTimeout, readOnlySQLTransaction,
+    insufficientResources, diskFull, outOfMemory, tooManyConnections, systemError, ioError,
+  ]
+
+  /// True when the same work may succeed if it is done again later: the database was out of
+  /// reach (`isUnavailable`), the transaction lost a conflict (`isTransientConflict`), or the
+  /// server refused it for a state that passes (`isTransientRefusal`). Background work that
+  /// must not be lost (a stored notification) stays pending after such an error and is kept as
+  /// failed only after any other: a constraint, a bad value, a statement PostgreSQL cannot
+  /// run, a decoding error, which doing the same work again would only repeat.
+  public var isTransient: Bool { isUnavailable || isTransientConflict || isTransientRefusal }
+
+  /// A statement the session prepared is gone (`26000`), or a table it returns changed shape
+  /// ("cached plan must not change result type", `0A000`): the statement cache forgets it, so
+  /// the next run prepares it afresh.
+  var invalidatesPreparedStatement: Bool {
+    kind == .server
+      && (sqlState == Self.invalidStatementName
+        || (sqlState == Self.featureNotSupported && message.contains("cached plan")))
   }
 
   /// SQLSTATEs after which the session is gone: class 08 and the shutdown codes.

@@ -86,4 +86,39 @@ import Testing
     #expect(!PostgresError(kind: .server, sqlState: "23505", message: "").isUnavailable)
     #expect(!PostgresError(kind: .decoding, message: "").isUnavailable)
   }
+
+  /// What background work that must not be lost leaves pending (`isTransient`) and what it
+  /// keeps as failed: a refusal for a state of the server that passes against one that doing
+  /// the same work again would only repeat.
+  @Test func transienceFollowsKindAndSQLState() {
+    func server(_ state: String, _ message: String = "") -> PostgresError {
+      PostgresError(kind: .server, sqlState: state, message: message)
+    }
+    for state in [
+      "55P03", "57014", "25P03", "25006", "53000", "53100", "53200", "53300", "58000", "58030",
+      "26000",
+    ] {
+      #expect(server(state).isTransientRefusal, "\(state)")
+      #expect(server(state).isTransient, "\(state)")
+      #expect(!server(state).isUnavailable, "\(state)")
+    }
+    #expect(server("0A000", "cached plan must not change result type").isTransientRefusal)
+    for state in ["40001", "40P01", "08006", "57P01", "57P02", "57P03"] {
+      #expect(!server(state).isTransientRefusal, "\(state)")
+      #expect(server(state).isTransient, "\(state)")
+    }
+    for kind in [PostgresError.Kind.connection, .poolTimeout, .closed] {
+      #expect(PostgresError(kind: kind, message: "").isTransient)
+    }
+    // Doing the same work again would only meet the same refusal.
+    for state in [
+      "23505", "23503", "23514", "23502", "22021", "22P02", "42P01", "42703", "53400",
+      "P0001", "XX000", "57P04",
+    ] {
+      #expect(!server(state).isTransient, "\(state)")
+    }
+    #expect(!server("0A000", "unsupported feature").isTransient)
+    #expect(!PostgresError(kind: .decoding, message: "").isTransient)
+    #expect(!PostgresError(kind: .server, message: "no SQLSTATE").isTransient)
+  }
 }

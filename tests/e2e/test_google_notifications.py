@@ -396,6 +396,39 @@ def test_a_void_whose_database_session_dies_mid_apply_is_applied_again(launcher,
         google.forget()
 
 
+def test_a_void_refused_by_a_lock_timeout_is_applied_once_the_lock_is_gone(launcher, tmp_path):
+    # A refusal that passes (a lock held past the role's lock_timeout; a statement timeout, a
+    # full disk, a node a failover made read-only alike) left the push failed for good, the
+    # voided credit spendable until the hourly sweep.
+    google = start_pushing_fake(tmp_path)
+    try:
+        db = launcher.database()
+        sk = launcher.storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
+                                  DATABASE_URL=db.url + "?options=-c%20lock_timeout%3D1s",
+                                  GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
+                                  GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
+        sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+        user = unique("g-void-locked")
+        order = google_order(sk, user, "g.gold")
+        bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
+        token = bought["purchase_token"]
+        assert report(sk, order["trade_no"], token).status_code == 200
+        with db.holding(f"SELECT 1 FROM google_purchases WHERE purchase_token = '{token}' FOR UPDATE"):
+            google.control("voids", {"purchase_token": token, "reason": 1})
+            refused = wait_until(lambda: db.rows(
+                "SELECT state, result FROM google_notifications WHERE result LIKE '%55P03%'"), 60,
+                "the void never met the lock")
+            assert refused[0][0] == "pending", refused
+            assert sk.client.balance(user) == 100
+        wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 60,
+                   "the void applied once the lock was gone")
+        assert sk.client.balance(user) == 0
+        assert db.scalar("SELECT count(*) FROM google_notifications WHERE state = 'failed'") == "0"
+    finally:
+        google.terminate(15)
+        google.forget()
+
+
 def vip(sk, user: str) -> dict | None:
     return next((e for e in sk.client.entitlements(user)["entitlements"] if e["entitlement"] == "vip"), None)
 

@@ -97,15 +97,19 @@ package struct GoogleNotificationService: Sendable {
       logger.warning(
         "Google notification lost a conflict; applied again later",
         fields.merging(["error": .string("\(conflict)")]) { $1 })
-    } catch let unavailable as PostgresError where unavailable.isUnavailable {
-      // The database went away mid-apply (a restart, a failover, a pool starved): nothing was
-      // applied, and the push stays pending, due again after the retry delay (or its lease,
-      // when the database cannot even be told that), as Apple's notifications are. Kept as
-      // failed, nothing would ever apply it: Pub/Sub was answered when it was stored.
-      try? await store.retryLater(push.messageId, attempt: push.attempts, reason: "\(unavailable)")
+    } catch let transient as PostgresError
+      where transient.isTransient && !transient.isTransientConflict
+    {
+      // The database went away mid-apply (a restart, a failover, a pool starved) or refused it
+      // for a state that passes (a lock or statement timeout, a full disk, a node a failover
+      // made read-only): nothing was applied, and the push stays pending, due again after the
+      // retry delay (or its lease, when the database cannot even be told that), as Apple's
+      // notifications are. Kept as failed, nothing would ever apply it: Pub/Sub was answered
+      // when it was stored.
+      try? await store.retryLater(push.messageId, attempt: push.attempts, reason: "\(transient)")
       logger.warning(
-        "Google notification not applied: the database is unavailable; applied again later",
-        fields.merging(["error": .string("\(unavailable)")]) { $1 })
+        "Google notification not applied: the database is unavailable or refused it for now; applied again later",
+        fields.merging(["error": .string("\(transient)")]) { $1 })
     } catch {
       try? await store.finish(
         push.messageId, state: .failed, result: String("\(error)".prefix(500)))

@@ -157,10 +157,17 @@ package struct NotificationService: Sendable {
         }
       }
     } catch let failure as Failure {
-      let transient =
-        (failure.underlying as? PostgresError)?.isTransientConflict == true
-        || failure.underlying is NotificationLostRace
-      if transient, try await retryLater(failure.uuid, failure.underlying) {
+      let refused = failure.underlying as? PostgresError
+      if refused?.isTransientConflict == true || failure.underlying is NotificationLostRace {
+        if try await retryLater(failure.uuid, failure.underlying, capped: true) {
+          return .nextPass(failure.uuid)
+        }
+      } else if refused?.isTransient == true {
+        // Refused for a state of the server that passes (a lock or statement timeout, a full
+        // disk, a node a failover made read-only). Kept as failed it would never be applied:
+        // Apple's redelivery and the history's are duplicates of it by then. So it stays
+        // pending for as many passes as it takes, as while the database is unreachable.
+        _ = try await retryLater(failure.uuid, failure.underlying, capped: false)
         return .nextPass(failure.uuid)
       }
       // Kept for admins instead of retried forever; the transaction above rolled back.
@@ -185,23 +192,33 @@ package struct NotificationService: Sendable {
     return .done
   }
 
-  /// Counts an attempt that lost a conflict and leaves the notification pending, unless it has
-  /// had its `conflictAttempts`; false then, and the caller keeps it as failed. Its
-  /// transaction rolled back, so applying it again starts from what is committed.
-  private func retryLater(_ uuid: String, _ conflict: any Error) async throws -> Bool {
+  /// Counts an attempt that failed for a passing reason and leaves the notification pending
+  /// for the next pass; one that lost a conflict (`capped`) only until it has had its
+  /// `conflictAttempts`: false then, and the caller keeps it as failed. Its transaction rolled
+  /// back, so applying it again starts from what is committed.
+  private func retryLater(_ uuid: String, _ error: any Error, capped: Bool) async throws -> Bool {
+    let (result, message) =
+      capped
+      ? (
+        "conflict, retried: \(error)",
+        "notification lost a conflict; applied again on the next pass"
+      )
+      : (
+        "database refused, retried: \(error)",
+        "notification refused by the database for a passing reason; applied again on the next pass"
+      )
     let left = try await database.query(
       """
-      UPDATE apple_notifications SET attempts = attempts + 1,
-        result = \("conflict, retried: \(conflict)")
+      UPDATE apple_notifications SET attempts = attempts + 1, result = \(result)
       WHERE notification_uuid = \(uuid) AND state = \(NotificationState.pending)
-        AND attempts + 1 < \(Self.conflictAttempts)
+        AND (NOT \(capped)::boolean OR attempts + 1 < \(Self.conflictAttempts))
       RETURNING attempts
       """)
     guard let row = left.first else { return false }
     logger.warning(
-      "notification lost a conflict; applied again on the next pass",
+      message,
       [
-        "notification_uuid": .string(uuid), "error": .string("\(conflict)"),
+        "notification_uuid": .string(uuid), "error": .string("\(error)"),
         "attempts": .int(Int(try row.decode("attempts", as: Int32.self))),
       ])
     return true
