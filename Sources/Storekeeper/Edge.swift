@@ -66,6 +66,7 @@ struct Edge: Sendable {
       database: database, orders: domain.orders, idempotency: domain.idempotency,
       ttlSeconds: config.orderTTLSeconds, maxOpen: config.maxOpenOrdersPerUser,
       maxBatch: config.orderBatchMax, maxFlushes: config.orderBatchFlushes,
+      queueTimeout: .milliseconds(config.orderQueueTimeoutMs),
       logger: logger.with("component", "orders"))
     OrderRoutes(
       database: database, orders: domain.orders, idempotency: domain.idempotency,

@@ -10,10 +10,127 @@ import Testing
 /// Batches of orders written by `OrderGroupCommit.flush`, one batch at a time, so each test
 /// knows exactly which requests share a statement.
 @Suite(.database) struct OrderGroupCommitTests {
-  private func groupCommit(_ h: DomainHarness, maxOpen: Int = 20) -> OrderGroupCommit {
+  private func groupCommit(
+    _ h: DomainHarness, maxOpen: Int = 20, maxFlushes: Int = 2,
+    queueTimeout: Duration = .seconds(5)
+  ) -> OrderGroupCommit {
     OrderGroupCommit(
       database: h.database, orders: h.orders, idempotency: IdempotencyStore(database: h.database),
-      ttlSeconds: 3600, maxOpen: maxOpen, logger: DomainHarness.logger)
+      ttlSeconds: 3600, maxOpen: maxOpen, maxFlushes: maxFlushes, queueTimeout: queueTimeout,
+      logger: DomainHarness.logger)
+  }
+
+  /// Runs `body` while another transaction holds the product's row: a flush's foreign-key
+  /// check waits for it, as it would for a stalled disk or a host that vanished.
+  private func holdingTheProduct<T: Sendable>(
+    _ h: DomainHarness, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    let (holding, holds) = AsyncStream<Void>.makeStream()
+    let (releasing, release) = AsyncStream<Void>.makeStream()
+    let holder = Task {
+      try await h.database.withTransaction { tx in
+        try await tx.execute("SELECT 1 FROM products WHERE product_id = 'gold.100' FOR UPDATE")
+        holds.yield()
+        for await _ in releasing { break }
+      }
+    }
+    for await _ in holding { break }
+    let value: T
+    do {
+      value = try await body()
+    } catch {
+      release.yield()
+      _ = try? await holder.value
+      throw error
+    }
+    release.yield()
+    try await holder.value
+    return value
+  }
+
+  /// Waits until a session of this database waits for a lock (the flush, on the product).
+  private func aFlushWaits(_ h: DomainHarness) async throws {
+    for _ in 0..<1200 {
+      let waiting: Int64 =
+        try await h.database.query(
+          """
+          SELECT count(*)::bigint AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE NOT l.granted AND a.datname = current_database()
+          """
+        ).first?.decode("n") ?? 0
+      if waiting > 0 { return }
+      try await Task.sleep(for: .milliseconds(25))
+    }
+    // Thrown, not recorded: the test must not go on to wait behind a lock nobody releases.
+    throw NoFlushWaited()
+  }
+
+  private struct NoFlushWaited: Error {}
+
+  /// Waits until `condition` holds, polling; throws after half a minute. A bound on a hang
+  /// (the lock is held until the test goes on), not on speed.
+  private func until(_ condition: () -> Bool) async throws {
+    for _ in 0..<6000 {
+      if condition() { return }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    throw NotMeanwhile()
+  }
+
+  private struct NotMeanwhile: Error {}
+
+  @Test func anOrderNoFlushTookByItsDeadlineIsAnsweredUnavailableAndNeverWritten() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let commit = groupCommit(h, maxFlushes: 1, queueTimeout: .milliseconds(200))
+      let (leader, late) = try await holdingTheProduct(h) {
+        let leader = Task { try await commit.commit(submission("lead")) }
+        try await aFlushWaits(h)
+        // The one flush is stuck on the lock: this order waits for the next, past its bound,
+        // and is answered while the lock is still held.
+        let late = Task { try await commit.commit(submission("late")) }
+        try await until { commit.queueTimeoutsAnswered == 1 }
+        #expect(commit.waitingCount == 0)
+        return (leader, late)
+      }
+      let error = try await #require(throws: PostgresError.self) { try await late.value }
+      #expect(error.isUnavailable)
+      #expect(error.kind == .poolTimeout)
+      // The stuck flush had sent its order: it is written once the lock goes, and the late
+      // one never is.
+      _ = try await leader.value
+      _ = try await commit.commit(submission("after"))
+      #expect(try await orderCount(h, user: "lead") == 1)
+      #expect(try await orderCount(h, user: "late") == 0)
+      #expect(try await orderCount(h, user: "after") == 1)
+      #expect(commit.queueTimeoutsAnswered == 1)
+    }
+  }
+
+  @Test func anOrderWhoseClientLeftWhileItWaitedIsNeverWritten() async throws {
+    try await DomainHarness.with { h in
+      try await h.addConsumable()
+      let commit = groupCommit(h, maxFlushes: 1, queueTimeout: .seconds(60))
+      let (leader, gone, staying) = try await holdingTheProduct(h) {
+        let leader = Task { try await commit.commit(submission("lead")) }
+        try await aFlushWaits(h)
+        let gone = Task { try await commit.commit(submission("gone")) }
+        let staying = Task { try await commit.commit(submission("staying")) }
+        try await until { commit.waitingCount == 2 }
+        gone.cancel()
+        // Withdrawn while the lock is still held.
+        try await until { commit.waitingCount == 1 }
+        return (leader, gone, staying)
+      }
+      await #expect(throws: CancellationError.self) { try await gone.value }
+      // The order that stayed is written by the next flush; the one whose client left never.
+      _ = try await leader.value
+      _ = try await staying.value
+      #expect(try await orderCount(h, user: "lead") == 1)
+      #expect(try await orderCount(h, user: "staying") == 1)
+      #expect(try await orderCount(h, user: "gone") == 0)
+      #expect(commit.queueTimeoutsAnswered == 0)
+    }
   }
 
   private func submission(

@@ -41,6 +41,18 @@ import Testing
     #expect(config.verifyQueueLength == 0 && config.verifyQueueTimeoutMs == 750)
   }
 
+  @Test func readsHowLongAnOrderWaitsForABatch() throws {
+    #expect(try AppConfig.fromEnvironment(base).orderQueueTimeoutMs == 5_000)
+    var env = base
+    env["ORDER_QUEUE_TIMEOUT"] = "300ms"
+    #expect(try AppConfig.fromEnvironment(env).orderQueueTimeoutMs == 300)
+    for value in ["61s", "0s", "soon"] {
+      env["ORDER_QUEUE_TIMEOUT"] = value
+      let error = try #require(throws: ConfigError.self) { try AppConfig.fromEnvironment(env) }
+      #expect(error.variable == "ORDER_QUEUE_TIMEOUT")
+    }
+  }
+
   @Test func namesTheLimitThatIsWrong() {
     for (name, value) in [
       ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),

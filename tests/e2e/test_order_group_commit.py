@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from support import problem, unique
+from support import problem, unique, wait_until
 
 GOLD = "com.example.tests.batch.gold"
 
@@ -191,7 +191,8 @@ def test_database_sessions_cut_mid_flush_never_leave_a_201_for_an_uncommitted_or
 
 def test_a_flush_held_up_in_the_database_is_answered_and_logged_as_slow(launcher):
     db = launcher.database()
-    sk = launcher.storekeeper(db=db)
+    # The third order waits for a flush the whole 10 s: within its bound here.
+    sk = launcher.storekeeper(db=db, ORDER_QUEUE_TIMEOUT="30s")
     api = sk.client
     api.put_product(GOLD)
     server = db.server
@@ -229,3 +230,88 @@ def test_a_flush_held_up_in_the_database_is_answered_and_logged_as_slow(launcher
     assert quick.status_code == 201, quick.text
     assert len([line for line in sk.log_lines_json()
                 if line.get("msg", "").startswith("an order flush was slow")]) == len(slow)
+
+
+def test_orders_that_wait_past_their_bound_for_a_stuck_flush_get_503_and_are_never_written(launcher):
+    # A flush stuck in the database (here on a lock; a host that vanished mid-statement holds
+    # it until tcp_user_timeout) held every order behind it with no deadline: their clients
+    # gave up, and their orders were written once it ended, for nobody.
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db, ORDER_BATCH_FLUSHES="1", ORDER_QUEUE_TIMEOUT="500ms")
+    api = sk.client
+    api.put_product(GOLD)
+    stuck, queued, keyed, key = unique("stuck"), [unique("queued") for _ in range(3)], unique("keyed"), unique("k")
+    with ThreadPoolExecutor(max_workers=1) as leader:
+        with db.holding(f"SELECT 1 FROM products WHERE product_id = '{GOLD}' FOR UPDATE"):
+            first = leader.submit(api.post_order, stuck, GOLD)
+            deadline = time.monotonic() + 30
+            while db.scalar("SELECT count(*) FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' AND datname = current_database()") != "1":
+                assert time.monotonic() < deadline, "the first order's flush never waited for the lock"
+                time.sleep(0.02)
+            # The one flush is stuck: these wait for the next, past their bound, and are answered
+            # while it still is.
+            answers = burst(lambda user: api.post_order(user, GOLD), queued, workers=3)
+            answers.append(api.post_order(keyed, GOLD, key=key))
+            for r in answers:
+                problem(r, 503, "database_unavailable")
+                assert r.headers.get("Retry-After"), r.headers
+            assert not first.done(), "the stuck flush was answered before the lock went"
+        # The stuck flush had sent its order to the database: it is written once the lock goes.
+        assert first.result(timeout=30).status_code == 201
+    # The others never are, nor by a later flush.
+    assert api.post_order(unique("after"), GOLD).status_code == 201
+    for user in queued + [keyed]:
+        assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{user}'") == "0", user
+    # The key was released with the 503: sent again, the request makes its order, once.
+    again = api.post_order(keyed, GOLD, key=key)
+    assert again.status_code == 201, again.text
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{keyed}'") == "1"
+    metrics = api.get("/metrics", admin=True).text
+    assert "storekeeper_order_queue_timeouts_total 4" in metrics
+    warned = [line for line in sk.log_lines_json()
+              if line.get("msg", "").startswith("orders waited past ORDER_QUEUE_TIMEOUT")]
+    assert warned and sum(line["orders"] for line in warned) == 4, sk.log_tail()
+
+
+def test_an_order_whose_client_leaves_while_it_waits_for_a_stuck_flush_is_never_written(launcher):
+    # A client that gave up (here after 1 s) closed its connection: its order, still waiting for
+    # a flush to take it, is withdrawn then, not written for nobody when the flush ends (where
+    # it took one of the user's open-order slots for a day).
+    db = launcher.database()
+    sk = launcher.storekeeper(db=db, ORDER_BATCH_FLUSHES="1", ORDER_QUEUE_TIMEOUT="60s")
+    api = sk.client
+    api.put_product(GOLD)
+    stuck, gone, key = unique("stuck"), unique("gone"), unique("k")
+
+    def answered_to_nobody() -> bool:
+        return any(line.get("msg") == "request" and line.get("path") == "/v1/orders"
+                   and line.get("status") == 503 for line in sk.log_lines_json())
+
+    with ThreadPoolExecutor(max_workers=1) as leader:
+        with db.holding(f"SELECT 1 FROM products WHERE product_id = '{GOLD}' FOR UPDATE"):
+            first = leader.submit(api.post_order, stuck, GOLD)
+            deadline = time.monotonic() + 30
+            while db.scalar("SELECT count(*) FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' AND datname = current_database()") != "1":
+                assert time.monotonic() < deadline, "the first order's flush never waited for the lock"
+                time.sleep(0.02)
+            with requests.Session() as session:
+                try:
+                    r = session.post(api.base + "/v1/orders", json={"user_id": gone, "product_id": GOLD},
+                                     headers={"Authorization": f"Bearer {api.bearer(gone)}",
+                                              "Idempotency-Key": key}, timeout=1)
+                    raise AssertionError(f"answered while the flush was stuck: {r.status_code} {r.text}")
+                except requests.exceptions.ReadTimeout:
+                    pass
+            # Withdrawn while the flush is still stuck.
+            wait_until(answered_to_nobody, 30, "the departed client's order was never withdrawn")
+            assert not first.done(), "the stuck flush was answered before the lock went"
+        assert first.result(timeout=30).status_code == 201
+    assert api.post_order(unique("after"), GOLD).status_code == 201
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{gone}'") == "0"
+    # Its key was released: the client's retry makes the order, once.
+    again = api.post_order(gone, GOLD, key=key)
+    assert again.status_code == 201, again.text
+    assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{gone}'") == "1"
+    assert not [line for line in sk.log_lines_json() if line.get("msg") == "handler failed"]

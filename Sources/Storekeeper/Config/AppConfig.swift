@@ -112,6 +112,8 @@ public struct AppConfig: Sendable {
   var orderBatchMax = 64
   /// `ORDER_BATCH_FLUSHES`: batches of orders being written at once.
   var orderBatchFlushes = 2
+  /// `ORDER_QUEUE_TIMEOUT`: how long an order waits for a batch to take it before 503.
+  var orderQueueTimeoutMs: Int64 = 5_000
   /// `PROOF_RETENTION`: how long a proof is kept after its last report is settled or refused.
   var proofRetentionMs: Int64 = 30 * 24 * 3_600_000
   public var migrationsDirectory = "Migrations"

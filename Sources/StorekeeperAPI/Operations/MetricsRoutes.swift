@@ -73,6 +73,10 @@ package struct MetricsRoutes: Sendable {
             + "a deadlock since start (each written again one order at a time).",
           "# TYPE storekeeper_order_batch_deadlocks_total counter",
           "storekeeper_order_batch_deadlocks_total \(orderBatches.deadlocksBroken)",
+          "# HELP storekeeper_order_queue_timeouts_total Order requests answered 503 since start "
+            + "after waiting ORDER_QUEUE_TIMEOUT for a batch to take them (never written).",
+          "# TYPE storekeeper_order_queue_timeouts_total counter",
+          "storekeeper_order_queue_timeouts_total \(orderBatches.queueTimeoutsAnswered)",
         ]
       }
       lines += await DatabaseMetrics(pools: pools).lines()

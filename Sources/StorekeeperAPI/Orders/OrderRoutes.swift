@@ -281,6 +281,13 @@ package struct OrderRoutes: Sendable {
         detail:
           "this request ran so long that another with its Idempotency-Key took the key over; retry for that one's answer",
         headers: HTTPHeaders([("Retry-After", "1")]))
+    } catch is CancellationError {
+      // Its client closed the connection while the order waited for a batch: withdrawn, never
+      // written. Nobody reads this answer; it is what waiting longer would have come to, and
+      // the access log shows it (a bare 500 would log an error for every client that left).
+      throw HTTPError(
+        503, code: "database_unavailable", detail: "the order was not made; retry shortly",
+        headers: HTTPHeaders([("Retry-After", "2")]))
     }
   }
 }

@@ -111,9 +111,11 @@ package struct IdempotencyStore: Sendable {
   }
 
   /// Frees the key after a failure that the client should be able to retry (5xx, 503), if it
-  /// is still this claim's (`token`).
+  /// is still this claim's (`token`). Not cancelled with the request: a client that left
+  /// (its order withdrawn from the group commit's queue) retries with the same key, which
+  /// would otherwise answer 409 until the claim goes stale.
   package func release(userId: String, key: String, token: String? = nil) async {
-    _ = try? await database.execute(
+    _ = try? await database.shielded.execute(
       """
       DELETE FROM idempotency_keys
       WHERE user_id = \(userId) AND key = \(key) AND state = \(State.inFlight)

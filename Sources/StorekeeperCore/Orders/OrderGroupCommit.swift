@@ -1,3 +1,4 @@
+import Dispatch
 import Postgres
 import StorekeeperLogging
 import Synchronization
@@ -14,6 +15,12 @@ import Synchronization
 /// its requests are written again one by one, so one bad order never fails its neighbours; a
 /// batch whose outcome is unknown (the connection broke) answers every request with the error,
 /// so no client is told of an order that may not exist.
+///
+/// A request waits for a flush to take it at most `queueTimeout` (`ORDER_QUEUE_TIMEOUT`), and
+/// only while its task is not cancelled (its client closed the connection): past either it is
+/// taken out of the queue, answered (`queueTimedOut`, a 503; or `CancellationError`), and never
+/// written. Once a flush has taken it, its order is in a statement sent to the database and
+/// cannot be withdrawn: it waits for that flush's answer, and is written if the flush commits.
 package final class OrderGroupCommit: Sendable {
   /// One request's order and, when it sent one, its claimed `Idempotency-Key`.
   package struct Submission: Sendable {
@@ -39,20 +46,13 @@ package final class OrderGroupCommit: Sendable {
   let maxBatch: Int
   /// Flushes running at once (`ORDER_BATCH_FLUSHES`), each on its own session.
   let maxFlushes: Int
-  private let logger: Logger
-  private let state = Mutex(State())
+  /// Longest a request waits for a flush to take it (`ORDER_QUEUE_TIMEOUT`).
+  let queueTimeout: Duration
+  let logger: Logger
+  let state = Mutex(State())
   private let deadlocks = Atomic<Int>(0)
-
-  private struct Waiting: Sendable {
-    let submission: Submission
-    let continuation: CheckedContinuation<Wakeup, Never>
-  }
-
-  /// What a waiting request is woken for: its answer, or to lead the next flush.
-  private enum Wakeup: Sendable {
-    case answered(Result<Order, any Error>)
-    case lead
-  }
+  let queueTimeouts = Atomic<Int>(0)
+  private let lastId = Atomic<UInt64>(0)
 
   /// The answers of a batch written one by one, each stored by the task that wrote it.
   private final class Answers: Sendable {
@@ -74,21 +74,10 @@ package final class OrderGroupCommit: Sendable {
     var all: [Result<Order, any Error>] { results.withLock { $0 } }
   }
 
-  private struct State: ~Copyable {
-    var queue: [Waiting] = []
-    var flushing = 0
-
-    mutating func take(_ limit: Int) -> [Waiting] {
-      let count = min(limit, queue.count)
-      let batch = Array(queue.prefix(count))
-      queue.removeFirst(count)
-      return batch
-    }
-  }
-
   package init(
     database: PostgresPool, orders: OrderRepository, idempotency: IdempotencyStore,
-    ttlSeconds: Int, maxOpen: Int, maxBatch: Int = 64, maxFlushes: Int = 2, logger: Logger
+    ttlSeconds: Int, maxOpen: Int, maxBatch: Int = 64, maxFlushes: Int = 2,
+    queueTimeout: Duration = .seconds(5), logger: Logger
   ) {
     self.database = database
     self.orders = orders
@@ -97,6 +86,7 @@ package final class OrderGroupCommit: Sendable {
     self.maxOpen = maxOpen
     self.maxBatch = max(1, maxBatch)
     self.maxFlushes = max(1, maxFlushes)
+    self.queueTimeout = queueTimeout
     self.logger = logger
   }
 
@@ -105,20 +95,32 @@ package final class OrderGroupCommit: Sendable {
   ///
   /// Leader and followers: a request that finds a flush slot free leads a flush at once; one
   /// that does not waits, and is woken either with its answer (a leader wrote it) or to lead
-  /// the next flush itself, when the leader before it is done.
+  /// the next flush itself, when the leader before it is done; or, still waiting at its
+  /// deadline or when its task is cancelled, with its refusal, unwritten.
   package func commit(_ submission: Submission) async throws -> Order {
     if maxBatch == 1 { return try await commitAlone(submission) }
-    let wakeup = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Wakeup, Never>) in
-      let lead = state.withLock { state -> Bool in
-        if state.flushing < maxFlushes {
-          state.flushing += 1
-          return true
+    let id = lastId.wrappingAdd(1, ordering: .relaxed).newValue
+    let wakeup = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Wakeup, Never>) in
+        let (answer, sweep) = state.withLock { state -> (Wakeup?, DispatchTime?) in
+          if state.flushing < maxFlushes {
+            state.flushing += 1
+            return (.lead, nil)
+          }
+          // Its client left before it was queued: the cancellation handler, which ran
+          // first, found nothing to withdraw.
+          if Task.isCancelled { return (.answered(.failure(CancellationError())), nil) }
+          let waiting = Waiting(
+            id: id, submission: submission,
+            deadline: .now() + Self.interval(queueTimeout), continuation: continuation)
+          return (nil, state.wait(waiting))
         }
-        state.queue.append(Waiting(submission: submission, continuation: continuation))
-        return false
+        if let answer { continuation.resume(returning: answer) }
+        // Scheduled outside the lock, as the pool's: a timer is a system call.
+        if let sweep { scheduleSweep(at: sweep) }
       }
-      if lead { continuation.resume(returning: .lead) }
+    } onCancel: {
+      withdraw(id, answering: CancellationError())
     }
     switch wakeup {
     case .answered(let result):
@@ -163,6 +165,10 @@ package final class OrderGroupCommit: Sendable {
 
   /// A flush this long is logged as a warning.
   static let slowFlush = Duration.seconds(1)
+
+  private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+    .microseconds(microseconds(duration))
+  }
 
   private static func microseconds(_ duration: Duration) -> Int {
     let parts = duration.components
@@ -225,6 +231,9 @@ package final class OrderGroupCommit: Sendable {
 
   /// Batches PostgreSQL rejected as a deadlock's victim since this instance started.
   package var deadlocksBroken: Int { deadlocks.load(ordering: .relaxed) }
+
+  /// Requests answered `queueTimedOut` since this instance started.
+  package var queueTimeoutsAnswered: Int { queueTimeouts.load(ordering: .relaxed) }
 
   /// Every order of a rejected batch in its own statement, at once.
   private func writeOneByOne(_ batch: [Submission]) async -> [Result<Order, any Error>] {
