@@ -363,6 +363,21 @@ def test_a_void_pushed_by_google_reverses_the_credit_through_the_ledger(sk, goog
     assert refunded and refunded[0]["data"]["store"] == "google_play"
 
 
+def pushed_env(google) -> dict[str, str]:
+    """A Storekeeper the fake pushes to, with tokens its own JWKS verifies."""
+    return {**google.env_for_storekeeper(), "GOOGLE_PUBSUB_AUDIENCE": AUDIENCE,
+            "GOOGLE_PUBSUB_SERVICE_ACCOUNT": PUSH_EMAIL, "GOOGLE_OIDC_JWKS_URL": google.base + "/oauth2/v3/certs"}
+
+
+def bought_gold(sk, google, user: str) -> tuple[dict, str]:
+    """`g.gold` in the catalog, bought by `user` and reported: the order and its purchase token."""
+    sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+    order = google_order(sk, user, "g.gold")
+    token = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])["purchase_token"]
+    assert report(sk, order["trade_no"], token).status_code == 200
+    return order, token
+
+
 def test_a_void_whose_database_session_dies_mid_apply_is_applied_again(launcher, tmp_path):
     # Pub/Sub was answered when the push was stored, so only Storekeeper can apply it again:
     # a session cut mid-apply (a restart, a failover) left it failed for good, the credit
@@ -370,15 +385,9 @@ def test_a_void_whose_database_session_dies_mid_apply_is_applied_again(launcher,
     google = start_pushing_fake(tmp_path)
     try:
         db = launcher.database()
-        sk = launcher.storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
-                                  GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
-                                  GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
-        sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+        sk = launcher.storekeeper(db, port=google.storekeeper_port, **pushed_env(google))
         user = unique("g-void-cut")
-        order = google_order(sk, user, "g.gold")
-        bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
-        token = bought["purchase_token"]
-        assert report(sk, order["trade_no"], token).status_code == 200
+        order, token = bought_gold(sk, google, user)
         with db.holding(f"SELECT 1 FROM google_purchases WHERE purchase_token = '{token}' FOR UPDATE"):
             google.control("voids", {"purchase_token": token, "reason": 1})
             waiting = wait_until(lambda: db.scalar(
@@ -403,16 +412,10 @@ def test_a_void_refused_by_a_lock_timeout_is_applied_once_the_lock_is_gone(launc
     google = start_pushing_fake(tmp_path)
     try:
         db = launcher.database()
-        sk = launcher.storekeeper(db, port=google.storekeeper_port, **google.env_for_storekeeper(),
-                                  DATABASE_URL=db.url + "?options=-c%20lock_timeout%3D1s",
-                                  GOOGLE_PUBSUB_AUDIENCE=AUDIENCE, GOOGLE_PUBSUB_SERVICE_ACCOUNT=PUSH_EMAIL,
-                                  GOOGLE_OIDC_JWKS_URL=google.base + "/oauth2/v3/certs")
-        sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
+        sk = launcher.storekeeper(db, port=google.storekeeper_port, **pushed_env(google),
+                                  DATABASE_URL=db.url + "?options=-c%20lock_timeout%3D1s")
         user = unique("g-void-locked")
-        order = google_order(sk, user, "g.gold")
-        bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"])
-        token = bought["purchase_token"]
-        assert report(sk, order["trade_no"], token).status_code == 200
+        order, token = bought_gold(sk, google, user)
         with db.holding(f"SELECT 1 FROM google_purchases WHERE purchase_token = '{token}' FOR UPDATE"):
             google.control("voids", {"purchase_token": token, "reason": 1})
             refused = wait_until(lambda: db.rows(

@@ -244,11 +244,9 @@ def test_orders_that_wait_past_their_bound_for_a_stuck_flush_get_503_and_are_nev
     with ThreadPoolExecutor(max_workers=1) as leader:
         with db.holding(f"SELECT 1 FROM products WHERE product_id = '{GOLD}' FOR UPDATE"):
             first = leader.submit(api.post_order, stuck, GOLD)
-            deadline = time.monotonic() + 30
-            while db.scalar("SELECT count(*) FROM pg_stat_activity "
-                            "WHERE wait_event_type = 'Lock' AND datname = current_database()") != "1":
-                assert time.monotonic() < deadline, "the first order's flush never waited for the lock"
-                time.sleep(0.02)
+            wait_until(lambda: db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                         "AND datname = current_database()") == "1",
+                       30, "the first order's flush never waited for the lock")
             # The one flush is stuck: these wait for the next, past their bound, and are answered
             # while it still is.
             answers = burst(lambda user: api.post_order(user, GOLD), queued, workers=3)
@@ -291,11 +289,9 @@ def test_an_order_whose_client_leaves_while_it_waits_for_a_stuck_flush_is_never_
     with ThreadPoolExecutor(max_workers=1) as leader:
         with db.holding(f"SELECT 1 FROM products WHERE product_id = '{GOLD}' FOR UPDATE"):
             first = leader.submit(api.post_order, stuck, GOLD)
-            deadline = time.monotonic() + 30
-            while db.scalar("SELECT count(*) FROM pg_stat_activity "
-                            "WHERE wait_event_type = 'Lock' AND datname = current_database()") != "1":
-                assert time.monotonic() < deadline, "the first order's flush never waited for the lock"
-                time.sleep(0.02)
+            wait_until(lambda: db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                         "AND datname = current_database()") == "1",
+                       30, "the first order's flush never waited for the lock")
             with requests.Session() as session:
                 try:
                     r = session.post(api.base + "/v1/orders", json={"user_id": gone, "product_id": GOLD},
