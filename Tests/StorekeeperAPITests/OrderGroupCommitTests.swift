@@ -9,7 +9,9 @@ import Testing
 
 /// Batches of orders written by `OrderGroupCommit.flush`, one batch at a time, so each test
 /// knows exactly which requests share a statement.
-@Suite(.database) struct OrderGroupCommitTests {
+// One case at a time: each opens a harness of its own, and run side by side with the rest of
+// the suite they took the test server past its 200 connections.
+@Suite(.serialized, .database) struct OrderGroupCommitTests {
   private func groupCommit(
     _ h: DomainHarness, maxOpen: Int = 20, maxFlushes: Int = 2,
     queueTimeout: Duration = .seconds(5)

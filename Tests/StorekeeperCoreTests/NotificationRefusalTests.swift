@@ -11,7 +11,9 @@ import Testing
 /// is kept as failed. Nothing but the service would ever apply it: Apple's redelivery is a
 /// duplicate by then. The refusals are raised by a trigger on the order's update, with each
 /// SQLSTATE as PostgreSQL itself would raise it.
-@Suite(.database) struct NotificationRefusalTests {
+// One case at a time: each opens a harness of its own, and run side by side with the rest of
+// the suite they took the test server past its 200 connections.
+@Suite(.serialized, .database) struct NotificationRefusalTests {
   private func service(_ h: DomainHarness) throws -> NotificationService {
     var configuration = AppStoreConfiguration(bundleId: DomainHarness.bundleId)
     configuration.extraRootCertificatesPEM = [h.authority.rootCertificatePEM]
