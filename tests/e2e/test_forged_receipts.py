@@ -147,9 +147,11 @@ def test_forged_receipts_take_nothing_and_the_victim_keeps_their_purchase(launch
             assert any(reason in r.json()["detail"] for reason in reasons), (name, r.text)
     assert api.balance(attacker) == 0
     assert api.order(order["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
-    # Nobody was asked about the victim's transaction.
+    # Nobody was asked about the victim's transaction. (The notification history is read by
+    # the recovery pass the server runs at start, whenever that comes; it names no purchase.)
     after = fake.calls()
-    assert {k: after[k] - before.get(k, 0) for k in after} == {k: 0 for k in after}, after
+    asked = {k: after[k] - before.get(k, 0) for k in after if k != "notification_history"}
+    assert asked == {k: 0 for k in asked}, after
     # A refused proof leaves its hash and size on its reports, never its bytes.
     assert sk.db.scalar("SELECT count(*) FROM proofs") == "0"
     sizes = sk.db.rows("SELECT DISTINCT proof_size FROM trade_reports WHERE outcome = 'invalid'")
