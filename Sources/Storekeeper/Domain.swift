@@ -99,13 +99,15 @@ struct Domain: Sendable {
     } else {
       google = nil
     }
+    let receipts = ReceiptService(
+      orders: orders, reports: reports, verifier: verifier, settlement: settlement,
+      catalog: catalog, entitlements: entitlements, gate: gate)
+    self.receipts = receipts
     var processor = ReportProcessor(
       orders: orders, reports: reports, verifier: verifier, settlement: settlement, gate: gate)
     processor.google = google?.settlement
+    processor.receipts = receipts
     self.processor = processor
-    receipts = ReceiptService(
-      orders: orders, reports: reports, verifier: verifier, settlement: settlement,
-      catalog: catalog, entitlements: entitlements, gate: gate)
     notifications = NotificationService(
       database: database, verifier: verifier.signed, settlement: settlement,
       catalog: catalog, clock: clock, logger: logger.with("component", "notifications"))

@@ -65,7 +65,7 @@ package struct ReportRetryWorker: Sendable {
           do {
             _ = try await processor.settle(
               tradeNo, product: product, transactions, record: .stored(id: report.id),
-              cause: .retryWorker)
+              cause: .retryWorker, logger: logger)
             logger.notice("pending report settled", fields)
           } catch let refusal as SettlementRefusal {
             logger.warning(

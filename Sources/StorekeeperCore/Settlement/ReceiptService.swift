@@ -161,7 +161,7 @@ package struct ReceiptService: Sendable {
 
   /// Records in one database transaction; one that lost a race for the transaction is rolled
   /// back (so it leaves no order behind) and read again, now seeing the winner.
-  private func recordOnce(_ transaction: VerifiedTransaction, userId: String?) async throws
+  func recordOnce(_ transaction: VerifiedTransaction, userId: String?) async throws
     -> (ReceiptOutcome.Item, Product?, Int32)
   {
     do {

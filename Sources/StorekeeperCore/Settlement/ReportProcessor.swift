@@ -15,6 +15,9 @@ package struct ReportProcessor: Sendable {
   package var gate = VerificationGate.unbounded
   /// Google Play's side; nil when it is off (`GOOGLE_PLAY_PACKAGE_NAME` unset).
   package var google: GoogleSettlement? = nil
+  /// Records what a receipt holds beside the purchase that paid its order
+  /// (`ReceiptService.recordUnseen`); nil records nothing more.
+  package var receipts: ReceiptService? = nil
 
   package init(
     orders: OrderRepository, reports: ReportStore, verifier: ProofVerifier,
@@ -106,7 +109,8 @@ package struct ReportProcessor: Sendable {
     switch verification {
     case .valid(let transactions):
       let settled = try await settle(
-        tradeNo, product: context.product, transactions, record: record, cause: .report)
+        tradeNo, product: context.product, transactions, record: record, cause: .report,
+        logger: logger)
       logger.notice(
         "order settled",
         fields.merging(["transaction_id": .string(settled.order.transactionId ?? "")]) { $1 })
@@ -152,15 +156,21 @@ package struct ReportProcessor: Sendable {
   /// Settles, or records the definite refusal on the report before it is thrown.
   package func settle(
     _ tradeNo: String, product: Product, _ transactions: [VerifiedTransaction],
-    record: ReportStore.Record, cause: OrderEventCause
+    record: ReportStore.Record, cause: OrderEventCause, logger: Logger
   ) async throws -> SettledOrder {
+    let settled: SettledOrder
     do {
-      return try await settlement.settle(
+      settled = try await settlement.settle(
         tradeNo, product: product, transactions: transactions, record: record, cause: cause)
     } catch let refusal as SettlementRefusal {
       try await recordRefusal(refusal, outcome: .rejected, tradeNo: tradeNo, record: record)
       throw refusal
     }
+    if let receipts {
+      _ = await receipts.recordUnseen(
+        transactions, of: settled.order, product: product, logger: logger)
+    }
+    return settled
   }
 
   func recordRefusal(
