@@ -1,4 +1,5 @@
 import AppStore
+import Postgres
 import StorekeeperLogging
 
 extension ReceiptService {
@@ -22,12 +23,27 @@ extension ReceiptService {
         && $0.revocationDate == nil
         && ($0.appAccountToken == nil || $0.appAccountToken?.lowercased() == token)
     }
+    guard !beside.isEmpty else { return [] }
     var recorded: [ReceiptOutcome.Item] = []
-    for transaction in beside.sorted(by: { $0.purchaseDate < $1.purchaseDate }) {
+    let seen: Set<String>
+    do {
+      // A non-renewing pass bought every month lists every earlier one: one round trip.
+      seen = Set(
+        try await orders.database.query(
+          """
+          SELECT transaction_id FROM apple_transactions
+          WHERE transaction_id = ANY(\(PostgresArray(beside.map(\.transactionId)))::text[])
+          """
+        ).map { try $0.decode("transaction_id", as: String.self) })
+    } catch {
+      logger.error(
+        "the purchases a report's receipt lists beside its order's could not be read",
+        ["error": .string(String(describing: error))])
+      return []
+    }
+    for transaction in beside.sorted(by: { $0.purchaseDate < $1.purchaseDate })
+    where !seen.contains(transaction.transactionId) {
       do {
-        let seen = try await orders.database.query(
-          "SELECT 1 FROM apple_transactions WHERE transaction_id = \(transaction.transactionId)")
-        guard seen.isEmpty else { continue }
         let (item, _, _) = try await recordOnce(transaction, userId: order.userId)
         recorded.append(item)
         logger.notice(
