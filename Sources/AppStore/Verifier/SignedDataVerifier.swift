@@ -59,7 +59,8 @@ public final class SignedDataVerifier: Sendable {
     let token: CompactJWS
     do { token = try CompactJWS(jws) } catch { return .refused(.malformedJWS) }
     let header: ParsedHeader
-    switch headers.parse(token.headerBytes) {
+    let (parsed, known) = headers.parse(token.headerBytes)
+    switch parsed {
     case .success(let parsed): header = parsed
     case .failure(let reason): return .refused(reason)
     }
@@ -76,6 +77,7 @@ public final class SignedDataVerifier: Sendable {
     case .success(let found): key = found
     case .failure(let failure): return .refused(failure.reason)
     }
+    if !known { headers.remember(token.headerBytes, as: header) }
     guard Self.signatureVerifies(token, with: key) else { return .refused(.invalidSignature) }
     return .valid(payload)
   }
