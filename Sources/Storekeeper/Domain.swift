@@ -49,7 +49,8 @@ struct Domain: Sendable {
     let appStore = try Application.appStoreConfiguration(config, logger: logger)
     appleSettings = AppleConfigurationMonitor(logger: logger.with("component", "verify-receipt"))
     var verifier = ProofVerifier(
-      signed: try SignedDataVerifier(configuration: appStore),
+      signed: try SignedDataVerifier(
+        configuration: appStore, logger: logger.with("component", "verify-signed")),
       appReceipts: try AppReceiptSignatureVerifier(configuration: appStore),
       receipts: ReceiptVerifier(
         configuration: appStore, logger: logger.with("component", "verify-receipt")),

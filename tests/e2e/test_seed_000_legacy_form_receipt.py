@@ -5,6 +5,10 @@ restore gets the content again without crediting; a later post naming a user cre
 
 from __future__ import annotations
 
+import threading
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from support import form_post, unique
@@ -42,12 +46,20 @@ def purchase_with_plus(fake, product_id, type, required=False):
     return purchase
 
 
-def legacy_post(api, purchase, product_id, user_id=None, spaces=True):
+def legacy_post(api, purchase, product_id, user_id=None, spaces=True, path="/v1/receipts"):
     receipt = purchase["receipt"].replace("+", " ") if spaces else purchase["receipt"]
     fields = [("receipt", receipt), ("id", product_id)]
     if user_id:
         fields.append(("user_id", user_id))
-    return form_post(api, "/v1/receipts", fields)
+    return form_post(api, path, fields)
+
+
+def newly_granted(response) -> list[bool]:
+    """`newly_granted` of each delivery, from the JSON or the XML answer."""
+    assert response.status_code == 200, response.text
+    if response.headers["Content-Type"].startswith("application/xml"):
+        return [d.get("newly_granted") == "true" for d in ET.fromstring(response.content).findall("delivery")]
+    return [d["newly_granted"] for d in response.json()["delivery"]]
 
 
 def count(db, sql):
@@ -172,3 +184,30 @@ def test_a_new_download_is_delivered_beside_one_someone_owns_in_the_same_receipt
     statuses = {t["transaction_id"]: t["status"] for t in r.json()["transactions"]}
     assert statuses == {owned["transaction_id"]: "not_yours", new["transaction_id"]: "recorded"}, statuses
     assert [d["content"] for d in r.json()["delivery"]] == [CONTENT]
+
+
+@pytest.mark.parametrize("path", ["/v1/receipts", "/v1/receipts.xml"])
+def test_a_userless_post_says_newly_granted_the_first_time_only(api, fake_appstore, stack, path):
+    """The app grants from the content it is sent, and a retry or StoreKit's re-delivery of an
+    unfinished transaction posts the same receipt again: only the post that first records the
+    transaction says `newly_granted`, in JSON and XML alike."""
+    purchase = fake_appstore.purchase(COINS, "consumable", receipt_style="transaction")
+    answers = [legacy_post(api, purchase, COINS, spaces=False, path=path) for _ in range(3)]
+    assert [newly_granted(r) for r in answers] == [[True], [False], [False]]
+    assert len({r.content for r in answers}) == 2
+    assert count(stack.db, f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}'") == 0
+
+
+def test_of_simultaneous_first_posts_only_one_says_newly_granted(api, fake_appstore):
+    """Posts racing with one new transaction: the database's insert decides which came first."""
+    purchase = fake_appstore.purchase(COINS, "consumable", receipt_style="transaction")
+    barrier = threading.Barrier(6)
+
+    def post(_):
+        barrier.wait(timeout=30)
+        return legacy_post(api, purchase, COINS, spaces=False)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(post, range(6)))
+    flags = [flag for r in answers for flag in newly_granted(r)]
+    assert sorted(flags) == [False] * 5 + [True], [r.text for r in answers]

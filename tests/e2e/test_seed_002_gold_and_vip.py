@@ -6,11 +6,12 @@ purchase."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pytest
 
-from support import problem, unique
+from support import error_fields, problem, unique
 
 P = "com.example.tests.seed002."
 PACKS = [("gold60", 60, "6.00"), ("gold300", 300, "30.00"), ("gold680", 680, "68.00"),
@@ -116,3 +117,48 @@ def test_vip_lasts_its_duration_from_payment_and_each_purchase_extends_it(api, f
 
 def test_vip_cannot_be_bought_in_quantity(api):
     problem(api.post_order(unique("seed002"), VIP_MONTH, quantity=2), 422, "quantity_not_allowed")
+
+
+FORM = "application/x-www-form-urlencoded"
+
+
+def verify_receipt_post(api, user, body: dict | bytes, content_type: str | None, path="/v1/receipts"):
+    """The tutorial's verification request: a JSON text in the body and no Content-Type set,
+    which iOS then declares a form (`content_type=None` sends none at all)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {"Content-Type": content_type} if content_type else {}
+    return api.post(path, data=data, headers=headers, user=user)
+
+
+def test_apples_verify_receipt_body_is_accepted_and_success_says_status_0(api, fake_appstore):
+    """The client posts `{"receipt-data": …}`, Apple's verifyReceipt body, and takes only
+    `status == 0` for a verified purchase; on a timeout it sends the same receipt again."""
+    user = unique("seed002-verify")
+    purchase = fake_appstore.purchase(P + "gold60", "consumable", receipt_style="transaction")
+    first = verify_receipt_post(api, user, {"receipt-data": purchase["receipt"]}, FORM)
+    assert first.status_code == 200, first.text
+    assert first.json()["status"] == 0
+    assert [(d["product_id"], d["newly_granted"]) for d in first.json()["delivery"]] == [(P + "gold60", True)]
+    assert api.balance(user) == 60
+
+    # "Try again": no Content-Type at all, and the keys Apple's body also allows, ignored.
+    again = verify_receipt_post(api, user, {"receipt-data": purchase["receipt"], "password": "0123456789abcdef",
+                                            "exclude-old-transactions": True}, None)
+    assert again.status_code == 200, again.text
+    assert again.json()["status"] == 0
+    assert [d["newly_granted"] for d in again.json()["delivery"]] == [False]
+    xml = verify_receipt_post(api, user, {"receipt-data": purchase["receipt"]}, FORM, path="/v1/receipts.xml")
+    assert xml.status_code == 200 and b"<receipt>" in xml.content, xml.text
+    assert api.balance(user) == 60
+
+    # A refusal never says 0: its status is the HTTP status.
+    bad = verify_receipt_post(api, user, {"receipt-data": "this is not base64 !!!"}, FORM)
+    assert problem(bad, 422, "invalid_proof")["status"] == 422
+    both = verify_receipt_post(api, user, {"receipt-data": purchase["receipt"], "receipt": purchase["receipt"]}, FORM)
+    assert "receipt-data" in error_fields(problem(both, 422, "validation_failed"))
+    wrong = verify_receipt_post(api, user, {"receipt-data": purchase["receipt"], "exclude-old-transactions": 1}, FORM)
+    assert "exclude-old-transactions" in error_fields(problem(wrong, 422, "validation_failed"))
+    # Only a JSON object is read as JSON under the form type: anything else is still a form.
+    garbled = verify_receipt_post(api, user, b'{"receipt-data": "' + purchase["receipt"].encode(), FORM)
+    problem(garbled, 422, "validation_failed")
+    assert api.balance(user) == 60

@@ -112,16 +112,27 @@ def test_another_quantity_is_refused(api, fake_appstore):
 
 
 def test_sandbox_is_refused_where_only_production_is_allowed(module_launcher):
+    """The default, production only, refuses App Review's and TestFlight's sandbox purchases:
+    the client hears `environment_not_allowed`, and the operator a line naming the environment
+    and the setting that accepts it."""
     stack = module_launcher.stack(APPLE_ENVIRONMENTS="production")
     api = stack.api
     api.put_product(GOLD)
+    seen = 0
     for proof in ("signed_transaction", "receipt"):
         user = unique("prod-only")
         order = api.create_order(user, GOLD)
         purchase = stack.fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"],
                                        environment="Sandbox")
-        problem(api.report(order["trade_no"], **{proof: purchase[proof]}), 422, "invalid_proof")
+        body = problem(api.report(order["trade_no"], **{proof: purchase[proof]}), 422, "invalid_proof")
+        assert "environment_not_allowed" in body["detail"], body
         assert_untouched(api, order, user)
+        told = [line for line in stack.sk.log_lines_json()
+                if line.get("environment") == "Sandbox" and line.get("setting") == "APPLE_ENVIRONMENTS"]
+        assert len(told) > seen, stack.sk.log_tail()
+        seen = len(told)
+        assert told[-1]["level"] == "warning" and told[-1]["accepted"] == "production", told
+        assert "APPLE_ENVIRONMENTS=production,sandbox" in told[-1]["hint"], told
 
 
 # ---------------------------------------------------------------------------------------------

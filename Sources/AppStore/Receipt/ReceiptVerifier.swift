@@ -46,7 +46,7 @@ public final class ReceiptVerifier: Sendable {
     }
     // A sandbox receipt: only worth asking the sandbox when sandbox purchases count.
     guard configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue) else {
-      return .refused(.environmentNotAllowed)
+      return configuration.refuseEnvironment(AppStoreEnvironment.sandbox.rawValue, logger: logger)
     }
     let sandbox = await call(
       configuration.verifyReceiptSandboxURL, body: body, environment: .sandbox)
@@ -134,7 +134,7 @@ public final class ReceiptVerifier: Sendable {
     }
     guard bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
     guard configuration.allows(environment: environment) else {
-      return .refused(.environmentNotAllowed)
+      return configuration.refuseEnvironment(environment, logger: logger)
     }
     return .valid(
       VerifiedReceipt(

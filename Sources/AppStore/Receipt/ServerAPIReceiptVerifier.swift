@@ -138,7 +138,7 @@ public final class ServerAPIReceiptVerifier: Sendable {
     }
     let answered = transactions.first?.environment ?? environment.rawValue
     guard configuration.allows(environment: answered) else {
-      return .refused(.environmentNotAllowed)
+      return configuration.refuseEnvironment(answered, logger: logger)
     }
     return .valid(
       VerifiedReceipt(

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperLogging
 import TextSafety
 
 /// Verifies StoreKit 2 signed data (JWS) offline, as Apple's `SignedDataVerifier` does with
@@ -15,13 +16,17 @@ public final class SignedDataVerifier: Sendable {
   let headers: HeaderMemo
   /// Seconds since 1970; only read for a payload that says nothing of when it was signed.
   let now: @Sendable () -> Int64
+  /// Where a purchase refused for its environment is told to the operator; none for tools.
+  let logger: Logger?
 
   /// Throws when an extra root is not a readable PEM certificate.
   public init(
     configuration: AppStoreConfiguration,
-    now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+    logger: Logger? = nil
   ) throws {
     self.configuration = configuration
+    self.logger = logger
     self.now = now
     self.chains = ChainVerifier(
       trust: try TrustStore(
@@ -36,7 +41,7 @@ public final class SignedDataVerifier: Sendable {
     guard case .valid(let transaction) = result else { return result }
     guard transaction.bundleId == configuration.bundleId else { return .refused(.bundleIdMismatch) }
     guard configuration.allows(environment: transaction.environment) else {
-      return .refused(.environmentNotAllowed)
+      return configuration.refuseEnvironment(transaction.environment, logger: logger)
     }
     return .valid(transaction)
   }

@@ -3,9 +3,12 @@ import StorekeeperCore
 /// Reading a proof from a request body (the edge's part of `Proof`).
 extension Proof {
   /// Reads exactly one of `receipt` / `signed_transaction` (seed 000's form uses `receipt`) /
-  /// `purchase_token` (Google Play's).
-  static func read(_ fields: inout RequestFields, required: Bool) -> Proof? {
-    let receipt = fields.string("receipt", maxLength: maxReceiptCharacters)
+  /// `purchase_token` (Google Play's). `receiptField` names the receipt where a post may call it
+  /// otherwise (`receipt-data`, Apple's verifyReceipt name), so errors name what was sent.
+  static func read(_ fields: inout RequestFields, required: Bool, receiptField: String = "receipt")
+    -> Proof?
+  {
+    let receipt = fields.string(receiptField, maxLength: maxReceiptCharacters)
     let signed = fields.string("signed_transaction", maxLength: maxSignedTransactionCharacters)
     if let token = fields.string("purchase_token", maxLength: maxPurchaseTokenCharacters) {
       guard receipt == nil, signed == nil else {
@@ -17,14 +20,14 @@ extension Proof {
     }
     switch (receipt, signed) {
     case (let receipt?, nil):
-      return receipt.isEmpty ? missing(&fields, "receipt") : .receipt(receipt)
+      return receipt.isEmpty ? missing(&fields, receiptField) : .receipt(receipt)
     case (nil, let signed?):
       return signed.isEmpty ? missing(&fields, "signed_transaction") : .signedTransaction(signed)
     case (.some, .some):
       fields.fail("signed_transaction", "send either receipt or signed_transaction, not both")
       return nil
     case (nil, nil):
-      if required && !fields.has("receipt") && !fields.has("signed_transaction") {
+      if required && !fields.has(receiptField) && !fields.has("signed_transaction") {
         fields.fail("receipt", "receipt or signed_transaction is required")
       }
       return nil

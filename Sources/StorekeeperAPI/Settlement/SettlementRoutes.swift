@@ -58,7 +58,8 @@ package struct SettlementRoutes: Sendable {
     switch try await receipts.submit(submission, logger: context.logger) {
     case .applied(let outcome):
       return format == .xml
-        ? try ReceiptXML.response(outcome, ids: ids) : try JSONCoding.response(outcome)
+        ? try ReceiptXML.response(outcome, ids: ids)
+        : try JSONCoding.response(ReceiptAnswer(outcome: outcome))
     case .pending(let reportId):
       if format == .xml { return ReceiptXML.pending(reportId: reportId) }
       return try JSONCoding.response(PendingReceipt(reportId: reportId), status: 202)
@@ -100,9 +101,10 @@ package struct SettlementRoutes: Sendable {
 
   static func receipt(_ request: Request) throws -> ReceiptService.Submission {
     var fields = try RequestFields(request: request, allowForm: true)
-    fields.rejectUnknown(allowed: [
-      "user_id", "receipt", "signed_transaction", "product_id", "id", "store",
-    ])
+    fields.rejectUnknown(
+      allowed: VerifyReceiptFields.names.union([
+        "user_id", "receipt", "signed_transaction", "product_id", "id", "store",
+      ]))
     if let store = fields.string("store", maxLength: 32), store != OrderStore.appStore.rawValue {
       fields.fail("store", "must be app_store or google_play")
     }
@@ -116,7 +118,10 @@ package struct SettlementRoutes: Sendable {
     if let productId, !ProductDraft.isValidProductId(productId) {
       fields.fail(fields.has("product_id") ? "product_id" : "id", "is not a valid product id")
     }
-    let proof = Proof.read(&fields, required: true)
+    // Apple's verifyReceipt body, as seeds 001 and 002 post it: `receipt-data` for `receipt`.
+    VerifyReceiptFields.checkIgnored(&fields)
+    let receiptField = VerifyReceiptFields.receiptField(&fields)
+    let proof = Proof.read(&fields, required: true, receiptField: receiptField)
     try fields.validate()
     guard let proof else { throw HTTPError(400, code: "validation_failed") }
     return .init(userId: userId, productId: productId, proof: proof)
@@ -169,7 +174,7 @@ package struct SettlementRoutes: Sendable {
       userId: userId, productId: post.productId, token: post.token, gate: processor.gate,
       logger: logger)
     {
-    case .applied(let outcome): return try JSONCoding.response(outcome)
+    case .applied(let outcome): return try JSONCoding.response(ReceiptAnswer(outcome: outcome))
     case .pending(let reportId):
       return try JSONCoding.response(PendingReceipt(reportId: reportId), status: 202)
     }

@@ -18,6 +18,12 @@ package struct RequestFields {
   init(request: Request, allowForm: Bool = false) throws {
     let contentType = (request.headers["Content-Type"] ?? "").lowercased()
     if allowForm && contentType.hasPrefix("application/x-www-form-urlencoded") {
+      // NSURLConnection declares every body it is not told about a form: a JSON object posted
+      // that way (seeds 001 and 002's `{"receipt-data": …}`) is read as the JSON it is.
+      if let object = Self.jsonObject(declaredForm: request.body) {
+        self.init(values: object)
+        return
+      }
       self.init(values: FormDecoding.decode(request.body).mapValues { .string($0) })
       return
     }
@@ -34,6 +40,17 @@ package struct RequestFields {
       throw HTTPError(400, code: "malformed_json", detail: "the body must be a JSON object")
     }
     self.init(values: object)
+  }
+
+  /// A body declared a form that is a JSON object: its first byte after JSON whitespace is `{`
+  /// (no form a client builds starts with it) and it parses as an object. Anything else,
+  /// malformed JSON included, stays a form, read as before.
+  static func jsonObject(declaredForm body: [UInt8]) -> [String: JSONValue]? {
+    let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+    guard body.first(where: { !whitespace.contains($0) }) == UInt8(ascii: "{"),
+      case .object(let object)? = try? JSONParser.parse(body, maxDepth: maxDepth)
+    else { return nil }
+    return object
   }
 
   /// 415 unless the body is declared JSON (or not declared at all, as curl sends it).

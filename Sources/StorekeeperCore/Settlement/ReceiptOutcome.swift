@@ -9,6 +9,9 @@ package struct ReceiptOutcome: Encodable, Sendable {
     package var tradeNo: String?
     /// Why it was refused, for `refused`.
     package var code: String?
+    /// This request recorded it first, without an owner: for a post naming no user, whose app
+    /// grants from the content itself, that is what `newly_granted` says. Not in the answer.
+    var firstRecorded = false
 
     enum CodingKeys: String, CodingKey {
       case transactionId = "transaction_id"

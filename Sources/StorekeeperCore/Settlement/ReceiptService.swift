@@ -5,7 +5,9 @@ import StorekeeperLogging
 /// `POST /v1/receipts`: a proof with no order named — seed 000's legacy post, a restore, or a
 /// purchase whose order call was lost. Every transaction is recorded once; the user's open
 /// orders settle; purchases without an order get one; a consumable is credited only the first
-/// time its transaction is seen with an owner.
+/// time its transaction is seen with an owner. Without a user, nothing is credited here: the app
+/// grants from the content delivered, so the post that first records a transaction is told
+/// `newly_granted` and every later one is not.
 package struct ReceiptService: Sendable {
   let orders: OrderRepository
   let reports: ReportStore
@@ -145,7 +147,8 @@ package struct ReceiptService: Sendable {
         delivery.append(
           Delivery(
             product: product, quantity: quantity, transactionId: transaction.transactionId,
-            newlyGranted: item.status == .settled,
+            newlyGranted: item.status == .settled
+              || (item.status == .recorded && item.firstRecorded),
             balanceCredited: OrderPayment.credits(
               environment: transaction.environment, sandboxCredits: settlement.sandboxCredits)))
       }
@@ -196,7 +199,8 @@ package struct ReceiptService: Sendable {
       -> (ReceiptOutcome.Item, Product?, Int32)
     {
       if known == nil {
-        try await TransactionRecord.recordUnowned(transaction, source: source, on: tx)
+        item.firstRecorded = try await TransactionRecord.recordUnowned(
+          transaction, source: source, on: tx)
       }
       item.status = status
       return (item, product, quantity)

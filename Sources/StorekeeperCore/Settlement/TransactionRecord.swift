@@ -117,13 +117,15 @@ enum TransactionRecord {
   }
 
   /// Records a transaction nobody owns yet (a receipt posted without a user, or one that carries
-  /// another user's order token); does nothing if it is known.
-  static func recordUnowned(
+  /// another user's order token); does nothing if it is known. Returns whether this call wrote
+  /// it: of two posts racing with the same new transaction, the database lets one insert and
+  /// makes the other wait and insert nothing, so only one is told it came first.
+  @discardableResult static func recordUnowned(
     _ transaction: VerifiedTransaction, source: TransactionSource, on tx: PostgresTransaction
-  ) async throws {
+  ) async throws -> Bool {
     var query = insert(transaction, source: source, tradeNo: nil, userId: nil)
     query.append(" ON CONFLICT (transaction_id) DO NOTHING")
-    try await tx.execute(query)
+    return try await tx.execute(query) == 1
   }
 
   /// Hands a transaction to another order (an admin transfer), inside the transaction that then
