@@ -58,7 +58,8 @@ struct GooglePlayParts: Sendable {
         database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
         leaseMs: max(60_000, 3 * settings.timeoutMs)),
       orders: parts.orders, catalog: parts.catalog, client: client, monitor: monitor,
-      clock: parts.clock, logger: logger.with("component", "google-notifications"),
+      settlement: settlement, clock: parts.clock,
+      logger: logger.with("component", "google-notifications"),
       refundPolicy: config.refundPolicy, wakeReports: wakeReports)
     let prices = GoogleOrderPrices(
       database: parts.database, client: client, monitor: monitor, clock: parts.clock,

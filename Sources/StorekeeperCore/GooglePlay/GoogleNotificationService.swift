@@ -8,14 +8,17 @@ import StorekeeperLogging
 /// says that something changed. Effects go through the same orders, ledger and events as
 /// Apple's: a renewal pays an order of its own, a revocation or void closes the order as refunded
 /// and takes its credit back, a subscription on hold or paused stops granting, a replaced
-/// purchase (`linkedPurchaseToken`) stops granting. A push about another package, a test, or a
-/// token nobody reported is recorded and has no effect.
+/// purchase (`linkedPurchaseToken`) stops granting. A push about a purchase nobody reported
+/// settles the order it names, if any (`unreported`). A push about another package, a test, or
+/// an unreported token that names no order of this server's is recorded and has no effect.
 package struct GoogleNotificationService: Sendable {
   let store: GoogleNotificationStore
   let orders: OrderRepository
   let catalog: CatalogRepository
   let client: GooglePlayClient
   let monitor: GooglePlayMonitor
+  /// The report's settlement, for a purchase whose push comes and whose report does not.
+  let settlement: GoogleSettlement
   let clock: WallClock
   let logger: Logger
   /// Wakes the report retry worker, which settles reports this push made due.
@@ -25,7 +28,8 @@ package struct GoogleNotificationService: Sendable {
 
   package init(
     store: GoogleNotificationStore, orders: OrderRepository, catalog: CatalogRepository,
-    client: GooglePlayClient, monitor: GooglePlayMonitor, clock: WallClock, logger: Logger,
+    client: GooglePlayClient, monitor: GooglePlayMonitor, settlement: GoogleSettlement,
+    clock: WallClock, logger: Logger,
     refundPolicy: RefundPolicy = .debt, wakeReports: @escaping @Sendable () -> Void
   ) {
     self.refundPolicy = refundPolicy
@@ -34,6 +38,7 @@ package struct GoogleNotificationService: Sendable {
     self.catalog = catalog
     self.client = client
     self.monitor = monitor
+    self.settlement = settlement
     self.clock = clock
     self.logger = logger
     self.wakeReports = wakeReports
@@ -150,12 +155,12 @@ package struct GoogleNotificationService: Sendable {
       updatedAt: try row.decode("updated"))
   }
 
-  private func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
+  func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
     guard let purchase = try await known(token) else {
       // Nobody reported it yet: a report waiting on it (pending at Google, say) is due now;
-      // otherwise the app's report will bring it.
+      // otherwise the order the purchase names is paid here, or the app's report will bring it.
       let woken = try await wakeReports(for: token)
-      return woken > 0 ? .done(.processed, "reports_due") : .done(.ignored, "unknown_token")
+      return woken > 0 ? .done(.processed, "reports_due") : try await unreported(push, token: token)
     }
     switch push.kind {
     case .voidedPurchase:

@@ -35,6 +35,8 @@ package struct GoogleNotificationStore: Sendable {
     package var kind: Kind
     package var notificationType: Int?
     package var purchaseToken: String?
+    /// A one-time product's id (`oneTimeProductNotification.sku`): `products.get` needs it.
+    package var sku: String?
     package var attempts: Int
     /// Arrival order: pushes are applied in it.
     var seq: Int64
@@ -109,7 +111,8 @@ package struct GoogleNotificationStore: Sendable {
         SELECT message_id FROM google_notifications
         WHERE state = \(State.pending) AND next_attempt_at <= \(now)
         ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-      RETURNING n.message_id, n.kind, n.notification_type, n.purchase_token, n.attempts, n.seq
+      RETURNING n.message_id, n.kind, n.notification_type, n.purchase_token, n.attempts, n.seq,
+        n.data #>> '{oneTimeProductNotification,sku}' AS sku
       """
     ).map { row in
       Due(
@@ -117,6 +120,7 @@ package struct GoogleNotificationStore: Sendable {
         notificationType: try row.decodeIfPresent("notification_type", as: Int32.self).map(
           Int.init),
         purchaseToken: try row.decodeIfPresent("purchase_token"),
+        sku: try row.decodeIfPresent("sku"),
         attempts: try row.decode("attempts"),
         seq: try row.decode("seq"))
     }.sorted { $0.seq < $1.seq }

@@ -83,6 +83,16 @@ package struct GoogleSettlement: Sendable {
     on tx: PostgresTransaction
   ) async throws -> SettledOrder {
     if order.tradeStatus == .tradeSuccess {
+      if let own = try await orderForSecondPurchase(purchase, of: order, cause: cause, on: tx) {
+        // The report stored for the paid order is answered by this settlement.
+        if case .stored(let id) = record {
+          try await reports.finish(id, outcome: .settled, code: nil, on: tx)
+        }
+        let kept: ReportStore.Record? = if case .new = record { record } else { nil }
+        return try await settleLocked(
+          own, product: product, purchase: purchase, cause: cause, record: kept, events: events,
+          on: tx)
+      }
       try await OrderPayment.repeated(
         order, paidBy: purchase.orderId, record: record, reports: reports, on: tx)
       return OrderPayment.delivery(
