@@ -459,6 +459,12 @@ class FakeAppStore(Process):
     def clear_faults(self) -> dict:
         return self.fault("none")
 
+    def restore(self, transaction_id: str) -> dict:
+        """A StoreKit 1 restore of a non-consumable: a new transaction id whose original is the
+        purchase, in the account's app receipt (`app_receipt`) and with its own
+        `transaction_receipt`; `signed_transaction` is the purchase's, as StoreKit 2 sees it."""
+        return self.call("/fake/v1/restores", {"transaction_id": transaction_id})
+
     def refund(self, transaction_id: str, notification_type: str | None = None, deliver: bool = True,
                prorated_milliunits: int | None = None) -> dict:
         """REFUND (or `notification_type`); `prorated_milliunits`: Apple's REFUND_PRORATED of that

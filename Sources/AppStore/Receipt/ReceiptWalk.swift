@@ -32,8 +32,18 @@ struct ReceiptWalk {
   var mayReadHistory: Bool { calls < limit - limit / 2 }
   var mayLookUp: Bool { calls < limit }
 
-  /// Listed transactions no answer has brought yet, newest first.
-  var missing: [String] { order.filter { found[$0] == nil } }
+  /// Listed transactions no answer has brought yet, newest first. A StoreKit 1 restore whose
+  /// one-time purchase the answers brought is answered: the Server API knows a restored
+  /// purchase only by its original transaction, and has nothing to say of the restore's id.
+  var missing: [String] { order.filter { found[$0] == nil && !answeredByPurchase($0) } }
+
+  private func answeredByPurchase(_ id: String) -> Bool {
+    guard let purchase = listed[id], purchase.originalTransactionId != id,
+      let original = found[purchase.originalTransactionId],
+      let type = original.type.flatMap(TransactionType.init(rawValue:))
+    else { return false }
+    return type == .nonConsumable || type == .nonRenewingSubscription
+  }
 
   mutating func spend(_ metrics: ServerAPIReceiptMetrics) {
     calls += 1

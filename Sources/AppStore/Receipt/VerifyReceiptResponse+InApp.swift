@@ -6,6 +6,7 @@ extension VerifyReceiptResponse {
     var transactionId: String?
     var originalTransactionId: String?
     var purchaseDateMs: Int64?
+    var originalPurchaseDateMs: Int64?
     var expiresDateMs: Int64?
     var cancellationDateMs: Int64?
     var cancellationReason: Int?
@@ -19,6 +20,7 @@ extension VerifyReceiptResponse {
       case transactionId = "transaction_id"
       case originalTransactionId = "original_transaction_id"
       case purchaseDateMs = "purchase_date_ms"
+      case originalPurchaseDateMs = "original_purchase_date_ms"
       case expiresDateMs = "expires_date_ms"
       case expiresDate = "expires_date"
       case cancellationDateMs = "cancellation_date_ms"
@@ -40,6 +42,7 @@ extension VerifyReceiptResponse {
       transactionId = text(.transactionId)
       originalTransactionId = text(.originalTransactionId)
       purchaseDateMs = milliseconds(.purchaseDateMs)
+      originalPurchaseDateMs = milliseconds(.originalPurchaseDateMs)
       // The app receipt spells `expires_date` as a date ("2023-11-14 22:13:20 Etc/GMT") next to
       // `expires_date_ms`; the iOS 6 format spells `expires_date` in milliseconds and has no
       // `_ms` twin. A date spelled as text is not a whole number, so it never reads as one.

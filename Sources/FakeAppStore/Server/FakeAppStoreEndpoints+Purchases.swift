@@ -74,12 +74,16 @@ extension FakeAppStoreEndpoints {
   }
 
   /// `GET /fake/v1/transactions/{transaction_id}`: the transaction as it stands now, signed
-  /// afresh, with its account's current receipt.
+  /// afresh (a StoreKit 1 restore signed as its purchase, which is all StoreKit 2 shows), with
+  /// its account's current receipt.
   func transaction(_ id: String) throws -> Response {
     guard let transaction = store.transaction(id),
       let receipt = store.receipt(transaction.receiptId)
     else { throw Self.transactionNotFound(id) }
-    let signed = try authority.sign(transaction.payload(signedDate: Self.now()))
+    let purchase =
+      transaction.isRestore
+      ? store.transaction(transaction.originalTransactionId) ?? transaction : transaction
+    let signed = try authority.sign(purchase.payload(signedDate: Self.now()))
     return try FakeJSON.response(
       FakeTransactionResponse(
         transaction, receipt: receipt, appReceipt: try appReceiptBase64(receipt.id),

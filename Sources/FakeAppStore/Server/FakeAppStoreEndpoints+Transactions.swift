@@ -84,7 +84,10 @@ extension FakeAppStoreEndpoints {
     } else {
       offset = 0
     }
+    // The Server API knows a purchase by its original transaction: StoreKit 1 restores are
+    // not in the history.
     var history = (store.snapshot(receiptId: transaction.receiptId)?.transactions ?? [])
+      .filter { !$0.isRestore }
       .sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
     if request.query["sort"] == "DESCENDING" { history.reverse() }
     let now = Self.now()
@@ -124,7 +127,9 @@ extension FakeAppStoreEndpoints {
       return .failure(
         FakeAPIAnswer(try Self.serverAPIError(400, code: 4_000_006, "Invalid transaction id.")))
     }
-    guard let transaction = store.transaction(id), transaction.bundleId == bundleId,
+    // A StoreKit 1 restore's id is the receipt's alone; the Server API does not answer it.
+    guard let transaction = store.transaction(id), !transaction.isRestore,
+      transaction.bundleId == bundleId,
       transaction.environment == environment.rawValue
     else {
       return .failure(

@@ -42,6 +42,7 @@ final class FakeAppStoreEndpoints: Sendable {
         body: Array(authority.rootCertificatePEM.utf8))
     }
     router.add(.post, "/fake/v1/purchases") { [self] request, _ in try purchase(request) }
+    router.add(.post, "/fake/v1/restores") { [self] request, _ in try restore(request) }
     router.add(.get, "/fake/v1/transactions/{transaction_id}") { [self] _, context in
       try transaction(context.parameters["transaction_id"] ?? "")
     }
@@ -104,6 +105,10 @@ final class FakeAppStoreEndpoints: Sendable {
       HTTPError(
         422, code: "not_auto_renewable",
         detail: "Transaction \(id) is not an auto-renewable subscription.")
+    case .notRestorable(let id):
+      HTTPError(
+        422, code: "not_restorable",
+        detail: "Transaction \(id) is not a non-consumable purchase; only those are restored.")
     }
   }
 }

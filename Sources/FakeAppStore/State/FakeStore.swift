@@ -110,20 +110,29 @@ final class FakeStore: Sendable {
     }
   }
 
-  /// Sets (refund, revoke) or clears (refund reversed) a transaction's revocation.
+  /// Sets (refund, revoke) or clears (refund reversed) a transaction's revocation. Apple
+  /// refunds a purchase, not a restore of it: a restore named is its original, and every
+  /// restore of a purchase shows the purchase's revocation (a receipt's `cancellation_date`).
+  /// Answers the purchase.
   func setRevocation(
     of id: String, date: Int64?, reason: Int32?, type: String? = nil, percentage: Int32? = nil
   ) throws(FakeStoreError) -> FakeTransaction {
     try contents.withLock { contents throws(FakeStoreError) in
-      guard var transaction = contents.transactions[id] else {
+      let purchaseId = Self.purchase(of: id, in: contents)
+      guard let purchase = contents.transactions[purchaseId] else {
         throw .unknownTransaction(id)
       }
-      transaction.revocationDate = date
-      transaction.revocationReason = date == nil ? nil : reason
-      transaction.revocationType = date == nil ? nil : type
-      transaction.revocationPercentage = date == nil ? nil : percentage
-      contents.transactions[id] = transaction
-      return transaction
+      let restores = contents.transactions.values.filter {
+        $0.isRestore && $0.originalTransactionId == purchaseId
+      }
+      for var transaction in [purchase] + restores {
+        transaction.revocationDate = date
+        transaction.revocationReason = date == nil ? nil : reason
+        transaction.revocationType = date == nil ? nil : type
+        transaction.revocationPercentage = date == nil ? nil : percentage
+        contents.transactions[transaction.transactionId] = transaction
+      }
+      return contents.transactions[purchaseId] ?? purchase
     }
   }
 }

@@ -2,4 +2,5 @@
 enum FakeStoreError: Error, Sendable, Equatable {
   case unknownTransaction(String)
   case notAutoRenewable(String)
+  case notRestorable(String)
 }

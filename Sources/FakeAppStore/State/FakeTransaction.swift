@@ -39,6 +39,10 @@ struct FakeTransaction: Sendable {
   var isUpgraded = false
   /// The App Store country it was bought in (ISO 3166-1 alpha-3); its renewals keep it.
   var storefront = "USA"
+  /// A StoreKit 1 restore of the purchase `originalTransactionId`: a transaction id of its own
+  /// that only receipts show. StoreKit 2 and the Server API know the purchase by its original
+  /// transaction alone, so their answers never name it.
+  var isRestore = false
 
   var isAutoRenewable: Bool { type == .autoRenewableSubscription }
 }
