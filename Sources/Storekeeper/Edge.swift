@@ -25,7 +25,9 @@ struct Edge: Sendable {
       repository: domain.catalog, logger: logger.with("component", "catalog"),
       xmlProductIdPrefix: config.xmlProductIdPrefix)
     self.catalog = catalog
-    let appAuth = try AppAuthenticator(config.appAuth, logger: logger.with("component", "auth"))
+    let appAuth = try AppAuthenticator(
+      config.appAuth, receiptsWithoutSignIn: config.receiptsWithoutSignIn,
+      logger: logger.with("component", "auth"))
     if config.allowInsecureURLs {
       logger.warning(
         "ALLOW_INSECURE_URLS=1: Apple's and the JWKS URLs may be plain http; use this only for tests and demos"

@@ -101,4 +101,26 @@ import Testing
     #expect(await worker.value == 1)
     #expect(gate.inUse(.apple) == 0)
   }
+
+  @Test func aWaitForAnAppleSlotRunsOnceOneIsFreeAndGivesUpPastTheTimeout() async throws {
+    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 1, queueTimeout: .seconds(60))
+    #expect(gate.tryEnter(.apple))
+    let waiter = Task { await gate.afterWaiting(.apple) { "asked" } }
+    await Self.untilWaiting(gate, .apple, 1)
+    // Full, and its queue too: refused before anything would be stored.
+    #expect(throws: VerificationBusy(lane: .apple, retryAfterSeconds: 60)) {
+      try gate.requireRoom(.apple)
+    }
+    gate.leave(.apple)
+    #expect(await waiter.value == "asked")
+    #expect(gate.inUse(.apple) == 0)
+    try gate.requireRoom(.apple)
+
+    let brief = VerificationGate(
+      cpu: 1, apple: 1, queueLength: 1, queueTimeout: .milliseconds(50))
+    #expect(brief.tryEnter(.apple))
+    #expect(await brief.afterWaiting(.apple) { "asked" } == nil)
+    #expect(brief.waiting(.apple) == 0 && brief.inUse(.apple) == 1)
+    #expect(brief.counts(.apple).refusedWaiting == 1)
+  }
 }

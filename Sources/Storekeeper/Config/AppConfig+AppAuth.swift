@@ -67,6 +67,18 @@ extension AppConfig {
     }
   }
 
+  /// `RECEIPTS_WITHOUT_SIGN_IN`: `true` or `false` (the default). Under `APP_AUTH=none` it
+  /// changes nothing, as every request is let through there already.
+  static func parseReceiptsWithoutSignIn(_ env: [String: String]) throws -> Bool {
+    switch env["RECEIPTS_WITHOUT_SIGN_IN"] ?? "" {
+    case "", "false": return false
+    case "true": return true
+    case let other:
+      throw ConfigError(
+        variable: "RECEIPTS_WITHOUT_SIGN_IN", problem: "must be true or false, got \"\(other)\"")
+    }
+  }
+
   /// `name:key` (a key of at least 32 characters) or `name:sha256:HEX` (its digest, so the
   /// configuration need not hold the key itself), comma-separated.
   static func parseAPIKeys(_ text: String) throws -> [APIKeySet.Entry] {

@@ -124,6 +124,9 @@ public struct AppConfig: Sendable {
   /// `APP_AUTH`: how apps prove who the user is. Required from the environment; `.none` only
   /// for configurations built in code (tests).
   public var appAuth = AppAuthSettings.none
+  /// `RECEIPTS_WITHOUT_SIGN_IN`: receipt posts without credentials are served as userless
+  /// posts under `APP_AUTH=jwt` and `api_key` (seed 000's app has no sign-in).
+  public var receiptsWithoutSignIn = false
   /// `ALLOW_INSECURE_URLS=1`: plain http for Apple's and the JWKS URLs (tests and the demo).
   public var allowInsecureURLs = false
   /// `WEBHOOK_*`: webhook delivery (see `WebhookSettings`).
@@ -154,6 +157,7 @@ public struct AppConfig: Sendable {
     default: throw ConfigError(variable: "ALLOW_INSECURE_URLS", problem: "must be 0 or 1")
     }
     config.appAuth = try parseAppAuth(env, allowInsecureURLs: config.allowInsecureURLs)
+    config.receiptsWithoutSignIn = try parseReceiptsWithoutSignIn(env)
     if let host = env["HOST"], !host.isEmpty {
       try Self.requireAddress(host, "HOST")
       config.host = host

@@ -5,7 +5,9 @@ import StorekeeperLogging
 
 extension AppAuthenticator {
   /// Built from `APP_AUTH`; says loudly at start-up when nothing is checked.
-  package init(_ settings: AppAuthSettings, logger: Logger) throws {
+  package init(_ settings: AppAuthSettings, receiptsWithoutSignIn: Bool = false, logger: Logger)
+    throws
+  {
     switch settings {
     case .none:
       logger.warning(
@@ -39,6 +41,13 @@ extension AppAuthenticator {
             issuer: jwt.issuer, audience: jwt.audience,
             leewaySeconds: Double(jwt.leewaySeconds)),
           keys: keys))
+    }
+    if case .none = settings { return }
+    self.receiptsWithoutSignIn = receiptsWithoutSignIn
+    if receiptsWithoutSignIn {
+      logger.notice(
+        "RECEIPTS_WITHOUT_SIGN_IN=true: receipt posts without credentials are served as userless posts"
+      )
     }
   }
 }

@@ -14,6 +14,13 @@ package struct AppAuthenticator: Sendable {
   }
 
   let mode: Mode
+  /// `RECEIPTS_WITHOUT_SIGN_IN=true`: a receipt post with no `Authorization` at all is an
+  /// `anonymous` caller instead of a 401, so seed 000's app (no sign-in) can be served without
+  /// `APP_AUTH=none`. A userless post credits nobody and its proof is Apple's to judge.
+  var receiptsWithoutSignIn = false
+
+  /// The routes where that applies; every other route still needs credentials.
+  static let anonymousRoutes: Set<String> = ["/v1/receipts", "/v1/receipts.xml"]
 
   /// The caller this request's rate limit already authenticated (set around its handler only),
   /// so a token is verified once per request.
@@ -21,6 +28,7 @@ package struct AppAuthenticator: Sendable {
 
   package func caller(_ request: Request, _ context: Context) async throws -> Caller {
     if let known = Self.authenticated { return known }
+    if isAnonymous(request, context) { return .anonymous }
     switch mode {
     case .none, .apiKeys:
       // Proven without waiting.
@@ -49,6 +57,7 @@ package struct AppAuthenticator: Sendable {
   /// that answer on the event loop; nil when a token must be verified (`caller` does that).
   package func callerNow(_ request: Request, _ context: Context) throws -> Caller? {
     if let known = Self.authenticated { return known }
+    if isAnonymous(request, context) { return .anonymous }
     switch mode {
     case .none:
       return .anyone
@@ -63,10 +72,27 @@ package struct AppAuthenticator: Sendable {
     }
   }
 
+  /// Whether this request is an anonymous receipt post: the setting is on, the route is one of
+  /// `anonymousRoutes` (the pattern that matched, so the rate limits' look-up and the handler
+  /// agree), and no `Authorization` was sent. Any credential, even a bad one, is checked as
+  /// usual: a refused token is never worth less than none.
+  private func isAnonymous(_ request: Request, _ context: Context) -> Bool {
+    guard receiptsWithoutSignIn, request.method == .post,
+      Self.anonymousRoutes.contains(context.route), request.headers["Authorization"] == nil
+    else { return false }
+    if case .none = mode { return false }
+    return true
+  }
+
   /// The user a request acts for, given the one it names in its body or path (nil: none
   /// named). A signed-in user acts only for themselves and may leave the name out; a trusted
-  /// caller acts for whoever it names.
+  /// caller acts for whoever it names; an anonymous one for nobody, so naming a user needs
+  /// credentials (401, as without the setting).
   func user(_ caller: Caller, named claimed: String?) throws -> String? {
+    if caller == .anonymous {
+      guard claimed == nil else { throw Self.signInRequired }
+      return nil
+    }
     guard let own = caller.confinedTo else { return claimed }
     if let claimed, !UserId.same(claimed, own) {
       throw HTTPError(
@@ -78,12 +104,15 @@ package struct AppAuthenticator: Sendable {
   private static func bearer(_ request: Request) throws -> String {
     guard let header = request.headers["Authorization"], header.count > 7,
       header.prefix(7).lowercased() == "bearer "
-    else {
-      throw HTTPError(
-        401, code: "unauthorized", detail: "send Authorization: Bearer <token>",
-        headers: HTTPHeaders([("WWW-Authenticate", "Bearer realm=\"storekeeper\"")]))
-    }
+    else { throw signInRequired }
     return String(header.dropFirst(7))
+  }
+
+  /// The 401 of a request that sent no credentials where they are needed.
+  static var signInRequired: HTTPError {
+    HTTPError(
+      401, code: "unauthorized", detail: "send Authorization: Bearer <token>",
+      headers: HTTPHeaders([("WWW-Authenticate", "Bearer realm=\"storekeeper\"")]))
   }
 
   private static func invalid(_ detail: String) -> HTTPError {

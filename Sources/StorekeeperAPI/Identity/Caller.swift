@@ -8,8 +8,12 @@ package enum Caller: Sendable, Equatable {
   case backend(String)
   /// `APP_AUTH=none`: nothing was proven; trusted like a backend.
   case anyone
+  /// No credentials, on a receipt post under `RECEIPTS_WITHOUT_SIGN_IN=true`: may make a
+  /// userless post only, and names no user (`AppAuthenticator.user` refuses one).
+  case anonymous
 
-  /// The one user this caller may act for; nil when it may act for any user it names.
+  /// The one user this caller may act for; nil when it may act for any user it names (or, for
+  /// `anonymous`, for none: `AppAuthenticator.user` decides that before anything acts).
   var confinedTo: String? {
     if case .user(let id) = self { id } else { nil }
   }
@@ -19,7 +23,7 @@ package enum Caller: Sendable, Equatable {
   package static func == (lhs: Caller, rhs: Caller) -> Bool {
     switch (lhs, rhs) {
     case (.user(let a), .user(let b)), (.backend(let a), .backend(let b)): UserId.same(a, b)
-    case (.anyone, .anyone): true
+    case (.anyone, .anyone), (.anonymous, .anonymous): true
     default: false
     }
   }

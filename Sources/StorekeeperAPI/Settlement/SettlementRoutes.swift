@@ -45,7 +45,8 @@ package struct SettlementRoutes: Sendable {
   }
 
   /// A restore of either store. Seed 000's App Store client may ask for XML; Google Play's
-  /// answers are JSON.
+  /// answers are JSON. Under `RECEIPTS_WITHOUT_SIGN_IN` a post without credentials comes from
+  /// an anonymous caller, which `auth.user` lets make a userless App Store post only.
   private func receipt(_ request: Request, _ context: Context, _ format: ResponseFormat)
     async throws -> Response
   {
@@ -163,8 +164,10 @@ package struct SettlementRoutes: Sendable {
   private func restoreGoogle(_ post: GoogleReceipt, caller: Caller, logger: Logger) async throws
     -> Response
   {
+    // A Google purchase is always someone's: a trusted caller names the user, and an anonymous
+    // one cannot.
+    if caller == .anonymous { throw AppAuthenticator.signInRequired }
     guard let google = processor.google else { throw GooglePlayOff().problem }
-    // A Google purchase is always someone's: a trusted caller names the user.
     guard let userId = try auth.user(caller, named: post.userId) else {
       throw HTTPError(
         400, code: "validation_failed", detail: "user_id is required",

@@ -26,8 +26,10 @@ extension APIRouter {
         // the token again.
         let caller = try await identify?(request, context)
         // Naming the user may mean parsing the body: not for limits that are off. A trusted
-        // caller's report names no user: the app's backend is not held to a user's budget.
-        if countsUser || countsProofs,
+        // caller's report names no user: the app's backend is not held to a user's budget. An
+        // anonymous receipt post acts for nobody (one naming a user is refused), so it draws
+        // only its address's bucket and never the buckets of a user it names.
+        if countsUser || countsProofs, caller != .anonymous,
           let userId = caller?.confinedTo ?? ActingUser.id(request, context)
         {
           if countsUser {

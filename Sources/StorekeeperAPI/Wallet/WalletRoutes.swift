@@ -163,6 +163,7 @@ package struct WalletRoutes: Sendable {
     case .user(let id): "user:\(id)"
     case .backend(let name): "backend:\(name)"
     case .anyone: "anyone"
+    case .anonymous: "anonymous"
     }
   }
 }

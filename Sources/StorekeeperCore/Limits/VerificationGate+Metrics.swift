@@ -30,8 +30,9 @@ extension VerificationGate {
         { _, count in count.admittedAfterWaiting })
       + family(
         "storekeeper_verification_refused_total", "counter",
-        "Requests answered 503 verification_busy: the queue was full, or they waited "
-          + "VERIFY_QUEUE_TIMEOUT (or their task was cancelled).",
+        "Requests refused a slot: the queue was full, or they waited VERIFY_QUEUE_TIMEOUT "
+          + "(or their task was cancelled). cpu: answered 503 verification_busy; apple "
+          + "(userless receipts): 503 when full, 202 pending after the wait.",
         { _, count in count.refusedFull + count.refusedWaiting })
   }
 }

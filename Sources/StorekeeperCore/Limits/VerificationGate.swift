@@ -9,9 +9,11 @@ import Synchronization
 ///   is refused past either: a burst is a few milliseconds of work per report, so it is served
 ///   in turn instead of refused, and what waits is bounded.
 /// - `apple`: a call to Apple (verifyReceipt, the App Store Server API), which may take up to
-///   `APPLE_TIMEOUT`; `VERIFY_RECEIPT_CONCURRENCY` at once. Requests only try it: one that
-///   finds it full has its proof stored already and is answered pending for the retry worker,
-///   which waits for a slot (`enter`).
+///   `APPLE_TIMEOUT`; `VERIFY_RECEIPT_CONCURRENCY` at once. Requests with a user only try it:
+///   one that finds it full has its proof stored already and is answered pending for the retry
+///   worker, which waits for a slot (`enter`). A userless receipt post has no later channel for
+///   its content, so it waits in this lane's queue, bounded like the CPU lane's
+///   (`afterWaiting`); only past the timeout is it answered pending.
 package final class VerificationGate: Sendable {
   enum Lane: Int, Sendable {
     case cpu = 0
@@ -202,6 +204,32 @@ package final class VerificationGate: Sendable {
     try await admit(lane)
     defer { leave(lane) }
     return try body()
+  }
+
+  /// Refuses at once, with `VerificationBusy` (counted as refused full), when `lane` has no
+  /// free slot and no room in its queue: for a request that must know before it stores anything
+  /// whether it may wait. A place is not reserved; one taken meanwhile makes `afterWaiting`
+  /// answer nil.
+  func requireRoom(_ lane: Lane) throws {
+    let room = state.withLock { state -> Bool in
+      let l = lane.rawValue
+      guard state.inUse[l] >= limits[l], state.queued[l] >= queueLength else { return true }
+      state.counts[l].refusedFull += 1
+      return false
+    }
+    guard room else { throw VerificationBusy(lane: lane, retryAfterSeconds: retryAfterSeconds) }
+  }
+
+  /// Runs `body` holding a slot of `lane`, after waiting in the queue for one; nil, without
+  /// running it, when the queue is full or the wait runs out (`queueTimeout`).
+  func afterWaiting<T>(_ lane: Lane, _ body: () async throws -> T) async rethrows -> T? {
+    do {
+      try await admit(lane)
+    } catch {
+      return nil
+    }
+    defer { leave(lane) }
+    return try await body()
   }
 
   /// Runs `body` holding a slot of `lane` if one is free now; nil, without running it, if not.

@@ -80,17 +80,20 @@ package struct ReceiptService: Sendable {
       verification = verdict
     case .receipt(let receipt):
       let admission = ReceiptAdmission(verifier: verifier, reports: reports, gate: gate)
+      // A post with a user can be answered pending: the retry worker credits them later and
+      // their state shows it. A userless one (seed 000) has no later channel, and its client
+      // finishes the purchase whatever it hears, so it waits for Apple while it may.
       switch try await admission.admit(
         proof, receipt: receipt, tradeNo: nil, userId: submission.userId,
-        productId: submission.productId, logger: logger,
+        productId: submission.productId, waitsForApple: submission.userId == nil, logger: logger,
         fields: ["user_id": .string(submission.userId ?? "")])
       {
       case .answered(let answer, let id):
         reportId = id
         verification = answer
       case .appleBusy(let id):
-        // Past Apple's own cap the stored receipt is the retry worker's, as when Apple is
-        // away, and due at its next pass.
+        // Past Apple's own cap (for a userless post: past its wait for a slot) the stored
+        // receipt is the retry worker's, as when Apple is away, and due at its next pass.
         try await reports.retryLater(
           id, error: ReportProcessor.appleBusy, atMs: reports.clock.milliseconds)
         logger.warning(
