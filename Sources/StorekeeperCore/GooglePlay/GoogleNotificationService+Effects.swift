@@ -49,8 +49,9 @@ extension GoogleNotificationService {
       // Orders API says when.
       let previousExpiryMs: Int64? = try row.decodeIfPresent("expiry_ms")
       let previousState: String? = try row.decodeIfPresent("state")
+      let replaced = try row.decode("replaced", as: Bool.self)
       var update: PostgresQuery = "UPDATE google_purchases SET expiry_time = "
-      if try row.decode("replaced", as: Bool.self) {
+      if replaced {
         // Replaced: it never grants again, whatever Google says of its own dates.
         update.append("least(expiry_time, ")
         update.append(TransactionRecord.time(accessMs))
@@ -93,8 +94,13 @@ extension GoogleNotificationService {
       // each pass, and a push may repeat what is known. After any renewal the read-back
       // recorded too (a lost push's period may be followed by a failed charge); without one,
       // the user's state is derived again even when nothing is said (an expiry reached).
+      // A purchase another replaced (an upgrade, a downgrade; Google reads it back expired or
+      // canceled by the replacement) says nothing of its own: the subscriber did not lapse,
+      // cancel or fail to pay, and the replacement's purchase tells what they have now.
+      let replacement =
+        replaced || answer.canceledStateContext?.replacementCancellation != nil
       let said =
-        answer.subscriptionState == previousState
+        replacement || answer.subscriptionState == previousState
         ? []
         : Self.stateEvents(
           state, previous: previousState.flatMap(SubscriptionState.init(rawValue:)),
