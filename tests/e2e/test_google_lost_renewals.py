@@ -295,6 +295,39 @@ def test_an_upgrade_keeps_the_refunds_of_the_periods_before_it_in_the_charts(sk,
 
 
 
+def test_a_chargeback_of_the_order_an_upgrade_took_over_is_a_refund_in_the_charts(sk, google):
+    # On Google a replacement refunds nothing (only a void sets google_orders.refunded_at), so a
+    # chargeback of the month before the upgrade is a refund in the charts as in the order and
+    # the ledger (the charts once took it for the upgrade, as Apple's revokes the old one).
+    sk.client.put_product("gl.basic", "auto_renewable", grants={"entitlement": "basic"})
+    sk.client.put_product("gl.plus", "auto_renewable", grants={"entitlement": "plus"})
+    user = unique("gl-chargeback")
+    order = order_for(sk, user, "gl.basic")
+    basic = google.subscribe("gl.basic", obfuscated_account_id=order["obfuscated_account_id"],
+                             period_seconds=3600, price_micros=4_990_000)
+    assert report(sk, order, basic["purchase_token"]).status_code == 200
+    upgrade_order = order_for(sk, user, "gl.plus")
+    upgrade = google.subscribe("gl.plus", obfuscated_account_id=upgrade_order["obfuscated_account_id"],
+                               period_seconds=3600, linked_purchase_token=basic["purchase_token"])
+    assert report(sk, upgrade_order, upgrade["purchase_token"]).status_code == 200
+    google.control("voids", {"purchase_token": basic["purchase_token"], "reason": 7})
+    wait_until(lambda: sk.client.order(order["trade_no"]).get("close_reason") == "refunded", 30, "the chargeback applied")
+    assert sk.db.scalar(f"SELECT replaced_by IS NOT NULL FROM google_purchases "
+                        f"WHERE purchase_token = '{basic['purchase_token']}'") == "t"
+    today = sk.db.scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+    params = {"from": today, "to": today, "store": "google_play", "segment": "product", "source": "transactions"}
+
+    def of_basic(name: str) -> list[dict]:
+        r = sk.client.get(f"/admin/v1/charts/{name}", admin=True, params=params)
+        assert r.status_code == 200, r.text
+        return [row for row in r.json()["rows"] if row["segment"] == "gl.basic"]
+
+    revenue = of_basic("revenue")
+    assert [(r["refunds"], r["refunded"]) for r in revenue] == [(1, "4.99")], revenue
+    refund_rate = of_basic("refund_rate")
+    assert [r["refunded"] for r in refund_rate] == [1], refund_rate
+
+
 def test_a_void_of_the_latest_renewal_after_lost_ones_ends_the_subscription(sk, google):
     # Renewals ..0 to ..8 are pushed; ..9's push is lost and ..10's comes, so ..9 is credited
     # with ..10 and both wait for their times from the Orders API (failing here, so the
