@@ -59,8 +59,9 @@ extension GoogleNotificationService {
       } else {
         update.append(TransactionRecord.time(accessMs))
       }
-      update.append(
-        ", state = \(answer.subscriptionState), updated_at = now() WHERE purchase_token = \(token)")
+      update.append(", state = \(answer.subscriptionState), ")
+      update.append(GooglePurchaseRecord.recurringPrice(item.autoRenewingPlan?.recurringPrice))
+      update.append(" updated_at = now() WHERE purchase_token = \(token)")
       try await tx.execute(update)
       let notice: [String: JSONValue] = [
         "store": .string(OrderStore.googlePlay.rawValue),
