@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from datetime import datetime
 
 import pytest
 
@@ -326,6 +327,42 @@ def test_a_chargeback_of_the_order_an_upgrade_took_over_is_a_refund_in_the_chart
     assert [(r["refunds"], r["refunded"]) for r in revenue] == [(1, "4.99")], revenue
     refund_rate = of_basic("refund_rate")
     assert [r["refunded"] for r in refund_rate] == [1], refund_rate
+
+
+def test_a_restore_records_a_renewal_whose_push_was_lost(sk, google):
+    # The app restores after a renewal whose push never came: Google is asked, and what it
+    # says is applied before the answer, as its push would have been, so the renewal's order,
+    # its event and the extended access are in that same answer.
+    user = unique("gl-restore")
+    # Its purchase push withheld too: applied after the restore, it would read the renewal back.
+    bought, _ = withheld_while(google, lambda: google.subscribe("gl.vip", period_seconds=3600))
+    token = bought["purchase_token"]
+    body = {"store": "google_play", "user_id": user, "purchase_token": token, "product_id": "gl.vip"}
+    r = sk.client.post("/v1/receipts", json=body)
+    assert r.status_code == 200, r.text
+    (item,) = r.json()["transactions"]
+    assert item["status"] == "settled", item
+    first = item["transaction_id"]
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    expiry = google_time(google.subscription(token)["lineItems"][0]["expiryTime"])
+    assert f"{first}..0" not in paid(sk, user)
+
+    r = sk.client.post("/v1/receipts", json=body)
+    assert r.status_code == 200, r.text
+    assert [t["status"] for t in r.json()["transactions"]] == ["restored"], r.text
+    assert [(e["entitlement"], google_time(e["expires_at"])) for e in r.json()["entitlements"]["entitlements"]] \
+        == [("vip", expiry)], r.text
+    assert f"{first}..0" in paid(sk, user)
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    assert r.status_code == 200, r.text
+    assert [e["data"]["transaction_id"] for e in r.json()["events"]
+            if e["type"] == "subscription.renewed"] == [f"{first}..0"]
+
+
+def google_time(text: str) -> datetime:
+    """An RFC 3339 time, to the millisecond Storekeeper keeps."""
+    at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return at.replace(microsecond=at.microsecond // 1000 * 1000)
 
 
 def test_a_void_of_the_latest_renewal_after_lost_ones_ends_the_subscription(sk, google):

@@ -43,7 +43,7 @@ extension GoogleNotificationService {
       // read-back applied first, which may be newer than this one): what was read is stale, so
       // the push is read back again rather than credit the old owner or move dates backwards.
       guard try row.decode("updated", as: String.self) == purchase.updatedAt else {
-        return .retry("changed_meanwhile")
+        return .retry(Self.changedMeanwhile)
       }
       // A renewal is charged when the period it follows ends (or now, after a lapse), until the
       // Orders API says when.
@@ -128,6 +128,9 @@ extension GoogleNotificationService {
       return .done(.processed, result)
     }
   }
+
+  /// Why a read-back is read again: the purchase changed while Google was asked.
+  static let changedMeanwhile = "changed_meanwhile"
 
   /// The event a subscription's state is told by, in Apple's shape: a billing problem with
   /// `status` `grace_period` (access goes on until the grace period ends, Google's expiry now)
