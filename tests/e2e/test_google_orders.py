@@ -347,6 +347,9 @@ def test_a_renewal_google_will_not_price_carries_the_price_google_bills_now(sk, 
         assert (listed[first_id], listed[renewal]) == (Decimal("4.99"), Decimal("9.99")), listed
     finally:
         google.clear_faults()
+    # Priced once Google answers, so no refusal is left for the tests after this one to see.
+    for order_id in (first_id, renewal):
+        wait_until(lambda: priced(sk, order_id), 60, "priced once Google answers")
 
 
 def metric(sk, name: str) -> int:
