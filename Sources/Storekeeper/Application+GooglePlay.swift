@@ -49,10 +49,6 @@ struct GooglePlayParts: Sendable {
     let acknowledgements = GoogleAcknowledgementQueue(
       database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
       leaseMs: max(60_000, 3 * settings.timeoutMs))
-    let settlement = GoogleSettlement(
-      database: parts.database, orders: parts.orders, reports: parts.reports, verifier: verifier,
-      catalog: parts.catalog, entitlements: parts.entitlements,
-      sandboxCredits: config.sandboxCredits, credited: wake)
     let notifications = GoogleNotificationService(
       store: GoogleNotificationStore(
         database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
@@ -61,6 +57,10 @@ struct GooglePlayParts: Sendable {
       settlement: settlement, clock: parts.clock,
       logger: logger.with("component", "google-notifications"),
       refundPolicy: config.refundPolicy, wakeReports: wakeReports)
+    let settlement = GoogleSettlement(
+      database: parts.database, orders: parts.orders, reports: parts.reports, verifier: verifier,
+      catalog: parts.catalog, entitlements: parts.entitlements,
+      sandboxCredits: config.sandboxCredits, credited: wake, readBack: notifications.readBack)
     let prices = GoogleOrderPrices(
       database: parts.database, client: client, monitor: monitor, clock: parts.clock,
       baseMs: config.retryBaseMs, leaseMs: max(60_000, 3 * settings.timeoutMs),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from datetime import datetime
 
 import pytest
 
@@ -293,6 +294,75 @@ def test_an_upgrade_keeps_the_refunds_of_the_periods_before_it_in_the_charts(sk,
     assert charted == {first: ("f", "f"), first + "..0": ("t", "f"), first + "..1": ("f", "t"),
                        upgrade["order_id"]: ("f", "f")}, charted
 
+
+
+def test_a_chargeback_of_the_order_an_upgrade_took_over_is_a_refund_in_the_charts(sk, google):
+    # On Google a replacement refunds nothing (only a void sets google_orders.refunded_at), so a
+    # chargeback of the month before the upgrade is a refund in the charts as in the order and
+    # the ledger (the charts once took it for the upgrade, as Apple's revokes the old one).
+    sk.client.put_product("gl.basic", "auto_renewable", grants={"entitlement": "basic"})
+    sk.client.put_product("gl.plus", "auto_renewable", grants={"entitlement": "plus"})
+    user = unique("gl-chargeback")
+    order = order_for(sk, user, "gl.basic")
+    basic = google.subscribe("gl.basic", obfuscated_account_id=order["obfuscated_account_id"],
+                             period_seconds=3600, price_micros=4_990_000)
+    assert report(sk, order, basic["purchase_token"]).status_code == 200
+    upgrade_order = order_for(sk, user, "gl.plus")
+    upgrade = google.subscribe("gl.plus", obfuscated_account_id=upgrade_order["obfuscated_account_id"],
+                               period_seconds=3600, linked_purchase_token=basic["purchase_token"])
+    assert report(sk, upgrade_order, upgrade["purchase_token"]).status_code == 200
+    google.control("voids", {"purchase_token": basic["purchase_token"], "reason": 7})
+    wait_until(lambda: sk.client.order(order["trade_no"]).get("close_reason") == "refunded", 30, "the chargeback applied")
+    assert sk.db.scalar(f"SELECT replaced_by IS NOT NULL FROM google_purchases "
+                        f"WHERE purchase_token = '{basic['purchase_token']}'") == "t"
+    today = sk.db.scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+    params = {"from": today, "to": today, "store": "google_play", "segment": "product", "source": "transactions"}
+
+    def of_basic(name: str) -> list[dict]:
+        r = sk.client.get(f"/admin/v1/charts/{name}", admin=True, params=params)
+        assert r.status_code == 200, r.text
+        return [row for row in r.json()["rows"] if row["segment"] == "gl.basic"]
+
+    revenue = of_basic("revenue")
+    assert [(r["refunds"], r["refunded"]) for r in revenue] == [(1, "4.99")], revenue
+    refund_rate = of_basic("refund_rate")
+    assert [r["refunded"] for r in refund_rate] == [1], refund_rate
+
+
+def test_a_restore_records_a_renewal_whose_push_was_lost(sk, google):
+    # The app restores after a renewal whose push never came: Google is asked, and what it
+    # says is applied before the answer, as its push would have been, so the renewal's order,
+    # its event and the extended access are in that same answer.
+    user = unique("gl-restore")
+    # Its purchase push withheld too: applied after the restore, it would read the renewal back.
+    bought, _ = withheld_while(google, lambda: google.subscribe("gl.vip", period_seconds=3600))
+    token = bought["purchase_token"]
+    body = {"store": "google_play", "user_id": user, "purchase_token": token, "product_id": "gl.vip"}
+    r = sk.client.post("/v1/receipts", json=body)
+    assert r.status_code == 200, r.text
+    (item,) = r.json()["transactions"]
+    assert item["status"] == "settled", item
+    first = item["transaction_id"]
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+    expiry = google_time(google.subscription(token)["lineItems"][0]["expiryTime"])
+    assert f"{first}..0" not in paid(sk, user)
+
+    r = sk.client.post("/v1/receipts", json=body)
+    assert r.status_code == 200, r.text
+    assert [t["status"] for t in r.json()["transactions"]] == ["restored"], r.text
+    assert [(e["entitlement"], google_time(e["expires_at"])) for e in r.json()["entitlements"]["entitlements"]] \
+        == [("vip", expiry)], r.text
+    assert f"{first}..0" in paid(sk, user)
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    assert r.status_code == 200, r.text
+    assert [e["data"]["transaction_id"] for e in r.json()["events"]
+            if e["type"] == "subscription.renewed"] == [f"{first}..0"]
+
+
+def google_time(text: str) -> datetime:
+    """An RFC 3339 time, to the millisecond Storekeeper keeps."""
+    at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return at.replace(microsecond=at.microsecond // 1000 * 1000)
 
 
 def test_a_void_of_the_latest_renewal_after_lost_ones_ends_the_subscription(sk, google):

@@ -324,6 +324,34 @@ def test_each_renewal_is_priced_as_its_own_order(sk, google):
     assert wait_until(lambda: priced(sk, first_id), 60, "first order priced")[:2] == ("4990000", "USD")
 
 
+def test_a_renewal_google_will_not_price_carries_the_price_google_bills_now(sk, google):
+    # Until orders.get answers (here never: refused, as for an account without "View financial
+    # data"), a renewal is priced by its plan's recurring price as subscriptionsv2 reads it now,
+    # not as it was when the purchase was first seen: a price change shows from the renewal
+    # Google bills at it.
+    user = unique("g-renewal-plan-price")
+    google.fault(403, target="orders")
+    try:
+        first, token = subscribe(sk, google, user, period_seconds=3600, price_micros=4_990_000)
+        renewal = renew(sk, google, user, token, price_micros=9_990_000)
+        placeholder = sk.db.scalar("SELECT price_micros || ' ' || currency || ' ' || price_source "
+                                   f"FROM google_orders WHERE order_id = '{renewal}'")
+        assert placeholder == "9990000 USD plan", placeholder
+        today = sk.db.scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+        r = sk.client.get("/admin/v1/charts/revenue/transactions", admin=True,
+                          params={"from": today, "to": today, "period": today, "store": "google_play",
+                                  "limit": 100})
+        assert r.status_code == 200, r.text
+        listed = {t["transaction_id"]: Decimal(t["price"]) for t in r.json()["transactions"]}
+        first_id = sk.client.order(first["trade_no"])["transaction_id"]
+        assert (listed[first_id], listed[renewal]) == (Decimal("4.99"), Decimal("9.99")), listed
+    finally:
+        google.clear_faults()
+    # Priced once Google answers, so no refusal is left for the tests after this one to see.
+    for order_id in (first_id, renewal):
+        wait_until(lambda: priced(sk, order_id), 60, "priced once Google answers")
+
+
 def metric(sk, name: str) -> int:
     text = sk.client.get("/metrics", admin=True).text
     return int(next(line.split()[1] for line in text.splitlines() if line.startswith(name + " ")))

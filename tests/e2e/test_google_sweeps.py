@@ -5,6 +5,7 @@ Storekeeper could never acknowledge is refunded by Google, and the sweep takes i
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import pytest
@@ -27,15 +28,16 @@ def sk(module_storekeeper, google):
     sk = module_storekeeper(**google.env_for_storekeeper(), GOOGLE_PLAY_SWEEP_INTERVAL="1s")
     sk.client.put_product("g.gold", "consumable", grants={"balance": {"gold": 100}})
     sk.client.put_product("g.vip", "auto_renewable", grants={"entitlement": "vip"})
+    sk.client.put_product("g.pro", "auto_renewable", grants={"entitlement": "pro"})
     return sk
 
 
-def settle(sk, google, user: str, product: str, subscription: bool = False) -> tuple[dict, str]:
+def settle(sk, google, user: str, product: str, subscription: bool = False, **fields) -> tuple[dict, str]:
     r = sk.client.post("/v1/orders", json={"user_id": user, "product_id": product, "store": "google_play"})
     assert r.status_code == 201, r.text
     order = r.json()
     buy = google.subscribe if subscription else google.buy
-    token = buy(product, obfuscated_account_id=order["obfuscated_account_id"])["purchase_token"]
+    token = buy(product, obfuscated_account_id=order["obfuscated_account_id"], **fields)["purchase_token"]
     r = sk.client.post("/v1/trade-reports", json={"trade_no": order["trade_no"], "trade_status": "TRADE_SUCCESS",
                                                   "purchase_token": token})
     assert r.status_code == 200, r.text
@@ -136,3 +138,23 @@ def test_a_state_read_again_by_every_sweep_is_an_event_once(sk, google):
     grace, hold = events(users["grace"])[0]["data"], events(users["hold"])[0]["data"]
     assert grace["status"] == "grace_period" and grace["grace_expires_at"] == grace["expires_at"]
     assert hold["status"] == "billing_retry"
+
+
+def test_a_purchase_an_upgrade_replaced_is_no_churn_when_the_sweep_reads_it_expired(sk, google):
+    # Google reads the purchase an upgrade replaced back as expired, canceled by the
+    # replacement; the sweep reads every recent subscription, replaced ones included. The
+    # subscriber upgraded, they did not lapse: no subscription event about the old purchase.
+    user = unique("g-sweep-upgrade")
+    _, old = settle(sk, google, user, "g.vip", subscription=True)
+    settle(sk, google, user, "g.pro", subscription=True, linked_purchase_token=old)
+    db_url = sk.env["DATABASE_URL"]
+    wait_until(lambda: subprocess.run(
+        ["psql", db_url, "-qAtc", f"SELECT state FROM google_purchases WHERE purchase_token = '{old}'"],
+        capture_output=True, text=True, check=True, timeout=30).stdout.strip() == "SUBSCRIPTION_STATE_EXPIRED",
+        30, "the sweep read the replaced purchase")
+    r = sk.client.get("/admin/v1/events", admin=True, params={"user_id": user, "limit": 200})
+    assert r.status_code == 200, r.text
+    said = [(e["type"], e["data"].get("product_id")) for e in r.json()["events"]
+            if e["type"].startswith("subscription.")]
+    assert said == [], said
+    assert [e["entitlement"] for e in sk.client.entitlements(user)["entitlements"]] == ["pro"]

@@ -43,14 +43,15 @@ extension GoogleNotificationService {
       // read-back applied first, which may be newer than this one): what was read is stale, so
       // the push is read back again rather than credit the old owner or move dates backwards.
       guard try row.decode("updated", as: String.self) == purchase.updatedAt else {
-        return .retry("changed_meanwhile")
+        return .retry(Self.changedMeanwhile)
       }
       // A renewal is charged when the period it follows ends (or now, after a lapse), until the
       // Orders API says when.
       let previousExpiryMs: Int64? = try row.decodeIfPresent("expiry_ms")
       let previousState: String? = try row.decodeIfPresent("state")
+      let replaced = try row.decode("replaced", as: Bool.self)
       var update: PostgresQuery = "UPDATE google_purchases SET expiry_time = "
-      if try row.decode("replaced", as: Bool.self) {
+      if replaced {
         // Replaced: it never grants again, whatever Google says of its own dates.
         update.append("least(expiry_time, ")
         update.append(TransactionRecord.time(accessMs))
@@ -58,8 +59,9 @@ extension GoogleNotificationService {
       } else {
         update.append(TransactionRecord.time(accessMs))
       }
-      update.append(
-        ", state = \(answer.subscriptionState), updated_at = now() WHERE purchase_token = \(token)")
+      update.append(", state = \(answer.subscriptionState), ")
+      update.append(GooglePurchaseRecord.recurringPrice(item.autoRenewingPlan?.recurringPrice))
+      update.append(" updated_at = now() WHERE purchase_token = \(token)")
       try await tx.execute(update)
       let notice: [String: JSONValue] = [
         "store": .string(OrderStore.googlePlay.rawValue),
@@ -93,8 +95,13 @@ extension GoogleNotificationService {
       // each pass, and a push may repeat what is known. After any renewal the read-back
       // recorded too (a lost push's period may be followed by a failed charge); without one,
       // the user's state is derived again even when nothing is said (an expiry reached).
+      // A purchase another replaced (an upgrade, a downgrade; Google reads it back expired or
+      // canceled by the replacement) says nothing of its own: the subscriber did not lapse,
+      // cancel or fail to pay, and the replacement's purchase tells what they have now.
+      let replacement =
+        replaced || answer.canceledStateContext?.replacementCancellation != nil
       let said =
-        answer.subscriptionState == previousState
+        replacement || answer.subscriptionState == previousState
         ? []
         : Self.stateEvents(
           state, previous: previousState.flatMap(SubscriptionState.init(rawValue:)),
@@ -121,6 +128,9 @@ extension GoogleNotificationService {
       return .done(.processed, result)
     }
   }
+
+  /// Why a read-back is read again: the purchase changed while Google was asked.
+  static let changedMeanwhile = "changed_meanwhile"
 
   /// The event a subscription's state is told by, in Apple's shape: a billing problem with
   /// `status` `grace_period` (access goes on until the grace period ends, Google's expiry now)

@@ -1,3 +1,4 @@
+import GooglePlay
 import Postgres
 
 /// `google_purchases`: every Google Play purchase Storekeeper has verified, once. The primary
@@ -31,11 +32,22 @@ enum GooglePurchaseRecord {
     query.append(
       """
       ) ON CONFLICT (purchase_token) DO UPDATE
-        SET expiry_time = EXCLUDED.expiry_time, state = EXCLUDED.state, updated_at = now()
+        SET expiry_time = EXCLUDED.expiry_time, state = EXCLUDED.state,
+          price_micros = coalesce(EXCLUDED.price_micros, google_purchases.price_micros),
+          currency = coalesce(EXCLUDED.currency, google_purchases.currency), updated_at = now()
         WHERE google_purchases.trade_no = EXCLUDED.trade_no
       RETURNING purchase_token
       """)
     return query
+  }
+
+  /// The assignments (each followed by a comma) that keep the plan's recurring price as the
+  /// latest read of `subscriptionsv2` says it: a renewal's order is priced by it until the
+  /// Orders API answers, and Google bills a changed price from the next renewal. Nothing is
+  /// assigned when the answer names no price and currency, so the last one known stays.
+  static func recurringPrice(_ price: GooglePlay.Money?) -> PostgresQuery {
+    guard let micros = price?.micros, let currency = price?.currencyCode else { return "" }
+    return "price_micros = \(micros), currency = \(currency),"
   }
 
   /// A known purchase as its row says: who owns it, and whether it was voided since.

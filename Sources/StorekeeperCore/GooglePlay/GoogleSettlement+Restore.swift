@@ -23,6 +23,11 @@ extension GoogleSettlement {
       }
     }
     credited()
+    if item.status == .restored && purchase.kind == .subscription {
+      // A renewal whose push is lost or still queued: Google was just asked, so the answer's
+      // entitlements and orders say what it said.
+      await readBack(purchase.token)
+    }
     var delivery: [Delivery] = []
     if item.status.delivers {
       delivery.append(

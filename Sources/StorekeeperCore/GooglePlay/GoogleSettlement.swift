@@ -16,13 +16,18 @@ package struct GoogleSettlement: Sendable {
   var sandboxCredits: Bool
   /// Called after a commit that queued an acknowledgement, so the worker takes it at once.
   let credited: @Sendable () -> Void
+  /// Applies what Google now says of a known subscription (`GoogleNotificationService.readBack`)
+  /// before a restore or a repeated report is answered.
+  let readBack: @Sendable (String) async -> Void
 
   package init(
     database: PostgresPool, orders: OrderRepository, reports: ReportStore,
     verifier: GooglePurchaseVerifier, catalog: CatalogRepository,
     entitlements: EntitlementRepository, sandboxCredits: Bool,
-    credited: @escaping @Sendable () -> Void
+    credited: @escaping @Sendable () -> Void,
+    readBack: @escaping @Sendable (String) async -> Void = { _ in }
   ) {
+    self.readBack = readBack
     self.database = database
     self.orders = orders
     self.reports = reports
