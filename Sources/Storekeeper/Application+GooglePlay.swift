@@ -49,18 +49,28 @@ struct GooglePlayParts: Sendable {
     let acknowledgements = GoogleAcknowledgementQueue(
       database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
       leaseMs: max(60_000, 3 * settings.timeoutMs))
-    let notifications = GoogleNotificationService(
-      store: GoogleNotificationStore(
-        database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
-        leaseMs: max(60_000, 3 * settings.timeoutMs)),
-      orders: parts.orders, catalog: parts.catalog, client: client, monitor: monitor,
-      settlement: settlement, clock: parts.clock,
-      logger: logger.with("component", "google-notifications"),
-      refundPolicy: config.refundPolicy, wakeReports: wakeReports)
-    let settlement = GoogleSettlement(
-      database: parts.database, orders: parts.orders, reports: parts.reports, verifier: verifier,
-      catalog: parts.catalog, entitlements: parts.entitlements,
-      sandboxCredits: config.sandboxCredits, credited: wake, readBack: notifications.readBack)
+    let store = GoogleNotificationStore(
+      database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,
+      leaseMs: max(60_000, 3 * settings.timeoutMs))
+    func notifications(settling settlement: GoogleSettlement) -> GoogleNotificationService {
+      GoogleNotificationService(
+        store: store, orders: parts.orders, catalog: parts.catalog, client: client,
+        monitor: monitor, settlement: settlement, clock: parts.clock,
+        logger: logger.with("component", "google-notifications"),
+        refundPolicy: config.refundPolicy, wakeReports: wakeReports)
+    }
+    func settlement(readBack: @escaping @Sendable (String) async -> Void) -> GoogleSettlement {
+      GoogleSettlement(
+        database: parts.database, orders: parts.orders, reports: parts.reports,
+        verifier: verifier, catalog: parts.catalog, entitlements: parts.entitlements,
+        sandboxCredits: config.sandboxCredits, credited: wake, readBack: readBack)
+    }
+    // Each needs the other: a push for a purchase never reported settles it as a report does,
+    // and a restore applies what Google said as a push does. Reading a known subscription back
+    // never settles a new purchase, so the restore's reader holds a settlement without one.
+    let reader = notifications(settling: settlement(readBack: { _ in }))
+    let settlement = settlement(readBack: reader.readBack)
+    let notifications = notifications(settling: settlement)
     let prices = GoogleOrderPrices(
       database: parts.database, client: client, monitor: monitor, clock: parts.clock,
       baseMs: config.retryBaseMs, leaseMs: max(60_000, 3 * settings.timeoutMs),
