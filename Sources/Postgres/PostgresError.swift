@@ -94,6 +94,16 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     kind == .server && (sqlState == Self.deadlockDetected || sqlState == Self.serializationFailure)
   }
 
+  /// True when a foreign key refused a row because the row it names is not there. Under READ
+  /// COMMITTED that is also how a race ends: a statement read the referenced row, and another
+  /// transaction deleted it before the check (which waits for that transaction, then finds the
+  /// row gone). Done again, the statement reads the deletion and no longer names the row, so
+  /// background work that must not be lost retries it a bounded number of times, as a lost
+  /// conflict, and keeps it as failed only when it lasts (a reference that was never there).
+  public var isForeignKeyViolation: Bool {
+    kind == .server && sqlState == Self.foreignKeyViolation
+  }
+
   /// True when the server refused the work for a state of its own that passes, not for
   /// anything the work asked: a lock wait or the statement ran out of time (`lock_timeout`,
   /// `statement_timeout`, an operator's `pg_cancel_backend`, or the session's own cancel at

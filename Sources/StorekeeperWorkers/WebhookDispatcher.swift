@@ -20,6 +20,8 @@ package final class WebhookDispatcher: Sendable {
   private let attempts: WebhookAttemptCounts
   /// When finished deliveries were last purged (epoch ms); at most once a minute.
   private let lastPurgeMs = Mutex<Int64>(0)
+  /// When deleted endpoints were last looked for (epoch ms); at most once a second.
+  private let lastRemovalMs = Mutex<Int64>(0)
 
   private struct InFlight {
     var total = 0
@@ -44,6 +46,7 @@ package final class WebhookDispatcher: Sendable {
   package func runOnce() async {
     do {
       try await purgeIfDue()
+      try await removeDeletedIfDue()
       for endpoint in try await queue.dueEndpoints().shuffled() {
         let free = state.withLock { state in
           min(
@@ -72,6 +75,25 @@ package final class WebhookDispatcher: Sendable {
     let purged = try await queue.purge()
     if purged >= WebhookQueue.purgeBatch { lastPurgeMs.withLock { $0 = 0 } }
     if purged > 0 { logger.info("finished webhook deliveries purged", ["count": .int(purged)]) }
+  }
+
+  /// Removes what is left of deleted endpoints, a batch a pass (`WebhookQueue.removeDeleted`):
+  /// looked for once a second, since a pass also follows every finished attempt, and on the
+  /// next pass again while batches come back full, so a long history goes in minutes while
+  /// sending goes on between its batches.
+  private func removeDeletedIfDue() async throws {
+    let now = clock.milliseconds
+    let due = lastRemovalMs.withLock { last in
+      guard now - last >= 1_000 else { return false }
+      last = now
+      return true
+    }
+    guard due else { return }
+    let removed = try await queue.removeDeleted()
+    if removed >= WebhookQueue.removalBatch { lastRemovalMs.withLock { $0 = 0 } }
+    if removed > 0 {
+      logger.info("deleted webhook endpoint's deliveries removed", ["count": .int(removed)])
+    }
   }
 
   /// Waits for the attempts in flight (each bounded by the timeout) to finish and be recorded.

@@ -121,4 +121,14 @@ import Testing
     #expect(!PostgresError(kind: .decoding, message: "").isTransient)
     #expect(!PostgresError(kind: .server, message: "no SQLSTATE").isTransient)
   }
+
+  /// A foreign key refusal is retried a bounded number of times, as a lost conflict (a row
+  /// deleted under the statement), never left pending without bound as a passing refusal.
+  @Test func aForeignKeyViolationIsToldApartButIsNotTransient() {
+    let refused = PostgresError(kind: .server, sqlState: "23503", message: "")
+    #expect(refused.isForeignKeyViolation)
+    #expect(!refused.isTransient)
+    #expect(!PostgresError(kind: .server, sqlState: "23505", message: "").isForeignKeyViolation)
+    #expect(!PostgresError(kind: .connection, sqlState: "23503", message: "").isForeignKeyViolation)
+  }
 }

@@ -4,6 +4,8 @@ module runs once per receipt mode (verify_receipt, server_api, auto), each with 
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from datetime import datetime, timedelta, timezone
@@ -168,6 +170,33 @@ def test_a_balance_grant_edit_leaves_earlier_buyers_what_they_got_and_a_transfer
     fake_appstore.refund(purchase["transaction_id"])
     wait_until(lambda: api.balance(erin) == 0, 20, "the refund took back what erin was given")
     assert api.balance(alice) == 0
+
+
+def test_a_transfer_of_a_purchase_whose_refund_is_stored_but_not_yet_applied_is_not_transferable(
+        api, fake_appstore, stack):
+    # Apple's REFUND arrives while an admin moves the purchase: stored, but the notification pass
+    # cannot apply it before the transfer ends (the transfer holds the purchase's order). The
+    # transfer's settlement reads the stored refund and refuses; that was answered 422
+    # transaction_revoked, a report's code the transfer's contract does not have.
+    alice, erin = unique("alice"), unique("erin")
+    order, purchase, _ = buy(api, fake_appstore, alice, GOLD)
+    note = fake_appstore.refund(purchase["transaction_id"], deliver=False)
+    answers = []
+    mover = threading.Thread(target=lambda: answers.append(transfer(api, purchase["transaction_id"], erin)))
+    db = stack.db
+    waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'"
+    # Held at erin's event sequence, which it locks after alice's purchase and order.
+    with db.holding(f"INSERT INTO user_event_sequences (user_id, last_sequence) VALUES ('{erin}', 0)"):
+        mover.start()
+        wait_until(lambda: db.scalar(waiting) != "0", 20, "the transfer waits for erin's sequence")
+        assert api.post_notification(note["signed_payload"]).status_code == 200
+        stored = f"SELECT state FROM apple_notifications WHERE notification_uuid = '{note['notification_uuid']}'"
+        assert db.scalar(stored) == "pending"
+    mover.join(timeout=30)
+    problem(answers[0], 409, "not_transferable")
+    wait_until(lambda: db.scalar(stored) == "processed", 20, "the refund was applied")
+    assert (api.balance(alice), api.balance(erin)) == (0, 0)
+    assert wait_for_order(api, order["trade_no"], "TRADE_CLOSED")["close_reason"] == "refunded"
 
 
 @pytest.mark.parametrize("proof", PROOFS)

@@ -33,6 +33,7 @@ package struct WebhookMetrics: Sendable {
       FROM webhook_endpoints w
       LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id AND d.state = \(literal: .pending)
       LEFT JOIN events e ON e.position = d.event_position
+      WHERE w.deleted_at IS NULL
       GROUP BY w.id ORDER BY w.id
       """)
     for row in rows {

@@ -94,9 +94,11 @@ package struct GoogleNotificationService: Sendable {
           "Google notification waits on Google", fields.merging(["reason": .string(reason)]) { $1 })
       }
     } catch let conflict as PostgresError
-      where conflict.isTransientConflict && push.attempts < NotificationService.conflictAttempts
+      where (conflict.isTransientConflict || conflict.isForeignKeyViolation)
+      && push.attempts < NotificationService.conflictAttempts
     {
-      // A deadlock or serialization failure rolled the effects back and passes: applied
+      // A deadlock or serialization failure rolled the effects back and passes, as does a
+      // foreign key refused for a row deleted under it (`isForeignKeyViolation`): applied
       // again later, as Apple's notifications are, instead of kept as failed for good.
       try? await store.retryLater(push.messageId, attempt: push.attempts, reason: "\(conflict)")
       logger.warning(

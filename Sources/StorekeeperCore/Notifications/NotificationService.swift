@@ -98,7 +98,8 @@ package struct NotificationService: Sendable {
   }
 
   /// The attempts a notification may have in all while each new one ends in a conflict with
-  /// another transaction (`PostgresError.isTransientConflict`), one a pass, before it is kept
+  /// another transaction (`PostgresError.isTransientConflict`, or a foreign key refused for a
+  /// row deleted under it, `isForeignKeyViolation`), one a pass, before it is kept
   /// as failed: conflicts pass, so one that lasts this long is a fault for admins to see.
   static let conflictAttempts = 10
 
@@ -158,7 +159,11 @@ package struct NotificationService: Sendable {
       }
     } catch let failure as Failure {
       let refused = failure.underlying as? PostgresError
-      if refused?.isTransientConflict == true || failure.underlying is NotificationLostRace {
+      // A foreign key refusal is most likely a row deleted under it (a product, an endpoint):
+      // retried like a lost conflict, and kept as failed only if it lasts.
+      if refused?.isTransientConflict == true || refused?.isForeignKeyViolation == true
+        || failure.underlying is NotificationLostRace
+      {
         if try await retryLater(failure.uuid, failure.underlying, capped: true) {
           return .nextPass(failure.uuid)
         }

@@ -101,11 +101,19 @@ package struct TransferService: Sendable {
       }
       // A transaction no order paid (a legacy receipt posted without a user) credited nobody:
       // its first order credits the product's grants, as any purchase.
-      let settled = try await settlement.settleLocked(
-        order, product: old == nil ? product : Self.creditingNothing(product),
-        transaction: transaction,
-        source: SettlementService.source(of: transaction), cause: .admin, record: nil,
-        events: [EventDraft(.adminTransfer, moved)], paidAsOrder: known.tradeNo, on: tx)
+      let settled: SettledOrder
+      do {
+        settled = try await settlement.settleLocked(
+          order, product: old == nil ? product : Self.creditingNothing(product),
+          transaction: transaction,
+          source: SettlementService.source(of: transaction), cause: .admin, record: nil,
+          events: [EventDraft(.adminTransfer, moved)], paidAsOrder: known.tradeNo, on: tx)
+      } catch SettlementRefusal.transactionRevoked {
+        // Apple's refund is stored but not yet applied (the notification pass has not reached
+        // it, or is waiting for this transaction's locks): not transferable, as once applied,
+        // and the documented answer rather than a report's 422. Nothing is moved.
+        throw TransferRefusal.notTransferable("Apple refunded or revoked it")
+      }
       // The purchase is the new owner's now: Apple's later transactions and notifications for
       // it are to carry the new order's token.
       // (Not a Family Sharing copy: Apple takes no token for one, 4000185.)

@@ -30,11 +30,14 @@ package struct WebhookDeliveryLog: Sendable {
     }
   }
 
+  /// A deleted endpoint's deliveries are left out: gone with it for admins, though the webhook
+  /// loop removes them later.
   package func list(_ filter: Filter) async throws -> (deliveries: [WebhookDelivery], next: String?)
   {
     var query: PostgresQuery = """
       SELECT \(unescaped: WebhookDelivery.columns)
-      FROM webhook_deliveries d JOIN events e ON e.position = d.event_position WHERE true
+      FROM webhook_deliveries d JOIN events e ON e.position = d.event_position
+      JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.deleted_at IS NULL WHERE true
       """
     if let endpoint = filter.endpointId { query.append(" AND d.endpoint_id = \(endpoint)") }
     if let state = filter.state { query.append(" AND d.state = \(state)") }

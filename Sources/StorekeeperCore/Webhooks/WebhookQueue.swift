@@ -85,14 +85,15 @@ package struct WebhookQueue: Sendable {
     try await database.query(
       """
       SELECT w.id FROM webhook_endpoints w
-      WHERE w.enabled AND EXISTS (
+      WHERE w.enabled AND w.deleted_at IS NULL AND EXISTS (
         SELECT 1 FROM webhook_deliveries d
         WHERE d.endpoint_id = w.id AND d.state = \(literal: .pending) AND d.next_attempt_at <= now())
       """
     ).map { try $0.decode("id") }
   }
 
-  /// Claims up to `limit` due deliveries of one endpoint, each the earliest undelivered one of
+  /// Claims up to `limit` due deliveries of one endpoint, while it is enabled and not deleted
+  /// (`dueEndpoints` may be older than a change), each the earliest undelivered one of
   /// its user there, and none while another of that user's is in flight or waiting between its
   /// attempts. The second rule matters for replays only: a replayed event sorts before the
   /// later events already sent, and would otherwise go out beside one of them in flight.
@@ -102,6 +103,9 @@ package struct WebhookQueue: Sendable {
       WITH due AS MATERIALIZED (
         SELECT d.id FROM webhook_deliveries d
         WHERE d.endpoint_id = \(endpoint) AND d.state = \(literal: .pending) AND d.next_attempt_at <= now()
+          AND EXISTS (
+            SELECT 1 FROM webhook_endpoints w
+            WHERE w.id = d.endpoint_id AND w.enabled AND w.deleted_at IS NULL)
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id

@@ -38,12 +38,17 @@ package struct WebhookStore: Sendable {
   private static func lookUp(_ id: UUID, on executor: any PostgresExecutor, lock: Bool = false)
     async throws -> WebhookEndpoint
   {
-    var query: PostgresQuery =
-      "SELECT \(unescaped: WebhookEndpoint.columns) FROM webhook_endpoints WHERE id = \(id)"
-    // Against concurrent edits, removal and replays of the endpoint, and no stronger: every
-    // event written fans out to the endpoint, and the deliveries' foreign key check takes a
-    // key-share lock on this row, which FOR UPDATE would make wait for the whole admin
-    // transaction (a replay scans the events table). A removal takes its own lock.
+    // A deleted endpoint is gone for admins at once, though its row stays until the webhook
+    // loop has removed its deliveries (`WebhookQueue.removeDeleted`).
+    var query: PostgresQuery = """
+      SELECT \(unescaped: WebhookEndpoint.columns) FROM webhook_endpoints
+      WHERE id = \(id) AND deleted_at IS NULL
+      """
+    // Against concurrent edits, deletion and replays of the endpoint, and no stronger: every
+    // event written fans out to the endpoint, and the fan-out and the deliveries' foreign key
+    // check take a key-share lock on this row, which FOR UPDATE would make wait for the whole
+    // admin transaction (a replay scans the events table). Locked after a deletion committed,
+    // the row is re-read and no longer matches: not found.
     if lock { query.append(" FOR NO KEY UPDATE") }
     guard let row = try await executor.queryFirst(query) else {
       throw WebhookRefusal.endpointNotFound(id.uuidString.lowercased())
@@ -53,7 +58,10 @@ package struct WebhookStore: Sendable {
 
   package func list() async throws -> [WebhookEndpoint] {
     try await database.query(
-      "SELECT \(unescaped: WebhookEndpoint.columns) FROM webhook_endpoints ORDER BY created_at, id"
+      """
+      SELECT \(unescaped: WebhookEndpoint.columns) FROM webhook_endpoints
+      WHERE deleted_at IS NULL ORDER BY created_at, id
+      """
     ).map(WebhookEndpoint.init(row:))
   }
 
@@ -71,8 +79,9 @@ package struct WebhookStore: Sendable {
       // Serialises creations, so two at once cannot both pass the count.
       try await tx.execute("SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'))")
       let count: Int64 =
-        try await tx.queryFirst("SELECT count(*)::bigint AS n FROM webhook_endpoints")?.decode("n")
-        ?? 0
+        try await tx.queryFirst(
+          "SELECT count(*)::bigint AS n FROM webhook_endpoints WHERE deleted_at IS NULL")?
+        .decode("n") ?? 0
       guard count < settings.maxEndpoints else {
         throw WebhookRefusal.tooManyEndpoints(settings.maxEndpoints)
       }
@@ -120,10 +129,22 @@ package struct WebhookStore: Sendable {
     }
   }
 
+  /// Marks the endpoint deleted: from then on it is not found, takes no event and is sent
+  /// nothing. Its row and deliveries are removed later by the webhook loop, in batches
+  /// (`WebhookQueue.removeDeleted`). Deleting the row here cascaded over every delivery kept for
+  /// `WEBHOOK_RETENTION` while holding the endpoint, and every event written meanwhile (a
+  /// payment, a spend, a refund notification) waited on its foreign key check and then failed
+  /// it (23503). The mark is a non-key update, which that check's key-share lock passes. It
+  /// disables the endpoint too, so an instance of the previous release, which knows no
+  /// `deleted_at`, stops queuing and sending to it as well.
   package func delete(_ id: UUID, by actor: AdminActor) async throws {
     try await database.withTransaction { tx in
       let before = try await Self.lookUp(id, on: tx, lock: true)
-      try await tx.execute("DELETE FROM webhook_endpoints WHERE id = \(id)")
+      try await tx.execute(
+        """
+        UPDATE webhook_endpoints SET deleted_at = now(), enabled = false, updated_at = now()
+        WHERE id = \(id)
+        """)
       try await AuditLog.record(
         .webhookEndpointDeleted, by: actor, targetId: before.id, before: before,
         after: WebhookEndpoint?.none, on: tx)
