@@ -39,8 +39,10 @@ def post(url: str, path: str, user: str, body: dict, answers: list, i: int, barr
         answers[i] = ("cut", repr(e), time.monotonic() - start)
 
 
-def google_calls(google: FakeGooglePlay, token: str) -> int:
-    return google.log().count(token)
+def google_calls(google: FakeGooglePlay) -> int:
+    """Purchase reads the fake has answered (its log names the route, not the token)."""
+    return sum('"path":"/androidpublisher/v3/applications/{packageName}/purchases/products/' in line
+               for line in google.log().splitlines())
 
 
 def test_google_calls_past_their_own_cap_are_answered_202_and_leave_apples_lane_free(launcher, google):
@@ -128,9 +130,9 @@ def test_a_google_request_whose_client_left_leaves_nothing_for_the_retry_worker(
         # The client gives up long before Google answers, and closes its connection.
         with pytest.raises(requests.exceptions.ReadTimeout):
             requests.post(stack.sk.url + path, json=body, headers=user_headers(user), timeout=0.5)
-    # Each request's call was cut short when its client left; Google is quick again now.
-    wait_until(lambda: all(google_calls(google, token) >= 1 for token, _, _, _ in work), 10,
-               "a request never asked Google")
+    # Each request's call was cut short when its client left; Google is quick again now, and
+    # the retry worker would have asked it again by the end of the sleep.
+    wait_until(lambda: google_calls(google) >= len(work), 10, "a request never asked Google")
     google.clear_faults()
     time.sleep(GOOGLE_DELAY_MS / 1000 + 3)
 
@@ -139,6 +141,5 @@ def test_a_google_request_whose_client_left_leaves_nothing_for_the_retry_worker(
     assert [tuple(row) for row in restores] == [("gave_up", "client_gone")] * 2, restores
     # A report stored nothing; nobody asked Google about any of them again.
     assert db.scalar("SELECT count(*) FROM trade_reports WHERE trade_no IS NOT NULL") == "0"
-    for token, _, _, _ in work:
-        assert google_calls(google, token) == 1, token
+    assert google_calls(google) == len(work)
     assert "CancellationError" not in stack.sk.log()
