@@ -86,7 +86,7 @@ struct Domain: Sendable {
     webhookQueue = WebhookQueue(database: database, settings: config.webhooks, clock: clock)
     gate = VerificationGate(
       cpu: config.verifyConcurrency, apple: config.verifyReceiptConcurrency,
-      queueLength: config.verifyQueueLength,
+      google: config.googlePlayConcurrency, queueLength: config.verifyQueueLength,
       queueTimeout: .milliseconds(config.verifyQueueTimeoutMs))
     let acknowledgementsPending = acknowledgementsPending
     let reportsDue = reportsDue

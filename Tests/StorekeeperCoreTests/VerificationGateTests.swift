@@ -16,7 +16,7 @@ import Testing
   }
 
   @Test func aFreeSlotIsTakenAtOnceAndAFullLaneIsOnlyTried() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 2)
+    let gate = VerificationGate(cpu: 1, apple: 2, google: 1)
     #expect(gate.tryEnter(.apple) && gate.tryEnter(.apple))
     #expect(!gate.tryEnter(.apple))
     #expect(await gate.ifFree(.apple, { 1 }) == nil)
@@ -27,7 +27,8 @@ import Testing
   }
 
   @Test func waitersAreAdmittedInTheOrderTheyCame() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 8, queueTimeout: .seconds(60))
+    let gate = VerificationGate(
+      cpu: 1, apple: 1, google: 1, queueLength: 8, queueTimeout: .seconds(60))
     #expect(gate.tryEnter(.cpu))
     var waiters: [Task<Void, any Error>] = []
     for i in 0..<4 {
@@ -44,7 +45,8 @@ import Testing
   }
 
   @Test func aRequestPastTheQueueLengthIsRefusedAtOnceWithRetryAfter() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 1, queueTimeout: .seconds(30))
+    let gate = VerificationGate(
+      cpu: 1, apple: 1, google: 1, queueLength: 1, queueTimeout: .seconds(30))
     #expect(gate.tryEnter(.cpu))
     let first = Task { try await gate.withQueuedSlot(.cpu) { "first" } }
     await Self.untilWaiting(gate, .cpu, 1)
@@ -62,7 +64,7 @@ import Testing
 
   @Test func aWaiterIsRefusedAfterTheQueueTimeoutAndLeavesTheQueue() async throws {
     let gate = VerificationGate(
-      cpu: 1, apple: 1, queueLength: 4, queueTimeout: .milliseconds(50))
+      cpu: 1, apple: 1, google: 1, queueLength: 4, queueTimeout: .milliseconds(50))
     #expect(gate.tryEnter(.cpu))
     await #expect(throws: VerificationBusy(lane: .cpu, retryAfterSeconds: 1)) {
       try await gate.admit(.cpu)
@@ -75,7 +77,8 @@ import Testing
   }
 
   @Test func aCancelledWaiterLeavesTheQueueAndThoseBehindMoveUp() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 4, queueTimeout: .seconds(60))
+    let gate = VerificationGate(
+      cpu: 1, apple: 1, google: 1, queueLength: 4, queueTimeout: .seconds(60))
     #expect(gate.tryEnter(.cpu))
     let gone = Task { try await gate.admit(.cpu) }
     await Self.untilWaiting(gate, .cpu, 1)
@@ -90,7 +93,7 @@ import Testing
   }
 
   @Test func withoutAQueueARequestIsRefusedAtOnceButBackgroundWorkWaits() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 0)
+    let gate = VerificationGate(cpu: 1, apple: 1, google: 1, queueLength: 0)
     #expect(gate.tryEnter(.apple))
     await #expect(throws: VerificationBusy(lane: .apple, retryAfterSeconds: 1)) {
       try await gate.admit(.apple)
@@ -122,5 +125,25 @@ import Testing
     #expect(await brief.afterWaiting(.apple) { "asked" } == nil)
     #expect(brief.waiting(.apple) == 0 && brief.inUse(.apple) == 1)
     #expect(brief.counts(.apple).refusedWaiting == 1)
+  }
+}
+
+extension VerificationGateTests {
+  @Test func googleCallsHaveALaneOfTheirOwnThatRequestsOnlyTry() async throws {
+    let gate = VerificationGate(cpu: 1, apple: 1, google: 2, queueLength: 8)
+    #expect(gate.tryEnter(.google) && gate.tryEnter(.google))
+    // A full Google lane leaves Apple's slot free, and a request past it is not run.
+    #expect(await gate.ifFree(.google, { 1 }) == nil)
+    #expect(await gate.ifFree(.apple, { 2 }) == 2)
+    #expect(gate.inUse(.apple) == 0 && gate.waiting(.google) == 0)
+    // The retry worker waits for the next free one.
+    let worker = Task { await gate.waitingForSlot(.google) { gate.inUse(.google) } }
+    await Self.untilWaiting(gate, .google, 1)
+    #expect(gate.lines.contains("storekeeper_verification_waiting{lane=\"google\"} 1"))
+    gate.leave(.google)
+    #expect(await worker.value == 2)
+    gate.leave(.google)
+    #expect(gate.inUse(.google) == 0)
+    #expect(gate.lines.contains("storekeeper_verification_in_use{lane=\"google\"} 0"))
   }
 }

@@ -18,12 +18,14 @@ import Testing
     #expect(defaults.proofRetentionMs == 30 * 86_400_000)
     #expect(defaults.proofBytesPerUser == RateSpec(perSecond: 16_000_000 / 3600, burst: 16_000_000))
     #expect(defaults.verifyQueueLength == 1024 && defaults.verifyQueueTimeoutMs == 5_000)
+    #expect(defaults.googlePlayConcurrency == 8)
 
     var env = base
     env["RATE_LIMIT_PER_ADDRESS"] = "off"
     env["RATE_LIMIT_PER_USER"] = "5/min,burst=2"
     env["TRUSTED_PROXIES"] = "10.0.0.0/8, ::1"
     env["VERIFY_RECEIPT_CONCURRENCY"] = "3"
+    env["GOOGLE_PLAY_CONCURRENCY"] = "2"
     env["MAX_OPEN_ORDERS_PER_USER"] = "4"
     env["PROOF_RETENTION"] = "7d"
     env["PROOF_BYTES_PER_USER"] = "4MB/min,burst=8MB"
@@ -37,6 +39,7 @@ import Testing
     #expect(config.rateLimitPerUser?.burst == 2)
     #expect(config.trustedProxies.count == 2)
     #expect(config.verifyReceiptConcurrency == 3 && config.maxOpenOrdersPerUser == 4)
+    #expect(config.googlePlayConcurrency == 2)
     #expect(config.proofRetentionMs == 7 * 86_400_000)
     #expect(config.verifyQueueLength == 0 && config.verifyQueueTimeoutMs == 750)
   }
@@ -58,7 +61,8 @@ import Testing
       ("RATE_LIMIT_PER_ADDRESS", "lots"), ("RATE_LIMIT_PER_USER", "5/week"),
       ("TRUSTED_PROXIES", "10.0.0.0/99"), ("TRUSTED_PROXIES", "0.0.0.0/0"),
       ("TRUSTED_PROXIES", "10.0.0.1, ::/0"), ("TRUSTED_PROXIES", "128.0.0.0/1"),
-      ("VERIFY_CONCURRENCY", "0"),
+      ("VERIFY_CONCURRENCY", "0"), ("GOOGLE_PLAY_CONCURRENCY", "0"),
+      ("GOOGLE_PLAY_CONCURRENCY", "4097"),
       ("MAX_OPEN_ORDERS_PER_USER", "-1"), ("PROOF_RETENTION", "soon"),
       ("PROOF_BYTES_PER_USER", "16MB"), ("VERIFY_QUEUE_LENGTH", "-1"),
       ("VERIFY_QUEUE_TIMEOUT", "61s"), ("VERIFY_QUEUE_TIMEOUT", "0s"),

@@ -179,7 +179,7 @@ import Testing
       try await h.addConsumable()
       let order = try await h.newOrder()
       var processor = h.processor
-      processor.gate = VerificationGate(cpu: 1, apple: 1, queueLength: 0)
+      processor.gate = VerificationGate(cpu: 1, apple: 1, google: 1, queueLength: 0)
       #expect(processor.gate.tryEnter(.cpu))
       await #expect(throws: VerificationBusy(lane: .cpu)) {
         try await processor.process(
@@ -195,7 +195,7 @@ import Testing
       try await h.addConsumable()
       let order = try await h.newOrder()
       var processor = h.processor
-      processor.gate = VerificationGate(cpu: 1, apple: 1)
+      processor.gate = VerificationGate(cpu: 1, apple: 1, google: 1)
       #expect(processor.gate.tryEnter(.apple))
       let result = try await processor.process(
         .paid(tradeNo: order.tradeNo, proof: .receipt("YnVzeQ==")), logger: DomainHarness.logger)
@@ -226,7 +226,7 @@ import Testing
         return
       }
       var processor = h.processor
-      processor.gate = VerificationGate(cpu: 1, apple: 1)
+      processor.gate = VerificationGate(cpu: 1, apple: 1, google: 1)
       let gate = processor.gate
       let worker = ReportRetryWorker(
         reports: h.reports, orders: h.orders, processor: processor, receipts: h.receipts,

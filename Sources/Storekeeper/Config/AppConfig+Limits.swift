@@ -51,6 +51,8 @@ extension AppConfig {
       try reader.integer("VERIFY_CONCURRENCY", 1...4096) ?? config.verifyConcurrency
     config.verifyReceiptConcurrency =
       try reader.integer("VERIFY_RECEIPT_CONCURRENCY", 1...4096) ?? config.verifyReceiptConcurrency
+    config.googlePlayConcurrency =
+      try reader.integer("GOOGLE_PLAY_CONCURRENCY", 1...4096) ?? config.googlePlayConcurrency
     config.verifyQueueLength =
       try reader.integer("VERIFY_QUEUE_LENGTH", 0...100_000) ?? config.verifyQueueLength
     if let ms = try reader.duration("VERIFY_QUEUE_TIMEOUT") {

@@ -102,6 +102,9 @@ public struct AppConfig: Sendable {
   var verifyConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
   /// `VERIFY_RECEIPT_CONCURRENCY`: receipts being checked with Apple at once (network-bound).
   var verifyReceiptConcurrency = 8
+  /// `GOOGLE_PLAY_CONCURRENCY`: calls to Google Play's Developer API at once for reports and
+  /// restores (network-bound), apart from Apple's so neither store's slowness takes the other's.
+  var googlePlayConcurrency = 8
   /// `VERIFY_QUEUE_LENGTH`: proofs that may wait for a signature check before 503 (0: none).
   var verifyQueueLength = 1024
   /// `VERIFY_QUEUE_TIMEOUT`: how long a proof waits for a signature check before 503.

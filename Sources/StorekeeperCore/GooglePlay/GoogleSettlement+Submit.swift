@@ -10,13 +10,26 @@ extension GoogleSettlement {
     guard let product = try await catalog.product(productId) else {
       throw OrderRefusal.productNotFound(productId)
     }
+    let gone = VerificationBusy(lane: .google, retryAfterSeconds: gate.retryAfterSeconds)
+    // A client that left stores nothing for the retry worker to ask Google about.
+    if Task.isCancelled { throw gone }
     let proof = Proof.googlePurchase(token)
     let reportId = try await reports.insertPending(
       tradeNo: nil, userId: userId, productId: productId, proof: proof)
-    let verdict = await gate.waitingForSlot(.apple) {
-      await verifier.verify(token: token, product: product)
-    }
     let fields: [String: LogValue] = ["user_id": .string(userId), "store": "google_play"]
+    let verdict: GoogleVerdict
+    switch await verifier.verify(token: token, product: product, triedAt: gate) {
+    case .verdict(let answer): verdict = answer
+    case .busy:
+      // Past Google's own cap the stored restore is the retry worker's, due at its next pass.
+      try await reports.retryLater(
+        reportId, error: ReportProcessor.googleBusy, atMs: reports.clock.milliseconds)
+      logger.warning("restore postponed: Google's calls are at their cap", fields)
+      return .pending(reportId: reportId)
+    case .clientGone:
+      try await reports.finish(reportId, outcome: .gaveUp, code: ReportProcessor.clientGone)
+      throw gone
+    }
     let refusal: SettlementRefusal
     switch verdict {
     case .purchased(let purchase):

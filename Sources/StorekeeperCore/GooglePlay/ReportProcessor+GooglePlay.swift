@@ -7,8 +7,20 @@ extension ReportProcessor {
     _ tradeNo: String, token: String, context: OrderRepository.ReportContext, logger: Logger
   ) async throws -> ReportResult {
     guard let google else { throw GooglePlayOff() }
-    let verdict = await gate.waitingForSlot(.apple) {
-      await google.verifier.verify(token: token, product: context.product)
+    let verdict: GoogleVerdict
+    switch await google.verifier.verify(token: token, product: context.product, triedAt: gate) {
+    case .verdict(let answer): verdict = answer
+    case .busy:
+      // Past Google's own cap the report is stored for the retry worker, due at its next pass.
+      let id = try await reports.insertPending(
+        tradeNo: tradeNo, userId: context.order.userId, productId: context.order.productId,
+        proof: .googlePurchase(token))
+      return try await postpone(
+        tradeNo, order: context.order, id: id, reason: Self.googleBusy,
+        atMs: reports.clock.milliseconds, logger: logger)
+    case .clientGone:
+      // Nothing stored: a client that reports again is answered then.
+      throw VerificationBusy(lane: .google, retryAfterSeconds: gate.retryAfterSeconds)
     }
     return try await applyGoogle(
       verdict, tradeNo: tradeNo, order: context.order, product: context.product,
@@ -75,4 +87,10 @@ extension ReportProcessor {
 
   /// The last error of a report whose purchase Google holds as pending.
   package static let googlePending = "google_purchase_pending"
+
+  /// The last error of a report waiting on Google's cap (`GOOGLE_PLAY_CONCURRENCY`).
+  static let googleBusy = "google_busy"
+
+  /// The outcome code of a restore given up because its client left before Google answered.
+  static let clientGone = "client_gone"
 }

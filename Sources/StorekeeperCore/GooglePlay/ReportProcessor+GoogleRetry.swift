@@ -24,7 +24,7 @@ extension ReportProcessor {
       try await reports.finish(report.id, outcome: .rejected, code: "product_not_found")
       return .done("product gone")
     }
-    let verdict = await gate.waitingForSlot(.apple) {
+    let verdict = await gate.waitingForSlot(.google) {
       await google.verifier.verify(token: token, product: product)
     }
     switch verdict {

@@ -2,7 +2,7 @@
 /// so an operator sees a burst waiting (or refused) before clients complain.
 extension VerificationGate {
   package var lines: [String] {
-    let lanes: [(String, Lane)] = [("cpu", .cpu), ("apple", .apple)]
+    let lanes: [(String, Lane)] = [("cpu", .cpu), ("apple", .apple), ("google", .google)]
     let counts = lanes.map { ($0.0, self.counts($0.1)) }
     func family(_ name: String, _ type: String, _ help: String, _ value: (Lane, Counts) -> Int)
       -> [String]
@@ -14,7 +14,8 @@ extension VerificationGate {
     }
     return family(
       "storekeeper_verification_in_use", "gauge",
-      "Verification slots held now (cpu: signature checks; apple: calls to Apple).",
+      "Verification slots held now (cpu: signature checks; apple: calls to Apple; "
+        + "google: calls to Google Play's Developer API).",
       { lane, _ in inUse(lane) })
       + family(
         "storekeeper_verification_waiting", "gauge",

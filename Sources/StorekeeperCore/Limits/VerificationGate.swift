@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Admission to verifying proofs, apart from the server's in-flight limit, so a flood of
-/// proofs cannot take what notifications, admins and the catalog need. Two lanes, and a slot
+/// proofs cannot take what notifications, admins and the catalog need. Three lanes, and a slot
 /// is held for one step only, never across database work:
 /// - `cpu`: checking a signature here (a signed transaction's ES256 chain and payload, a
 ///   receipt's PKCS#7), `VERIFY_CONCURRENCY` at once. A request past the cap waits in a FIFO
@@ -14,14 +14,19 @@ import Synchronization
 ///   worker, which waits for a slot (`enter`). A userless receipt post has no later channel for
 ///   its content, so it waits in this lane's queue, bounded like the CPU lane's
 ///   (`afterWaiting`); only past the timeout is it answered pending.
+/// - `google`: a call to Google Play's Developer API (a report's or a restore's purchase token),
+///   `GOOGLE_PLAY_CONCURRENCY` at once: requests only try it, the retry worker waits for it. A lane of its own,
+///   so a slow Google (or a flood of made-up tokens) never takes the slots App Store
+///   customers' receipts need.
 package final class VerificationGate: Sendable {
-  enum Lane: Int, Sendable {
+  enum Lane: Int, Sendable, CaseIterable {
     case cpu = 0
     case apple = 1
+    case google = 2
   }
 
   /// For tests and tools that build services without a configuration.
-  static let unbounded = VerificationGate(cpu: Int.max / 2, apple: Int.max / 2)
+  static let unbounded = VerificationGate(cpu: Int.max / 2, apple: Int.max / 2, google: Int.max / 2)
 
   let limits: [Int]
   /// Requests that may wait for a slot of a lane; 0 refuses at once.
@@ -51,11 +56,11 @@ package final class VerificationGate: Sendable {
   }
 
   private struct State: ~Copyable {
-    var inUse = [0, 0]
-    var waiters: [[Waiter]] = [[], []]
-    var queued = [0, 0]
+    var inUse = [Int](repeating: 0, count: Lane.allCases.count)
+    var waiters = [[Waiter]](repeating: [], count: Lane.allCases.count)
+    var queued = [Int](repeating: 0, count: Lane.allCases.count)
     var nextId: UInt64 = 0
-    var counts = [Counts(), Counts()]
+    var counts = [Counts](repeating: Counts(), count: Lane.allCases.count)
 
     mutating func remove(_ lane: Int, at index: Int) -> Waiter {
       let waiter = waiters[lane].remove(at: index)
@@ -64,8 +69,10 @@ package final class VerificationGate: Sendable {
     }
   }
 
-  package init(cpu: Int, apple: Int, queueLength: Int = 0, queueTimeout: Duration = .seconds(1)) {
-    limits = [max(1, cpu), max(1, apple)]
+  package init(
+    cpu: Int, apple: Int, google: Int, queueLength: Int = 0, queueTimeout: Duration = .seconds(1)
+  ) {
+    limits = [max(1, cpu), max(1, apple), max(1, google)]
     self.queueLength = max(0, queueLength)
     self.queueTimeout = queueTimeout
     state = Mutex(State())
@@ -154,7 +161,7 @@ package final class VerificationGate: Sendable {
   }
 
   /// Waits for a slot as long as it takes, outside the queue's bounds. Every holder leaves
-  /// (a CPU step is short, an Apple call bounded by `APPLE_TIMEOUT`), so the wait ends; it is
+  /// (a CPU step is short, a store's call bounded by its timeout), so the wait ends; it is
   /// not cancellable, and only background work uses it.
   func enter(_ lane: Lane) async {
     let l = lane.rawValue

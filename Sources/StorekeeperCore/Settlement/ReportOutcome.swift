@@ -16,6 +16,7 @@ package enum ReportOutcome: String, Codable, Sendable, PostgresEnum {
   case closed
   /// A `TRADE_CLOSED` report about an order already closed.
   case unchanged
-  /// Apple could not be asked within the retry window.
+  /// The store could not be asked within the retry window, or (a Google restore,
+  /// `client_gone`) its client left before Google answered.
   case gaveUp = "gave_up"
 }
