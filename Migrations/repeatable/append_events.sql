@@ -2,9 +2,14 @@
 -- transaction, after the change they describe, followed by the events the change implies:
 -- balance.changed and entitlement.granted / extended / changed / revoked, found by comparing
 -- the user's state now with the state recorded at their previous event. Entitlements of that
--- state whose time has run out by p_now come first, as entitlement.expired. Every event gets
+-- state whose time has run out by then come first, as entitlement.expired. Every event gets
 -- the next number of the user's gap-free sequence and the state after the change. Returns how
 -- many events it wrote.
+--
+-- "Then" is p_now, or the time of the user's previous append if that is later: a caller takes
+-- p_now from its clock before it waits for the user's lock (or on an instance whose clock is
+-- behind), and a state computed for an earlier time than the last one would grant again an
+-- entitlement that append had just found expired. A user's events run forward in time.
 --
 -- VOLATILE on purpose: each statement inside takes a fresh snapshot, so the state is read
 -- after the sequence row is locked and includes every change committed before it (and, when
@@ -15,6 +20,7 @@ CREATE OR REPLACE FUNCTION storekeeper_append_events(
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   last_sequence_ bigint;
+  v_now timestamptz;
   v_before jsonb;
   v_after jsonb;
   explicit jsonb;
@@ -28,16 +34,18 @@ DECLARE
   all_events jsonb;
   written integer;
 BEGIN
-  SELECT s.last_sequence, s.last_state INTO last_sequence_, v_before
+  SELECT s.last_sequence, s.last_state, greatest(p_now, s.last_state_at)
+  INTO last_sequence_, v_before, v_now
   FROM user_event_sequences s WHERE s.user_id = p_user_id FOR UPDATE;
   IF NOT FOUND THEN
     INSERT INTO user_event_sequences (user_id, last_sequence) VALUES (p_user_id, 0)
     ON CONFLICT (user_id) DO NOTHING;
-    SELECT s.last_sequence, s.last_state INTO last_sequence_, v_before
+    SELECT s.last_sequence, s.last_state, greatest(p_now, s.last_state_at)
+    INTO last_sequence_, v_before, v_now
     FROM user_event_sequences s WHERE s.user_id = p_user_id FOR UPDATE;
   END IF;
   v_before := coalesce(v_before, '{"balances": {}, "entitlements": []}');
-  v_after := storekeeper_user_state(p_user_id, p_now);
+  v_after := storekeeper_user_state(p_user_id, v_now);
 
   IF coalesce(jsonb_array_length(p_events), 0) = 0 THEN
     explicit := '[]';
@@ -66,9 +74,9 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', gen_random_uuid(),
                                                  'type', 'entitlement.expired', 'data', e)
                               ORDER BY e->>'entitlement')
-                    FILTER (WHERE (e->>'expires_at')::timestamptz <= p_now), '[]'),
+                    FILTER (WHERE (e->>'expires_at')::timestamptz <= v_now), '[]'),
            coalesce(jsonb_agg(e) FILTER (WHERE e->>'expires_at' IS NULL
-                                           OR (e->>'expires_at')::timestamptz > p_now), '[]')
+                                           OR (e->>'expires_at')::timestamptz > v_now), '[]')
     INTO expired, kept FROM jsonb_array_elements(v_before->'entitlements') e;
   END IF;
 
@@ -132,7 +140,8 @@ BEGIN
     FROM jsonb_array_elements(v_after->'entitlements') e;
   END IF;
   UPDATE user_event_sequences
-  SET last_sequence = last_sequence_ + written, last_state = v_after, next_expiry = next_expiry_
+  SET last_sequence = last_sequence_ + written, last_state = v_after, next_expiry = next_expiry_,
+      last_state_at = v_now
   WHERE user_id = p_user_id;
   RETURN written;
 END

@@ -3,7 +3,7 @@
 -- gets the events inserted after it was created (or re-enabled); earlier ones are replayed
 -- on request. Test events are queued by the action that makes them, for one endpoint only;
 -- experiment.exposed is for the event feed only (one per user and experiment).
--- A deleted endpoint (deleted_at, 0138) takes nothing more; the webhook loop removes its row
+-- A deleted endpoint (deleted_at, 0139) takes nothing more; the webhook loop removes its row
 -- later. The endpoints are locked FOR KEY SHARE, the lock the deliveries' foreign key check
 -- takes anyway: it passes the admin's marking (a non-key update), and against that removal it
 -- decides under READ COMMITTED instead of failing. Read before the mark committed, an endpoint

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import pytest
@@ -415,6 +416,39 @@ def test_a_renewal_another_user_posted_first_is_credited_to_the_subscriber_by_it
     assert renewal["transaction_id"] == renewed["transactionId"]
     assert api.entitlements(other)["entitlements"] == []
     assert api.admin_orders(user_id=other) == []
+
+
+def test_a_renewal_applied_while_an_admin_transfers_the_subscription_is_the_new_owners(
+        api, fake_appstore, stack, module_launcher):
+    # The renewal read the subscriber (the owner of the latest period) without waiting for the
+    # transfer that held that row, and credited the old owner once the transfer committed: the
+    # renewal was then the latest period, and every later one followed it to the old owner.
+    old, new = unique("renew-moving"), unique("renew-moved")
+    _, purchase, _ = buy(api, fake_appstore, old, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    note = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400, deliver=False)
+    renewed = jws_payload(note["signed_transaction"])
+    other = module_launcher.storekeeper(stack.db, fake=fake_appstore, share_admin_with=stack.sk).client
+    db = stack.db
+
+    def waiting() -> int:
+        return int(db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                             "AND datname = current_database()"))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        # The transfer has moved the purchase and waits to write its audit row, its last.
+        with db.holding("LOCK TABLE admin_audit IN EXCLUSIVE MODE"):
+            moved = pool.submit(api.post, f"/admin/v1/transactions/{purchase['transaction_id']}/transfer",
+                                admin=True, json={"to_user_id": new})
+            wait_until(lambda: waiting() == 1, 30, "the transfer never waited for its audit row")
+            posted = pool.submit(other.post_notification, note["signed_payload"])
+            wait_until(lambda: waiting() >= 2, 30, "the renewal never waited for the transfer")
+        assert moved.result(timeout=30).status_code == 200
+        assert posted.result(timeout=30).status_code == 200
+    wait_processed(api, note["notification_uuid"])
+    assert db.scalar(f"SELECT user_id FROM apple_transactions "
+                     f"WHERE transaction_id = '{renewed['transactionId']}'") == new
+    assert parse_ms(entitlement(api, new, "club")["expires_at"]) == renewed["expiresDate"]
+    assert api.entitlements(old)["entitlements"] == []
 
 
 def test_an_upgrade_nobody_reported_grants_the_new_product_and_ends_the_old_period(api, fake_appstore):

@@ -4,6 +4,7 @@ real PostgreSQL; users are signed in with tokens PyJWT makes (support.mint)."""
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -101,6 +102,41 @@ def test_an_order_is_priced_for_the_storefront_the_app_is_in(api):
     body = problem(api.post("/v1/orders", json={"user_id": user, "product_id": pid},
                             headers={"Storekeeper-Storefront": "XX"}), 400, "invalid_storefront")
     assert error_fields(body) == {"Storekeeper-Storefront"}
+
+
+@pytest.mark.parametrize("batch_max", ["64", "1"], ids=["group_commit", "one_by_one"])
+def test_an_order_made_while_an_admin_changes_a_storefront_price_is_priced_as_the_change_left_it(
+        stack, api, db, module_launcher, batch_max):
+    # The order waited for the admin's change (the product's row lock) and then priced itself
+    # with the storefront price read before the wait: the old one, the default where one had
+    # just been set, or one just removed. The product is held so that the change and then the
+    # order queue behind it.
+    pid = P + f"sf.racing.{batch_max}"
+    api.put_product(pid, price="1.00", currency="USD")
+    assert set_price(api, pid, "DEU", "2.00", "EUR").status_code == 201
+    orders = module_launcher.storekeeper(db, share_admin_with=stack.sk, ORDER_BATCH_MAX=batch_max).client
+
+    def waiting() -> int:
+        return int(db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                             "AND datname = current_database()"))
+
+    def ordered_during(change, storefront: str) -> tuple[str, str]:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            with db.holding(f"SELECT 1 FROM products WHERE product_id = '{pid}' FOR UPDATE"):
+                changed = pool.submit(change)
+                wait_until(lambda: waiting() == 1, 30, "the admin's change never waited")
+                made = pool.submit(orders.post, "/v1/orders", json={"user_id": unique("sf-racing"), "product_id": pid},
+                                   headers={"Storekeeper-Storefront": storefront})
+                wait_until(lambda: waiting() == 2, 30, "the order never waited")
+            assert changed.result(timeout=30).status_code in (200, 201, 204)
+            r = made.result(timeout=30)
+        assert r.status_code == 201, r.text
+        return r.json()["price"], r.json()["currency"]
+
+    assert ordered_during(lambda: set_price(api, pid, "DEU", "5.00", "EUR"), "DEU") == ("5.00", "EUR")
+    assert ordered_during(lambda: set_price(api, pid, "FRA", "7.00", "EUR"), "FRA") == ("7.00", "EUR")
+    assert ordered_during(lambda: api.request("DELETE", f"/admin/v1/products/{pid}/prices/DEU", admin=True),
+                          "DEU") == ("1.00", "USD")
 
 
 def test_an_order_storekeeper_opens_for_a_renewal_is_priced_in_the_purchases_storefront(stack, api):

@@ -117,6 +117,19 @@ extension OrderRepository {
                              \(PostgresArray(stores))::text[],
                              \(PostgresArray(storefronts))::text[])
           AS r(user_id, product_id, quantity, trade_no, token, rank, store, storefront)
+      ), p AS MATERIALIZED (
+        -- As `create` does: the product as it stands once an admin changing it has committed.
+        SELECT product_id, type, active, price, currency FROM products
+        WHERE product_id IN (SELECT product_id FROM r)
+        FOR KEY SHARE
+      ), pp AS MATERIALIZED (
+        -- The storefront prices, each read once its product's row is locked (the join to p),
+        -- so that a price that admin changed counts too (storefront_price.sql); once per
+        -- product and storefront of the batch, not per order.
+        SELECT k.product_id, k.storefront, f.price, f.currency
+        FROM (SELECT DISTINCT r.product_id, r.storefront FROM r JOIN p USING (product_id)
+              WHERE r.storefront IS NOT NULL) k
+        CROSS JOIN LATERAL storekeeper_storefront_price(k.product_id, k.storefront) f
       ), o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, expires_at, open_slot, store)
@@ -125,10 +138,9 @@ extension OrderRepository {
                coalesce(pp.price, p.price) * r.quantity, r.token, \(TradeStatus.waitBuyerPay),
                now() + \(ttlSeconds)::int * interval '1 second', s.slot, r.store
         FROM r
-        JOIN products p ON p.product_id = r.product_id AND p.active
+        JOIN p ON p.product_id = r.product_id AND p.active
           AND (p.type = \(ProductType.consumable) OR r.quantity = 1)
-        LEFT JOIN product_prices pp
-          ON pp.product_id = p.product_id AND pp.storefront = r.storefront
+        LEFT JOIN pp ON pp.product_id = p.product_id AND pp.storefront = r.storefront
         CROSS JOIN LATERAL (
           SELECT f.slot FROM (
       """
@@ -141,8 +153,6 @@ extension OrderRepository {
         -- One order of taking index entries for every writer, so two batches never wait on
         -- each other in a cycle.
         ORDER BY r.user_id, s.slot
-        -- As `create` does: the product as it stands once an admin changing it has committed.
-        FOR KEY SHARE OF p
         ON CONFLICT (user_id, open_slot_key) DO NOTHING
         RETURNING trade_no, unit_price, currency, amount, created_at, expires_at
       ), e AS (

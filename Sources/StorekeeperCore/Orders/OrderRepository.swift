@@ -77,18 +77,21 @@ package struct OrderRepository: Sendable {
     let rows: [PostgresRow]
     do {
       var query: PostgresQuery = """
-        WITH p AS (
-          -- Priced for the app's storefront when the catalog has a price there.
-          SELECT p.product_id, p.type, p.active, coalesce(pp.price, p.price) AS price,
-                 coalesce(pp.currency, p.currency) AS currency
-          FROM products p
-          LEFT JOIN product_prices pp
-            ON pp.product_id = p.product_id AND pp.storefront = \(storefront)::text
-          WHERE p.product_id = \(productId)
+        WITH lp AS MATERIALIZED (
           -- The lock the order's foreign key takes anyway, taken before the type is judged: an
           -- admin changing the product (FOR UPDATE) is waited for and its change is what counts,
           -- so an order never slips past the type lock (quantity 5 of a non-consumable).
-          FOR KEY SHARE OF p
+          SELECT product_id, type, active, price, currency FROM products
+          WHERE product_id = \(productId)
+          FOR KEY SHARE
+        ), p AS (
+          -- Priced for the app's storefront when the catalog has a price there: read once the
+          -- lock is held, so a storefront price that admin changed is counted too (its row is
+          -- not the locked one; storefront_price.sql).
+          SELECT lp.product_id, lp.type, lp.active, coalesce(sp.price, lp.price) AS price,
+                 coalesce(sp.currency, lp.currency) AS currency
+          FROM lp LEFT JOIN LATERAL storekeeper_storefront_price(lp.product_id, \(storefront)::text)
+            sp ON true
         ), f AS (
         """
       query.append(

@@ -114,7 +114,7 @@ extension SettlementService {
     guard order.tradeStatus == .tradeSuccess, order.transactionId != transaction.transactionId,
       Self.isRenewal(transaction, of: product), transaction.revocationDate == nil,
       let subscriber = try await TransactionRecord.subscriber(
-        originalTransactionId: transaction.originalTransactionId, on: tx),
+        originalTransactionId: transaction.originalTransactionId, holding: order, on: tx),
       UserId.same(subscriber, order.userId)
     else { return nil }
     let known = try await TransactionRecord.find(transaction.transactionId, on: tx)

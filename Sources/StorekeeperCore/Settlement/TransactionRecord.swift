@@ -182,7 +182,13 @@ enum TransactionRecord {
     return (true, try row.decodeIfPresent("trade_no"))
   }
 
-  /// The user who owns a subscription, from any of its transactions.
+  /// The user who owns a subscription: the owner of its latest transaction that has one, read
+  /// `FOR SHARE`. An admin transfer holds that row `FOR UPDATE` from before it moves it until it
+  /// commits, so a renewal waits for it and then credits the new owner; read without the lock, it
+  /// saw the old owner and made them the subscriber of every later period. The transfer takes
+  /// nothing a renewal holds before this read (at most the renewal's own row), so the two only
+  /// queue; a caller holding an order locked reads through
+  /// `subscriber(originalTransactionId:holding:)`.
   static func subscriber(originalTransactionId: String, on tx: PostgresTransaction) async throws
     -> String?
   {
@@ -190,9 +196,32 @@ enum TransactionRecord {
       """
       SELECT user_id FROM apple_transactions
       WHERE original_transaction_id = \(originalTransactionId) AND user_id IS NOT NULL
-      ORDER BY purchase_date DESC LIMIT 1
+      ORDER BY purchase_date DESC LIMIT 1 FOR SHARE
       """
     ).first?.decodeIfPresent("user_id")
+  }
+
+  /// `subscriber` for a caller holding `order` locked: when the subscription's latest owned
+  /// transaction is the one that order paid, its owner is read without the row's lock. A
+  /// transfer of it locks the row and then the order, so waiting for the row here would
+  /// deadlock with it; the order's lock orders the two already (a transfer that committed first
+  /// closed the order, one that comes after waits for this transaction).
+  static func subscriber(
+    originalTransactionId: String, holding order: Order, on tx: PostgresTransaction
+  ) async throws -> String? {
+    guard
+      let latest = try await tx.query(
+        """
+        SELECT transaction_id, user_id FROM apple_transactions
+        WHERE original_transaction_id = \(originalTransactionId) AND user_id IS NOT NULL
+        ORDER BY purchase_date DESC LIMIT 1
+        """
+      ).first
+    else { return nil }
+    if try latest.decode("transaction_id", as: String.self) == order.transactionId {
+      return try latest.decodeIfPresent("user_id")
+    }
+    return try await subscriber(originalTransactionId: originalTransactionId, on: tx)
   }
 
   /// A known transaction a later proof says is a Family Sharing copy (the first, an app receipt
