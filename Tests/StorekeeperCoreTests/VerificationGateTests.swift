@@ -106,7 +106,7 @@ import Testing
   }
 
   @Test func aWaitForAnAppleSlotRunsOnceOneIsFreeAndGivesUpPastTheTimeout() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, queueLength: 1, queueTimeout: .seconds(60))
+    let gate = VerificationGate(cpu: 1, apple: 1, google: 1, queueLength: 1, queueTimeout: .seconds(60))
     #expect(gate.tryEnter(.apple))
     let waiter = Task { await gate.afterWaiting(.apple) { "asked" } }
     await Self.untilWaiting(gate, .apple, 1)
@@ -120,7 +120,7 @@ import Testing
     try gate.requireRoom(.apple)
 
     let brief = VerificationGate(
-      cpu: 1, apple: 1, queueLength: 1, queueTimeout: .milliseconds(50))
+      cpu: 1, apple: 1, google: 1, queueLength: 1, queueTimeout: .milliseconds(50))
     #expect(brief.tryEnter(.apple))
     #expect(await brief.afterWaiting(.apple) { "asked" } == nil)
     #expect(brief.waiting(.apple) == 0 && brief.inUse(.apple) == 1)
