@@ -106,7 +106,8 @@ import Testing
   }
 
   @Test func aWaitForAnAppleSlotRunsOnceOneIsFreeAndGivesUpPastTheTimeout() async throws {
-    let gate = VerificationGate(cpu: 1, apple: 1, google: 1, queueLength: 1, queueTimeout: .seconds(60))
+    let gate = VerificationGate(
+      cpu: 1, apple: 1, google: 1, queueLength: 1, queueTimeout: .seconds(60))
     #expect(gate.tryEnter(.apple))
     let waiter = Task { await gate.afterWaiting(.apple) { "asked" } }
     await Self.untilWaiting(gate, .apple, 1)
