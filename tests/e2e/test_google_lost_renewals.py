@@ -359,6 +359,31 @@ def test_a_restore_records_a_renewal_whose_push_was_lost(sk, google):
             if e["type"] == "subscription.renewed"] == [f"{first}..0"]
 
 
+def test_a_renewal_reported_on_the_order_a_restore_paid_is_answered_and_recorded(sk, google):
+    # Play Billing gives the app the purchase with its latest order id after a renewal; the
+    # app reports it with the trade number it kept, whose order a restore (or a push) paid
+    # with the first period. The order is answered as paid, and the renewal (its push lost)
+    # is recorded from what Google says.
+    user = unique("gl-report-renewal")
+    order = order_for(sk, user, "gl.vip")
+    bought, _ = withheld_while(google, lambda: google.subscribe(
+        "gl.vip", obfuscated_account_id=order["obfuscated_account_id"], period_seconds=3600))
+    token = bought["purchase_token"]
+    body = {"store": "google_play", "user_id": user, "purchase_token": token, "product_id": "gl.vip"}
+    r = sk.client.post("/v1/receipts", json=body)
+    assert r.status_code == 200, r.text
+    assert [(t["status"], t["trade_no"]) for t in r.json()["transactions"]] == [("settled", order["trade_no"])]
+    first = bought["order_id"]
+    withheld_while(google, lambda: google.control(f"subscriptions/{token}/events", {"event": "renew"}))
+
+    r = report(sk, order, token)
+    assert r.status_code == 200, r.text
+    assert r.json()["order"]["transaction_id"] == first
+    assert r.json()["delivery"]["newly_granted"] is False
+    assert set(paid(sk, user)) == {first, f"{first}..0"}
+    assert vip(sk, user)
+
+
 def google_time(text: str) -> datetime:
     """An RFC 3339 time, to the millisecond Storekeeper keeps."""
     at = datetime.fromisoformat(text.replace("Z", "+00:00"))

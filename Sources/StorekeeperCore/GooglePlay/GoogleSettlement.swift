@@ -78,6 +78,11 @@ package struct GoogleSettlement: Sendable {
         order, product: product, purchase: purchase, cause: cause, record: record, on: tx)
     }
     credited()
+    if product.type == .autoRenewable, !settled.delivery.newlyGranted {
+      // Told again, or a later period of it: what Google now says is applied (a renewal whose
+      // push was lost pays its order), as a restore applies it.
+      await readBack(purchase.token)
+    }
     return settled
   }
 
@@ -98,8 +103,10 @@ package struct GoogleSettlement: Sendable {
           own, product: product, purchase: purchase, cause: cause, record: kept, events: events,
           on: tx)
       }
+      let laterPeriod = try await isLaterPeriod(purchase, of: order, on: tx)
       try await OrderPayment.repeated(
-        order, paidBy: purchase.orderId, record: record, reports: reports, on: tx)
+        order, paidBy: laterPeriod ? order.transactionId ?? purchase.orderId : purchase.orderId,
+        record: record, reports: reports, on: tx)
       return OrderPayment.delivery(
         order, product: product, newlyGranted: false, sandboxCredits: sandboxCredits)
     }
