@@ -22,6 +22,8 @@ package final class WebhookDispatcher: Sendable {
   private let lastPurgeMs = Mutex<Int64>(0)
   /// When deleted endpoints were last looked for (epoch ms); at most once a second.
   private let lastRemovalMs = Mutex<Int64>(0)
+  /// When parked deliveries left behind nothing were last woken (epoch ms): once a minute.
+  private let lastWakeMs = Mutex<Int64>(0)
 
   private struct InFlight {
     var total = 0
@@ -47,6 +49,7 @@ package final class WebhookDispatcher: Sendable {
     do {
       try await purgeIfDue()
       try await removeDeletedIfDue()
+      try await wakeStrandedIfDue()
       for endpoint in try await queue.dueEndpoints().shuffled() {
         let free = state.withLock { state in
           min(
@@ -94,6 +97,21 @@ package final class WebhookDispatcher: Sendable {
     if removed > 0 {
       logger.info("deleted webhook endpoint's deliveries removed", ["count": .int(removed)])
     }
+  }
+
+  /// The safety net under parking (`WebhookQueue.wakeStranded`): it walks every user with
+  /// pending deliveries, so once a minute, not every pass; the first pass after start runs it,
+  /// which wakes what an instance of the release before parking left stranded.
+  private func wakeStrandedIfDue() async throws {
+    let now = clock.milliseconds
+    let due = lastWakeMs.withLock { last in
+      guard now - last >= 60_000 else { return false }
+      last = now
+      return true
+    }
+    guard due else { return }
+    let woken = try await queue.wakeStranded()
+    if woken > 0 { logger.info("stranded webhook deliveries woken", ["count": .int(woken)]) }
   }
 
   /// Waits for the attempts in flight (each bounded by the timeout) to finish and be recorded.

@@ -10,6 +10,7 @@ package struct WebhookDelivery: Encodable, Sendable {
   var sequence: Int64
   var kind: WebhookDeliveryKind
   var state: WebhookDeliveryState
+  /// None once finished, nor while parked behind an earlier delivery of its user.
   var nextAttemptAt: String?
   var deliveredAt: String?
   var lastError: String?
@@ -32,7 +33,7 @@ package struct WebhookDelivery: Encodable, Sendable {
     d.id, d.endpoint_id::text AS endpoint_id, e.id::text AS event_id, e.type AS event_type,
     d.user_id, d.sequence, d.kind, d.state,
     CASE WHEN d.state = \(WebhookDeliveryState.pending.sqlLiteral)
-      THEN \(SQLTime.text("d.next_attempt_at")) END AS next_attempt_at,
+      AND d.next_attempt_at < 'infinity' THEN \(SQLTime.text("d.next_attempt_at")) END AS next_attempt_at,
     \(SQLTime.rfc3339("d.delivered_at", as: "delivered_at")), d.last_error,
     \(SQLTime.rfc3339("d.created_at", as: "created_at"))
     """

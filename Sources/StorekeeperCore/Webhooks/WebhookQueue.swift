@@ -5,7 +5,9 @@ import Postgres
 /// with `FOR UPDATE SKIP LOCKED` and leases them by moving `next_attempt_at` past the longest
 /// attempt: a sender killed mid-attempt leaves a lease that runs out, and the delivery is sent
 /// again (at least once). Only the earliest undelivered delivery of a user for an endpoint is
-/// ever due, so one user's events reach an endpoint in sequence order while other users' flow.
+/// ever sent, so one user's events reach an endpoint in sequence order while other users' flow;
+/// the later ones are parked (`next_attempt_at` 'infinity') until it is finished, so they cost
+/// claims nothing (`WebhookQueue+Claim.swift`, `WebhookQueue+Parking.swift`).
 package struct WebhookQueue: Sendable {
   let database: PostgresPool
   package let settings: WebhookSettings
@@ -92,71 +94,15 @@ package struct WebhookQueue: Sendable {
     ).map { try $0.decode("id") }
   }
 
-  /// Claims up to `limit` due deliveries of one endpoint, while it is enabled and not deleted
-  /// (`dueEndpoints` may be older than a change), each the earliest undelivered one of
-  /// its user there, and none while another of that user's is in flight or waiting between its
-  /// attempts. The second rule matters for replays only: a replayed event sorts before the
-  /// later events already sent, and would otherwise go out beside one of them in flight.
-  package func claim(endpoint: UUID, limit: Int) async throws -> [Claim] {
-    let rows = try await database.query(
-      """
-      WITH due AS MATERIALIZED (
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.endpoint_id = \(endpoint) AND d.state = \(literal: .pending) AND d.next_attempt_at <= now()
-          AND EXISTS (
-            SELECT 1 FROM webhook_endpoints w
-            WHERE w.id = d.endpoint_id AND w.enabled AND w.deleted_at IS NULL)
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-            WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-              AND p.state = \(literal: .pending) AND (p.sequence, p.id) < (d.sequence, d.id))
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries q
-            WHERE q.endpoint_id = d.endpoint_id AND q.user_id = d.user_id
-              AND q.state = \(literal: .pending) AND q.id <> d.id AND q.attempts > 0
-              AND q.next_attempt_at > now())
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT \(limit)
-        FOR UPDATE OF d SKIP LOCKED),
-      claimed AS (
-        UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, now()),
-            next_attempt_at = now() + \(settings.leaseMs) * interval '1 millisecond'
-        FROM due WHERE d.id = due.id
-        RETURNING d.id, d.endpoint_id, d.event_position, d.attempts, d.first_attempt_at)
-      SELECT c.id, c.attempts,
-             (extract(epoch FROM c.first_attempt_at) * 1000)::bigint AS first_attempt_ms,
-             w.id AS endpoint_id, w.url, w.secret,
-             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END
-               AS previous_secret,
-             e.id::text AS event_id,
-             json_build_object(
-               'id', e.id, 'type', e.type, 'created_at', \(unescaped: SQLTime.text("e.created_at")),
-               'user_id', e.user_id, 'sequence', e.sequence, 'data', e.data,
-               'user_state', e.user_state)::text AS body
-      FROM claimed c
-      JOIN webhook_endpoints w ON w.id = c.endpoint_id
-      JOIN events e ON e.position = c.event_position
-      ORDER BY c.id
-      """)
-    return try rows.map { row in
-      var secrets: [String] = [try row.decode("secret")]
-      if let previous: String = try row.decodeIfPresent("previous_secret") {
-        secrets.append(previous)
-      }
-      return Claim(
-        id: try row.decode("id"), endpointId: try row.decode("endpoint_id"),
-        url: try row.decode("url"), secrets: secrets, eventId: try row.decode("event_id"),
-        body: Array(try row.decode("body", as: String.self).utf8),
-        attempt: try row.decode("attempts"), firstAttemptMs: try row.decode("first_attempt_ms"))
-    }
-  }
-
   /// Records an attempt and what follows from it: delivered; retried later (not before a 429's
   /// or 503's `Retry-After`); given up (failed) once the retry window is spent; and the
   /// endpoint disabled at once by a `410 Gone`, or once it has failed for `disableAfterMs`
   /// without a success. Returns the reason when this attempt disabled it. A delivery answered
   /// 410 stays pending, so enabling the endpoint again sends it.
+  /// A delivery finished (delivered or given up) promotes its user's next one, which a claim
+  /// may have parked behind it (`claimQuery`). The next one is updated even when not parked:
+  /// a claim parking it at this moment holds this delivery's row, so this waits for it and
+  /// then reads the parked row, where a condition on the old row would miss it.
   /// A sender whose lease ran out (another has claimed the delivery since) records its attempt
   /// but changes nothing else: neither the delivery nor the endpoint's health, which belongs to
   /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
@@ -189,7 +135,16 @@ package struct WebhookQueue: Sendable {
             next_attempt_at = to_timestamp(\(nextMs)::double precision / 1000),
             delivered_at = CASE WHEN \(delivered) THEN now() END
         WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = \(literal: .pending)
-        RETURNING id)
+        RETURNING id, endpoint_id, user_id),
+      promoted AS (
+        UPDATE webhook_deliveries n
+        SET next_attempt_at = CASE WHEN n.next_attempt_at = 'infinity' THEN now()
+                                   ELSE n.next_attempt_at END
+        WHERE \(state != .pending) AND n.state = \(literal: .pending) AND n.id = (
+          SELECT p.id FROM webhook_deliveries p JOIN moved m
+            ON p.endpoint_id = m.endpoint_id AND p.user_id = m.user_id
+          WHERE p.state = \(literal: .pending) AND p.id <> m.id
+          ORDER BY p.sequence, p.id LIMIT 1))
       UPDATE webhook_endpoints w
       SET failing_since = CASE WHEN \(delivered) THEN NULL ELSE coalesce(failing_since, now()) END,
           last_success_at = CASE WHEN \(delivered) THEN now() ELSE last_success_at END,
