@@ -96,7 +96,7 @@ import Testing
   }
 
   static func keepUnowned(_ h: DomainHarness, _ transaction: VerifiedTransaction) async throws {
-    try await h.database.withTransaction { tx in
+    _ = try await h.database.withTransaction { tx in
       try await TransactionRecord.recordUnowned(transaction, source: .signedTransaction, on: tx)
     }
   }

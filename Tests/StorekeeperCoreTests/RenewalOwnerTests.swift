@@ -106,7 +106,7 @@ import Testing
   @Test func aRenewalKeptWithoutAnOwnerIsGivenToTheSubscriberWhoPostsIt() async throws {
     try await DomainHarness.with { h in
       let (_, renewal) = try await Self.subscription(h, token: false)
-      try await h.database.withTransaction { tx in
+      _ = try await h.database.withTransaction { tx in
         try await TransactionRecord.recordUnowned(renewal, source: .signedTransaction, on: tx)
       }
       let posted = try await h.receipts.apply([renewal], userId: "hal", productId: nil)
