@@ -104,3 +104,34 @@ def test_without_the_setting_the_post_stays_401_and_a_wrong_value_stops_start_up
     assert result.returncode != 0, result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "RECEIPTS_WITHOUT_SIGN_IN" in lines[0], result.stderr
+
+
+def test_under_api_key_the_keyless_post_is_anonymous_and_the_backends_key_still_names_users(module_launcher):
+    key = "s" * 40
+    keyed = module_launcher.stack(APP_AUTH="api_key", APP_API_KEYS=f"shop:{key}", APP_JWT_SECRET=None,
+                                  RECEIPTS_WITHOUT_SIGN_IN="true", XML_PRODUCT_ID_PREFIX=PREFIX)
+    keyed.api.put_product(DOWNLOAD, type="non_consumable", price="0.99", grants={}, content=CONTENT)
+    keyed.api.put_product(COINS, price="1.99", grants={"balance": {"coins": 100}}, content={"coins": 100})
+
+    bought = keyed.fake.purchase(DOWNLOAD, "non_consumable", receipt_style="transaction")
+    r = seed_post(keyed.api, "/v1/receipts.xml", [("receipt", bought["receipt"]), ("id", DOWNLOAD)])
+    assert r.status_code == 200, r.text
+    [delivery] = ET.fromstring(r.content).findall("delivery")
+    assert delivery.get("nid") == "1042"
+
+    coins = keyed.fake.purchase(COINS, "consumable", receipt_style="transaction")
+    user = unique("player")
+    fields = [("receipt", coins["receipt"]), ("id", COINS), ("user_id", user)]
+    # Without the key, naming a user is refused; a wrong key is never downgraded to anonymous.
+    assert seed_post(keyed.api, "/v1/receipts", fields).status_code == 401
+    for bad in ("Bearer " + "t" * 40, "Bearer "):
+        r = seed_post(keyed.api, "/v1/receipts", fields, {"Authorization": bad})
+        assert r.status_code == 401, (bad, r.status_code, r.text)
+    assert keyed.api.balance(user, "coins") == 0
+    # The backend's key still acts for any user it names.
+    r = seed_post(keyed.api, "/v1/receipts", fields, {"Authorization": f"Bearer {key}"})
+    assert r.status_code == 200, r.text
+    assert keyed.api.balance(user, "coins") == 100
+    # Every other route still needs the key.
+    r = keyed.api.get(f"/v1/users/{user}/entitlements", auth=False)
+    assert r.status_code == 401, r.text
