@@ -15,11 +15,13 @@ extension AppStoreConfiguration {
         allowedEnvironments.map { $0.lowercased() }.sorted().joined(separator: ",")),
     ]
     if environment == AppStoreEnvironment.sandbox.rawValue {
-      fields["hint"] =
-        "App Review and TestFlight buy in the sandbox: APPLE_ENVIRONMENTS=production,sandbox accepts them (SANDBOX_POLICY decides what they credit)"
+      fields["hint"] = .string(Self.sandboxHint)
     }
     logger?.warning(
       "purchase refused: its environment \(named) is not in APPLE_ENVIRONMENTS", fields)
     return .refused(.environmentNotAllowed)
   }
+
+  static let sandboxHint =
+    "App Review and TestFlight buy in the sandbox: APPLE_ENVIRONMENTS=production,sandbox accepts them (SANDBOX_POLICY decides what they credit)"
 }

@@ -135,6 +135,25 @@ def test_sandbox_is_refused_where_only_production_is_allowed(module_launcher):
         assert "APPLE_ENVIRONMENTS=production,sandbox" in told[-1]["hint"], told
 
 
+def test_a_sandbox_receipt_judged_through_the_server_api_tells_the_operator_the_setting(module_launcher):
+    """With the Server API key, a production-only server asks production alone: a sandbox
+    receipt is unknown there. The client hears it was not found; the operator, why."""
+    stack = module_launcher.stack(api_key=True, APPLE_ENVIRONMENTS="production")
+    api = stack.api
+    api.put_product(GOLD)
+    user = unique("prod-only-api")
+    order = api.create_order(user, GOLD)
+    purchase = stack.fake.purchase(GOLD, "consumable", app_account_token=order["app_account_token"],
+                                   environment="Sandbox")
+    body = problem(api.report(order["trade_no"], receipt=purchase["receipt"]), 422, "invalid_proof")
+    assert "server_api_transaction_not_found" in body["detail"], body
+    assert_untouched(api, order, user)
+    told = [line for line in stack.sk.log_lines_json() if line.get("setting") == "APPLE_ENVIRONMENTS"]
+    assert len(told) == 1, stack.sk.log_tail()
+    assert told[0]["level"] == "warning" and told[0]["accepted"] == "production", told
+    assert "APPLE_ENVIRONMENTS=production,sandbox" in told[0]["hint"], told
+
+
 # ---------------------------------------------------------------------------------------------
 # One transaction, two orders
 

@@ -77,13 +77,25 @@ public final class ServerAPIReceiptVerifier: Sendable {
     var environment = AppStoreEnvironment.production
     walk.spend(metrics)
     var page = await client.historyPage(start, revision: nil, at: baseURL)
-    if case .failure(.notFound) = page,
-      configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue)
-    {
-      baseURL = sandboxURL
-      environment = .sandbox
-      walk.spend(metrics)
-      page = await client.historyPage(start, revision: nil, at: baseURL)
+    if case .failure(.notFound) = page {
+      if configuration.allows(environment: AppStoreEnvironment.sandbox.rawValue) {
+        baseURL = sandboxURL
+        environment = .sandbox
+        walk.spend(metrics)
+        page = await client.historyPage(start, revision: nil, at: baseURL)
+      } else {
+        // The sandbox is not asked, so its purchases look unknown here: the operator must hear
+        // why, as a signed sandbox transaction's refusal says (App Review buys in the sandbox).
+        logger.warning(
+          "receipt unknown to the App Store's production environment, and APPLE_ENVIRONMENTS does not let the sandbox be asked",
+          [
+            "environment": "Production", "setting": "APPLE_ENVIRONMENTS",
+            "accepted": .string(
+              configuration.allowedEnvironments.map { $0.lowercased() }.sorted().joined(
+                separator: ",")),
+            "hint": .string(AppStoreConfiguration.sandboxHint),
+          ])
+      }
     }
     while true {
       let answer: TransactionHistoryPage
