@@ -27,7 +27,8 @@ export async function renderOrders(main) {
     field('Created before', c.created_to, 'created_to'), h('button', { type: 'submit' }, 'Search'));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    lastFilters = Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v.value.trim()]));
+    // A user id is kept exactly as typed (the server compares ids byte for byte).
+    lastFilters = Object.fromEntries(Object.entries(c).map(([k, v]) => [k, k === 'user_id' && v.value.trim() ? v.value : v.value.trim()]));
     const tradeNo = lastFilters.trade_no;
     if (tradeNo) {
       // A trade number names one order: open it (or say it does not exist).

@@ -17,8 +17,10 @@ export async function renderUsers(main, userId) {
     field('User id', input, 'user_id'), h('button', { type: 'submit' }, 'Look up'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const id = input.value.trim();
-    if (!id) return showFieldErrors(form, [{ field: 'user_id', message: 'is required' }]);
+    // Exactly as typed: the server compares user ids byte for byte, so "carol " is another
+    // user than "carol", and trimming would show (and adjust) the wrong one.
+    const id = input.value;
+    if (!id.trim()) return showFieldErrors(form, [{ field: 'user_id', message: 'is required' }]);
     const target = `#/users/${encodeURIComponent(id)}`;
     if (location.hash === target) renderUsers(main, id);
     else location.hash = target;
@@ -26,6 +28,10 @@ export async function renderUsers(main, userId) {
   const content = h('div', { id: 'user' });
   replace(main, h('h1', {}, userId ? `User ${userId}` : 'Users'), form, content);
   if (!userId) return;
+  if (userId !== userId.trim()) {
+    main.insertBefore(notice(`This user id begins or ends with white space (${JSON.stringify(userId)}): ` +
+      'ids are compared exactly, so it is not the user without it.', 'warning'), content);
+  }
   try {
     await renderUser(content, userId);
   } catch (error) {

@@ -452,6 +452,38 @@ def test_granting_an_adjustment_changes_the_balance_and_is_audited(console, cons
     assert all(e["admin"] == ADMIN_NAME for e in audit["entries"])
 
 
+def test_a_user_id_with_white_space_is_looked_up_searched_and_adjusted_as_typed(console, console_stack, tokens):
+    """User ids are compared byte for byte: "carol " is not "carol". The console used to trim
+    what support typed, and showed (and adjusted) the other user."""
+    product = unique("console_ws").replace("-", "_")
+    console_stack.api.put_product(product, grants={"balance": {"gold": 100}})
+    plain = unique("console-ws")
+    spaced = plain + " "
+    buy(console_stack.api, console_stack.fake, plain, product)
+    spaced_order, _, _ = buy(console_stack.api, console_stack.fake, spaced, product)
+    buy(console_stack.api, console_stack.fake, spaced, product)
+    assert (console_stack.api.balance(plain), console_stack.api.balance(spaced)) == (100, 200)
+
+    console.sign_in(tokens["write"])
+    console.go("#/users", "#user-lookup")
+    console.fill("User id", spaced)
+    console.click("Look up")
+    console.wait_text("#balances", "200")
+    assert "white space" in console.text("main")
+    console.fill("Amount", "7")
+    console.fill("Reason (required)", "goodwill for the spaced id")
+    console.click("Apply adjustment")
+    console.wait_text("#adjustment-status", "the balance is now 207")
+    assert (console_stack.api.balance(plain), console_stack.api.balance(spaced)) == (100, 207)
+
+    console.go("#/orders", "#order-search")
+    console.fill("Trade number", "")
+    console.fill("User id", spaced)
+    console.click("Search")
+    console.wait_text("#orders", spaced_order["trade_no"])
+    assert len(console.all("#orders tbody tr")) == 2
+
+
 def test_the_user_view_shows_the_store_of_each_order(console, console_stack, tokens, google):
     api = console_stack.api
     product = unique("console_stores").replace("-", "_")
