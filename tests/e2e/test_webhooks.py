@@ -618,6 +618,16 @@ def test_replay_and_test_events(launcher):
                          json={"event_id": "00000000-0000-4000-8000-000000000000"}), 404, "event_not_found")
         problem(api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
                          json={"from_position": 5, "to_position": 1}), 422, "validation_failed")
+        # A year past what microseconds in an Int64 hold means the stored range's end;
+        # converting it trapped and took the whole server down. (Foundation reads a year of nine
+        # digits as one before 1970: a range that ends before it begins.)
+        r = api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
+                     json={"from_time": "2000-01-01T00:00:00Z", "to_time": "300000-01-01T00:00:00Z"})
+        assert r.status_code == 202 and r.json() == {"queued": 3}, r.text
+        problem(api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
+                         json={"from_time": "2000-01-01T00:00:00Z", "to_time": "300000000-01-01T00:00:00Z"}),
+                422, "validation_failed")
+        assert api.get("/readyz").status_code == 200
         problem(api.post(f"/admin/v1/webhook-endpoints/{eid}/replay", admin=True,
                          json={"event_id": before[0], "from_position": 1, "to_position": 2}), 422)
     finally:

@@ -11,16 +11,17 @@ package enum Timestamp {
     return formatter.date(from: text)
   }
 
-  /// `parse`, as epoch milliseconds.
+  /// `parse`, as epoch milliseconds, within the stored range (a valid RFC 3339 year such as
+  /// 300000 is past what an Int64 of microseconds holds, and converting it would trap).
   package static func parseMs(_ text: String) -> Int64? {
-    parse(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    parse(text).map { Int64((clampedToStoredRange($0).timeIntervalSince1970 * 1000).rounded()) }
   }
 
   /// The millisecond `text` falls in (microseconds cut, not rounded): the precision every
   /// time Storekeeper shows has, so a bound copied from one names that time's millisecond.
   package static func parseMillisecond(_ text: String) -> Int64? {
     parse(text).map {
-      let micros = Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())
+      let micros = Int64((clampedToStoredRange($0).timeIntervalSince1970 * 1_000_000).rounded())
       return micros >= 0 ? micros / 1000 : (micros - 999) / 1000
     }
   }
