@@ -911,3 +911,35 @@ def test_a_rollup_built_in_a_half_hour_zone_session_is_the_utc_hours(charted):
                            "date_trunc('hour', as_of, 'UTC')") == "0"
     rollup_equals_transactions(stack.api)
 
+
+
+def test_the_overviews_days_are_utc_days_whatever_the_databases_time_zone(launcher):
+    """The overview's window starts at a UTC midnight N-1 days back. Subtracting days from a
+    timestamptz counts calendar days in the session's zone, so on a database whose zone keeps
+    daylight saving time the window began an hour off whenever a change fell inside it."""
+    db = launcher.database()
+    db.rows(f"ALTER DATABASE \"{db.name}\" SET timezone = 'America/New_York'")
+    # The first window (1-366 days) that contains one of New York's changes of clock.
+    [[days]] = db.rows("""
+        SELECT min(n) FROM generate_series(1, 366) n
+        WHERE date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => n - 1)
+           <> (date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => n - 1)) AT TIME ZONE 'UTC'""")
+    stack = launcher.stack(db=db)
+    api, fake = stack.api, stack.fake
+    product = "com.example.tests.charts.overview_zone"
+    api.put_product(product, price="3.00", currency="NOK", grants={"balance": {"gold": 1}})
+    orders = []
+    for _ in range(2):
+        order = api.create_order(unique("zone-buyer"), product)
+        bought = fake.purchase(product, "consumable", app_account_token=order["app_account_token"])
+        assert api.report(order["trade_no"], signed_transaction=bought["signed_transaction"]).status_code == 200
+        orders.append(order["trade_no"])
+    start = (f"(date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => {days} - 1)) "
+             "AT TIME ZONE 'UTC'")
+    db.rows(f"UPDATE orders SET paid_at = {start} - interval '30 minutes' WHERE trade_no = '{orders[0]}'")
+    db.rows(f"UPDATE orders SET paid_at = {start} + interval '30 minutes' WHERE trade_no = '{orders[1]}'")
+    r = api.get("/admin/v1/overview", admin=True, params={"days": days})
+    assert r.status_code == 200, r.text
+    paid = [(d["day"], d["paid_orders"]) for d in r.json()["daily"]]
+    [[first_day]] = db.rows(f"SELECT to_char({start} AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+    assert paid == [(first_day, 1)], (days, paid)

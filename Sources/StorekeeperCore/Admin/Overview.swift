@@ -38,7 +38,9 @@ package struct Overview: Encodable, Sendable {
 
   package static let maxDays = 366
 
-  /// Production orders paid in the last `days` UTC days (today included). A transfer re-pays
+  /// Production orders paid in the last `days` UTC days (today included): the days are
+  /// counted back in UTC, never in the session's zone, whose changes of clock would move the
+  /// window's start by an hour. A transfer re-pays
   /// a purchase already counted, a Family Sharing copy was paid by its purchaser, and sandbox
   /// purchases are not money, so none of them is counted. An order counts in the currency the
   /// store charged it in, at the price the store signed (a free trial is 0), as the revenue
@@ -56,7 +58,8 @@ package struct Overview: Encodable, Sendable {
             FROM orders o
             \(unescaped: price)
             WHERE o.paid_at IS NOT NULL
-              AND o.paid_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => \(days - 1))
+              AND o.paid_at >= (date_trunc('day', now() AT TIME ZONE 'UTC')
+                                - make_interval(days => \(days - 1))) AT TIME ZONE 'UTC'
               AND coalesce(o.environment, 'Production') = 'Production' AND o.origin <> 'transfer'
               AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)) paid
       GROUP BY 1, 2 ORDER BY 1, 2
