@@ -104,6 +104,30 @@ def test_an_order_is_priced_for_the_storefront_the_app_is_in(api):
     assert error_fields(body) == {"Storekeeper-Storefront"}
 
 
+def test_a_transfers_order_keeps_the_price_the_purchase_was_made_at(api, stack):
+    # The transfer's order is the same purchase: bought in Germany at the German price, it was
+    # recorded at the default price and currency, so one purchase read 10.99 EUR on one order and
+    # 9.99 USD on the other in order views, exports and the transfer's events.
+    pid = P + "sf.transferred"
+    api.put_product(pid, type="non_consumable", price="9.99", currency="USD", grants={})
+    assert set_price(api, pid, "DEU", "10.99", "EUR").status_code == 201
+    alice, bob = unique("sf-from"), unique("sf-to")
+    r = api.post("/v1/orders", json={"user_id": alice, "product_id": pid},
+                 headers={"Storekeeper-Storefront": "DEU"})
+    assert r.status_code == 201, r.text
+    order = r.json()
+    bought = stack.fake.purchase(pid, "non_consumable", app_account_token=order["app_account_token"],
+                                 storefront="DEU", price=10990, currency="EUR")
+    assert api.report(order["trade_no"], signed_transaction=bought["signed_transaction"]).status_code == 200
+    # The catalog's German price changes after the purchase: the transfer keeps what was paid.
+    assert set_price(api, pid, "DEU", "12.99", "EUR").status_code == 200
+    r = api.request("POST", f"/admin/v1/transactions/{bought['transaction_id']}/transfer", admin=True,
+                    json={"to_user_id": bob, "reason": "changed accounts"})
+    assert r.status_code == 200, r.text
+    moved = api.order(r.json()["order"]["trade_no"])
+    assert (moved["price"], moved["currency"], moved["amount"]) == ("10.99", "EUR", "10.99"), moved
+
+
 @pytest.mark.parametrize("batch_max", ["64", "1"], ids=["group_commit", "one_by_one"])
 def test_an_order_made_while_an_admin_changes_a_storefront_price_is_priced_as_the_change_left_it(
         stack, api, db, module_launcher, batch_max):

@@ -60,7 +60,7 @@ extension TransferService {
       let order = try await orders.createForPurchase(
         userId: userId, productId: product.productId, quantity: left, origin: .transfer,
         reason: .createdForTransfer, cause: .admin, detail: .object(detail), store: .googlePlay,
-        on: tx)
+        pricedAs: tradeNo, on: tx)
     else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
     var moved = detail
     moved["to_trade_no"] = .string(order.tradeNo)

@@ -146,22 +146,27 @@ package struct OrderRepository: Sendable {
   func createForPurchase(
     userId: String, productId: String, quantity: Int32, origin: OrderOrigin,
     reason: OrderEventReason, cause: OrderEventCause, detail: JSONValue = .object([:]),
-    store: OrderStore = .appStore, storefront: String? = nil, on executor: any PostgresExecutor
+    store: OrderStore = .appStore, storefront: String? = nil, pricedAs: String? = nil,
+    on executor: any PostgresExecutor
   ) async throws -> Order? {
     let detailText = detail.parameterText
     let storefront = storefront.flatMap(Storefront.canonical)
+    // `pricedAs`: an order whose price this one keeps (a transfer's order is the same purchase,
+    // bought at that price and in that currency, whatever the catalog says now).
     return try await executor.query(
       """
       WITH o AS (
         INSERT INTO orders (trade_no, user_id, product_id, quantity, unit_price, currency, amount,
                             app_account_token, trade_status, origin, expires_at, store)
         SELECT \(TradeNumber.make()), \(userId), p.product_id, \(quantity)::int,
-               coalesce(pp.price, p.price), coalesce(pp.currency, p.currency),
-               coalesce(pp.price, p.price) * \(quantity)::int, gen_random_uuid(),
+               coalesce(src.unit_price, pp.price, p.price),
+               coalesce(src.currency, pp.currency, p.currency),
+               coalesce(src.unit_price, pp.price, p.price) * \(quantity)::int, gen_random_uuid(),
                \(TradeStatus.waitBuyerPay), \(origin), now(), \(store)
         FROM products p
         LEFT JOIN product_prices pp
           ON pp.product_id = p.product_id AND pp.storefront = \(storefront)::text
+        LEFT JOIN orders src ON src.trade_no = \(pricedAs)::text
         WHERE p.product_id = \(productId)
         RETURNING *
       ), e AS (

@@ -78,7 +78,8 @@ package struct TransferService: Sendable {
         let order = try await orders.createForPurchase(
           userId: userId, productId: product.productId,
           quantity: Int32(clamping: max(1, min(10, transaction.quantity))), origin: .transfer,
-          reason: .createdForTransfer, cause: .admin, detail: .object(detail), on: tx)
+          reason: .createdForTransfer, cause: .admin, detail: .object(detail),
+          storefront: transaction.storefront, pricedAs: known.tradeNo, on: tx)
       else { throw TransferRefusal.notTransferable("its product is no longer in the catalog") }
       try await TransactionRecord.assign(transactionId, to: order, on: tx)
       var moved: [String: JSONValue] = [
