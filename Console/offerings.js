@@ -112,7 +112,11 @@ function placementForm(main, placements) {
     field('Targeting rules (JSON, first match wins)', c.rules, 'rules'),
     h('p', { class: 'hint' }, 'Each rule: {"offering_id": "…", "when": {…}}. Conditions: storefronts, stores, app_version {from, before}, locales, user (new, returning), has_paid, holds_entitlement, lacks_entitlement, balance {asset, at_least, below}.'),
     h('button', { type: 'submit' }, 'Save placement'), status);
+  // The version loaded into the form: saving replaces only that one, so a form opened before an
+  // experiment's conclusion cannot silently put back the offering the winner replaced.
+  let loaded = null;
   loadOnId(c.id, placements, 'placement_id', (p) => {
+    loaded = p;
     c.offering.value = p.offering_id;
     c.rules.value = JSON.stringify(p.rules, null, 2);
   }, status);
@@ -124,7 +128,8 @@ function placementForm(main, placements) {
     const rules = parseJSON(c.rules, 'rules', [], errors);
     if (errors.length) return showFieldErrors(form, errors);
     try {
-      await call('PUT', path('placements', id), { body: { offering_id: c.offering.value.trim(), rules } });
+      const headers = loaded && loaded.placement_id === id ? { 'If-Match': `"l${loaded.revision}"` } : {};
+      await call('PUT', path('placements', id), { body: { offering_id: c.offering.value.trim(), rules }, headers });
       await renderOfferings(main, `Placement ${id} saved.`);
     } catch (error) {
       showProblem(form, status, error);

@@ -94,10 +94,21 @@ def test_offerings_and_placement_rules_are_edited_with_field_errors(console, sta
     assert "FRA" in console.by_label("Targeting rules (JSON, first match wins)").get_attribute("value")
     console.fill("Serves offering", "default")
     console.click("Save placement")
+    # The first save's "Placement shop saved" is still on the page: wait for the stored change.
+    wait_until(lambda: stack.api.get("/admin/v1/placements/shop", admin=True).json()["offering_id"] == "default",
+               20, "the placement was not saved")
     console.wait_text("#offerings-status", "Placement shop saved")
     stored = stack.api.get("/admin/v1/placements/shop", admin=True).json()
     assert (stored["offering_id"], stored["rules"]) == (
         "default", [{"offering_id": "default", "when": {"storefronts": ["FRA"]}}])
+    # A form loaded before someone else's change (an experiment's conclusion) does not undo it.
+    console.by_label("Placement id").send_keys("shop", Keys.TAB)
+    console.wait_text("#placement-form-status", "exists")
+    changed = stack.api.request("PUT", "/admin/v1/placements/shop", admin=True, json={"offering_id": "summer"})
+    assert changed.status_code == 200, changed.text
+    console.click("Save placement")
+    console.wait_text("#placement-form-status", "changed since it was read")
+    assert stack.api.get("/admin/v1/placements/shop", admin=True).json()["offering_id"] == "summer"
     console.by_label("Offering id").send_keys("summer", Keys.TAB)
     console.wait_text("#offering-form-status", "exists")
     assert console.by_label("Products, in order (product_id or product_id=badge, comma-separated)").get_attribute(

@@ -906,3 +906,36 @@ def test_a_google_purchase_moved_to_another_user_keeps_the_price_google_charged(
     assert r.status_code == 200, r.text
     assert db.scalar(f"SELECT trade_no FROM google_orders WHERE order_id = '{bought['order_id']}'") != order["trade_no"]
     assert revenue() == (1, {"EUR": "3.75"})
+
+
+def test_a_conclusion_is_in_the_placements_history_and_a_stale_form_cannot_undo_it(setup):
+    # The conclusion changed the placement's offering without a row of the placement's own, and
+    # a PUT made from what was read before it silently put the loser back.
+    api = setup.api
+    placement = unique("kept").lower()
+    r = api.request("PUT", f"/admin/v1/placements/{placement}", admin=True, json={"offering_id": "x-a"})
+    assert r.status_code == 201, r.text
+    read = api.request("GET", f"/admin/v1/placements/{placement}", admin=True)
+    assert read.headers["ETag"] == r.headers["ETag"], (read.headers, r.headers)
+    exp = unique("winner").lower()
+    create(api, exp, placement=placement)
+    r = api.request("POST", f"/admin/v1/experiments/{exp}/conclude", admin=True, json={"winner": "v1"})
+    assert r.status_code == 200, r.text
+
+    entries = api.get("/admin/v1/audit", admin=True,
+                      params={"action": "placement_written", "target_id": placement}).json()["entries"]
+    assert [((e.get("before") or {}).get("offering_id"), e["after"]["offering_id"]) for e in entries] == [
+        ("x-a", "x-b"), (None, "x-a")], entries
+
+    stale = problem(api.request("PUT", f"/admin/v1/placements/{placement}", admin=True,
+                                headers={"If-Match": read.headers["ETag"]}, json={"offering_id": "x-a"}),
+                    412, "precondition_failed")
+    assert placement in stale["detail"]
+    assert api.request("GET", f"/admin/v1/placements/{placement}", admin=True).json()["offering_id"] == "x-b"
+    current = api.request("GET", f"/admin/v1/placements/{placement}", admin=True).headers["ETag"]
+    r = api.request("PUT", f"/admin/v1/placements/{placement}", admin=True, headers={"If-Match": current},
+                    json={"offering_id": "x-b", "rules": []})
+    assert r.status_code == 200 and r.headers["ETag"] != current, r.text
+    # If-Match names a stored version: a placement not stored yet has none.
+    problem(api.request("PUT", f"/admin/v1/placements/{unique('none').lower()}", admin=True,
+                        headers={"If-Match": "*"}, json={"offering_id": "x-a"}), 412, "precondition_failed")

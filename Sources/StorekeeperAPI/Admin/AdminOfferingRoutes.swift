@@ -62,7 +62,7 @@ package struct AdminOfferingRoutes: Sendable {
       guard let placement = try await repository.placement(id) else {
         throw HTTPError(404, code: "placement_not_found", detail: "no placement \(id)")
       }
-      return try JSONCoding.response(placement)
+      return try Self.respond(placement, status: 200)
     }
     router.add(.put, "/admin/v1/placements/{placement_id}") { request, context in
       let admin = try auth.authenticate(request, context)
@@ -82,7 +82,7 @@ package struct AdminOfferingRoutes: Sendable {
       }
       try fields.validate()
       let result = try await repository.writePlacement(
-        id, offeringId: offeringId, rules: rules, by: admin)
+        id, offeringId: offeringId, rules: rules, ifMatch: request.headers["If-Match"], by: admin)
       await refresh(context)
       context.logger.notice(
         "placement written",
@@ -90,7 +90,7 @@ package struct AdminOfferingRoutes: Sendable {
           "placement_id": .string(id), "admin": .string(admin.name),
           "rules": .int(rules.count), "created": .bool(result.created),
         ])
-      return try JSONCoding.response(result.placement, status: result.created ? 201 : 200)
+      return try Self.respond(result.placement, status: result.created ? 201 : 200)
     }
     router.add(.delete, "/admin/v1/placements/{placement_id}") { request, context in
       let admin = try auth.authenticate(request, context)
@@ -101,6 +101,11 @@ package struct AdminOfferingRoutes: Sendable {
         "placement removed", ["placement_id": .string(id), "admin": .string(admin.name)])
       return Response(status: 204)
     }
+  }
+
+  static func respond(_ placement: Placement, status: Int) throws -> Response {
+    try JSONCoding.response(
+      placement, status: status, headers: HTTPHeaders([("ETag", placement.etag)]))
   }
 
   /// A path id no record can have is simply not found.

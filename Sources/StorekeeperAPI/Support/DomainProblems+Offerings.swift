@@ -28,6 +28,10 @@ extension OfferingRefusal: DomainProblem {
         })
     case .offeringInUse(let id, let user):
       HTTPError(409, code: "offering_in_use", detail: "\(user) still serves offering \(id)")
+    case .placementChanged(let id):
+      HTTPError(
+        412, code: "precondition_failed",
+        detail: "placement \(id) changed since it was read; fetch it again")
     case .placementInUse(let id, let user):
       HTTPError(409, code: "placement_in_use", detail: "\(user) still belongs to placement \(id)")
     case .experimentAlreadyRunning(let placement, let experiment):

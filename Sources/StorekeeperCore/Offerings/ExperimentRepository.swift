@@ -130,12 +130,25 @@ package struct ExperimentRepository: Sendable {
         throw OfferingRefusal.unknownVariant(winner)
       }
       let results = try await Self.results(before, on: tx)
-      try await tx.execute(
+      // The placement's own history says what it served before the winner, as an admin's
+      // write of it would.
+      let placementBefore = try await tx.query(
+        """
+        SELECT \(unescaped: Placement.columns) FROM placements
+        WHERE placement_id = \(before.placementId) FOR UPDATE
+        """
+      ).first.map(Placement.init(row:))
+      let placementAfter = try await tx.query(
         """
         UPDATE placements SET offering_id = \(variant.offeringId), revision = revision + 1,
                               updated_at = now()
         WHERE placement_id = \(before.placementId)
-        """)
+        RETURNING \(unescaped: Placement.columns)
+        """
+      ).first.map(Placement.init(row:))
+      try await AuditLog.record(
+        .placementWritten, by: actor, targetId: before.placementId, before: placementBefore,
+        after: placementAfter, on: tx)
       let rows = try await tx.query(
         """
         UPDATE experiments SET status = 'concluded', winner = \(winner), concluded_at = now(),

@@ -22,4 +22,7 @@ package enum OfferingRefusal: Error, Equatable, Sendable {
   case experimentState(String, status: String)
   /// The winner named is not one of the experiment's variants.
   case unknownVariant(String)
+  /// `If-Match` named a version of the placement that is no longer the stored one (an
+  /// experiment's conclusion, or another admin, changed it since it was read).
+  case placementChanged(String)
 }

@@ -130,8 +130,10 @@ package struct OfferingRepository: Sendable {
 
   /// Creates or replaces a placement. Every offering it or its rules name must exist, but the
   /// catalog offering `default`, which needs no row.
+  /// With `ifMatch` (the client's `If-Match`), only the version it names is replaced.
   package func writePlacement(
-    _ placementId: String, offeringId: String, rules: [TargetingRule], by actor: AdminActor
+    _ placementId: String, offeringId: String, rules: [TargetingRule], ifMatch: String? = nil,
+    by actor: AdminActor
   ) async throws -> (placement: Placement, created: Bool) {
     try await database.withTransaction { tx in
       let before = try await tx.query(
@@ -140,6 +142,12 @@ package struct OfferingRepository: Sendable {
         WHERE placement_id = \(placementId) FOR UPDATE
         """
       ).first.map(Placement.init(row:))
+      if let ifMatch {
+        let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let before, tags.contains("*") || tags.contains(before.etag) else {
+          throw OfferingRefusal.placementChanged(placementId)
+        }
+      }
       let named = Set([offeringId] + rules.map(\.offeringId))
         .subtracting([OfferingDraft.catalogOfferingId]).sorted()
       let ids = try JSONCoding.text(named)

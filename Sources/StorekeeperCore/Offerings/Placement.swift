@@ -21,6 +21,9 @@ package struct Placement: Encodable, Sendable, Equatable {
   /// The placement today's clients use; with no row it serves the whole catalog.
   package static let defaultId = "default"
 
+  /// Its version as an entity tag: a PUT with `If-Match` replaces only the version it read.
+  package var etag: String { "\"l\(revision)\"" }
+
   /// Every offering it can serve.
   package var offeringIds: Set<String> { Set([offeringId] + rules.map(\.offeringId)) }
 
