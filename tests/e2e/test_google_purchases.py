@@ -450,3 +450,21 @@ def test_a_purchase_google_names_no_order_for_is_never_exported_by_its_token(api
         assert made["purchase_token"] not in r.text, kind
         mine = [row for row in map(__import__("json").loads, r.text.splitlines()) if row.get("user_id") == user]
         assert mine and all(row["transaction_id"].startswith("token:") for row in mine), (kind, mine)
+
+
+def test_a_purchase_google_names_no_order_for_can_be_transferred_by_the_id_the_admin_api_shows(api, google):
+    # Such a purchase goes by its purchase token, longer than any Apple id: the transfer route
+    # refused every id over 64 characters, saying no "Apple transaction" was recorded.
+    owner, heir = unique("g-orderless-from"), unique("g-orderless-to")
+    order = google_order(api, owner, "g.gold")
+    made = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"], no_order=True)
+    assert report(api, order["trade_no"], made["purchase_token"]).status_code == 200
+    [shown] = api.get(f"/admin/v1/orders/{order['trade_no']}", admin=True).json()["transactions"]
+    assert len(shown["transaction_id"]) > 64, shown
+    r = api.post(f"/admin/v1/transactions/{shown['transaction_id']}/transfer", admin=True,
+                 json={"to_user_id": heir, "reason": "changed accounts"})
+    assert r.status_code == 200, r.text
+    assert (api.balance(owner), api.balance(heir)) == (0, 100)
+    missing = problem(api.post(f"/admin/v1/transactions/{'x' * 100}/transfer", admin=True,
+                               json={"to_user_id": heir}), 404, "transaction_not_found")
+    assert "Apple" not in missing["detail"], missing

@@ -45,7 +45,9 @@ package struct AdminTransactionRoutes: Sendable {
       let actor = try auth.authenticate(request, context)
       let admin = actor.name
       let transactionId = context.parameters["transaction_id"] ?? ""
-      guard !transactionId.isEmpty, transactionId.count <= 64,
+      // A Google purchase Google names no order for (a promo code's) goes by its purchase token,
+      // hundreds of characters: the bound is a token's, not an Apple id's.
+      guard !transactionId.isEmpty, transactionId.utf8.count <= Proof.maxPurchaseTokenCharacters,
         transactionId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
       else {
         throw TransferRefusal.transactionNotFound(String(transactionId.prefix(64))).problem

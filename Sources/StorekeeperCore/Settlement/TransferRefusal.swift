@@ -15,7 +15,8 @@ package enum TransferRefusal: Error, Equatable, Sendable {
 
   package var detail: String {
     switch self {
-    case .transactionNotFound(let id): "no Apple transaction \(id) is recorded"
+    case .transactionNotFound(let id):
+      "no purchase \(id) is recorded (an App Store transaction id, or the Google Play order id a paid order shows)"
     case .alreadyOwned: "the purchase already belongs to that user"
     case .notTransferable(let why): "the purchase cannot be moved: \(why)"
     }
