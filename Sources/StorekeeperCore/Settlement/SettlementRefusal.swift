@@ -62,7 +62,8 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
       "Apple refunded or revoked the transaction for \(productId)"
     case .productMismatch(let paidFor, let ordered):
       "the proof pays for \(paidFor.isEmpty ? "nothing" : paidFor.joined(separator: ", ")), not \(ordered)"
-    case .accountTokenMismatch: "the transaction carries another order's app_account_token"
+    case .accountTokenMismatch:
+      "the transaction carries an app_account_token other than this order's (another order's, or one this server never issued)"
     case .transactionAlreadyUsed(let transactionId?, _):
       "Apple transaction \(transactionId) already settled another order"
     case .transactionAlreadyUsed(nil, let productId):
