@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import threading
 import time
 import uuid
@@ -109,6 +110,43 @@ def test_assignment_is_the_documented_hash_on_two_instances_and_after_a_restart(
     events = feed.json()["events"]
     assert len(events) == 1 and events[0]["data"]["experiment_id"] == exp
     assert events[0]["data"]["variant"] == expected_variant(exp, users[0], (30, 70))
+    conclude_all(api)
+
+
+def test_exposures_waiting_at_sigterm_are_written_before_the_process_exits(setup, module_storekeeper):
+    # The loop writes what requests recorded once a second; a SIGTERM (each deploy, each
+    # scale-in) within that second leaves exposures waiting in memory. Shutdown writes them
+    # before the process exits: once, with one event each, and the instance restarted over
+    # the same users writes nothing again.
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    exp = unique("sigterm").lower()
+    create(api, exp)
+    other = module_storekeeper(setup.db, share_admin_with=setup.sk)
+    users = [unique("leaving") for _ in range(40)]
+    for user in users:
+        offering_for(other.client, user)
+    # The table busy in another session as the instance stops: its last flush waits for the
+    # database (within the workers' grace) instead of being cancelled there, which wrote nothing.
+    with db.holding("LOCK TABLE experiment_exposures IN SHARE MODE"):
+        other.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert other.running(), "the instance exited without waiting for its last flush"
+    assert other.terminate() == 0
+    # At once: nothing else holds these exposures, so nothing would write them later.
+    assert exposures(db, exp) == {u: expected_variant(exp, u, (50, 50)) for u in users}
+
+    def events() -> int:
+        return int(db.scalar(f"SELECT count(*) FROM events WHERE type = 'experiment.exposed' "
+                             f"AND data ->> 'experiment_id' = '{exp}'"))
+
+    assert events() == len(users)
+    assert "exposures not written" not in other.log()
+    other.restart()
+    for user in users[:10]:
+        offering_for(other.client, user)
+    assert other.terminate() == 0
+    assert len(exposures(db, exp)) == len(users) and events() == len(users)
     conclude_all(api)
 
 
