@@ -163,11 +163,11 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 
 # What counts, written here from the documented definition (not the project's query): a paid
 # order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
-# copy (a family member's transaction of someone else's purchase), either made from this
-# experiment's variant (order_offerings) after the user was first shown it, or naming no
-# offering, paid within the window after
-# the exposure, before the experiment was concluded and not while it was paused, and bought (the earliest purchase of its
-# original transaction, or its Google token's) at or after the exposure. Money is the store's
+# copy (a family member's transaction of someone else's purchase), bought (the earliest purchase
+# of its original transaction, or its Google token's) at or after the exposure, and either made
+# from this experiment's variant (order_offerings) after the user was first shown it, or naming
+# no offering, paid within the window after the exposure, before the experiment was concluded
+# and not while it was paused. Money is the store's
 # signed price, else the order's amount; an order whose purchase an admin moved to another user
 # is priced by the purchase it made, and refunded when that purchase was (on the order holding
 # it now).
@@ -205,9 +205,10 @@ INDEPENDENT_RESULTS = """
              coalesce(CASE WHEN o.price_milliunits IS NOT NULL THEN o.apple_currency END,
                       o.google_currency, o.currency) AS currency
       FROM e JOIN o ON o.user_id = e.user_id
-      WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at)
+      WHERE o.bought_at >= e.exposed_at
+        AND ((o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at)
          OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
-             AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at
+             AND o.paid_at < e.exposed_at + interval '{hours} hours'
              AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
                               WHERE experiment_id = '{exp}')
              -- Nor paid while the experiment was paused (the admin log's pause to the next
@@ -219,7 +220,7 @@ INDEPENDENT_RESULTS = """
                  AND o.paid_at >= a.created_at
                  AND o.paid_at < coalesce((SELECT min(b.created_at) FROM admin_audit b
                                            WHERE b.target_id = a.target_id AND b.id > a.id
-                                             AND b.after ->> 'status' <> 'paused'), 'infinity'))))
+                                             AND b.after ->> 'status' <> 'paused'), 'infinity')))))
     SELECT e.variant, count(DISTINCT e.user_id),
            (SELECT count(DISTINCT user_id) FROM counted c WHERE c.variant = e.variant),
            (SELECT count(*) FROM counted c WHERE c.variant = e.variant),
@@ -281,6 +282,21 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
     assert api.receipts(signed_transaction=shared["signed_transaction"], user_id=member).status_code == 200
     assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{member}' AND paid_at IS NOT NULL") == "1"
+    # An exposed user who bought the unlock thirty days before the exposure (before the app
+    # sent account tokens) taps Buy on the offering they were shown: the order names it (tagged
+    # with the variant), StoreKit answers "already owned" with the old transaction, which the
+    # app reports for the order. The order is paid, but nobody paid after the exposure.
+    owner = users[5]
+    owned = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": P + "forever", "type": "Non-Consumable",
+        "quantity": 1, "environment": "Production", "apple_account": unique("acct"),
+        "purchase_date_ms": int((time.time() - 30 * 86400) * 1000), "price": 9990, "currency": "USD"})
+    r = order_from(api, owner, P + "forever", placement="paywall", offering=served[owner])
+    assert r.status_code == 201, r.text
+    tagged = r.json()
+    assert (tagged["experiment"], tagged["variant"]) == (exp, expected_variant(exp, owner, (50, 50)))
+    assert api.report(tagged["trade_no"], signed_transaction=owned["signed_transaction"]).status_code == 200
+    assert api.order(tagged["trade_no"])["trade_status"] == "TRADE_SUCCESS"
     # An admin moves a buyer's purchase to another exposed user: the buyer's order still counts
     # (once), the transfer's order is not a second conversion.
     giver, taker = buyers[2], users[2]
@@ -313,7 +329,8 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         assert v["conversion_low"] <= v["conversion"] <= v["conversion_high"]
         total_refunds += refunds
     assert sum(v["exposed"] for v in got.values()) == len(users)
-    # The restorer, the family member and the transfer's new owner are no payers; every buyer is.
+    # The restorer, the family member, the owner of the old unlock and the transfer's new owner
+    # are no payers; every buyer is.
     assert sum(v["payers"] for v in got.values()) == len(buyers)
     assert sum(v["orders"] for v in got.values()) == len(buyers) + 1
     assert total_refunds == 2
