@@ -769,24 +769,41 @@ def test_a_rules_offering_is_no_variants_even_when_a_variant_has_it(setup):
     create(api, exp, offerings=("x-a", "x-c"))
     r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
         "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"storefronts": ["DEU"]}},
-                                        {"offering_id": "x-c", "when": {"has_paid": True}}]})
+                                        {"offering_id": "x-c", "when": {"has_paid": True}},
+                                        {"offering_id": "x-c", "when": {"app_version": {"from": "9"}}},
+                                        {"offering_id": "x-c", "when": {"locales": ["fr"]}}]})
     assert r.status_code == 200, r.text
     users = (unique("ruled-buyer") for _ in range(200))
     german, payer, plain = [u for _, u in zip(range(3), (u for u in users if expected_variant(exp, u, (50, 50)) == "v1"))]
     buy(api, fake, payer, P + "a")
     # The German user is served x-c by the rule, the payer too; the plain user by the variant.
-    assert offering_for(api, german, storefront="DEU") == ("x-c", None)
+    # A parameter or its header: the same rule, on the offerings route as on the order.
+    for facts in ({"storefront": "DEU"}, {"app_version": "9.1"}, {"locale": "fr-CA"}):
+        assert offering_for(api, german, **facts) == ("x-c", None), facts
+    assert offering_for(api, german, storefront="USA") == ("x-c", f"{exp}; variant=v1")
     assert offering_for(api, payer) == ("x-c", None)
     assert offering_for(api, plain) == ("x-c", f"{exp}; variant=v1")
     named = {"placement": "paywall", "offering": "x-c"}
-    for user, headers, expected in [
-        (german, {"Storekeeper-Storefront": "DEU"}, {"placement": "paywall", "offering": "x-c"}),
-        (payer, {}, {"placement": "paywall", "offering": "x-c"}),
-        (plain, {}, {**named, "experiment": exp, "variant": "v1"}),
+    ruled = {"placement": "paywall", "offering": "x-c"}
+    for user, headers, params, expected in [
+        (german, {"Storekeeper-Storefront": "DEU"}, {}, ruled),
+        (german, {}, {"storefront": "DEU"}, ruled),
+        # The parameter wins over the header, as on the offerings route.
+        (german, {"Storekeeper-Storefront": "USA"}, {"storefront": "DEU"}, ruled),
+        (german, {"Storekeeper-Storefront": "DEU"}, {"storefront": "USA"}, {**named, "experiment": exp, "variant": "v1"}),
+        (german, {"Storekeeper-App-Version": "9.1"}, {}, ruled),
+        (german, {}, {"app_version": "9.1"}, ruled),
+        (german, {"Accept-Language": "fr-CA"}, {}, ruled),
+        (german, {}, {"locale": "fr-CA"}, ruled),
+        # A value the offerings route would refuse is no fact on the order, which still stands.
+        (german, {}, {"app_version": "9.x"}, {**named, "experiment": exp, "variant": "v1"}),
+        (payer, {}, {}, ruled),
+        (plain, {}, {}, {**named, "experiment": exp, "variant": "v1"}),
     ]:
-        r = api.post("/v1/orders", json={"user_id": user, "product_id": P + "c", **named}, headers=headers)
+        r = api.post("/v1/orders", json={"user_id": user, "product_id": P + "c", **named}, headers=headers,
+                     params=params)
         assert r.status_code == 201, r.text
-        assert shown(r.json()) == expected, user
+        assert shown(r.json()) == expected, (user, headers, params)
     conclude_all(api)
 
 
