@@ -163,11 +163,11 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 
 # What counts, written here from the documented definition (not the project's query): a paid
 # order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
-# copy (a family member's transaction of someone else's purchase), bought (the earliest purchase
-# of its original transaction, or its Google token's) at or after the exposure, and either made
-# from this experiment's variant (order_offerings) after the user was first shown it, or naming
-# no offering, paid within the window after the exposure, before the experiment was concluded
-# and not while it was paused. Money is the store's
+# copy (a family member's transaction of someone else's purchase), and either made from this
+# experiment's variant (order_offerings) after the user was first shown it and paid by a purchase
+# made at or after it, or naming no offering, bought (the earliest purchase of its original
+# transaction, or its Google token's) at or after the exposure, paid within the window after
+# it, before the experiment was concluded and not while it was paused. Money is the store's
 # signed price, else the order's amount; an order whose purchase an admin moved to another user
 # is priced by the purchase it made, and refunded when that purchase was (on the order holding
 # it now).
@@ -180,6 +180,7 @@ INDEPENDENT_RESULTS = """
              coalesce((SELECT min(s.purchase_date) FROM apple_transactions s
                        WHERE s.original_transaction_id = t.original_transaction_id),
                       gp.purchase_time, o.paid_at) AS bought_at,
+             coalesce(t.purchase_date, g.purchased_at, o.paid_at) AS paid_by_purchase_of,
              x.experiment_id AS tag_experiment, x.variant AS tag_variant, x.trade_no AS tagged,
              holder.close_reason AS holder_close_reason
       FROM orders o
@@ -205,9 +206,9 @@ INDEPENDENT_RESULTS = """
              coalesce(CASE WHEN o.price_milliunits IS NOT NULL THEN o.apple_currency END,
                       o.google_currency, o.currency) AS currency
       FROM e JOIN o ON o.user_id = e.user_id
-      WHERE o.bought_at >= e.exposed_at
-        AND ((o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at)
-         OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
+      WHERE ((o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at
+              AND o.paid_by_purchase_of >= e.exposed_at)
+         OR (o.tagged IS NULL AND o.bought_at >= e.exposed_at AND o.paid_at >= e.exposed_at
              AND o.paid_at < e.exposed_at + interval '{hours} hours'
              AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
                               WHERE experiment_id = '{exp}')

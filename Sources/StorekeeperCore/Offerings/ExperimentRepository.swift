@@ -200,7 +200,7 @@ package struct ExperimentRepository: Sendable {
         -- An order made from this experiment's offering counts for the variant it names, at
         -- any time after the exposure.
         SELECT e.variant, e.user_id, e.exposed_at, o.trade_no, o.currency, o.amount,
-               o.close_reason, o.paid_at
+               o.close_reason, o.paid_at, true AS tagged
         FROM exposed e
         JOIN order_offerings x ON x.experiment_id = \(experiment.experimentId)
           AND x.variant = e.variant
@@ -214,7 +214,7 @@ package struct ExperimentRepository: Sendable {
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
         SELECT e.variant, e.user_id, e.exposed_at, o.trade_no, o.currency, o.amount,
-               o.close_reason, o.paid_at
+               o.close_reason, o.paid_at, false AS tagged
         FROM exposed e
         JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
           AND o.paid_at >= e.exposed_at
@@ -240,21 +240,31 @@ package struct ExperimentRepository: Sendable {
             AND v.detail ? 'transaction_id'
           ORDER BY v.id DESC LIMIT 1) moved ON true
         WHERE NOT storekeeper_paid_by_family_copy(c.trade_no, c.close_reason::text)
-          -- Either way, only a purchase made at or after the exposure is a conversion: a
-          -- tagged order can be paid by an older purchase too (StoreKit answers "already
-          -- owned" with a transaction bought before the app sent account tokens). When the
-          -- purchase was made, not when Storekeeper recorded it: the earliest transaction
-          -- Storekeeper holds of the same original transaction (App Store), or the purchase
-          -- token's first order (Google Play); the order's payment when neither store row
-          -- exists. Each is found by a unique or indexed key.
-          AND coalesce(
-                (SELECT min(s.purchase_date) FROM apple_transactions t
-                 JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
-                 WHERE t.trade_no = c.trade_no OR t.transaction_id = moved.id),
-                (SELECT gp.purchase_time FROM google_orders g
-                 JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
-                 WHERE g.trade_no = c.trade_no OR g.order_id = moved.id),
-                c.paid_at) >= c.exposed_at),
+          -- Either way, only a purchase made at or after the exposure is a conversion, when
+          -- the store says it was made, not when Storekeeper recorded it; the order's payment
+          -- when no store row exists. Each is found by a unique or indexed key.
+          AND CASE WHEN c.tagged
+                -- A tagged order: the purchase that paid it (StoreKit can answer "already
+                -- owned" with a transaction bought before the exposure; a resubscription is a
+                -- new purchase of an old subscription, and counts).
+                THEN coalesce(
+                  (SELECT min(t.purchase_date) FROM apple_transactions t
+                   WHERE t.trade_no = c.trade_no OR t.transaction_id = moved.id),
+                  (SELECT min(g.purchased_at) FROM google_orders g
+                   WHERE g.trade_no = c.trade_no OR g.order_id = moved.id),
+                  c.paid_at)
+                -- An untagged one, by the window: the earliest transaction Storekeeper holds of
+                -- the same original transaction (App Store), or the purchase token's first
+                -- order (Google Play), so a restore or a renewal of what was bought before is
+                -- no conversion.
+                ELSE coalesce(
+                  (SELECT min(s.purchase_date) FROM apple_transactions t
+                   JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
+                   WHERE t.trade_no = c.trade_no OR t.transaction_id = moved.id),
+                  (SELECT gp.purchase_time FROM google_orders g
+                   JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
+                   WHERE g.trade_no = c.trade_no OR g.order_id = moved.id),
+                  c.paid_at) END >= c.exposed_at),
       priced AS (
         -- What the buyer paid, as the store signed it (the charts' price, `StorePrice`), else
         -- the order's own amount. A purchase an admin moved away (either store's) belongs to
