@@ -4,6 +4,11 @@ import StorekeeperLogging
 /// Writes the exposures requests recorded (`ExposureRecorder`) every second, or at once when a
 /// batch fills; on shutdown, once more after the loop stops, so exposures served just before a
 /// SIGTERM are kept.
+///
+/// That last flush runs in a task of its own, as the loop's body does: shutdown cancels the
+/// service's task, and a statement sent from a cancelled task is cancelled on the server at
+/// once (57014), so a flush run there wrote nothing and the waiting exposures were lost with the
+/// process. The wait for it is bounded by the workers' grace period (`ServiceGroup.shutdown`).
 package struct ExposureService: Service {
   let loop: BackgroundLoop
   let recorder: ExposureRecorder
@@ -21,14 +26,17 @@ package struct ExposureService: Service {
 
   package func run() async {
     await loop.run()
-    await Self.flush(recorder, logger)
+    let (recorder, logger) = (recorder, logger)
+    await Task { await Self.flush(recorder, logger, last: true) }.value
   }
 
-  static func flush(_ recorder: ExposureRecorder, _ logger: Logger) async {
+  static func flush(_ recorder: ExposureRecorder, _ logger: Logger, last: Bool = false) async {
     do { try await recorder.flush() } catch {
       let counts = recorder.counts
       logger.warning(
-        "exposures not written; will retry",
+        last
+          ? "exposures not written before exit; each user is recorded at their next exposure"
+          : "exposures not written; will retry",
         [
           "error": .string("\(error)"), "pending": .int(counts.pending),
           "dropped": .int(counts.dropped),

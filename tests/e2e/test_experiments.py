@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import threading
 import time
 import uuid
@@ -112,6 +113,43 @@ def test_assignment_is_the_documented_hash_on_two_instances_and_after_a_restart(
     conclude_all(api)
 
 
+def test_exposures_waiting_at_sigterm_are_written_before_the_process_exits(setup, module_storekeeper):
+    # The loop writes what requests recorded once a second; a SIGTERM (each deploy, each
+    # scale-in) within that second leaves exposures waiting in memory. Shutdown writes them
+    # before the process exits: once, with one event each, and the instance restarted over
+    # the same users writes nothing again.
+    api, db = setup.api, setup.db
+    conclude_all(api)
+    exp = unique("sigterm").lower()
+    create(api, exp)
+    other = module_storekeeper(setup.db, share_admin_with=setup.sk)
+    users = [unique("leaving") for _ in range(40)]
+    for user in users:
+        offering_for(other.client, user)
+    # The table busy in another session as the instance stops: its last flush waits for the
+    # database (within the workers' grace) instead of being cancelled there, which wrote nothing.
+    with db.holding("LOCK TABLE experiment_exposures IN SHARE MODE"):
+        other.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert other.running(), "the instance exited without waiting for its last flush"
+    assert other.terminate() == 0
+    # At once: nothing else holds these exposures, so nothing would write them later.
+    assert exposures(db, exp) == {u: expected_variant(exp, u, (50, 50)) for u in users}
+
+    def events() -> int:
+        return int(db.scalar(f"SELECT count(*) FROM events WHERE type = 'experiment.exposed' "
+                             f"AND data ->> 'experiment_id' = '{exp}'"))
+
+    assert events() == len(users)
+    assert "exposures not written" not in other.log()
+    other.restart()
+    for user in users[:10]:
+        offering_for(other.client, user)
+    assert other.terminate() == 0
+    assert len(exposures(db, exp)) == len(users) and events() == len(users)
+    conclude_all(api)
+
+
 def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, **purchase) -> dict:
     """An order paid by a StoreKit purchase the store priced itself (not the catalog's price)."""
     order = api.create_order(user, product)
@@ -125,11 +163,11 @@ def buy_at(api, fake, user: str, product: str, milliunits: int, currency: str, *
 
 # What counts, written here from the documented definition (not the project's query): a paid
 # order of an exposed user, not sandbox, not an admin's transfer, not paid by a Family Sharing
-# copy (a family member's transaction of someone else's purchase), either made from this
-# experiment's variant (order_offerings) after the user was first shown it, or naming no
-# offering, paid within the window after
-# the exposure, before the experiment was concluded and not while it was paused, and bought (the earliest purchase of its
-# original transaction, or its Google token's) at or after the exposure. Money is the store's
+# copy (a family member's transaction of someone else's purchase), and either made from this
+# experiment's variant (order_offerings) after the user was first shown it and paid by a purchase
+# made at or after it, or naming no offering, bought (the earliest purchase of its original
+# transaction, or its Google token's) at or after the exposure, paid within the window after
+# it, before the experiment was concluded and not while it was paused. Money is the store's
 # signed price, else the order's amount; an order whose purchase an admin moved to another user
 # is priced by the purchase it made, and refunded when that purchase was (on the order holding
 # it now).
@@ -142,6 +180,7 @@ INDEPENDENT_RESULTS = """
              coalesce((SELECT min(s.purchase_date) FROM apple_transactions s
                        WHERE s.original_transaction_id = t.original_transaction_id),
                       gp.purchase_time, o.paid_at) AS bought_at,
+             coalesce(t.purchase_date, g.purchased_at, o.paid_at) AS paid_by_purchase_of,
              x.experiment_id AS tag_experiment, x.variant AS tag_variant, x.trade_no AS tagged,
              holder.close_reason AS holder_close_reason
       FROM orders o
@@ -167,9 +206,10 @@ INDEPENDENT_RESULTS = """
              coalesce(CASE WHEN o.price_milliunits IS NOT NULL THEN o.apple_currency END,
                       o.google_currency, o.currency) AS currency
       FROM e JOIN o ON o.user_id = e.user_id
-      WHERE (o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at)
-         OR (o.tagged IS NULL AND o.paid_at >= e.exposed_at
-             AND o.paid_at < e.exposed_at + interval '{hours} hours' AND o.bought_at >= e.exposed_at
+      WHERE ((o.tag_experiment = '{exp}' AND o.tag_variant = e.variant AND o.created_at >= e.exposed_at
+              AND o.paid_by_purchase_of >= e.exposed_at)
+         OR (o.tagged IS NULL AND o.bought_at >= e.exposed_at AND o.paid_at >= e.exposed_at
+             AND o.paid_at < e.exposed_at + interval '{hours} hours'
              AND o.paid_at < (SELECT coalesce(concluded_at, 'infinity') FROM experiments
                               WHERE experiment_id = '{exp}')
              -- Nor paid while the experiment was paused (the admin log's pause to the next
@@ -181,7 +221,7 @@ INDEPENDENT_RESULTS = """
                  AND o.paid_at >= a.created_at
                  AND o.paid_at < coalesce((SELECT min(b.created_at) FROM admin_audit b
                                            WHERE b.target_id = a.target_id AND b.id > a.id
-                                             AND b.after ->> 'status' <> 'paused'), 'infinity'))))
+                                             AND b.after ->> 'status' <> 'paused'), 'infinity')))))
     SELECT e.variant, count(DISTINCT e.user_id),
            (SELECT count(DISTINCT user_id) FROM counted c WHERE c.variant = e.variant),
            (SELECT count(*) FROM counted c WHERE c.variant = e.variant),
@@ -243,6 +283,21 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         "environment": "Production", "in_app_ownership_type": "FAMILY_SHARED"})
     assert api.receipts(signed_transaction=shared["signed_transaction"], user_id=member).status_code == 200
     assert db.scalar(f"SELECT count(*) FROM orders WHERE user_id = '{member}' AND paid_at IS NOT NULL") == "1"
+    # An exposed user who bought the unlock thirty days before the exposure (before the app
+    # sent account tokens) taps Buy on the offering they were shown: the order names it (tagged
+    # with the variant), StoreKit answers "already owned" with the old transaction, which the
+    # app reports for the order. The order is paid, but nobody paid after the exposure.
+    owner = users[5]
+    owned = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": P + "forever", "type": "Non-Consumable",
+        "quantity": 1, "environment": "Production", "apple_account": unique("acct"),
+        "purchase_date_ms": int((time.time() - 30 * 86400) * 1000), "price": 9990, "currency": "USD"})
+    r = order_from(api, owner, P + "forever", placement="paywall", offering=served[owner])
+    assert r.status_code == 201, r.text
+    tagged = r.json()
+    assert (tagged["experiment"], tagged["variant"]) == (exp, expected_variant(exp, owner, (50, 50)))
+    assert api.report(tagged["trade_no"], signed_transaction=owned["signed_transaction"]).status_code == 200
+    assert api.order(tagged["trade_no"])["trade_status"] == "TRADE_SUCCESS"
     # An admin moves a buyer's purchase to another exposed user: the buyer's order still counts
     # (once), the transfer's order is not a second conversion.
     giver, taker = buyers[2], users[2]
@@ -275,7 +330,8 @@ def test_results_match_an_independent_computation_and_show_refunds(setup):
         assert v["conversion_low"] <= v["conversion"] <= v["conversion_high"]
         total_refunds += refunds
     assert sum(v["exposed"] for v in got.values()) == len(users)
-    # The restorer, the family member and the transfer's new owner are no payers; every buyer is.
+    # The restorer, the family member, the owner of the old unlock and the transfer's new owner
+    # are no payers; every buyer is.
     assert sum(v["payers"] for v in got.values()) == len(buyers)
     assert sum(v["orders"] for v in got.values()) == len(buyers) + 1
     assert total_refunds == 2
@@ -714,24 +770,41 @@ def test_a_rules_offering_is_no_variants_even_when_a_variant_has_it(setup):
     create(api, exp, offerings=("x-a", "x-c"))
     r = api.request("PUT", "/admin/v1/placements/paywall", admin=True, json={
         "offering_id": "x-a", "rules": [{"offering_id": "x-c", "when": {"storefronts": ["DEU"]}},
-                                        {"offering_id": "x-c", "when": {"has_paid": True}}]})
+                                        {"offering_id": "x-c", "when": {"has_paid": True}},
+                                        {"offering_id": "x-c", "when": {"app_version": {"from": "9"}}},
+                                        {"offering_id": "x-c", "when": {"locales": ["fr"]}}]})
     assert r.status_code == 200, r.text
     users = (unique("ruled-buyer") for _ in range(200))
     german, payer, plain = [u for _, u in zip(range(3), (u for u in users if expected_variant(exp, u, (50, 50)) == "v1"))]
     buy(api, fake, payer, P + "a")
     # The German user is served x-c by the rule, the payer too; the plain user by the variant.
-    assert offering_for(api, german, storefront="DEU") == ("x-c", None)
+    # A parameter or its header: the same rule, on the offerings route as on the order.
+    for facts in ({"storefront": "DEU"}, {"app_version": "9.1"}, {"locale": "fr-CA"}):
+        assert offering_for(api, german, **facts) == ("x-c", None), facts
+    assert offering_for(api, german, storefront="USA") == ("x-c", f"{exp}; variant=v1")
     assert offering_for(api, payer) == ("x-c", None)
     assert offering_for(api, plain) == ("x-c", f"{exp}; variant=v1")
     named = {"placement": "paywall", "offering": "x-c"}
-    for user, headers, expected in [
-        (german, {"Storekeeper-Storefront": "DEU"}, {"placement": "paywall", "offering": "x-c"}),
-        (payer, {}, {"placement": "paywall", "offering": "x-c"}),
-        (plain, {}, {**named, "experiment": exp, "variant": "v1"}),
+    ruled = {"placement": "paywall", "offering": "x-c"}
+    for user, headers, params, expected in [
+        (german, {"Storekeeper-Storefront": "DEU"}, {}, ruled),
+        (german, {}, {"storefront": "DEU"}, ruled),
+        # The parameter wins over the header, as on the offerings route.
+        (german, {"Storekeeper-Storefront": "USA"}, {"storefront": "DEU"}, ruled),
+        (german, {"Storekeeper-Storefront": "DEU"}, {"storefront": "USA"}, {**named, "experiment": exp, "variant": "v1"}),
+        (german, {"Storekeeper-App-Version": "9.1"}, {}, ruled),
+        (german, {}, {"app_version": "9.1"}, ruled),
+        (german, {"Accept-Language": "fr-CA"}, {}, ruled),
+        (german, {}, {"locale": "fr-CA"}, ruled),
+        # A value the offerings route would refuse is no fact on the order, which still stands.
+        (german, {}, {"app_version": "9.x"}, {**named, "experiment": exp, "variant": "v1"}),
+        (payer, {}, {}, ruled),
+        (plain, {}, {}, {**named, "experiment": exp, "variant": "v1"}),
     ]:
-        r = api.post("/v1/orders", json={"user_id": user, "product_id": P + "c", **named}, headers=headers)
+        r = api.post("/v1/orders", json={"user_id": user, "product_id": P + "c", **named}, headers=headers,
+                     params=params)
         assert r.status_code == 201, r.text
-        assert shown(r.json()) == expected, user
+        assert shown(r.json()) == expected, (user, headers, params)
     conclude_all(api)
 
 

@@ -22,56 +22,18 @@ enum OfferingRequest {
   /// again.
   static func read(_ request: Request) throws -> (facts: RequestFacts, named: String?) {
     var problems: [FieldError] = []
-    // The query in one pass (it usually holds one parameter, or none) rather than a hashed
-    // lookup per name; the unknown names are sorted, for a stable answer, only when there is
-    // something to refuse.
-    var given = Given()
-    var unknown = false
-    for (name, text) in request.query {
-      switch name {
-      case "storefront": given.storefront = text
-      case "store": given.store = text
-      case "app_version": given.appVersion = text
-      case "locale": given.locale = text
-      case "user_id": given.user = text
-      default: unknown = true
-      }
-    }
+    let (given, unknown) = Given.from(request.query)
     if unknown {
+      // Sorted, for a stable answer, only when there is something to refuse.
       for name in request.query.keys.sorted() where !known.contains(name) {
         problems.append(FieldError(field: name, message: "is not a known parameter"))
       }
     }
-    var facts = RequestFacts()
     // The storefront first, with GET /v1/products' own error (`invalid_storefront`), so an app
     // handles a wrong storefront one way on both routes.
-    facts.storefront = try StorefrontRequest.storefront(
+    let storefront = try StorefrontRequest.storefront(
       parameter: given.storefront, header: request.headers[StorefrontRequest.header])
-    if let (field, text) = value(given.store, "store", request, storeHeader) {
-      if let store = AppStoreName(rawValue: text) {
-        facts.store = store
-      } else {
-        problems.append(FieldError(field: field, message: "must be app_store or google_play"))
-      }
-    }
-    if let (field, text) = value(given.appVersion, "app_version", request, versionHeader) {
-      if let version = AppVersion(text) {
-        facts.appVersion = version
-      } else {
-        problems.append(
-          FieldError(field: field, message: "must be a version of 1-4 numbers such as 2.1.0"))
-      }
-    }
-    if let text = given.locale {
-      if TargetingRule.isLanguageTag(text) {
-        facts.locale = text
-      } else {
-        problems.append(
-          FieldError(field: "locale", message: "must be a language tag such as de-AT"))
-      }
-    } else {
-      facts.locale = headerLocale(request)
-    }
+    let facts = facts(given, request, storefront: storefront) { problems.append($0) }
     guard problems.isEmpty else {
       throw HTTPError(
         400, code: "invalid_query", detail: "one or more request parameters are invalid",
@@ -86,15 +48,47 @@ enum OfferingRequest {
     return (facts, named)
   }
 
-  /// What another request of the app (an order) says of itself in the headers an app sends
-  /// with every request, to judge the placement's rules as this route would have. Nothing is
-  /// refused here: a malformed value says nothing, as a missing one.
-  static func headerFacts(_ request: Request) -> RequestFacts {
+  /// What another request of the app (an order) says of itself, read as this route reads it
+  /// (the same parameters first, then the same headers), to judge the placement's rules as
+  /// this route would have: an app that asked for its offering with `?storefront=DEU` and
+  /// orders with it is judged in Germany on both. `storefront` is the one the order is priced
+  /// for (already checked, by the same rule). Nothing else is refused here: a malformed value
+  /// says nothing, as a missing one, and other parameters are not this reader's.
+  static func facts(of request: Request, storefront: String?) -> RequestFacts {
+    facts(Given.from(request.query).given, request, storefront: storefront) { _ in }
+  }
+
+  /// The request's facts, each from its parameter when given, else its header; a value given
+  /// but malformed is no fact, and is reported to `invalid` with the field it came from.
+  private static func facts(
+    _ given: Given, _ request: Request, storefront: String?, invalid: (FieldError) -> Void
+  ) -> RequestFacts {
     var facts = RequestFacts()
-    facts.storefront = request.headers[StorefrontRequest.header].flatMap(Storefront.canonical)
-    facts.store = request.headers[storeHeader].flatMap(AppStoreName.init(rawValue:))
-    facts.appVersion = request.headers[versionHeader].flatMap(AppVersion.init)
-    facts.locale = headerLocale(request)
+    facts.storefront = storefront
+    if let (field, text) = value(given.store, "store", request, storeHeader) {
+      if let store = AppStoreName(rawValue: text) {
+        facts.store = store
+      } else {
+        invalid(FieldError(field: field, message: "must be app_store or google_play"))
+      }
+    }
+    if let (field, text) = value(given.appVersion, "app_version", request, versionHeader) {
+      if let version = AppVersion(text) {
+        facts.appVersion = version
+      } else {
+        invalid(
+          FieldError(field: field, message: "must be a version of 1-4 numbers such as 2.1.0"))
+      }
+    }
+    if let text = given.locale {
+      if TargetingRule.isLanguageTag(text) {
+        facts.locale = text
+      } else {
+        invalid(FieldError(field: "locale", message: "must be a language tag such as de-AT"))
+      }
+    } else {
+      facts.locale = headerLocale(request)
+    }
     return facts
   }
 
@@ -117,6 +111,24 @@ enum OfferingRequest {
     var appVersion: String?
     var locale: String?
     var user: String?
+
+    /// The query in one pass (it usually holds one parameter, or none) rather than a hashed
+    /// lookup per name; `unknown` when it holds a name this route does not read.
+    static func from(_ query: [String: String]) -> (given: Given, unknown: Bool) {
+      var given = Given()
+      var unknown = false
+      for (name, text) in query {
+        switch name {
+        case "storefront": given.storefront = text
+        case "store": given.store = text
+        case "app_version": given.appVersion = text
+        case "locale": given.locale = text
+        case "user_id": given.user = text
+        default: unknown = true
+        }
+      }
+      return (given, unknown)
+    }
   }
 
   private static func value(

@@ -147,15 +147,18 @@ package struct OrderRoutes: Sendable {
 
   /// Whether one of the placement's rules chooses for this user, as `GET /v1/offerings` would:
   /// then the user is not in the experiment, and an order of a rule's offering that happens to
-  /// be a variant's is not that variant's. The request facts are the app's headers on this
-  /// request and the `store` its body names; the user's facts are read only when a rule needs
-  /// them. A store the body leaves out is no fact, as on the offerings route: taken as
-  /// `app_store`, a store rule the offering's request did not match took an exposed user out.
+  /// be a variant's is not that variant's. The request facts are read from this request as
+  /// the offerings route reads its own (parameters first, then headers; the storefront the
+  /// order is priced for), with the `store` its body names first; the user's facts are read
+  /// only when a rule needs them. A store named nowhere is no fact, as on the offerings route:
+  /// taken as `app_store`, a store rule the offering's request did not match took an exposed
+  /// user out. Judged on headers alone, an app sending `?storefront=DEU` was targeted by a
+  /// German rule on the offerings route and in the experiment on its order.
   private func targeted(
     _ placement: ServedPlacement, _ order: NewOrder, namedStore: OrderStore?, _ request: Request
   ) async throws -> Bool {
     guard !placement.rules.isEmpty else { return false }
-    var facts = OfferingRequest.headerFacts(request)
+    var facts = OfferingRequest.facts(of: request, storefront: order.storefront)
     if let namedStore { facts.store = AppStoreName(rawValue: namedStore.rawValue) }
     if let decided = TargetingRule.firstIndexWithoutFacts(
       placement.rules, request: facts, hasUser: true)

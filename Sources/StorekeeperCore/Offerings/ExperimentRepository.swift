@@ -192,10 +192,11 @@ package struct ExperimentRepository: Sendable {
   /// Each variant's numbers from the raw rows: exposures, and the paid orders (not sandbox, not
   /// an admin's transfer, which re-pays a purchase already counted, not a Family Sharing copy,
   /// which its purchaser paid) of each exposed user: those
-  /// made from the variant's offering (`order_offerings`), and those that name no offering,
-  /// paid from the first exposure to `attribution_hours` after it and before the experiment
-  /// was concluded (the winner's offering is everyone's from then), whose original purchase was
-  /// made at or after the exposure (a restore, or a renewal, of what was bought before is no
+  /// made from the variant's offering (`order_offerings`) after the exposure, and those that
+  /// name no offering, paid from the first exposure to `attribution_hours` after it and before
+  /// the experiment was concluded (the winner's offering is everyone's from then); either way
+  /// only when the original purchase was made at or after the exposure (a restore, a renewal,
+  /// or an "already owned" answer paying a tagged order, of what was bought before is no
   /// conversion). Money is what the store signed as paid, as the charts count it; an order the
   /// store priced nowhere counts at the catalog's price it was made at.
   static func results(_ experiment: Experiment, on executor: any PostgresExecutor) async throws
@@ -208,12 +209,11 @@ package struct ExperimentRepository: Sendable {
       WITH exposed AS (
         SELECT variant, user_id, exposed_at FROM experiment_exposures
         WHERE experiment_id = \(experiment.experimentId)),
-      attributed AS (
+      candidates AS (
         -- An order made from this experiment's offering counts for the variant it names, at
         -- any time after the exposure.
-        SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
-               storekeeper_order_refunded(o.trade_no, o.close_reason::text) AS refunded,
-               o.close_reason = 'transferred' AS transferred
+        SELECT e.variant, e.user_id, e.exposed_at, o.trade_no, o.currency, o.amount,
+               o.close_reason, o.paid_at, true AS tagged
         FROM exposed e
         JOIN order_offerings x ON x.experiment_id = \(experiment.experimentId)
           AND x.variant = e.variant
@@ -223,13 +223,11 @@ package struct ExperimentRepository: Sendable {
           -- Made after the user was shown the variant: an order the hash tagged before any
           -- exposure (a paywall seen signed out) was not made from the experiment.
           AND o.created_at >= e.exposed_at
-        WHERE NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
         UNION ALL
         -- An order that names no offering, by the window after the first exposure; one that
         -- names another offering was not made from this experiment.
-        SELECT e.variant, e.user_id, o.trade_no, o.currency, o.amount,
-               storekeeper_order_refunded(o.trade_no, o.close_reason::text) AS refunded,
-               o.close_reason = 'transferred' AS transferred
+        SELECT e.variant, e.user_id, e.exposed_at, o.trade_no, o.currency, o.amount,
+               o.close_reason, o.paid_at, false AS tagged
         FROM exposed e
         JOIN orders o ON o.user_id = e.user_id AND o.paid_at IS NOT NULL
           AND o.paid_at >= e.exposed_at
@@ -241,27 +239,45 @@ package struct ExperimentRepository: Sendable {
                           WHERE p.experiment_id = \(experiment.experimentId)
                             AND o.paid_at >= p.paused_at
                             AND o.paid_at < coalesce(p.resumed_at, 'infinity'))
+        WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)),
+      attributed AS (
+        SELECT c.variant, c.user_id, c.trade_no, c.currency, c.amount,
+               storekeeper_order_refunded(c.trade_no, c.close_reason::text) AS refunded,
+               c.close_reason = 'transferred' AS transferred
+        FROM candidates c
         -- An order whose purchase an admin moved away no longer holds it: its transfer's
         -- event names what it paid with.
         LEFT JOIN LATERAL (
           SELECT v.detail ->> 'transaction_id' AS id FROM order_events v
-          WHERE o.close_reason = 'transferred' AND v.trade_no = o.trade_no
+          WHERE c.close_reason = 'transferred' AND v.trade_no = c.trade_no
             AND v.detail ? 'transaction_id'
           ORDER BY v.id DESC LIMIT 1) moved ON true
-        WHERE NOT EXISTS (SELECT 1 FROM order_offerings x WHERE x.trade_no = o.trade_no)
-          AND NOT storekeeper_paid_by_family_copy(o.trade_no, o.close_reason::text)
-          -- When the purchase was made, not when Storekeeper recorded it: the earliest
-          -- transaction Storekeeper holds of the same original transaction (App Store), or the
-          -- purchase token's first order (Google Play); the order's payment when neither store
-          -- row exists. Each is found by a unique or indexed key.
-          AND coalesce(
-                (SELECT min(s.purchase_date) FROM apple_transactions t
-                 JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
-                 WHERE t.trade_no = o.trade_no OR t.transaction_id = moved.id),
-                (SELECT gp.purchase_time FROM google_orders g
-                 JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
-                 WHERE g.trade_no = o.trade_no OR g.order_id = moved.id),
-                o.paid_at) >= e.exposed_at),
+        WHERE NOT storekeeper_paid_by_family_copy(c.trade_no, c.close_reason::text)
+          -- Either way, only a purchase made at or after the exposure is a conversion, when
+          -- the store says it was made, not when Storekeeper recorded it; the order's payment
+          -- when no store row exists. Each is found by a unique or indexed key.
+          AND CASE WHEN c.tagged
+                -- A tagged order: the purchase that paid it (StoreKit can answer "already
+                -- owned" with a transaction bought before the exposure; a resubscription is a
+                -- new purchase of an old subscription, and counts).
+                THEN coalesce(
+                  (SELECT min(t.purchase_date) FROM apple_transactions t
+                   WHERE t.trade_no = c.trade_no OR t.transaction_id = moved.id),
+                  (SELECT min(g.purchased_at) FROM google_orders g
+                   WHERE g.trade_no = c.trade_no OR g.order_id = moved.id),
+                  c.paid_at)
+                -- An untagged one, by the window: the earliest transaction Storekeeper holds of
+                -- the same original transaction (App Store), or the purchase token's first
+                -- order (Google Play), so a restore or a renewal of what was bought before is
+                -- no conversion.
+                ELSE coalesce(
+                  (SELECT min(s.purchase_date) FROM apple_transactions t
+                   JOIN apple_transactions s ON s.original_transaction_id = t.original_transaction_id
+                   WHERE t.trade_no = c.trade_no OR t.transaction_id = moved.id),
+                  (SELECT gp.purchase_time FROM google_orders g
+                   JOIN google_purchases gp ON gp.purchase_token = g.purchase_token
+                   WHERE g.trade_no = c.trade_no OR g.order_id = moved.id),
+                  c.paid_at) END >= c.exposed_at),
       priced AS (
         -- What the buyer paid, as the store signed it (the charts' price, `StorePrice`), else
         -- the order's own amount. A purchase an admin moved away (either store's) belongs to
