@@ -44,7 +44,8 @@ struct GooglePlayParts: Sendable {
       packageName: settings.packageName,
       tokens: AccessTokenSource(key: key, transport: transport, timeout: timeout),
       baseURL: baseURL, transport: transport, timeout: timeout)
-    let monitor = GooglePlayMonitor(logger: logger.with("component", "google-play"))
+    let monitor = GooglePlayMonitor(
+      logger: logger.with("component", "google-play"), clock: parts.clock)
     let verifier = GooglePurchaseVerifier(client: client, monitor: monitor)
     let acknowledgements = GoogleAcknowledgementQueue(
       database: parts.database, clock: parts.clock, baseMs: config.retryBaseMs,

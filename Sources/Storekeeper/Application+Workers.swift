@@ -21,6 +21,7 @@ extension Application {
       attempts: domain.webhookAttempts, logger: logger.with("component", "webhooks"),
       wake: { webhooksPending.wake() })
     let (notifications, snapshot) = (domain.notifications, edge.metricsSnapshot)
+    let (time, database) = (domain.time, domain.database)
     let chartRollup = ChartRollupPass(
       rollup: ChartRollup(
         database: domain.database, countsZone: config.chartsTimeZone,
@@ -28,6 +29,11 @@ extension Application {
       intervalMs: config.chartsRollupIntervalMs,
       logger: logger.with("component", "chart-rollup"))
     var services: [any Service] = [
+      // Start-up read PostgreSQL's clock; this reads it again, so the monotonic clock counting
+      // from it never drifts far, and a changed offset is logged.
+      BackgroundLoop(
+        name: "database-time", intervalMs: DatabaseTime.refreshIntervalMs, logger: logger
+      ) { await time.refresh(database) },
       BackgroundLoop(name: "order-sweeper", intervalMs: config.sweepIntervalMs, logger: logger) {
         await sweeper.runOnce()
       },

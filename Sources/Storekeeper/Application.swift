@@ -60,6 +60,9 @@ public final class Application: Sendable {
         logger.notice("migrations applied", ["names": .string(applied.joined(separator: ","))])
       }
     }
+    // Before anything is timed: from here on this instance keeps PostgreSQL's time, read again
+    // every 30 s by a worker (the "database-time" loop).
+    try await domain.time.read(domain.database)
     // Before anything is served or written: a database restored into another cluster holds
     // transaction ids its counter has not reached (TransactionIdsAhead).
     try await TransactionIdCheck.verify(domain.database)

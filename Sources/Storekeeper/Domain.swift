@@ -8,7 +8,9 @@ import StorekeeperLogging
 struct Domain: Sendable {
   let pools: DatabasePools
   var database: PostgresPool { pools.primary }
-  let clock: WallClock
+  /// PostgreSQL's clock, read at start-up and again every 30 s: the time every instance keeps.
+  let time: DatabaseTime
+  var clock: WallClock { time.clock }
   let catalog: CatalogRepository
   let orders: OrderRepository
   let idempotency: IdempotencyStore
@@ -43,11 +45,14 @@ struct Domain: Sendable {
   init(config: AppConfig, logger: Logger) throws {
     pools = DatabasePools(config: config, logger: logger)
     let database = pools.primary
-    clock = WallClock.system
+    let time = DatabaseTime(logger: logger.with("component", "time"))
+    self.time = time
+    let clock = time.clock
     catalog = CatalogRepository(database: database)
 
     let appStore = try Application.appStoreConfiguration(config, logger: logger)
-    appleSettings = AppleConfigurationMonitor(logger: logger.with("component", "verify-receipt"))
+    appleSettings = AppleConfigurationMonitor(
+      logger: logger.with("component", "verify-receipt"), clock: clock)
     var verifier = ProofVerifier(
       signed: try SignedDataVerifier(
         configuration: appStore, logger: logger.with("component", "verify-signed")),

@@ -49,7 +49,8 @@ struct Edge: Sendable {
       identify: { request, context in try await appAuth.caller(request, context) })
     let googleHealth = domain.google.map {
       GooglePlayHealth(
-        monitor: $0.monitor, queue: $0.acknowledgements, prices: $0.prices, sweeps: $0.sweeps)
+        monitor: $0.monitor, queue: $0.acknowledgements, prices: $0.prices, sweeps: $0.sweeps,
+        clock: domain.clock)
     }
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Application.openAPI(config),
@@ -149,7 +150,7 @@ struct Edge: Sendable {
       ).register(&router)
       AdminOrderRoutes(
         auth: auth, orders: domain.orders, database: database,
-        listings: OrderRepository(database: pools.reads)
+        listings: OrderRepository(database: pools.reads, outbox: domain.orders.outbox)
       ).register(&router)
       AdminTransactionRoutes(
         auth: auth,

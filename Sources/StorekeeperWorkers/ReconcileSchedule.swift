@@ -24,7 +24,14 @@ package final class ReconcileSchedule: Sendable {
 
   package func runOnce() async {
     let now = clock.milliseconds
-    guard state.withLock({ $0.notBeforeMs <= now }) else { return }
+    // Due once the backoff has run out, or when the clock reads before it began (it moved
+    // back): a pass never waits longer than its backoff.
+    guard
+      state.withLock({ state in
+        WallClock.isDue(
+          nowMs: now, lastMs: state.notBeforeMs - state.backoffMs, intervalMs: state.backoffMs)
+      })
+    else { return }
     let summary = await reconciler.run(
       trigger: .background, dryRun: false, limit: reconciler.settings.maxPerPass, dueOnly: true)
     state.withLock { state in

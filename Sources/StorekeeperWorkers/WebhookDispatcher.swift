@@ -18,7 +18,8 @@ package final class WebhookDispatcher: Sendable {
   private let state = Mutex(InFlight())
   /// Attempts by outcome since start (this instance's, for `/metrics`).
   private let attempts: WebhookAttemptCounts
-  /// When finished deliveries were last purged (epoch ms); at most once a minute.
+  /// When finished deliveries were last purged (epoch ms); at most once a minute. These three
+  /// are due again at once when the clock reads before them (`WallClock.isDue`).
   private let lastPurgeMs = Mutex<Int64>(0)
   /// When deleted endpoints were last looked for (epoch ms); at most once a second.
   private let lastRemovalMs = Mutex<Int64>(0)
@@ -70,7 +71,7 @@ package final class WebhookDispatcher: Sendable {
   private func purgeIfDue() async throws {
     let now = clock.milliseconds
     let due = lastPurgeMs.withLock { last in
-      guard now - last >= 60_000 else { return false }
+      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 60_000) else { return false }
       last = now
       return true
     }
@@ -87,7 +88,7 @@ package final class WebhookDispatcher: Sendable {
   private func removeDeletedIfDue() async throws {
     let now = clock.milliseconds
     let due = lastRemovalMs.withLock { last in
-      guard now - last >= 1_000 else { return false }
+      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 1_000) else { return false }
       last = now
       return true
     }
@@ -105,7 +106,7 @@ package final class WebhookDispatcher: Sendable {
   private func wakeStrandedIfDue() async throws {
     let now = clock.milliseconds
     let due = lastWakeMs.withLock { last in
-      guard now - last >= 60_000 else { return false }
+      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 60_000) else { return false }
       last = now
       return true
     }

@@ -27,6 +27,18 @@ import Testing
     #expect(Self.secret.setting.variable == "APPLE_SHARED_SECRET")
   }
 
+  /// A clock moved back does not silence the error for the length of the step.
+  @Test func aClockMovedBackLogsAgainAtOnce() {
+    let clock = ManualClock()
+    let monitor = AppleConfigurationMonitor(
+      logger: Logger(label: "test", level: .critical), clock: clock.clock)
+    #expect(monitor.record(Self.secret))
+    clock.advance(by: -600)
+    #expect(monitor.record(Self.secret))
+    clock.advance(by: 30)
+    #expect(!monitor.record(Self.secret))
+  }
+
   @Test func aValidAnswerFromTheSameEndpointClearsTheProblemButNotTheCounter() {
     let monitor = AppleConfigurationMonitor(logger: Logger(label: "test", level: .critical))
     monitor.record(Self.secret)

@@ -58,6 +58,30 @@ import Testing
     }
   }
 
+  /// A clock moved back (a new reading of PostgreSQL's clock that is earlier than the count
+  /// from the last) does not hold up the dispatcher's own schedules for the length of the step.
+  @Test func aClockMovedBackStillRemovesADeletedEndpointOnTheNextPass() async throws {
+    try await DomainHarness.with { h in
+      let clock = ManualClock()
+      let store = WebhookStore(database: h.database, settings: WebhookSettings())
+      let queue = WebhookQueue(
+        database: h.database, settings: WebhookSettings(), clock: clock.clock)
+      let dispatcher = WebhookDispatcher(
+        queue: queue, transport: UnusedTransport(), clock: clock.clock,
+        logger: Logger(label: "test", level: .critical), wake: {})
+      await dispatcher.runOnce()
+      clock.advance(by: -600)
+      let endpoint = try await WebhookFixtures.endpoint(store)
+      try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      try await store.delete(endpoint, by: WebhookFixtures.ops)
+      await dispatcher.runOnce()
+      let left: Int64? = try await h.database.queryFirst(
+        "SELECT count(*)::bigint AS n FROM webhook_deliveries WHERE endpoint_id = \(endpoint)"
+      )?.decode("n")
+      #expect(left == 0)
+    }
+  }
+
   /// Counts the posts it is asked to make.
   final class CountingTransport: WebhookTransport, Sendable {
     let posts = Mutex(0)

@@ -34,10 +34,13 @@ extension Commands {
     let logger = logger(config.logLevel)
     let database = commandPool(
       url: config.databaseURL, logger: logger.with("component", "postgres"), maxConnections: 2)
+    // The repairs' events are computed at PostgreSQL's time, as a serving instance's are (read
+    // once the configuration is known to be whole).
+    let time = DatabaseTime(logger: logger.with("component", "time"))
     let reconciler: SubscriptionReconciler
     do {
-      let clock = WallClock.system
-      let orders = OrderRepository(database: database)
+      let clock = time.clock
+      let orders = OrderRepository(database: database, outbox: EventOutbox(clock: clock))
       let reports = ReportStore(
         database: database, leaseMs: max(60_000, 3 * config.appleTimeoutMs),
         policy: RetryPolicy(baseMs: config.retryBaseMs, windowMs: config.retryWindowMs),
@@ -65,6 +68,12 @@ extension Commands {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       await database.shutdown()
       return 2
+    }
+    do { try await time.read(database) } catch {
+      FileHandle.standardError.write(
+        Data("reconcile failed: PostgreSQL's clock could not be read: \(failure(error))\n".utf8))
+      await database.shutdown()
+      return 1
     }
     let summary = await reconciler.run(
       trigger: .command, dryRun: dryRun, limit: limit, dueOnly: false)

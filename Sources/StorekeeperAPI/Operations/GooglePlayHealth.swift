@@ -12,11 +12,14 @@ package struct GooglePlayHealth: Sendable {
   let prices: GoogleOrderPrices?
   /// The voided purchases sweep, for the voids it could match to no credited purchase.
   let sweeps: GoogleSweeps?
+  /// The time the oldest purchase's age is counted to: the domain's (PostgreSQL's in `serve`).
+  let clock: WallClock
 
   package init(
     monitor: GooglePlayMonitor, queue: GoogleAcknowledgementQueue,
-    prices: GoogleOrderPrices? = nil, sweeps: GoogleSweeps? = nil
+    prices: GoogleOrderPrices? = nil, sweeps: GoogleSweeps? = nil, clock: WallClock
   ) {
+    self.clock = clock
     self.monitor = monitor
     self.queue = queue
     self.prices = prices

@@ -64,7 +64,7 @@ package struct MetricsRoutes: Sendable {
       lines += webhooks?.attemptLines() ?? []
       lines += receiptCalls?.lines ?? []
       lines += verification?.lines ?? []
-      lines += await google?.lines(nowMs: WallClock.system.milliseconds) ?? []
+      if let google { lines += await google.lines(nowMs: google.clock.milliseconds) }
       if let orderBatches {
         // Keyed batches take their slots in one order and retry after they commit, so none
         // should ever deadlock (docs/decisions/0006): a rising count is a regression.

@@ -55,7 +55,7 @@ package struct OperationsRoutes: Sendable {
       // taking the instance out of rotation would not fix it. It is said here for the operator.
       var readiness = Readiness(appleSettings.current)
       if let google {
-        readiness.add(google: await google.problems(nowMs: WallClock.system.milliseconds))
+        readiness.add(google: await google.problems(nowMs: google.clock.milliseconds))
       }
       readiness.replica = await replica?.measure()
       return try JSONCoding.response(readiness)

@@ -17,8 +17,6 @@ package struct EventOutbox: Sendable {
     self.clock = clock
   }
 
-  static let system = EventOutbox(clock: .system)
-
   /// Appends `events` for `userId`, then what the change did to the user's balances and
   /// entitlements; with no `events`, only that (a change with no event of its own, named by
   /// `cause`). One statement; returns how many events were written.

@@ -26,7 +26,7 @@ package final class GooglePlayMonitor: Sendable {
   private let logger: Logger
   private let clock: WallClock
 
-  package init(logger: Logger, clock: WallClock = .system) {
+  package init(logger: Logger, clock: WallClock) {
     self.logger = logger
     self.clock = clock
   }
@@ -39,7 +39,11 @@ package final class GooglePlayMonitor: Sendable {
       problem.detail = detail
       problem.count += 1
       state.current = problem
-      if let last = state.lastLoggedMs, now - last < Self.logIntervalMs { return false }
+      if let last = state.lastLoggedMs,
+        !WallClock.isDue(nowMs: now, lastMs: last, intervalMs: Self.logIntervalMs)
+      {
+        return false
+      }
       state.lastLoggedMs = now
       return true
     }

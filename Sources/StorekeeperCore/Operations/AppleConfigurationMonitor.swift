@@ -47,7 +47,11 @@ package final class AppleConfigurationMonitor: Sendable {
       problem.count += 1
       state.current[misconfiguration] = problem
       let setting = misconfiguration.setting
-      if let last = state.lastLoggedMs[setting], now - last < Self.logIntervalMs { return false }
+      if let last = state.lastLoggedMs[setting],
+        !WallClock.isDue(nowMs: now, lastMs: last, intervalMs: Self.logIntervalMs)
+      {
+        return false
+      }
       state.lastLoggedMs[setting] = now
       return true
     }

@@ -5,10 +5,11 @@ import Postgres
 /// order's state, each written with its event in the same statement.
 package struct OrderRepository: Sendable {
   let database: PostgresPool
-  /// Where every transition appends its events, in its own statement.
-  package var outbox = EventOutbox.system
+  /// Where every transition appends its events, in its own statement; its clock is the time
+  /// the events' states are computed for (PostgreSQL's in `serve`, `DatabaseTime`).
+  package var outbox: EventOutbox
 
-  package init(database: PostgresPool, outbox: EventOutbox = EventOutbox.system) {
+  package init(database: PostgresPool, outbox: EventOutbox) {
     self.database = database
     self.outbox = outbox
   }
