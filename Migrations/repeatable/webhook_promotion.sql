@@ -16,9 +16,15 @@
 -- Two deliveries of one user finishing at once (a sender back after its lease ran out, beside
 -- the replayed event that went out meanwhile) may each find the other still pending and
 -- promote nothing: WebhookQueue.wakeStranded wakes what waits behind both within a minute.
--- Creating the trigger takes SHARE ROW EXCLUSIVE on webhook_deliveries, so writes queue behind
--- it while it waits for the lock: the timeout fails the run instead, and it can be repeated.
 SET LOCAL lock_timeout = '5s';
+
+-- Before the trigger: the repair below updates rows, and a transaction that locked one FOR
+-- UPDATE (which CREATE TRIGGER's lock lets through) and then writes the table would deadlock
+-- with it. EXCLUSIVE waits for those, and keeps every writer out until this commits; reads
+-- (the deliveries listing, the backlog gauges) go on. Writers queue behind it while it waits:
+-- the timeout fails the run instead, and it can be repeated.
+LOCK TABLE webhook_deliveries IN EXCLUSIVE MODE;
+
 CREATE OR REPLACE FUNCTION webhook_promote_next() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   next_id bigint;
@@ -41,3 +47,28 @@ $$;
 CREATE OR REPLACE TRIGGER webhook_deliveries_promote_next AFTER UPDATE OF state ON webhook_deliveries
   FOR EACH ROW WHEN (OLD.state = 'pending' AND NEW.state <> 'pending')
   EXECUTE FUNCTION webhook_promote_next();
+
+-- What was finished without the trigger, repaired in the transaction that creates it (its lock
+-- keeps every writer out until this commits, so nothing falls between the two). Every versioned
+-- migration runs before any definition: a head an instance of the release before 0141 finished
+-- after 0141 parked the backlog, and before this file, left the delivery behind it parked with
+-- nothing to wake it. Wakes every parked delivery that is the earliest pending one of its user
+-- and endpoint, as WebhookQueue.wakeStranded does (one step per user and endpoint with pending
+-- deliveries, through webhook_deliveries_user); applied again, it wakes only what is stranded
+-- then, which is harmless: a claim parks again what still waits.
+WITH RECURSIVE heads AS (
+  (SELECT delivery.endpoint_id, delivery.user_id, delivery.id, delivery.next_attempt_at
+   FROM webhook_deliveries delivery
+   WHERE delivery.state = 'pending'
+   ORDER BY delivery.endpoint_id, delivery.user_id, delivery.sequence, delivery.id LIMIT 1)
+  UNION ALL
+  SELECT n.endpoint_id, n.user_id, n.id, n.next_attempt_at FROM heads h CROSS JOIN LATERAL (
+    SELECT delivery.endpoint_id, delivery.user_id, delivery.id, delivery.next_attempt_at
+    FROM webhook_deliveries delivery
+    WHERE delivery.state = 'pending'
+      AND (delivery.endpoint_id, delivery.user_id) > (h.endpoint_id, h.user_id)
+    ORDER BY delivery.endpoint_id, delivery.user_id, delivery.sequence, delivery.id LIMIT 1) n)
+UPDATE webhook_deliveries delivery SET next_attempt_at = now()
+FROM heads h
+WHERE delivery.id = h.id AND h.next_attempt_at = 'infinity'
+  AND delivery.state = 'pending' AND delivery.next_attempt_at = 'infinity';

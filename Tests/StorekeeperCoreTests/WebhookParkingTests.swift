@@ -187,6 +187,38 @@ import Testing
     }
   }
 
+  @Test func creatingThePromotionWakesWhatWasFinishedBeforeIt() async throws {
+    try await DomainHarness.with { h in
+      // A database upgraded across 0141 before the trigger exists: every versioned file runs
+      // before the definitions, and an instance of the release before parking finishes a head.
+      try await h.database.execute(
+        "DROP TRIGGER webhook_deliveries_promote_next ON webhook_deliveries")
+      let (queue, endpoint) = try await Self.annBlocked(h, backlog: 2)
+      #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE attempts > 0")
+      let head = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      try await h.database.execute(Self.previousRelease(.delivered, head))
+      #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
+      // The file that creates the trigger wakes the stranded one, and only it.
+      try await h.database.execute(
+        "DELETE FROM schema_repeatables WHERE name = 'webhook_promotion.sql'")
+      let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Migrations").path
+      #expect(
+        try await Migrator(directory: migrations, logger: DomainHarness.logger).migrate(
+          h.database) == ["repeatable/webhook_promotion.sql"])
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 1)
+      let second = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(second.body, "sequence") == .number("2"))
+      // And the trigger is back: the third follows the second.
+      try await h.database.execute(Self.previousRelease(.delivered, second))
+      let third = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(third.body, "sequence") == .number("3"))
+    }
+  }
+
   @Test func aClaimParkingTheNextAsTheHeadIsFinishedStillSeesItPromoted() async throws {
     try await DomainHarness.with { h in
       let settings = Self.settings()
