@@ -5,7 +5,7 @@
 -- `source=transactions` on refunds, refund rate and revenue net of refunds. The next pass
 -- rebuilds every rollup: `horizon` for chart_hourly's refund measures, `counts_horizon` for
 -- the cohort counts' unrefunded payments (either alone makes ChartRollup rebuild all; both say
--- what is stale). ReleaseRecordTests checks that a release changing charts.sql resets them.
+-- what is stale). ChartRollupResetTests checks that a release changing charts.sql resets them.
 --
 -- Also the release of google_lineage.sql and experiment_pauses.sql repairing what an instance
 -- of the previous release wrote between 0136/0137 and the creation of their triggers.

@@ -29,8 +29,15 @@ import Testing
       name: "environment", pattern: #"environment\s*(?:=|<>)\s*'([^']*)'"#,
       allowed: Set(AppStoreEnvironment.allCases.map(\.rawValue))),
     Rule(
-      name: "notification state", pattern: #"(?<!answer\.)\bstate\s*(?:=|<>)\s*'([^']*)'"#,
+      name: "notification state",
+      pattern: #"(?<!answer\.)(?<!delivery\.)(?<!OLD\.)(?<!NEW\.)\bstate\s*(?:=|<>)\s*'([^']*)'"#,
       allowed: Set(NotificationState.allCases.map(\.rawValue))),
+    // `webhook_deliveries` is aliased `delivery` wherever its state is compared, and its
+    // trigger compares `OLD.state` and `NEW.state` (no other trigger compares a state).
+    Rule(
+      name: "webhook delivery state",
+      pattern: #"\b(?:delivery|OLD|NEW)\.state\s*(?:=|<>)\s*'([^']*)'"#,
+      allowed: Set(WebhookDeliveryState.allCases.map(\.rawValue))),
     // `consumption_answers` is aliased `answer` wherever its state is compared.
     Rule(
       name: "consumption answer state", pattern: #"\banswer\.state\s*(?:=|<>)\s*'([^']*)'"#,
@@ -83,8 +90,10 @@ import Testing
       }
     }
     // The rules still find what they are for: a pattern that matches nothing checks nothing.
-    for name in ["trade status", "product type", "entitlement source", "environment", "event type"]
-    {
+    for name in [
+      "trade status", "product type", "entitlement source", "environment", "event type",
+      "webhook delivery state",
+    ] {
       #expect(seen[name, default: 0] > 0, "no \(name) found in Migrations/repeatable")
     }
   }

@@ -152,17 +152,145 @@ import Testing
     }
   }
 
-  @Test func aParkedDeliveryLeftBehindNothingIsWoken() async throws {
+  /// The release before parking (0137, commit 24dd07e) finishing a delivery in `record`: the
+  /// bare state change, promoting nothing itself.
+  static func previousRelease(
+    _ state: WebhookDeliveryState, _ claim: WebhookQueue.Claim
+  ) -> PostgresQuery {
+    """
+    UPDATE webhook_deliveries
+    SET state = \(state), last_error = \(state == .delivered ? nil : "HTTP 500"),
+        next_attempt_at = now(), delivered_at = CASE WHEN \(state == .delivered) THEN now() END
+    WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = 'pending'
+    """
+  }
+
+  @Test func aHeadFinishedByThePreviousReleasePromotesTheNext() async throws {
     try await DomainHarness.with { h in
+      let (queue, endpoint) = try await Self.annBlocked(h, backlog: 3)
+      #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 3)
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE attempts > 0")
+      let head = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      // An instance of the release before parking (during the roll, or after a rollback)
+      // delivers the head: the second is due at once, without waiting for a sweep.
+      try await h.database.execute(Self.previousRelease(.delivered, head))
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 2)
+      let second = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(second.body, "sequence") == .number("2"))
+      // It gives the second up: the third follows all the same.
+      try await h.database.execute(Self.previousRelease(.failed, second))
+      let third = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(third.body, "sequence") == .number("3"))
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 1)
+    }
+  }
+
+  @Test func creatingThePromotionWakesWhatWasFinishedBeforeIt() async throws {
+    try await DomainHarness.with { h in
+      // A database upgraded across 0141 before the trigger exists: every versioned file runs
+      // before the definitions, and an instance of the release before parking finishes a head.
+      try await h.database.execute(
+        "DROP TRIGGER webhook_deliveries_promote_next ON webhook_deliveries")
       let (queue, endpoint) = try await Self.annBlocked(h, backlog: 2)
       #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
-      // Its head finished without promoting it (an instance of the release before parking).
       try await h.database.execute(
-        "UPDATE webhook_deliveries SET state = 'delivered' WHERE attempts > 0")
+        "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE attempts > 0")
+      let head = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      try await h.database.execute(Self.previousRelease(.delivered, head))
+      #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
+      // The file that creates the trigger wakes the stranded one, and only it.
+      try await h.database.execute(
+        "DELETE FROM schema_repeatables WHERE name = 'webhook_promotion.sql'")
+      let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Migrations").path
+      #expect(
+        try await Migrator(directory: migrations, logger: DomainHarness.logger).migrate(
+          h.database) == ["repeatable/webhook_promotion.sql"])
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 1)
+      let second = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(second.body, "sequence") == .number("2"))
+      // And the trigger is back: the third follows the second.
+      try await h.database.execute(Self.previousRelease(.delivered, second))
+      let third = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(third.body, "sequence") == .number("3"))
+    }
+  }
+
+  @Test func aClaimParkingTheNextAsTheHeadIsFinishedStillSeesItPromoted() async throws {
+    try await DomainHarness.with { h in
+      let settings = Self.settings()
+      let store = WebhookStore(database: h.database, settings: settings)
+      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
+      let endpoint = try await WebhookFixtures.endpoint(store)
+      try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      let head = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      // Queued while the head is in flight: due, not parked yet.
+      try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      // A claim parks the second while it holds the head; the head's sender finishes it
+      // meanwhile (the previous release's statement), waits for that claim, then promotes what
+      // it parked.
+      _ = try await LedgerConflictTests.interleave(
+        h,
+        first: { tx in
+          #expect(try await tx.query(queue.claimQuery(endpoint: endpoint, limit: 4)).isEmpty)
+          let parked: Int64? = try await tx.queryFirst(
+            "SELECT count(*)::bigint AS n FROM webhook_deliveries WHERE next_attempt_at = 'infinity'"
+          )?.decode("n")
+          #expect(parked == 1)
+        },
+        start: { try await h.database.execute(Self.previousRelease(.delivered, head)) },
+        then: { _ in })
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 0)
+      let second = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(second.body, "sequence") == .number("2"))
+    }
+  }
+
+  @Test func aParkedDeliveryLeftBehindNothingIsWoken() async throws {
+    try await DomainHarness.with { h in
+      let settings = Self.settings()
+      let store = WebhookStore(database: h.database, settings: settings)
+      let queue = WebhookQueue(database: h.database, settings: settings, clock: .system)
+      let endpoint = try await WebhookFixtures.endpoint(store)
+      let first = try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      try await queue.record(
+        try #require(try await queue.claim(endpoint: endpoint, limit: 4).first),
+        WebhookQueue.Result(outcome: .delivered, durationMs: 5))
+      // Ann's second goes out; its lease runs out while its sender is still at it, and her
+      // first is replayed: it goes out next, and the next claim parks the second and her third
+      // behind it.
+      try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      let late = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      try await WebhookFixtures.insertEvent(h.database, user: "ann")
+      try await h.database.execute(
+        "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second' WHERE id = \(late.id)"
+      )
+      let firstId = try #require(
+        try await h.database.queryFirst(
+          "SELECT id FROM events WHERE user_id = 'ann' AND sequence = \(first)"
+        )?.decode("id", as: UUID.self))
+      #expect(try await store.replay(endpoint, .event(firstId), by: WebhookFixtures.ops) == 1)
+      let replayed = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
+      #expect(try WebhookQueueTests.value(replayed.body, "sequence") == .number("1"))
+      #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
+      #expect(try await Self.count(h.database, "next_attempt_at = 'infinity'") == 2)
+      // Both finish at once. The second's finish sees the replayed one pending (not parked);
+      // the replayed one's sees the second pending and parked, waits for it, then finds it
+      // finished. Neither promotes the third: the sweep wakes it.
+      _ = try await LedgerConflictTests.interleave(
+        h, first: { tx in try await tx.execute(Self.previousRelease(.delivered, late)) },
+        start: {
+          try await queue.record(replayed, WebhookQueue.Result(outcome: .delivered, durationMs: 5))
+        },
+        then: { _ in })
+      #expect(try await Self.count(h.database, "state = 'pending'") == 1)
       #expect(try await queue.claim(endpoint: endpoint, limit: 4).isEmpty)
       #expect(try await queue.wakeStranded() == 1)
       let next = try #require(try await queue.claim(endpoint: endpoint, limit: 4).first)
-      #expect(try WebhookQueueTests.value(next.body, "sequence") == .number("2"))
+      #expect(try WebhookQueueTests.value(next.body, "sequence") == .number("3"))
     }
   }
 }

@@ -30,11 +30,12 @@ extension WebhookQueue {
   /// deliveries it walked past that wait behind an earlier one of their user: parked
   /// (`next_attempt_at` 'infinity') they are out of the due index, so a user whose first
   /// delivery keeps failing costs later claims nothing however many events pile up behind it
-  /// (`record` promotes the next when that one is finished). It parks only what the claim
-  /// walked (up to its last claim, or all it saw when it found fewer than `limit`), so a claim
-  /// among many sendable deliveries walks no further than before. A delivery is parked only
-  /// while the one it waits for is locked here and still pending: `record` finishing that one
-  /// waits, then promotes it; a finished one is seen as finished and nothing is parked.
+  /// (finishing that one promotes the next: `Migrations/repeatable/webhook_promotion.sql`). It
+  /// parks only what the claim walked (up to its last claim, or all it saw when it found fewer
+  /// than `limit`), so a claim among many sendable deliveries walks no further than before. A
+  /// delivery is parked only while the one it waits for is locked here and still pending: the
+  /// update finishing that one waits, and its trigger then sees the parked row and promotes it;
+  /// a finished one is seen as finished and nothing is parked.
   /// The two rules are scalar subqueries, looked up per row walked in the user's index: as
   /// `NOT EXISTS` the planner may make them a join reading the endpoint's whole backlog per
   /// row (it did on a table not yet analysed).

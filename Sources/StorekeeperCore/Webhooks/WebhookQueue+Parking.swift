@@ -2,10 +2,12 @@ import Postgres
 
 extension WebhookQueue {
   /// Wakes every parked delivery that is the earliest pending one of its user and endpoint, so
-  /// none waits for ever behind nothing; returns how many. `record` promotes the next delivery
-  /// when one is finished, but two attempts of one user can finish at once (a sender coming
-  /// back after its lease ran out, beside the replayed event that went out meanwhile), each
-  /// promoting the other, and an instance of the release before parking promotes nothing.
+  /// none waits for ever behind nothing; returns how many. A delivery finished promotes the
+  /// next one (the trigger in `Migrations/repeatable/webhook_promotion.sql`, whichever release
+  /// finished it), but two attempts of one user can finish at once (a sender coming back after
+  /// its lease ran out, beside the replayed event that went out meanwhile), each finding the
+  /// other still pending, so neither promotes what waits behind both. Before that trigger
+  /// (0142) an instance of the release before parking promoted nothing.
   /// Waking too many is harmless: a claim parks again what still waits. The walk visits each
   /// (endpoint, user) with pending deliveries once, through `webhook_deliveries_user`, not
   /// each delivery.

@@ -7,7 +7,8 @@ import Postgres
 /// again (at least once). Only the earliest undelivered delivery of a user for an endpoint is
 /// ever sent, so one user's events reach an endpoint in sequence order while other users' flow;
 /// the later ones are parked (`next_attempt_at` 'infinity') until it is finished, so they cost
-/// claims nothing (`WebhookQueue+Claim.swift`, `WebhookQueue+Parking.swift`).
+/// claims nothing (`WebhookQueue+Claim.swift`, `WebhookQueue+Parking.swift`, and the trigger
+/// that promotes, `Migrations/repeatable/webhook_promotion.sql`).
 package struct WebhookQueue: Sendable {
   let database: PostgresPool
   package let settings: WebhookSettings
@@ -100,9 +101,9 @@ package struct WebhookQueue: Sendable {
   /// without a success. Returns the reason when this attempt disabled it. A delivery answered
   /// 410 stays pending, so enabling the endpoint again sends it.
   /// A delivery finished (delivered or given up) promotes its user's next one, which a claim
-  /// may have parked behind it (`claimQuery`). The next one is updated even when not parked:
-  /// a claim parking it at this moment holds this delivery's row, so this waits for it and
-  /// then reads the parked row, where a condition on the old row would miss it.
+  /// may have parked behind it (`claimQuery`): the trigger in
+  /// `Migrations/repeatable/webhook_promotion.sql` does, on this state change as on any
+  /// release's, so an instance of a release before parking promotes too.
   /// A sender whose lease ran out (another has claimed the delivery since) records its attempt
   /// but changes nothing else: neither the delivery nor the endpoint's health, which belongs to
   /// the attempt that holds the lease (a late failure would otherwise restart `failing_since`
@@ -135,16 +136,7 @@ package struct WebhookQueue: Sendable {
             next_attempt_at = to_timestamp(\(nextMs)::double precision / 1000),
             delivered_at = CASE WHEN \(delivered) THEN now() END
         WHERE id = \(claim.id) AND attempts = \(claim.attempt) AND state = \(literal: .pending)
-        RETURNING id, endpoint_id, user_id),
-      promoted AS (
-        UPDATE webhook_deliveries n
-        SET next_attempt_at = CASE WHEN n.next_attempt_at = 'infinity' THEN now()
-                                   ELSE n.next_attempt_at END
-        WHERE \(state != .pending) AND n.state = \(literal: .pending) AND n.id = (
-          SELECT p.id FROM webhook_deliveries p JOIN moved m
-            ON p.endpoint_id = m.endpoint_id AND p.user_id = m.user_id
-          WHERE p.state = \(literal: .pending) AND p.id <> m.id
-          ORDER BY p.sequence, p.id LIMIT 1))
+        RETURNING id)
       UPDATE webhook_endpoints w
       SET failing_since = CASE WHEN \(delivered) THEN NULL ELSE coalesce(failing_since, now()) END,
           last_success_at = CASE WHEN \(delivered) THEN now() ELSE last_success_at END,

@@ -1,0 +1,6 @@
+-- A finished delivery now promotes the next one of its user and endpoint from a trigger
+-- (repeatable/webhook_promotion.sql), not from WebhookQueue.record alone: an instance of a
+-- release before parking (0141) finishes deliveries with a bare UPDATE and woke nothing, so
+-- after a rollback, or while only such instances ran after 0141's migrate, every user with a
+-- parked delivery got no webhook again. This file changes nothing itself: a changed repeatable
+-- definition is a new release (Migrations/README.md).
