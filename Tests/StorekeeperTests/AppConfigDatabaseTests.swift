@@ -83,3 +83,46 @@ import Testing
     }
   }
 }
+
+/// A password pasted with an `@` or `/` that is not percent-encoded: libpq parses the URL but
+/// takes part of the password for the host or the port, and its connection failure, which
+/// quotes them, would be logged on every attempt. Refused at start-up instead (exit 2), naming
+/// the variable, saying what to do, and holding no part of the password.
+@Suite struct AppConfigUnencodedPasswordTests {
+  let base = AppConfigDatabaseTests().base
+
+  @Test(arguments: ["DATABASE_URL", "DATABASE_DIRECT_URL", "DATABASE_READ_URL"])
+  func aPasswordWithAnUnencodedAtOrSlashIsRefused(_ variable: String) {
+    for url in [
+      "postgresql://u:p@ss@h/db", "postgresql://u:p/ss@h/db",
+      "postgresql://storekeeper:Xy7@secretTail99@127.0.0.1:26530/audit",
+      "postgresql://storekeeper:Ab/secretTail99@127.0.0.1:26530/audit",
+    ] {
+      do {
+        _ = try AppConfig.fromEnvironment(base.merging([variable: url]) { $1 })
+        Issue.record("\(variable)=\(url) was accepted")
+      } catch let error as ConfigError {
+        #expect(error.variable == variable)
+        #expect(error.description.contains("percent-encode"), "\(error)")
+        for secret in ["ss@h", "p/ss", "secretTail99", "Xy7", "Ab/"] {
+          #expect(!error.description.contains(secret), "\(error)")
+        }
+      } catch {
+        Issue.record("\(variable)=\(url): not a configuration error: \(error)")
+      }
+    }
+  }
+
+  @Test func aPercentEncodedOneIsTaken() throws {
+    let url = "postgresql://u:p%40ss%2Fw@h:5432/db"
+    #expect(
+      try AppConfig.fromEnvironment(base.merging(["DATABASE_URL": url]) { $1 }).databaseURL == url)
+  }
+
+  @Test func aOneShotCommandRefusesItToo() {
+    #expect(throws: ConfigError.self) {
+      try ConfigReader(env: ["DATABASE_URL": "postgresql://u:p@ss@h/db"])
+        .connectionString("DATABASE_URL")
+    }
+  }
+}
