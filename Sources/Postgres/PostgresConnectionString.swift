@@ -78,23 +78,56 @@ public struct PostgresConnectionString: Sendable {
 
   /// libpq's `host` and `port`, comma-separated lists split; empty when it cannot parse.
   private var parsedHostsAndPorts: (hosts: [Substring], ports: [Substring]) {
-    guard let parsed = PQconninfoParse(text, nil) else { return ([], []) }
+    let options = parsedOptions
+    func list(_ keyword: String) -> [Substring] {
+      options[keyword].map { $0.split(separator: ",", omittingEmptySubsequences: false) } ?? []
+    }
+    return (list("host"), list("port"))
+  }
+
+  /// What libpq reads from the string, keyword by keyword (only those given); empty when it
+  /// cannot parse it.
+  private var parsedOptions: [String: String] {
+    guard let parsed = PQconninfoParse(text, nil) else { return [:] }
     defer { PQconninfoFree(parsed) }
-    var hosts: [Substring] = []
-    var ports: [Substring] = []
+    var options: [String: String] = [:]
     var option = parsed
     while let keyword = option.pointee.keyword {
       if let value = option.pointee.val {
-        let values = String(cString: value).split(separator: ",", omittingEmptySubsequences: false)
-        switch String(cString: keyword) {
-        case "host": hosts = values
-        case "port": ports = values
-        default: break
-        }
+        options[String(cString: keyword)] = String(cString: value)
       }
       option += 1
     }
-    return (hosts, ports)
+    return options
+  }
+
+  /// Whether this string and `other` lead to the same database on a server they share: one
+  /// `host:port` in common (`hostaddr` over `host`, names compared without case, a missing
+  /// port read as `defaultPort`, a missing host as libpq's default, the same for both) and the
+  /// same database name (a missing one read as the user name, as libpq does). Names that
+  /// resolve alike (`localhost`, `127.0.0.1`) are not recognised as one.
+  public func sharesServerAndDatabase(with other: PostgresConnectionString, defaultPort: String)
+    -> Bool
+  {
+    let (mine, theirs) = (target(defaultPort: defaultPort), other.target(defaultPort: defaultPort))
+    return mine.database == theirs.database && !mine.endpoints.isDisjoint(with: theirs.endpoints)
+  }
+
+  private func target(defaultPort: String) -> (endpoints: Set<String>, database: String) {
+    let options = parsedOptions
+    let hosts = (options["hostaddr"].flatMap { $0.isEmpty ? nil : $0 } ?? options["host"] ?? "")
+      .split(separator: ",", omittingEmptySubsequences: false).map { $0.lowercased() }
+    let ports = (options["port"] ?? "").split(separator: ",", omittingEmptySubsequences: false)
+      .map { $0.isEmpty ? defaultPort : String($0) }
+    var endpoints: Set<String> = []
+    for (index, host) in hosts.enumerated() {
+      // One port for several hosts applies to each, as libpq reads it.
+      let port =
+        ports.isEmpty ? defaultPort : ports[ports.count == 1 ? 0 : min(index, ports.count - 1)]
+      endpoints.insert("\(host)|\(port)")
+    }
+    let database = options["dbname"].flatMap { $0.isEmpty ? nil : $0 } ?? options["user"] ?? ""
+    return (endpoints, database)
   }
 
   /// `message` with every password this string carries replaced by `***`, as written and

@@ -37,7 +37,9 @@ public final class Application: Sendable {
     self.edge = edge
     let catalog = edge.catalog
     listener = PostgresListener(
-      url: domain.pools.sessionURL, channels: [CatalogRepository.channel],
+      url: domain.pools.sessionURL,
+      urlVariable: config.databaseDirectURL == nil ? "DATABASE_URL" : "DATABASE_DIRECT_URL",
+      channels: [CatalogRepository.channel],
       logger: logger.with("component", "listener"),
       onNotification: { _, _ in catalog.requestReload() },
       // After any (re)connect a full reload, so changes made while disconnected are not missed.

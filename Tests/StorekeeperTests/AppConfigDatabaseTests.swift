@@ -126,3 +126,47 @@ import Testing
     }
   }
 }
+
+/// `DB_POOL_MODE=transaction` needs `DATABASE_DIRECT_URL` for a session of its own: the
+/// pooler's URL copied into it started ready, and no catalog change ever reached the instance.
+@Suite struct AppConfigDirectURLTests {
+  let pooler = "postgresql://u@pgbouncer.internal:6432/db"
+
+  func variable(_ env: [String: String]) -> String? {
+    AppConfigDatabaseTests().variable(
+      ["DATABASE_URL": pooler, "DB_POOL_MODE": "transaction"].merging(env) { $1 })
+  }
+
+  @Test func theDirectURLMayNotNameThePoolersHostPortAndDatabase() {
+    for direct in [
+      pooler,
+      "postgres://other:pw@PgBouncer.Internal:6432/db?sslmode=require",
+      "postgresql://u@db-primary:5432,pgbouncer.internal:6432/db",
+    ] {
+      #expect(variable(["DATABASE_DIRECT_URL": direct]) == "DATABASE_DIRECT_URL", "\(direct)")
+    }
+    // A missing port is 5432 (or PGPORT), a missing database the user's name, as for libpq.
+    #expect(
+      AppConfigDatabaseTests().variable([
+        "DATABASE_URL": "postgresql://app@pooler/app", "DB_POOL_MODE": "transaction",
+        "DATABASE_DIRECT_URL": "postgresql://app@pooler:5432",
+      ]) == "DATABASE_DIRECT_URL")
+  }
+
+  @Test func anotherServerPortOrDatabaseIsTaken() {
+    for direct in [
+      "postgresql://u@db-primary:5432/db", "postgresql://u@pgbouncer.internal:5432/db",
+      // Another entry of the pooler, which may be a session-mode pool.
+      "postgresql://u@pgbouncer.internal:6432/db_session",
+    ] {
+      #expect(variable(["DATABASE_DIRECT_URL": direct]) == nil, "\(direct)")
+    }
+  }
+
+  @Test func inSessionModeTheSameURLIsFine() {
+    #expect(
+      AppConfigDatabaseTests().variable([
+        "DATABASE_URL": pooler, "DATABASE_DIRECT_URL": pooler,
+      ]) == nil)
+  }
+}
