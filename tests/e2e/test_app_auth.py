@@ -353,6 +353,28 @@ def test_api_keys_plain_and_hashed_act_for_any_user(storekeeper):
     refused(requests.get(sk.url + "/v1/users/u/entitlements", timeout=10), "unauthorized")
 
 
+def test_api_keys_listed_with_a_space_before_the_comma_all_work(storekeeper):
+    first, second = "backend-" + "b" * 30, "other-" + "o" * 30
+    sk = storekeeper(APP_AUTH="api_key", APP_API_KEYS=f"backend:{first} , other:{second}\n",
+                     APP_JWT_SECRET=None)
+    for key in (first, second):
+        r = requests.get(sk.url + "/v1/users/u/entitlements", headers=bearer(key), timeout=10)
+        assert r.status_code == 200, (key, r.text)
+
+
+@pytest.mark.parametrize("variable,value", [
+    ("APPLE_BUNDLE_ID", "com.example.storekeeper.tests\n"),
+    ("APP_JWT_ISSUER", JWT_ISSUER + " "),
+    ("APP_JWT_AUDIENCE", JWT_AUDIENCE + "\n"),
+])
+def test_an_identifier_with_stray_whitespace_stops_start_up_naming_it(launcher, binary, new_db, variable, value):
+    env = launcher.env(new_db(), free_port(), **{variable: value})
+    result = subprocess.run([binary, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and variable in lines[0] and "whitespace" in lines[0], result.stderr
+
+
 def test_none_warns_loudly_and_checks_nothing(storekeeper):
     sk = storekeeper(APP_AUTH="none")
     r = requests.get(sk.url + "/v1/users/anyone/entitlements", timeout=10)

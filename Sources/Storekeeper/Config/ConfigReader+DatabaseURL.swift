@@ -11,7 +11,7 @@ extension ConfigReader {
   /// `@` or `/` that is not percent-encoded becomes (in part) the host or the port, and the
   /// connection's failure, which quotes them, would be logged on every attempt.
   func databaseURL(_ name: String) throws -> String? {
-    guard let url = value(name) else { return nil }
+    guard let url = try text(name) else { return nil }
     guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
       throw ConfigError(variable: name, problem: "must be a postgresql:// URL")
     }
@@ -22,7 +22,7 @@ extension ConfigReader {
   /// `name`'s connection string for a one-shot command (a URL or libpq's `key=value` form),
   /// nil when unset, checked by libpq's parser as `databaseURL` is.
   func connectionString(_ name: String) throws -> String? {
-    guard let text = value(name) else { return nil }
+    guard let text = try text(name) else { return nil }
     try Self.checkParses(text, name)
     return text
   }
