@@ -1,3 +1,4 @@
+import Foundation
 import StorekeeperLogging
 
 /// Keys from a JWKS URL (`APP_JWT_JWKS_URL`), cached. The document is fetched on first use,
@@ -21,6 +22,49 @@ public actor JWKSKeySource: JWTKeySource {
   /// stores what it fetched before it completes: a caller resumed by its completion (the actor
   /// is reentrant, so in any order) always finds the new keys.
   private var inFlight: Task<Void, Never>?
+  /// The fetches that failed since the last one that succeeded, for `health`.
+  private var failure: Health.Failure?
+  private var failuresTotal: Int64 = 0
+  private var fetchedAtMs: Int64?
+  private let createdAtMs = JWKSKeySource.nowMs
+
+  /// What an operator needs to know of the key set: whether one was ever fetched, and whether
+  /// the last fetch failed (an unreachable issuer, a wrong URL answering 404 or a page that is
+  /// not a key set). A source that never fetched verifies no token.
+  public struct Health: Sendable, Equatable {
+    public struct Failure: Sendable, Equatable {
+      /// The last failure's reason (`HTTP status 404`, `not a key set`, …).
+      public var detail: String
+      /// When the first of the failures in a row happened, in ms since 1970.
+      public var sinceMs: Int64
+      /// Failures in a row, since the last fetch that succeeded.
+      public var count: Int64
+    }
+    /// Keys held now (0 until a fetch succeeds).
+    public var keys: Int
+    /// When the key set held was fetched, in ms since 1970; nil when none ever was.
+    public var fetchedAtMs: Int64?
+    /// The failures since the last success, nil when the last fetch succeeded (or none ran).
+    public var failure: Failure?
+    /// Failed fetches since start.
+    public var failuresTotal: Int64
+    /// When this source was made (the server's start), in ms since 1970.
+    public var createdAtMs: Int64
+  }
+
+  public var health: Health {
+    Health(
+      keys: keys.count, fetchedAtMs: fetchedAtMs, failure: failure, failuresTotal: failuresTotal,
+      createdAtMs: createdAtMs)
+  }
+
+  /// Fetches the key set now and waits for it (or for the fetch under way), so a wrong URL or
+  /// an unreachable issuer shows before the first token needs it; `health` tells how it went.
+  /// Counts as an attempt for `minRefetchInterval`.
+  public func prefetch() async {
+    if inFlight == nil { lastAttempt = nil }
+    await refreshIfAllowed()?.value
+  }
 
   public init(
     fetcher: any JWKSFetching, minRefetchInterval: Duration = .seconds(60),
@@ -73,16 +117,30 @@ public actor JWKSKeySource: JWTKeySource {
     switch result {
     case .success(let bytes):
       guard let parsed = JWKSet.keys(from: bytes) else {
+        failed("not a key set")
         logger.warning("the JWKS document is not a key set; keeping the keys held")
         return
       }
       keys = parsed
       fetchedAt = clock.now
+      fetchedAtMs = Self.nowMs
+      failure = nil
       logger.notice("JWKS fetched", ["keys": .int(parsed.count)])
     case .failure(let error):
+      failed("\(error)")
       logger.warning(
         "JWKS fetch failed; keeping the keys held",
         ["error": .string("\(error)"), "keys": .int(keys.count)])
     }
   }
+
+  private func failed(_ detail: String) {
+    failuresTotal += 1
+    var current = failure ?? Health.Failure(detail: detail, sinceMs: Self.nowMs, count: 0)
+    current.detail = String(detail.prefix(300))
+    current.count += 1
+    failure = current
+  }
+
+  private static var nowMs: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

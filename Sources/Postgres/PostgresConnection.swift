@@ -61,7 +61,10 @@ final class PostgresConnection: @unchecked Sendable {
     guard PQstatus(raw) == CONNECTION_OK else {
       let message = String(cString: PQerrorMessage(raw)).trimmingTrailingNewlines
       PQfinish(raw)
-      throw PostgresError(kind: .connection, message: message)
+      // libpq quotes the host and port it tried, which hold part of a password that has an
+      // `@` or `/` not percent-encoded (the configuration refuses such a URL; a caller that
+      // did not check still logs no password).
+      throw PostgresError(kind: .connection, message: parameters.masking(message))
     }
     return PostgresConnection(
       handle: raw, queue: queue, statementCacheCapacity: statementCacheCapacity, logger: logger)

@@ -60,6 +60,13 @@ struct PostgresConnectionParameters: Sendable {
       + defaults.map { keyword, value in (keyword, given[keyword] ?? value) }
   }
 
+  /// `message` with the passwords of the URL these pairs came from masked
+  /// (`PostgresConnectionString.masking`).
+  func masking(_ message: String) -> String {
+    guard let url = pairs.first(where: { $0.0 == "dbname" })?.1 else { return message }
+    return PostgresConnectionString(url).masking(message)
+  }
+
   /// About how long a session takes to notice a vanished peer, idle or not (the keepalives'
   /// 10 + 3 × 5 s, and `tcp_user_timeout`).
   static let deadPeerMs = 25_000

@@ -18,6 +18,8 @@ public final class PostgresListener: Sendable {
   private let logger: Logger
   private let onNotification: @Sendable (_ channel: String, _ payload: String) -> Void
   private let onConnect: @Sendable () -> Void
+  /// The variable the URL came from, named when its session turns out not to be its own.
+  private let urlVariable: String?
   private let wakeup = WakePipe()
   private let lifecycle = Mutex((started: false, stopped: false))
 
@@ -25,10 +27,11 @@ public final class PostgresListener: Sendable {
   static let maxBackoffMilliseconds: Int32 = 5_000
 
   public init(
-    url: String, channels: [String], logger: Logger,
+    url: String, urlVariable: String? = nil, channels: [String], logger: Logger,
     onNotification: @escaping @Sendable (_ channel: String, _ payload: String) -> Void,
     onConnect: @escaping @Sendable () -> Void
   ) {
+    self.urlVariable = urlVariable
     parameters = Result {
       try PostgresConnectionParameters(url: url, connectTimeoutSeconds: 2)
     }.mapError { ($0 as? PostgresError) ?? PostgresError(kind: .connection, message: "bad URL") }
@@ -63,6 +66,18 @@ public final class PostgresListener: Sendable {
     while !isStopped {
       do {
         let connection = try PostgresConnection.connectBlocking(parameters.get(), logger: logger)
+        // Before LISTEN, so that stays the session's last statement (pg_stat_activity).
+        if let evidence = try Self.sharedSessionEvidence(
+          connection, parameters.get(), logger: logger)
+        {
+          var fields: [String: LogValue] = [
+            "evidence": .string(evidence), "channels": .string(channels.joined(separator: ",")),
+          ]
+          if let urlVariable { fields["setting"] = .string(urlVariable) }
+          logger.error(
+            "the listener's session is not its own: \(urlVariable ?? "its URL") reaches a transaction pooler, which drops a LISTEN with its transaction, so notifications will not arrive; point it at PostgreSQL itself or a session-mode pool",
+            fields)
+        }
         for channel in channels { try connection.listenBlocking(channel) }
         logger.info(
           "listening for notifications", ["channels": .string(channels.joined(separator: ","))])
@@ -79,6 +94,33 @@ public final class PostgresListener: Sendable {
       }
     }
     logger.info("notification listener stopped")
+  }
+
+  /// Why this session is not a session of its own, as a LISTEN needs, nil when nothing shows
+  /// it: a server (or a session-mode pool) keeps one backend per session, while a transaction
+  /// pooler hands each transaction whichever server connection is free. Two checks that a
+  /// session of its own never fails: two statements of this session, apart, run on one backend,
+  /// and a second session opened on the same URL between them gets a backend of its own (an idle
+  /// transaction pooler hands it the server connection this one just gave back). A pooler under
+  /// other load can pass both by chance, so this catches the mistake, not every instance of it.
+  static func sharedSessionEvidence(
+    _ connection: PostgresConnection, _ parameters: PostgresConnectionParameters, logger: Logger
+  ) throws -> String? {
+    let query: PostgresQuery =
+      "SELECT pg_backend_pid()::text || '@' || pg_postmaster_start_time()::text AS backend"
+    func backend(_ session: PostgresConnection) throws -> String? {
+      try session.executeBlocking(query).rows().first?.decode("backend", as: String.self)
+    }
+    let first = try backend(connection)
+    // A second session that cannot be opened (the server full) proves nothing either way.
+    let other = try? PostgresConnection.connectBlocking(parameters, logger: logger)
+    let others = other.flatMap { try? backend($0) }
+    let again = try backend(connection)
+    if first != again { return "two statements of this session ran on different backends" }
+    if let others, others == first {
+      return "another session on the same URL was handed this session's backend"
+    }
+    return nil
   }
 
   /// Delivers notifications until stopped (returns) or the session breaks (throws).

@@ -1,5 +1,6 @@
 import HTTP
 import Postgres
+import StorekeeperAPI
 import StorekeeperCore
 import StorekeeperLogging
 import StorekeeperWorkers
@@ -37,7 +38,9 @@ public final class Application: Sendable {
     self.edge = edge
     let catalog = edge.catalog
     listener = PostgresListener(
-      url: domain.pools.sessionURL, channels: [CatalogRepository.channel],
+      url: domain.pools.sessionURL,
+      urlVariable: config.databaseDirectURL == nil ? "DATABASE_URL" : "DATABASE_DIRECT_URL",
+      channels: [CatalogRepository.channel],
       logger: logger.with("component", "listener"),
       onNotification: { _, _ in catalog.requestReload() },
       // After any (re)connect a full reload, so changes made while disconnected are not missed.
@@ -75,6 +78,7 @@ public final class Application: Sendable {
         variable: "CHARTS_TIME_ZONE",
         problem: "is not a time zone PostgreSQL knows (pg_timezone_names), got \"\(zone)\"")
     }
+    try await fetchAppKeySet()
     listener.start()
     let port = try edge.server.start()
     if let adminServer = edge.adminServer {
@@ -86,6 +90,22 @@ public final class Application: Sendable {
     workers.start()
     logger.notice("storekeeper serving", ["host": .string(config.host), "port": .int(port)])
     return port
+  }
+
+  /// Fetches `APP_JWT_JWKS_URL`'s key set before serving, so a wrong URL (a typo answering
+  /// 404, a page that is not a key set) or an unreachable issuer is said at start-up rather
+  /// than found by the first user's 401. Not fatal: an issuer's outage must not stop restarts,
+  /// and the key set is fetched again when a token needs it. `/readyz` and `/metrics` report
+  /// it until a fetch succeeds.
+  func fetchAppKeySet() async throws {
+    guard let jwks = edge.appJWKS else { return }
+    await jwks.prefetch()
+    try Task.checkCancellation()
+    let health = await jwks.health
+    guard let detail = AppJWKSHealth.detail(health) else { return }
+    var fields: [String: LogValue] = ["setting": .string(AppJWKSHealth.variable)]
+    if let failure = health.failure { fields["error"] = .string(failure.detail) }
+    logger.error("APP_JWT_JWKS_URL at start-up: \(detail)", fields)
   }
 
   /// How long the workers get to finish their current run on shutdown, after the requests'

@@ -76,6 +76,8 @@ public enum Commands {
     guard var config = config() else { return 2 }
     if arguments.contains("--no-migrate") { config.migrateOnStart = false }
     let logger = logger(config.logLevel)
+    // Before any descriptor is opened: the listeners and pools count on it.
+    DescriptorLimit.apply(config, logger: logger)
     let app: Application
     do { app = try Application(config: config, logger: logger) } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -1,3 +1,4 @@
+import AppAuth
 import HTTP
 import Postgres
 import StorekeeperAPI
@@ -18,6 +19,8 @@ struct Edge: Sendable {
   /// The admin listener (`ADMIN_PORT`), serving the admin API and `/metrics` apart from the
   /// public port; nil when both are served on the public port.
   let adminServer: HTTPServer?
+  /// The app sign-in service's key set (`APP_JWT_JWKS_URL`), fetched once at start-up.
+  let appJWKS: JWKSKeySource?
 
   init(config: AppConfig, domain: Domain, migrator: Migrator, logger: Logger) throws {
     let (database, pools) = (domain.database, domain.pools)
@@ -52,11 +55,13 @@ struct Edge: Sendable {
         monitor: $0.monitor, queue: $0.acknowledgements, prices: $0.prices, sweeps: $0.sweeps,
         clock: domain.clock)
     }
+    let appJWKS = appAuth.jwks.map { AppJWKSHealth(source: $0) }
+    self.appJWKS = appAuth.jwks
     OperationsRoutes(
       database: database, migrator: migrator, openAPI: try Application.openAPI(config),
       appleSettings: domain.appleSettings,
       replica: pools.replica.map { ReplicaMonitor(replica: $0, primary: database) },
-      google: googleHealth
+      google: googleHealth, appJWKS: appJWKS
     ).register(&router)
     CatalogRoutes(cache: catalog).register(&router)
     let userFacts = UserFactsReader(database: database, clock: domain.clock)
@@ -133,7 +138,7 @@ struct Edge: Sendable {
         catalog: catalog, requests: requestMetrics,
         appleSettings: domain.appleSettings, pools: pools, webhooks: webhookMetrics,
         receiptCalls: domain.verifier.serverAPI?.metrics, verification: domain.gate,
-        google: googleHealth, orderBatches: orderBatches
+        google: googleHealth, orderBatches: orderBatches, appJWKS: appJWKS
       )
       .register(&router)
       AdminProductRoutes(auth: auth, repository: domain.catalog, cache: catalog)

@@ -108,4 +108,42 @@ import Testing
     }
     #expect(removed)
   }
+
+  @Test func aPrefetchSaysWhetherAKeySetIsHeldAndWhyNot() async throws {
+    let fetcher = FakeJWKSFetcher(nil)
+    let keys = source(fetcher)
+    var health = await keys.health
+    #expect(health.fetchedAtMs == nil && health.failure == nil && health.keys == 0)
+    await keys.prefetch()
+    health = await keys.health
+    #expect(health.fetchedAtMs == nil && health.keys == 0 && health.failuresTotal == 1)
+    #expect(health.failure?.detail == "connection refused" && health.failure?.count == 1)
+    // A page that is not a key set (a typo's 404 page, HTML) fails the same way.
+    fetcher.serve(Array("<html>not found</html>".utf8))
+    await keys.prefetch()
+    health = await keys.health
+    #expect(health.failure?.detail == "not a key set" && health.failure?.count == 2)
+    #expect(health.failuresTotal == 2 && fetcher.fetches == 2)
+    // The first that succeeds clears it; a failure after it keeps the keys and says so.
+    fetcher.serve(Vectors.jwksBytes)
+    await keys.prefetch()
+    health = await keys.health
+    #expect(health.failure == nil && health.keys == 2 && health.fetchedAtMs != nil)
+    fetcher.serve(nil)
+    await keys.prefetch()
+    health = await keys.health
+    #expect(health.keys == 2 && health.failure?.count == 1 && health.failuresTotal == 3)
+  }
+
+  @Test func aPrefetchCountsAsTheIntervalsAttempt() async throws {
+    let fetcher = FakeJWKSFetcher(nil)
+    let keys = source(fetcher)
+    await keys.prefetch()
+    fetcher.serve(Vectors.jwksBytes)
+    // Within the interval a token causes no second fetch: the issuer is not hammered.
+    await #expect(throws: JWTError.keysUnavailable) {
+      try await verifier(keys).verify(vectors.valid["rs256"] ?? "")
+    }
+    #expect(fetcher.fetches == 1)
+  }
 }

@@ -55,6 +55,22 @@ import Testing
     }
   }
 
+  /// The check that a transaction pooler did not hand the listener a shared server connection
+  /// (DATABASE_DIRECT_URL naming one): never raised against PostgreSQL itself. The pooler's side
+  /// is tested end to end, through PgBouncer (tests/e2e/test_pooled_stack.py).
+  @Test func aSessionOfItsOwnOnPostgreSQLItselfShowsNoSignOfBeingShared() async throws {
+    try await withTestDatabase { db in
+      let parameters = try PostgresConnectionParameters(url: db.url, connectTimeoutSeconds: 2)
+      let connection = try PostgresConnection.connectBlocking(
+        parameters, logger: TestDatabase.logger)
+      for _ in 0..<5 {
+        #expect(
+          try PostgresListener.sharedSessionEvidence(
+            connection, parameters, logger: TestDatabase.logger) == nil)
+      }
+    }
+  }
+
   @Test func reconnectsAfterItsSessionIsKilledAndCallsOnConnectAgain() async throws {
     try await withTestDatabase { db in
       let pool = db.makePool()

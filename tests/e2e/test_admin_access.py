@@ -419,3 +419,14 @@ def test_long_admin_reads_do_not_hold_the_connections_payments_need(storekeeper,
             thread.join(timeout=120)
     # Once the lock is gone the charts are answered (or, past the pool's wait, told to retry).
     assert len(statuses) == 3 and set(statuses) <= {200, 503}, statuses
+
+
+def test_tokens_read_from_a_secret_file_with_its_trailing_newline_still_work(storekeeper):
+    # `kubectl create secret --from-file`, Docker secrets and `echo "$TOKEN" > file` end the
+    # value with a newline; a presented token never carries one, so it is dropped.
+    token, metrics = secrets.token_hex(16), secrets.token_hex(16)
+    sk = storekeeper(ADMIN_TOKENS=f"ops:{token}\n", METRICS_TOKEN=f"{metrics}\n")
+    r = requests.get(sk.url + "/admin/v1/products", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert r.status_code == 200, r.text
+    r = requests.get(sk.url + "/metrics", headers={"Authorization": f"Bearer {metrics}"}, timeout=10)
+    assert r.status_code == 200, r.text

@@ -45,11 +45,21 @@ class JWKSServer:
     def __init__(self):
         self.keys: list[dict] = []
         self.fetches = 0
+        # Answers 404 with a page, as a URL with a typo in its path would.
+        self.missing = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 server.fetches += 1
+                if server.missing:
+                    body = b"<html><body>Not Found</body></html>"
+                    self.send_response(404)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
                 body = json.dumps({"keys": server.keys}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -271,6 +281,56 @@ def test_an_unreachable_key_set_fails_closed(storekeeper, keys):
     assert requests.get(sk.url + "/v1/products", timeout=10).status_code == 200
 
 
+def test_a_key_set_url_answering_404_is_said_at_start_up_in_readyz_and_in_metrics(storekeeper, keys):
+    # A typo in APP_JWT_JWKS_URL's path: fetched at start-up (an error naming the variable, not
+    # fatal), listed under /readyz's problems (still 200, as Google's and Apple's settings are)
+    # and in /metrics, until a fetch succeeds.
+    server = JWKSServer()
+    try:
+        server.missing = True
+        sk = storekeeper(APP_JWT_SECRET=None, APP_JWT_JWKS_URL=server.url, APP_JWT_JWKS_REFETCH_INTERVAL="1s")
+        assert server.fetches >= 1, "the key set should be fetched at start-up"
+        errors = [line for line in sk.log_lines_json()
+                  if line.get("level") == "error" and line.get("setting") == "APP_JWT_JWKS_URL"]
+        assert errors and "404" in errors[0].get("error", ""), sk.log_tail()
+        r = requests.get(sk.url + "/readyz", timeout=10)
+        assert r.status_code == 200, r.text
+        problems = [p for p in r.json().get("problems", []) if p["code"] == "app_jwt_jwks"]
+        assert len(problems) == 1 and problems[0]["setting"] == "APP_JWT_JWKS_URL", r.json()
+        assert "404" in problems[0]["detail"] and problems[0]["count"] >= 1, problems
+        metrics = sk.client.get("/metrics", admin=True).text
+        assert 'storekeeper_app_jwt_jwks_errors{setting="APP_JWT_JWKS_URL"} 1' in metrics, metrics
+        assert "storekeeper_app_jwt_jwks_keys 0" in metrics
+        refused(entitlements(sk, signed(keys["rsa"], "RS256", "rsa-1", "u")))
+
+        # The issuer fixed: the next token fetches the set again, and the problem is gone.
+        server.missing = False
+        server.add(_public_jwk(keys["rsa"], "rsa-1"))
+        time.sleep(1.2)
+        assert entitlements(sk, signed(keys["rsa"], "RS256", "rsa-1", "u")).status_code == 200
+        ready = requests.get(sk.url + "/readyz", timeout=10).json()
+        assert not [p for p in ready.get("problems", []) if p["code"] == "app_jwt_jwks"], ready
+        metrics = sk.client.get("/metrics", admin=True).text
+        assert 'storekeeper_app_jwt_jwks_errors{setting="APP_JWT_JWKS_URL"} 0' in metrics, metrics
+    finally:
+        server.close()
+
+
+def _public_jwk(private_key, kid: str) -> dict:
+    jwk = json.loads(RSAAlgorithm.to_jwk(private_key.public_key()))
+    jwk.update(kid=kid, use="sig", alg="RS256")
+    return jwk
+
+
+def test_a_reachable_key_set_makes_no_problem(jwks_sk):
+    ready = requests.get(jwks_sk.url + "/readyz", timeout=10).json()
+    assert "problems" not in ready or not [p for p in ready["problems"] if p["code"] == "app_jwt_jwks"], ready
+    metrics = jwks_sk.client.get("/metrics", admin=True).text
+    assert 'storekeeper_app_jwt_jwks_errors{setting="APP_JWT_JWKS_URL"} 0' in metrics, metrics
+    held = next(l for l in metrics.splitlines() if l.startswith("storekeeper_app_jwt_jwks_keys "))
+    assert int(held.split()[-1]) >= 2, held
+
+
 # ---------------------------------------------------------------------------------------------
 # api_key and none
 
@@ -291,6 +351,28 @@ def test_api_keys_plain_and_hashed_act_for_any_user(storekeeper):
     refused(requests.get(sk.url + "/v1/users/u/entitlements", headers=bearer(plain[:-1] + "q"), timeout=10))
     refused(requests.get(sk.url + "/v1/users/u/entitlements", headers=bearer(f"sha256:{digest}"), timeout=10))
     refused(requests.get(sk.url + "/v1/users/u/entitlements", timeout=10), "unauthorized")
+
+
+def test_api_keys_listed_with_a_space_before_the_comma_all_work(storekeeper):
+    first, second = "backend-" + "b" * 30, "other-" + "o" * 30
+    sk = storekeeper(APP_AUTH="api_key", APP_API_KEYS=f"backend:{first} , other:{second}\n",
+                     APP_JWT_SECRET=None)
+    for key in (first, second):
+        r = requests.get(sk.url + "/v1/users/u/entitlements", headers=bearer(key), timeout=10)
+        assert r.status_code == 200, (key, r.text)
+
+
+@pytest.mark.parametrize("variable,value", [
+    ("APPLE_BUNDLE_ID", "com.example.storekeeper.tests\n"),
+    ("APP_JWT_ISSUER", JWT_ISSUER + " "),
+    ("APP_JWT_AUDIENCE", JWT_AUDIENCE + "\n"),
+])
+def test_an_identifier_with_stray_whitespace_stops_start_up_naming_it(launcher, binary, new_db, variable, value):
+    env = launcher.env(new_db(), free_port(), **{variable: value})
+    result = subprocess.run([binary, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and variable in lines[0] and "whitespace" in lines[0], result.stderr
 
 
 def test_none_warns_loudly_and_checks_nothing(storekeeper):

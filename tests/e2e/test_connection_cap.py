@@ -98,3 +98,43 @@ def test_a_new_client_gets_503_only_when_every_connection_is_mid_request(launche
     for s in slow:
         s.sendall(b"\r\n")
         assert read_response(s)[0] == 200
+
+
+def _limits(pid: int) -> tuple[str, str]:
+    with open(f"/proc/{pid}/limits") as limits:
+        line = next(l for l in limits if l.startswith("Max open files"))
+    soft, hard = line.split()[3:5]
+    return soft, hard
+
+
+def _under_ulimit(sk, flags: str) -> None:
+    sk.argv = ["bash", "-c", f'ulimit {flags}; exec "$@"', "bash"] + sk.argv
+
+
+def test_a_low_soft_descriptor_limit_is_raised_to_the_hard_one(storekeeper):
+    # A shell's soft limit (1,024, here 300) is far below MAX_CONNECTIONS (10,000): descriptors
+    # ran out before the cap, and new clients were reset instead of idle ones evicted.
+    with open("/proc/self/limits") as mine:
+        hard = next(l for l in mine if l.startswith("Max open files")).split()[4]
+    sk = storekeeper(start=False)
+    _under_ulimit(sk, "-Sn 300")
+    sk.start()
+    soft, after_hard = _limits(sk.pid)
+    assert soft == after_hard == hard, (soft, after_hard, hard)
+    if hard == "unlimited" or int(hard) >= 11_000:
+        assert not [l for l in sk.log_lines_json() if l.get("setting") == "MAX_CONNECTIONS"], sk.log_tail()
+
+
+def test_a_hard_limit_below_max_connections_is_a_warning_naming_it(storekeeper):
+    sk = storekeeper(start=False)
+    _under_ulimit(sk, "-n 300")
+    sk.start()
+    warnings = [l for l in sk.log_lines_json()
+                if l.get("level") == "warning" and l.get("setting") == "MAX_CONNECTIONS"]
+    assert len(warnings) == 1, sk.log_tail()
+    assert warnings[0]["limit"] == 300 and warnings[0]["max_connections"] == 10000, warnings
+    # Enough for a small cap: no warning.
+    small = storekeeper(start=False, MAX_CONNECTIONS="100")
+    _under_ulimit(small, "-n 600")
+    small.start()
+    assert not [l for l in small.log_lines_json() if l.get("setting") == "MAX_CONNECTIONS"], small.log_tail()

@@ -163,6 +163,23 @@ def test_a_url_libpq_cannot_read_stops_start_up_with_2_naming_it_without_its_pas
     assert migrate.returncode == 2 and "s3cretPW" not in migrate.stdout + migrate.stderr, migrate.stderr
 
 
+@pytest.mark.parametrize("variable", ["DATABASE_URL", "DATABASE_DIRECT_URL", "DATABASE_READ_URL"])
+@pytest.mark.parametrize("password", ["Xy7@secretTail99", "Ab/secretTail99"])
+def test_a_password_with_an_unencoded_at_or_slash_stops_start_up_with_2_and_is_never_logged(
+        binary, launcher, fresh_db, variable, password):
+    # libpq parses such a URL, taking part of the password for the host (or the port), and its
+    # connection failure quotes them: logged at every restart (DATABASE_URL), or on every read
+    # and probe of a server that started ready (DATABASE_READ_URL).
+    url = f"postgresql://storekeeper:{password}@127.0.0.1:1/{fresh_db.name}"
+    env = launcher.env(fresh_db, 1, **{variable: url})
+    result = run_serve(binary, env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "secretTail99" not in output and password.split("@")[0].split("/")[0] not in output, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and variable in lines[0] and "percent-encode" in lines[0], lines
+
+
 def test_a_charts_time_zone_postgresql_does_not_know_stops_start_up_naming_it(binary, launcher, fresh_db):
     # Well formed, so only the database can tell: asked at start-up, not at the first pass.
     # Exit 2 as for every configuration error: the packaged unit does not restart on it.

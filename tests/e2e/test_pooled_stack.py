@@ -93,6 +93,47 @@ def pooled(module_launcher) -> Pooled:
     return Pooled(a, b, fake, db, pooler_port, replica_port)
 
 
+def test_a_direct_url_naming_the_pooler_again_stops_start_up_naming_it(module_launcher, binary):
+    # The pooler's URL copied into DATABASE_DIRECT_URL started ready, and its LISTEN, dropped
+    # with each transaction, never heard a catalog change.
+    pooler_port = required_env("STOREKEEPER_TEST_POOLER_PORT")
+    db = module_launcher.database()
+    pooler = f"postgresql://storekeeper@127.0.0.1:{pooler_port}/{db.name}"
+    env = module_launcher.env(db, free_port(), DATABASE_URL=pooler, DATABASE_DIRECT_URL=pooler,
+                              DB_POOL_MODE="transaction")
+    result = subprocess.run([binary, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "DATABASE_DIRECT_URL" in lines[0] and "LISTEN" in lines[0], lines
+
+
+def test_a_listener_handed_a_pooled_session_says_so(module_launcher, binary):
+    # The same pooler under another name passes the start-up check; the listener's own check
+    # sees a second session handed its server connection, and says so as an error.
+    pooler_port = required_env("STOREKEEPER_TEST_POOLER_PORT")
+    db = module_launcher.database()
+    migrate_env = module_launcher.env(db, free_port())
+    migrated = subprocess.run([binary, "migrate"], env=migrate_env, capture_output=True, text=True, timeout=120)
+    assert migrated.returncode == 0, migrated.stderr
+    sk = module_launcher.storekeeper(
+        db, start=False, DB_POOL_MODE="transaction",
+        DATABASE_DIRECT_URL=f"postgresql://storekeeper@localhost:{pooler_port}/{db.name}")
+    sk.argv.append("--no-migrate")
+    sk.start()
+
+    def shared() -> dict | None:
+        return next((line for line in sk.log_lines_json()
+                     if line.get("level") == "error" and "not its own" in line.get("msg", "")), None)
+    line = wait_until(shared, 15, "the listener should say its session is a pooler's")
+    assert line.get("setting") == "DATABASE_DIRECT_URL", line
+
+
+def test_a_listener_on_postgresql_itself_says_nothing_of_the_kind(pooled):
+    for sk in (pooled.a, pooled.b):
+        assert not [line for line in sk.log_lines_json() if "not its own" in line.get("msg", "")], \
+            sk.log_tail()
+
+
 def test_statements_go_through_pgbouncer_and_listen_goes_to_the_primary(pooled):
     # Both instances answer their statements through PgBouncer: its pool for this database has
     # clients (the admin console's SHOW CLIENTS lists them)...

@@ -9,8 +9,10 @@ extension AppConfig {
     -> AppAuthSettings
   {
     func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
+    // The issuer and audience are compared with the token's own: a stray newline would refuse
+    // every token, so it is refused here instead.
     func required(_ name: String) throws -> String {
-      guard let text = value(name) else {
+      guard let text = try ConfigReader(env: env).text(name) else {
         throw ConfigError(variable: name, problem: "is required with APP_AUTH=jwt")
       }
       return text
@@ -80,12 +82,20 @@ extension AppConfig {
   }
 
   /// `name:key` (a key of at least 32 characters) or `name:sha256:HEX` (its digest, so the
-  /// configuration need not hold the key itself), comma-separated.
+  /// configuration need not hold the key itself), comma-separated. Whitespace around an entry
+  /// and around its name and key (newlines included) is dropped, as in `ADMIN_TOKENS`: a key
+  /// presented in `Authorization` never carries it. A control character left inside is refused.
   static func parseAPIKeys(_ text: String) throws -> [APIKeySet.Entry] {
     var entries: [APIKeySet.Entry] = []
-    for entry in text.split(separator: ",")
-    where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
-      let parts = entry.split(separator: ":", maxSplits: 1)
+    for raw in text.split(separator: ",") {
+      let entry = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !entry.isEmpty else { continue }
+      guard !AdminToken.containsControl(entry) else {
+        throw ConfigError(variable: "APP_API_KEYS", problem: "an entry holds a control character")
+      }
+      let parts = entry.split(separator: ":", maxSplits: 1).map {
+        Substring($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
       guard parts.count == 2, !parts[0].isEmpty else {
         throw ConfigError(
           variable: "APP_API_KEYS", problem: "entries must look like name:key or name:sha256:HEX")
@@ -120,7 +130,10 @@ extension AppConfig {
   }
 
   /// Outbound URLs carry proofs and keys: `https` unless `ALLOW_INSECURE_URLS=1` (tests, demo).
+  /// Whitespace around one (a trailing space Foundation would send as `%20`) or a control
+  /// character in it is refused, naming the variable.
   static func checkURL(_ name: String, _ value: String, allowInsecure: Bool) throws {
+    try ConfigReader.checkClean(value, name)
     guard let url = URL(string: value), let scheme = url.scheme, url.host != nil,
       scheme == "https" || (allowInsecure && scheme == "http")
     else {

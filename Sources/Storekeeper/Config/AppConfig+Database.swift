@@ -1,3 +1,4 @@
+import Postgres
 import StorekeeperCore
 
 /// Where the database connections go when PostgreSQL sits behind a pooler and has a replica.
@@ -26,11 +27,23 @@ extension AppConfig {
     // protocol-level ones itself (PgBouncer 1.21+ with max_prepared_statements): an explicit
     // DB_STATEMENT_CACHE_SIZE is then honoured.
     if (env["DB_STATEMENT_CACHE_SIZE"] ?? "").isEmpty { config.statementCacheSize = 0 }
-    guard config.databaseDirectURL != nil else {
+    guard let direct = config.databaseDirectURL else {
       throw ConfigError(
         variable: "DATABASE_DIRECT_URL",
         problem:
           "is required with DB_POOL_MODE=transaction: LISTEN and the migration lock need a session of their own on the primary"
+      )
+    }
+    // The pooler's own URL again (copied to satisfy the check above) starts and is ready, but
+    // a LISTEN through a transaction pooler is dropped with its transaction: no catalog change
+    // would ever reach this instance, silently.
+    if PostgresConnectionString(direct).sharesServerAndDatabase(
+      with: PostgresConnectionString(config.databaseURL), defaultPort: env["PGPORT"] ?? "5432")
+    {
+      throw ConfigError(
+        variable: "DATABASE_DIRECT_URL",
+        problem:
+          "names the same host, port and database as DATABASE_URL, the transaction pooler (DB_POOL_MODE=transaction): a LISTEN through it is lost with its transaction, so catalog changes would never reach this instance, and the migration lock would not hold; point it at PostgreSQL itself (or a session-mode pool)"
       )
     }
   }

@@ -37,12 +37,12 @@ extension AppConfig {
     }
     settings.sweepIntervalMs =
       try reader.duration("GOOGLE_PLAY_SWEEP_INTERVAL") ?? settings.sweepIntervalMs
-    settings.pubSubAudience = reader.value("GOOGLE_PUBSUB_AUDIENCE")
+    settings.pubSubAudience = try reader.text("GOOGLE_PUBSUB_AUDIENCE")
     if let audience = settings.pubSubAudience, audience.count > 2048 {
       throw ConfigError(
         variable: "GOOGLE_PUBSUB_AUDIENCE", problem: "must be at most 2048 characters")
     }
-    if let email = reader.value("GOOGLE_PUBSUB_SERVICE_ACCOUNT") {
+    if let email = try reader.text("GOOGLE_PUBSUB_SERVICE_ACCOUNT") {
       guard email.contains("@"), !email.contains(where: \.isWhitespace) else {
         throw ConfigError(
           variable: "GOOGLE_PUBSUB_SERVICE_ACCOUNT", problem: "must be a service account email")

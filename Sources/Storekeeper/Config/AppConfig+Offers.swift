@@ -6,7 +6,7 @@ import StorekeeperCore
 extension AppConfig {
   static func readOfferKey(_ env: [String: String], into config: inout AppConfig) throws {
     let path = env["APPLE_OFFER_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-    let keyId = env["APPLE_OFFER_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    let keyId = try ConfigReader(env: env).text("APPLE_OFFER_KEY_ID")
     switch (path, keyId) {
     case (nil, nil):
       return

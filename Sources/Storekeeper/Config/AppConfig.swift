@@ -153,7 +153,7 @@ public struct AppConfig: Sendable {
     guard let url = try reader.databaseURL("DATABASE_URL") else {
       throw ConfigError(variable: "DATABASE_URL", problem: "is required but not set")
     }
-    var config = AppConfig(databaseURL: url, bundleId: try reader.required("APPLE_BUNDLE_ID"))
+    var config = AppConfig(databaseURL: url, bundleId: try reader.requiredText("APPLE_BUNDLE_ID"))
     switch env["ALLOW_INSECURE_URLS"] ?? "" {
     case "", "0": config.allowInsecureURLs = false
     case "1": config.allowInsecureURLs = true
@@ -245,9 +245,12 @@ public struct AppConfig: Sendable {
       try checkURL(name, value, allowInsecure: config.allowInsecureURLs)
       config[keyPath: keyPath] = value
     }
-    if let secret = env["APPLE_SHARED_SECRET"], !secret.isEmpty { config.sharedSecret = secret }
+    config.sharedSecret = try reader.text("APPLE_SHARED_SECRET")
     let apiNames = ["APPLE_API_KEY_FILE", "APPLE_API_KEY_ID", "APPLE_API_ISSUER_ID"]
-    let apiValues = apiNames.map { env[$0].flatMap { $0.isEmpty ? nil : $0 } }
+    let apiValues = [
+      reader.value("APPLE_API_KEY_FILE"), try reader.text("APPLE_API_KEY_ID"),
+      try reader.text("APPLE_API_ISSUER_ID"),
+    ]
     if apiValues.contains(where: { $0 != nil }) {
       if let missing = apiNames.indices.first(where: { apiValues[$0] == nil }) {
         throw ConfigError(

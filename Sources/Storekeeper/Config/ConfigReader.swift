@@ -14,6 +14,39 @@ struct ConfigReader {
     return text
   }
 
+  /// An identifier or URL compared with what others send (a bundle id, an issuer, a key id)
+  /// or used as written: nil when unset, refused when it starts or ends with whitespace or
+  /// holds a control character, which a secret file's trailing newline or an env file's
+  /// trailing space put there. Trimming would guess; refusing says which variable to fix.
+  func text(_ name: String) throws -> String? {
+    guard let text = value(name) else { return nil }
+    try Self.checkClean(text, name)
+    return text
+  }
+
+  /// `text(name)`, required.
+  func requiredText(_ name: String) throws -> String {
+    guard let text = try text(name) else {
+      throw ConfigError(variable: name, problem: "is required but not set")
+    }
+    return text
+  }
+
+  /// Refuses leading or trailing whitespace and control characters anywhere, without
+  /// repeating the value (it may be a secret).
+  static func checkClean(_ text: String, _ name: String) throws {
+    if let first = text.first, let last = text.last, first.isWhitespace || last.isWhitespace {
+      throw ConfigError(
+        variable: name,
+        problem:
+          "starts or ends with whitespace (a trailing newline from a secret file, a space in an env file?): remove it"
+      )
+    }
+    if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+      throw ConfigError(variable: name, problem: "holds a control character: remove it")
+    }
+  }
+
   func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
     guard let text = value(name) else { return nil }
     guard let number = Int(text), range.contains(number) else {

@@ -36,11 +36,17 @@ public struct AdminToken: Sendable, Equatable {
   static let minimumLength = 16
 
   /// Parses `ADMIN_TOKENS`; the error says which entry is wrong without repeating any secret.
+  /// Whitespace around an entry and around each of its fields (newlines included: a secret
+  /// file's last line ends in one) is dropped, since a presented token never carries it; a
+  /// control character left inside is refused.
   package static func parseList(_ text: String) throws -> [AdminToken] {
     var tokens: [AdminToken] = []
     for (index, raw) in text.split(separator: ",").enumerated() {
-      let entry = raw.trimmingCharacters(in: .whitespaces)
+      let entry = raw.trimmingCharacters(in: .whitespacesAndNewlines)
       guard !entry.isEmpty else { continue }
+      guard !containsControl(entry) else {
+        throw problem("entry \(index + 1) holds a control character")
+      }
       let token = try parse(Substring(entry), position: index + 1)
       guard !tokens.contains(where: { $0.name == token.name }) else {
         throw problem("names \"\(token.name)\" twice; each token needs a name of its own")
@@ -51,7 +57,9 @@ public struct AdminToken: Sendable, Equatable {
   }
 
   private static func parse(_ entry: Substring, position: Int) throws -> AdminToken {
-    var parts = entry.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    var parts = entry.split(separator: ":", omittingEmptySubsequences: false).map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
     guard parts.count >= 2, !parts[0].isEmpty else {
       throw problem(
         "entry \(position) must look like name:token, name:sha256:HEX, optionally ending :read or :write"
@@ -83,6 +91,12 @@ public struct AdminToken: Sendable, Equatable {
       throw problem("token of \"\(name)\" is shorter than \(minimumLength) characters")
     }
     return AdminToken(name: name, token: parts[0], scope: scope)
+  }
+
+  /// Whether `text` holds a control character (a newline, a tab, NUL…), which no token
+  /// presented in an `Authorization` header carries.
+  package static func containsControl<S: StringProtocol>(_ text: S) -> Bool {
+    text.unicodeScalars.contains { $0.properties.generalCategory == .control }
   }
 
   static func hexBytes(_ text: String) -> [UInt8]? {

@@ -19,6 +19,13 @@ package struct AppAuthenticator: Sendable {
   /// `APP_AUTH=none`. A userless post credits nobody and its proof is Apple's to judge.
   var receiptsWithoutSignIn = false
 
+  /// The key set fetched from `APP_JWT_JWKS_URL`, when tokens are checked against one: fetched
+  /// once at start-up, and reported in `/readyz` and `/metrics` (`AppJWKSHealth`).
+  package var jwks: JWKSKeySource? {
+    guard case .jwt(let verifier) = mode else { return nil }
+    return verifier.keys as? JWKSKeySource
+  }
+
   /// The routes where that applies; every other route still needs credentials.
   static let anonymousRoutes: Set<String> = ["/v1/receipts", "/v1/receipts.xml"]
 

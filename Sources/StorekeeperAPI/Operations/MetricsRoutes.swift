@@ -27,14 +27,18 @@ package struct MetricsRoutes: Sendable {
   var google: GooglePlayHealth? = nil
   /// This instance's group commit of orders.
   var orderBatches: OrderGroupCommit? = nil
+  /// The app sign-in service's key set, when `APP_JWT_JWKS_URL` is set.
+  var appJWKS: AppJWKSHealth? = nil
 
   package init(
     auth: AdminAuthenticator, snapshot: MetricsSnapshot, stored: StoredStateMetrics,
     catalog: ServedCatalog, requests: RequestMetrics, appleSettings: AppleConfigurationMonitor,
     pools: DatabasePools, webhooks: WebhookMetrics? = nil,
     receiptCalls: ServerAPIReceiptMetrics? = nil, verification: VerificationGate? = nil,
-    google: GooglePlayHealth? = nil, orderBatches: OrderGroupCommit? = nil
+    google: GooglePlayHealth? = nil, orderBatches: OrderGroupCommit? = nil,
+    appJWKS: AppJWKSHealth? = nil
   ) {
+    self.appJWKS = appJWKS
     self.google = google
     self.orderBatches = orderBatches
     self.auth = auth
@@ -61,6 +65,7 @@ package struct MetricsRoutes: Sendable {
       lines += try await snapshot.lines()
       lines += try await stored.lines()
       lines += appleSettingsLines()
+      lines += await appJWKS?.lines() ?? []
       lines += webhooks?.attemptLines() ?? []
       lines += receiptCalls?.lines ?? []
       lines += verification?.lines ?? []

@@ -13,13 +13,16 @@ package struct OperationsRoutes: Sendable {
   let replica: ReplicaMonitor?
   /// Google Play's problems, when it is on.
   var google: GooglePlayHealth? = nil
+  /// The app sign-in service's key set, when `APP_JWT_JWKS_URL` is set.
+  var appJWKS: AppJWKSHealth? = nil
 
   package init(
     database: PostgresPool, migrator: Migrator, openAPI: [UInt8],
     appleSettings: AppleConfigurationMonitor, replica: ReplicaMonitor?,
-    google: GooglePlayHealth? = nil
+    google: GooglePlayHealth? = nil, appJWKS: AppJWKSHealth? = nil
   ) {
     self.google = google
+    self.appJWKS = appJWKS
     self.database = database
     self.migrations = MigrationFilesCache(migrator)
     self.openAPI = openAPI
@@ -53,7 +56,9 @@ package struct OperationsRoutes: Sendable {
       }
       // Still ready: a wrong Apple setting keeps receipts pending but breaks nothing else, and
       // taking the instance out of rotation would not fix it. It is said here for the operator.
+      // So is a key set never fetched: every instance shares the URL and the issuer.
       var readiness = Readiness(appleSettings.current)
+      if let appJWKS { readiness.add(appJWKS: await appJWKS.problems()) }
       if let google {
         readiness.add(google: await google.problems(nowMs: google.clock.milliseconds))
       }

@@ -28,6 +28,13 @@ struct Readiness: Encodable, Sendable {
   /// The read replica's state and lag, when `DATABASE_READ_URL` is set.
   var replica: ReplicaLag?
 
+  /// The app sign-in service's key set after Apple's problems: none fetched, or the last fetch
+  /// failed (`AppJWKSHealth`).
+  mutating func add(appJWKS problems: [Problem]) {
+    guard !problems.isEmpty else { return }
+    self.problems = (self.problems ?? []) + problems
+  }
+
   /// Google Play's problems after Apple's: a refused service account, and acknowledgements
   /// still open a day after their purchase (Google refunds at three days).
   mutating func add(google problems: [Problem]) {
