@@ -53,10 +53,22 @@ struct Domain: Sendable {
     let appStore = try Application.appStoreConfiguration(config, logger: logger)
     appleSettings = AppleConfigurationMonitor(
       logger: logger.with("component", "verify-receipt"), clock: clock)
+    let signed: SignedDataVerifier
+    let appReceipts: AppReceiptSignatureVerifier
+    do {
+      signed = try SignedDataVerifier(
+        configuration: appStore, logger: logger.with("component", "verify-signed"))
+      appReceipts = try AppReceiptSignatureVerifier(configuration: appStore)
+    } catch AppStoreConfigurationError.invalidRootCertificate(let index)
+      where config.rootCertificatePaths.indices.contains(index)
+    {
+      throw ConfigError(
+        variable: "APPLE_ROOT_CERTS",
+        problem: "\(config.rootCertificatePaths[index]) holds no readable PEM certificate")
+    }
     var verifier = ProofVerifier(
-      signed: try SignedDataVerifier(
-        configuration: appStore, logger: logger.with("component", "verify-signed")),
-      appReceipts: try AppReceiptSignatureVerifier(configuration: appStore),
+      signed: signed,
+      appReceipts: appReceipts,
       receipts: ReceiptVerifier(
         configuration: appStore, logger: logger.with("component", "verify-receipt")),
       appleSettings: appleSettings)

@@ -31,6 +31,9 @@ import Testing
       base.merging([
         "REFUND_POLICY": "negative", "CONSUMPTION_REFUND_PREFERENCE": "by_consumption",
         "CONSUMPTION_SAMPLE_CONTENT_PROVIDED": "true", "CONSUMPTION_RETRY_BASE": "2s",
+        // Answers go through the Server API: the settings need its key.
+        "APPLE_API_KEY_FILE": "/dev/null", "APPLE_API_KEY_ID": "ABC123DEFG",
+        "APPLE_API_ISSUER_ID": "57246542-96fe-1a63-e053-0824d011072a",
       ]) { $1 })
     #expect(set.refundPolicy == .negative)
     #expect(

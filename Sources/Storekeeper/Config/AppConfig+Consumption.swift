@@ -23,5 +23,18 @@ extension AppConfig {
     }
     config.consumptionRetryBaseMs =
       try reader.duration("CONSUMPTION_RETRY_BASE") ?? config.consumptionRetryBaseMs
+    // Answers go to Apple through the Server API: without its key none is ever sent, and an
+    // operator who set a preference would believe refunds of consumed goods are contested.
+    if config.apiKeyPath == nil,
+      let set = [
+        "CONSUMPTION_REFUND_PREFERENCE", "CONSUMPTION_SAMPLE_CONTENT_PROVIDED",
+        "CONSUMPTION_RETRY_BASE",
+      ].first(where: { !(env[$0] ?? "").isEmpty })
+    {
+      throw ConfigError(
+        variable: set,
+        problem: "needs the App Store Server API key (APPLE_API_KEY_FILE, _ID, APPLE_API_ISSUER_ID)"
+      )
+    }
   }
 }

@@ -8,6 +8,11 @@ extension AppConfig {
     settings.allowInsecureURLs = config.allowInsecureURLs
     settings.retryBaseMs = try reader.duration("WEBHOOK_RETRY_BASE") ?? settings.retryBaseMs
     settings.retryWindowMs = try reader.duration("WEBHOOK_RETRY_WINDOW") ?? settings.retryWindowMs
+    // Shorter than the first wait, every delivery would be given up at its first failure.
+    guard settings.retryWindowMs >= settings.retryBaseMs else {
+      throw ConfigError(
+        variable: "WEBHOOK_RETRY_WINDOW", problem: "must be at least WEBHOOK_RETRY_BASE")
+    }
     if let timeout = try reader.duration("WEBHOOK_TIMEOUT") {
       guard timeout <= 60_000 else {
         throw ConfigError(variable: "WEBHOOK_TIMEOUT", problem: "must be at most 60s")

@@ -211,6 +211,11 @@ public struct AppConfig: Sendable {
             problem: "allows only production and sandbox, got \"\(name)\"")
         }
       }
+      // "," names nothing: every purchase and notification would be refused.
+      guard !environments.isEmpty else {
+        throw ConfigError(
+          variable: "APPLE_ENVIRONMENTS", problem: "names no environment (production, sandbox)")
+      }
       config.environments = environments
     }
     // A production notification is checked against the app's Apple id as Apple advises; a
@@ -267,8 +272,17 @@ public struct AppConfig: Sendable {
     }
     try readReceiptVerification(env, into: &config)
     try readXMLProductIdPrefix(env, into: &config)
-    config.notificationRecoveryIntervalMs =
-      try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") ?? config.notificationRecoveryIntervalMs
+    if let interval = try reader.duration("NOTIFICATION_RECOVERY_INTERVAL") {
+      // Recovery reads Apple's notification history through the Server API: without the key
+      // the worker is not built, and the setting would be ignored without a word.
+      guard config.apiKeyPath != nil else {
+        throw ConfigError(
+          variable: "NOTIFICATION_RECOVERY_INTERVAL",
+          problem:
+            "needs the App Store Server API key (APPLE_API_KEY_FILE, _ID, APPLE_API_ISSUER_ID)")
+      }
+      config.notificationRecoveryIntervalMs = interval
+    }
     config.appleTimeoutMs = try reader.duration("APPLE_TIMEOUT") ?? config.appleTimeoutMs
     if let ttl = try reader.duration("ORDER_TTL") {
       // Orders store whole seconds: 1500ms would silently be 1 s.
@@ -283,6 +297,12 @@ public struct AppConfig: Sendable {
     config.chartsTimeZone = try reader.timeZone("CHARTS_TIME_ZONE") ?? config.chartsTimeZone
     config.retryBaseMs = try reader.duration("REPORT_RETRY_BASE") ?? config.retryBaseMs
     config.retryWindowMs = try reader.duration("REPORT_RETRY_WINDOW") ?? config.retryWindowMs
+    // A window shorter than the first wait gives every report waiting on a store up at its
+    // first failure: a minute's outage would lose purchases for good.
+    guard config.retryWindowMs >= config.retryBaseMs else {
+      throw ConfigError(
+        variable: "REPORT_RETRY_WINDOW", problem: "must be at least REPORT_RETRY_BASE")
+    }
     try readLimits(env, into: &config)
     try readReconcile(env, into: &config)
     try readWebhooks(env, into: &config)
