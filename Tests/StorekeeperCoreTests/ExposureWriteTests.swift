@@ -57,18 +57,7 @@ import Testing
           "SELECT count(*)::int AS n FROM experiment_exposures"
         ).first?.decode("n") ?? -1
       }
-      let (locked, lockedSignal) = AsyncStream<Void>.makeStream()
-      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-      let holder = Task {
-        defer { lockedSignal.finish() }
-        try await h.database.withTransaction { tx in
-          try await tx.execute("LOCK TABLE experiment_exposures IN SHARE MODE")
-          lockedSignal.yield()
-          for await _ in release { break }
-        }
-      }
-      defer { releaseSignal.finish() }
-      for await _ in locked { break }
+      let lock = await TableLock.hold("experiment_exposures", in: "SHARE", on: h.database)
       // The loop's flush takes the batch and waits on the lock with it.
       let first = Task { try await recorder.flush() }
       try await LedgerConflictTests.someoneWaitsForALock(h)
@@ -77,8 +66,7 @@ import Testing
         return try await rows()
       }
       try await Task.sleep(for: .milliseconds(200))
-      releaseSignal.finish()
-      try await holder.value
+      try await lock.release()
       try await first.value
       // Had it returned with nothing left to take, it would have counted none.
       #expect(try await second.value == 1)

@@ -33,22 +33,10 @@ import Testing
       // The table held by another session while shutdown begins: the last flush waits for it
       // (a cancelled one would have its statement cancelled while it waits, and write
       // nothing), as it would for a busy database.
-      let (locked, lockedSignal) = AsyncStream<Void>.makeStream()
-      let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-      let holder = Task {
-        defer { lockedSignal.finish() }
-        try await h.database.withTransaction { tx in
-          try await tx.execute("LOCK TABLE experiment_exposures IN SHARE MODE")
-          lockedSignal.yield()
-          for await _ in release { break }
-        }
-      }
-      defer { releaseSignal.finish() }
-      for await _ in locked { break }
+      let lock = await TableLock.hold("experiment_exposures", in: "SHARE", on: h.database)
       let stopped = Task { await group.shutdown(within: .seconds(10)) }
       try await Task.sleep(for: .milliseconds(500))
-      releaseSignal.finish()
-      try await holder.value
+      try await lock.release()
       #expect(await stopped.value)
       #expect(recorder.counts.pending == 0)
       let rows = try await h.database.query(
