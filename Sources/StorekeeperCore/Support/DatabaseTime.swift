@@ -68,12 +68,16 @@ package final class DatabaseTime: Sendable {
   /// the database cannot be read, keeping the previous reading.
   @discardableResult
   package func read(_ database: PostgresPool) async throws -> Anchor {
-    var shortest = try await sample(database)
-    for _ in 1..<Self.samples {
-      let next = try await sample(database)
-      if next.roundTrip < shortest.roundTrip { shortest = next }
+    // Every sample on one session: timed through the pool, a sample would count its wait for
+    // a connection as round trip, and under load the anchor would land that much early.
+    let best = try await database.withTransaction { tx in
+      var shortest = try await sample(tx)
+      for _ in 1..<Self.samples {
+        let next = try await sample(tx)
+        if next.roundTrip < shortest.roundTrip { shortest = next }
+      }
+      return shortest
     }
-    let best = shortest
     let (kept, warn, cleared) = state.withLock { state -> (Bool, Bool, Bool) in
       guard state.anchor == nil || best.roundTrip <= Self.longestRoundTrip else {
         return (false, false, false)
@@ -109,9 +113,9 @@ package final class DatabaseTime: Sendable {
     }
   }
 
-  private func sample(_ database: PostgresPool) async throws -> Anchor {
+  private func sample(_ session: any PostgresExecutor) async throws -> Anchor {
     let (localBefore, before) = (local(), ContinuousClock.now)
-    let row = try await database.queryFirst(
+    let row = try await session.queryFirst(
       "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS us")
     let (after, localAfter) = (ContinuousClock.now, local())
     let micros: Int64 = try row?.decode("us") ?? 0
