@@ -465,6 +465,10 @@ def test_a_purchase_google_names_no_order_for_can_be_transferred_by_the_id_the_a
                  json={"to_user_id": heir, "reason": "changed accounts"})
     assert r.status_code == 200, r.text
     assert (api.balance(owner), api.balance(heir)) == (0, 100)
+    # Its audit row is found by the same id (the filter took at most 128 characters).
+    r = api.get("/admin/v1/audit", admin=True, params={"target_id": shown["transaction_id"]})
+    assert r.status_code == 200, r.text
+    assert [e["action"] for e in r.json()["entries"]] == ["purchase_transferred"], r.json()
     missing = problem(api.post(f"/admin/v1/transactions/{'x' * 100}/transfer", admin=True,
                                json={"to_user_id": heir}), 404, "transaction_not_found")
     assert "Apple" not in missing["detail"], missing

@@ -23,7 +23,9 @@ package struct AdminAuditRoutes: Sendable {
     var problems: [FieldError] = []
     var filter = AuditLog.Filter()
     filter.admin = PageRequest.text(query, "admin", problems: &problems)
-    filter.targetId = PageRequest.text(query, "target_id", problems: &problems)
+    // As long as what is audited: a transfer of a Google purchase named by its token.
+    filter.targetId = PageRequest.text(
+      query, "target_id", maxLength: Proof.maxPurchaseTokenCharacters, problems: &problems)
     if let name = query["action"] {
       if let action = AdminAction(rawValue: name) {
         filter.action = action

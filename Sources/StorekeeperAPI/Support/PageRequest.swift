@@ -49,15 +49,17 @@ struct PageRequest {
   /// The numeric cursor: only ids below it belong to the next page.
   var before: Int64? { after.flatMap(Int64.init) }
 
-  /// A free-text filter PostgreSQL can hold and an index can compare: 1-128 characters, no
-  /// NUL; nil when absent, a problem when malformed.
-  static func text(_ query: [String: String], _ name: String, problems: inout [FieldError])
-    -> String?
-  {
+  /// A free-text filter PostgreSQL can hold and an index can compare: 1-`maxLength`
+  /// characters, no NUL; nil when absent, a problem when malformed.
+  static func text(
+    _ query: [String: String], _ name: String, maxLength: Int = 128,
+    problems: inout [FieldError]
+  ) -> String? {
     guard let value = query[name] else { return nil }
-    guard (1...128).contains(value.unicodeScalars.count), !PostgresText.containsNUL(value)
+    guard (1...maxLength).contains(value.unicodeScalars.count), !PostgresText.containsNUL(value)
     else {
-      problems.append(FieldError(field: name, message: "must be 1-128 characters, without NUL"))
+      problems.append(
+        FieldError(field: name, message: "must be 1-\(maxLength) characters, without NUL"))
       return nil
     }
     return value
