@@ -27,7 +27,13 @@ extension GoogleSettlement {
       logger.warning("restore postponed: Google's calls are at their cap", fields)
       return .pending(reportId: reportId)
     case .clientGone:
-      try await reports.finish(reportId, outcome: .gaveUp, code: ReportProcessor.clientGone)
+      // This task is cancelled (its client left), and a statement run from a cancelled task is
+      // cancelled at once: given up from a task of its own, or the restore stayed pending for
+      // the retry worker to ask Google again.
+      let reports = reports
+      try await Task {
+        try await reports.finish(reportId, outcome: .gaveUp, code: ReportProcessor.clientGone)
+      }.value
       throw gone
     }
     let refusal: SettlementRefusal
