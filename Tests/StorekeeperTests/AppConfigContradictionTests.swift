@@ -49,4 +49,25 @@ import StorekeeperCore
     #expect(refused(["APPLE_ENVIRONMENTS": " , ,"]) == "APPLE_ENVIRONMENTS")
     #expect(refused(["APPLE_ENVIRONMENTS": "production,sandbox"]) == nil)
   }
+
+  @Test func listenersThatWouldTakeOnePortFromEachOtherAreRefused() {
+    for (host, admin) in [("127.0.0.1", "0.0.0.0"), ("0.0.0.0", "127.0.0.1"), ("127.0.0.1", "::")] {
+      #expect(
+        refused(["HOST": host, "PORT": "8080", "ADMIN_HOST": admin, "ADMIN_PORT": "8080"])
+          == "ADMIN_PORT", "\(host) and \(admin)")
+    }
+    #expect(
+      refused([
+        "HOST": "127.0.0.1", "PORT": "8080", "ADMIN_HOST": "127.0.0.2", "ADMIN_PORT": "8080",
+      ])
+        == nil)
+    #expect(
+      refused(["HOST": "::1", "PORT": "8080", "ADMIN_HOST": "0.0.0.0", "ADMIN_PORT": "8080"]) == nil
+    )
+  }
+
+  @Test func aMigrationsDirectoryWithoutMigrationsIsRefused() {
+    #expect(refused(["MIGRATIONS_DIR": "/"]) == "MIGRATIONS_DIR")
+    #expect(refused([:]) == nil, "found in the working directory")
+  }
 }

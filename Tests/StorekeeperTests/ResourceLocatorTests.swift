@@ -47,8 +47,14 @@ import Testing
   }
 
   @Test func theVariablesStillWin() throws {
-    // A migrations directory named must exist (checked at start-up); the others are read later.
-    let migrations = FileManager.default.temporaryDirectory.path
+    // A migrations directory named must hold migrations (checked at start-up); the others are
+    // read later.
+    let migrations = FileManager.default.temporaryDirectory
+      .appendingPathComponent("locator-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: migrations) }
+    #expect(
+      FileManager.default.createFile(atPath: migrations + "/0001_first.sql", contents: Data()))
     let config = try AppConfig.fromEnvironment([
       "DATABASE_URL": "postgresql://u@127.0.0.1:5432/db", "APPLE_BUNDLE_ID": "com.example.app",
       "APP_AUTH": "none", "APPLE_APP_APPLE_ID": "1234567890", "MIGRATIONS_DIR": migrations,

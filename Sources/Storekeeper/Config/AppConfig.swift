@@ -183,9 +183,11 @@ public struct AppConfig: Sendable {
       throw ConfigError(variable: "ADMIN_PORT", problem: "is required when ADMIN_HOST is set")
     }
     if let adminPort = config.adminPort, adminPort != 0, adminPort == config.port,
-      (config.adminHost ?? config.host) == config.host
+      Self.addressesOverlap(config.adminHost ?? config.host, config.host)
     {
-      throw ConfigError(variable: "ADMIN_PORT", problem: "must differ from PORT on the same host")
+      throw ConfigError(
+        variable: "ADMIN_PORT",
+        problem: "must differ from PORT on the same host (a wildcard address is every host)")
     }
     config.adminAuthFailureLimit =
       try reader.integer("ADMIN_AUTH_FAILURE_LIMIT", 1...1_000_000) ?? config.adminAuthFailureLimit
@@ -330,9 +332,44 @@ public struct AppConfig: Sendable {
       else { throw ConfigError(variable: "MIGRATIONS_DIR", problem: "is not a directory") }
     }
     config.migrationsDirectory = reader.value("MIGRATIONS_DIR") ?? resources.locate("Migrations")
+    // Found nowhere, or a directory without a single migration (its parent, say): start-up went
+    // on to fail later with exit 1, which the unit restarts every 2 s, naming no variable.
+    let migrations = try? FileManager.default.contentsOfDirectory(
+      atPath: config.migrationsDirectory)
+    guard
+      migrations?.contains(where: { $0.hasSuffix(".sql") && $0.prefix(4).allSatisfy(\.isNumber) })
+        == true
+    else {
+      throw ConfigError(
+        variable: "MIGRATIONS_DIR",
+        problem: reader.value("MIGRATIONS_DIR") == nil
+          ? "is unset, and no Migrations directory was found beside the executable, in /usr/share/storekeeper or in the working directory"
+          : "names a directory holding no NNNN_name.sql migration")
+    }
     config.openAPIPath = reader.value("OPENAPI_PATH") ?? resources.locate("openapi.yaml")
     config.consoleDirectory = reader.value("CONSOLE_DIR") ?? resources.locate("Console")
     return config
+  }
+
+  /// Whether two listeners on one port take it from each other: the same address, or a
+  /// wildcard (`0.0.0.0`, `::`) beside any address of its family; `::` takes IPv4 too, as
+  /// Linux binds it by default. Otherwise the second listen failed after start-up, exit 1.
+  static func addressesOverlap(_ a: String, _ b: String) -> Bool {
+    func parse(_ host: String) -> (v6: Bool, bytes: [UInt8])? {
+      var v4 = in_addr()
+      var v6 = in6_addr()
+      if inet_pton(AF_INET, host, &v4) == 1 {
+        return (false, withUnsafeBytes(of: &v4) { Array($0) })
+      }
+      if inet_pton(AF_INET6, host, &v6) == 1 {
+        return (true, withUnsafeBytes(of: &v6) { Array($0) })
+      }
+      return nil
+    }
+    guard let x = parse(a), let y = parse(b) else { return a == b }
+    let (xAny, yAny) = (x.bytes.allSatisfy { $0 == 0 }, y.bytes.allSatisfy { $0 == 0 })
+    if x.v6 == y.v6 { return x.bytes == y.bytes || xAny || yAny }
+    return (x.v6 && xAny) || (y.v6 && yAny)
   }
 
   /// The listeners bind addresses, not names: `localhost` failed at listen, naming no variable.
