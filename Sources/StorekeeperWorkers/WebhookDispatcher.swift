@@ -69,13 +69,7 @@ package final class WebhookDispatcher: Sendable {
   /// batch a minute, deliveries finishing faster than about 17 a second would outgrow the
   /// retention for ever. A pass still deletes one batch at most, so sending is not held up.
   private func purgeIfDue() async throws {
-    let now = clock.milliseconds
-    let due = lastPurgeMs.withLock { last in
-      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 60_000) else { return false }
-      last = now
-      return true
-    }
-    guard due else { return }
+    guard takeTurn(lastPurgeMs, everyMs: 60_000) else { return }
     let purged = try await queue.purge()
     if purged >= WebhookQueue.purgeBatch { lastPurgeMs.withLock { $0 = 0 } }
     if purged > 0 { logger.info("finished webhook deliveries purged", ["count": .int(purged)]) }
@@ -86,13 +80,7 @@ package final class WebhookDispatcher: Sendable {
   /// next pass again while batches come back full, so a long history goes in minutes while
   /// sending goes on between its batches.
   private func removeDeletedIfDue() async throws {
-    let now = clock.milliseconds
-    let due = lastRemovalMs.withLock { last in
-      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 1_000) else { return false }
-      last = now
-      return true
-    }
-    guard due else { return }
+    guard takeTurn(lastRemovalMs, everyMs: 1_000) else { return }
     let removed = try await queue.removeDeleted()
     if removed >= WebhookQueue.removalBatch { lastRemovalMs.withLock { $0 = 0 } }
     if removed > 0 {
@@ -104,15 +92,19 @@ package final class WebhookDispatcher: Sendable {
   /// pending deliveries, so once a minute, not every pass; the first pass after start runs it,
   /// which wakes what an instance of the release before parking left stranded.
   private func wakeStrandedIfDue() async throws {
+    guard takeTurn(lastWakeMs, everyMs: 60_000) else { return }
+    let woken = try await queue.wakeStranded()
+    if woken > 0 { logger.info("stranded webhook deliveries woken", ["count": .int(woken)]) }
+  }
+
+  /// Whether a housekeeping job last run at `last` is due, marking it run now if so.
+  private func takeTurn(_ last: borrowing Mutex<Int64>, everyMs interval: Int64) -> Bool {
     let now = clock.milliseconds
-    let due = lastWakeMs.withLock { last in
-      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: 60_000) else { return false }
+    return last.withLock { last in
+      guard WallClock.isDue(nowMs: now, lastMs: last, intervalMs: interval) else { return false }
       last = now
       return true
     }
-    guard due else { return }
-    let woken = try await queue.wakeStranded()
-    if woken > 0 { logger.info("stranded webhook deliveries woken", ["count": .int(woken)]) }
   }
 
   /// Waits for the attempts in flight (each bounded by the timeout) to finish and be recorded.
