@@ -201,6 +201,10 @@ public struct PostgresConnectionString: Sendable {
     return password.isEmpty ? nil : password
   }
 
+  /// The parameters whose values are secrets: the password, and the passphrase of the client
+  /// certificate's key.
+  static let secretKeys: Set<String> = ["password", "sslpassword"]
+
   /// libpq's URI grammar: the userinfo ends at the first `@` before any `/` (the password after
   /// its first `:`), and the query after the first `?` is `&`-separated `key=value` pairs.
   private func urlPasswords(_ rest: Substring) -> [Substring] {
@@ -214,7 +218,7 @@ public struct PostgresConnectionString: Sendable {
       for pair in rest[rest.index(after: question)...].split(separator: "&") {
         guard let equals = pair.firstIndex(of: "=") else { continue }
         let key = pair[..<equals]
-        if (key.removingPercentEncoding ?? String(key)) == "password" {
+        if Self.secretKeys.contains(key.removingPercentEncoding ?? String(key)) {
           found.append(pair[pair.index(after: equals)...])
         }
       }
@@ -255,7 +259,7 @@ public struct PostgresConnectionString: Sendable {
         valueStart = index
         while index < text.endIndex, !text[index].isWhitespace { index = text.index(after: index) }
       }
-      if key == "password" { found.append(text[valueStart..<index]) }
+      if Self.secretKeys.contains(String(key)) { found.append(text[valueStart..<index]) }
       if index < text.endIndex { index = text.index(after: index) }
     }
     return found

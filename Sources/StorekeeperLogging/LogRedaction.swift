@@ -13,6 +13,20 @@ public enum LogRedaction {
     tradeNo.map { tradeNumber($0) } ?? ""
   }
 
+  /// Characters of a Google Play purchase token a log line keeps: as many as admin views show.
+  public static let purchaseTokenPrefix = 12
+
+  /// A store's transaction id as logged: Apple's (digits) and Google's order ids (`GPA.…`)
+  /// whole; anything else is a Google purchase token standing in for an order id Google never
+  /// gave (a promo code's purchase), and a token reads the purchase with the service account,
+  /// so only its first characters are kept, then `…`.
+  public static func transactionId(_ id: String) -> String {
+    let digits =
+      !id.isEmpty && id.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    if digits || id.hasPrefix("GPA.") || id.count <= purchaseTokenPrefix { return id }
+    return String(id.prefix(purchaseTokenPrefix)) + "…"
+  }
+
   /// A path no route matched (404s, parse failures): short segments of letters, digits and
   /// `._-` stay (they show what was probed); a longer segment may be a trade number, a token or
   /// a receipt, so it keeps at most a timestamp-looking prefix of digits, then `…`.

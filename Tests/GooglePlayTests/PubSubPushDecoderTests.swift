@@ -96,6 +96,20 @@ import Testing
           n.productTypeValue == product && n.refundTypeValue == refund && n.orderId == "GPA.1")
       }
     }
+    // A promo code's purchase has no order id: the void still names its token, and refusing
+    // it would have Pub/Sub deliver it again for a week.
+    for orderId: Any in ["", NSNull()] {
+      let push = try PubSubPushDecoder.decode(
+        try Self.push(
+          Self.notification(
+            "voidedPurchaseNotification",
+            ["purchaseToken": "T", "orderId": orderId, "productType": 2, "refundType": 1])))
+      guard case .voidedPurchase(let n) = push.notification.content else {
+        Issue.record("\(push)")
+        continue
+      }
+      #expect(n.purchaseToken == "T" && n.orderId == nil)
+    }
     let test = try PubSubPushDecoder.decode(
       try Self.push(Self.notification("testNotification", ["version": "1.0"])))
     #expect(test.notification.content == .test(version: "1.0"))

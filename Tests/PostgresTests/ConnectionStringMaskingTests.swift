@@ -5,7 +5,8 @@ import Testing
 
 /// libpq quotes what it could not parse, the whole URI or the token it choked on, and that
 /// message is logged: every password the string carries is masked out of it, however it was
-/// given (`user:password@`, `?password=`, a `key=value` string's `password`).
+/// given (`user:password@`, `?password=`, a `key=value` string's `password`), and the client key's
+/// passphrase (`sslpassword`) alike.
 @Suite struct ConnectionStringMaskingTests {
   static let secret = "s3cretPW"
 
@@ -18,6 +19,9 @@ import Testing
     "postgres://u@[db.internal/x?pass%77ord=\(secret)",
     "postgresql://u:\(secret)@[bad/x",
     "host=db password='\(secret) unterminated",
+    // The client key's passphrase is as secret as the password.
+    "postgresql://u@db.internal/x?sslpassword=\(secret)%zz",
+    "host=db sslpassword='\(secret) unterminated",
   ]
 
   @Test(arguments: malformed)

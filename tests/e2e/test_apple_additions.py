@@ -13,6 +13,7 @@ Token endpoint (Apple's client calls it)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -349,6 +350,26 @@ def test_one_time_charge_of_a_purchase_naming_no_order_waits_for_its_report(api,
     wait_state(api, note["notification_uuid"])
     assert api.balance(user) == 100
     assert len(feed(api, user, "purchase.charged")) == 1
+
+
+def test_the_admin_view_of_a_notification_hands_out_no_proof_of_the_purchase(api, fake_appstore):
+    # A purchase nobody has claimed yet is credited to whoever posts its signed transaction
+    # first: an admin view (a read token, the console) must not give that proof away.
+    owner, stranger = unique("owner"), unique("stranger")
+    purchase = fake_appstore.purchase(GOLD, "consumable")
+    note = fake_appstore.notification("ONE_TIME_CHARGE", transaction_id=purchase["transaction_id"])
+    wait_state(api, note["notification_uuid"], "deferred")
+    [view] = api.notifications(transaction_id=purchase["transaction_id"])
+    text = json.dumps(view)
+    assert "signedTransactionInfo" not in text and "signedRenewalInfo" not in text
+    # What is shown is still what Apple signed, decoded.
+    assert view["payload"]["transaction"]["transactionId"] == purchase["transaction_id"]
+    for candidate in re.findall(r"eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", text):
+        taken = api.receipts(user_id=stranger, signed_transaction=candidate)
+        assert taken.status_code != 200, taken.text
+    assert api.balance(stranger) == 0
+    assert api.receipts(user_id=owner, signed_transaction=purchase["signed_transaction"]).status_code == 200
+    assert api.balance(owner) == 100
 
 
 def test_a_declined_refund_is_recorded_and_changes_nothing(api, fake_appstore):

@@ -348,6 +348,21 @@ def test_a_pending_purchase_is_granted_when_googles_push_says_it_completed(sk, g
     assert sk.client.balance(user) == 100
 
 
+def test_a_void_of_a_purchase_google_gave_no_order_id_is_applied_by_its_token(sk, google):
+    # A promo code's purchase has no order id, and its void's push carries an empty one: it was
+    # refused as unreadable, and Pub/Sub would have delivered it again for a week.
+    user = unique("g-rtdn-void-promo")
+    order = google_order(sk, user, "g.gold")
+    bought = google.buy("g.gold", obfuscated_account_id=order["obfuscated_account_id"], no_order=True)
+    assert report(sk, order["trade_no"], bought["purchase_token"]).status_code == 200
+    assert sk.client.balance(user) == 100
+    google.control("voids", {"purchase_token": bought["purchase_token"], "reason": 1})
+    wait_until(lambda: sk.client.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 30,
+               "refunded by the voided notification")
+    assert sk.client.balance(user) == 0
+    assert "must not be empty" not in sk.log()
+
+
 def test_a_void_pushed_by_google_reverses_the_credit_through_the_ledger(sk, google):
     user = unique("g-rtdn-void")
     order = google_order(sk, user, "g.gold")

@@ -452,7 +452,7 @@ def test_a_purchase_google_names_no_order_for_is_never_exported_by_its_token(api
         assert mine and all(row["transaction_id"].startswith("token:") for row in mine), (kind, mine)
 
 
-def test_a_purchase_google_names_no_order_for_can_be_transferred_by_the_id_the_admin_api_shows(api, google):
+def test_a_purchase_google_names_no_order_for_can_be_transferred_by_the_id_the_admin_api_shows(api, google, sk):
     # Such a purchase goes by its purchase token, longer than any Apple id: the transfer route
     # refused every id over 64 characters, saying no "Apple transaction" was recorded.
     owner, heir = unique("g-orderless-from"), unique("g-orderless-to")
@@ -472,3 +472,7 @@ def test_a_purchase_google_names_no_order_for_can_be_transferred_by_the_id_the_a
     missing = problem(api.post(f"/admin/v1/transactions/{'x' * 100}/transfer", admin=True,
                                json={"to_user_id": heir}), 404, "transaction_not_found")
     assert "Apple" not in missing["detail"], missing
+    # The token stands in for the order id Google never gave, and reads the purchase: the
+    # settlement's and the transfer's log lines keep only its first characters.
+    assert made["purchase_token"] not in sk.log()
+    assert made["purchase_token"][:12] + "…" in sk.log()

@@ -54,7 +54,8 @@ public struct SubscriptionNotification: Sendable, Equatable {
 /// `voidedPurchaseNotification`: a purchase refunded, charged back or revoked.
 public struct VoidedPurchaseNotification: Sendable, Equatable {
   public var purchaseToken: String
-  public var orderId: String
+  /// Absent for a purchase Google gave no order id (a promo code's).
+  public var orderId: String?
   public var productType: Int
   public var refundType: Int
 

@@ -84,7 +84,7 @@ public enum PubSubPushDecoder {
       content = .voidedPurchase(
         VoidedPurchaseNotification(
           purchaseToken: try string("\(kind).purchaseToken", inner["purchaseToken"]),
-          orderId: try string("\(kind).orderId", inner["orderId"]),
+          orderId: try orderId("\(kind).orderId", inner["orderId"]),
           productType: try int("\(kind).productType", inner["productType"]),
           refundType: try int("\(kind).refundType", inner["refundType"])))
     default:
@@ -105,6 +105,14 @@ public enum PubSubPushDecoder {
     // (a 500, which Pub/Sub would redeliver for a week).
     guard !text.utf8.contains(0) else { throw .invalid(field, "must not contain NUL") }
     return text
+  }
+
+  /// A void's order id: absent or empty for a purchase Google gave no order id (a promo
+  /// code's), which is still voided by its token. Refusing the push would have Pub/Sub
+  /// deliver it again for a week.
+  private static func orderId(_ field: String, _ value: Any?) throws(PubSubPushError) -> String? {
+    if let text = value as? String, text.isEmpty { return nil }
+    return try optionalString(field, value)
   }
 
   private static func optionalString(_ field: String, _ value: Any?) throws(PubSubPushError)

@@ -66,7 +66,8 @@ package struct AdminTransactionRoutes: Sendable {
       context.logger.notice(
         "purchase transferred",
         [
-          "admin": .string(admin), "transaction_id": .string(transactionId),
+          "admin": .string(admin),
+          "transaction_id": .string(LogRedaction.transactionId(transactionId)),
           "to_user_id": .string(userId),
           "trade_no": .string(LogRedaction.tradeNumber(result.order.tradeNo)),
         ])

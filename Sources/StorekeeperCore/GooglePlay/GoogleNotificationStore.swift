@@ -90,7 +90,7 @@ package struct GoogleNotificationStore: Sendable {
       return (.subscription, s.notificationType, .object(data))
     case .voidedPurchase(let v):
       data["voidedPurchaseNotification"] = .object([
-        "orderId": .string(v.orderId), "productType": .number(String(v.productType)),
+        "orderId": v.orderId.map(JSONValue.string) ?? .null, "productType": .number(String(v.productType)),
         "refundType": .number(String(v.refundType)),
       ])
       return (.voidedPurchase, v.refundType, .object(data))

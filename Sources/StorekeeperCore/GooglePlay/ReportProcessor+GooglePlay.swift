@@ -47,7 +47,7 @@ extension ReportProcessor {
         logger.notice(
           "order settled",
           fields.merging([
-            "transaction_id": .string(purchase.orderId),
+            "transaction_id": .string(LogRedaction.transactionId(purchase.orderId)),
             "environment": .string(purchase.environment),
           ]) { $1 })
         return .settled(settled)

@@ -57,8 +57,30 @@ package struct NotificationView: Encodable, Sendable {
     result = try row.decodeIfPresent("result")
     receivedAt = try row.decode("received_at")
     processedAt = try row.decodeIfPresent("processed_at")
-    payload = try JSONValue(databaseText: try row.decode("payload"))
+    payload = Self.withoutProofs(try JSONValue(databaseText: try row.decode("payload")))
     let answer: String? = try row.decodeIfPresent("consumption_answer")
     consumptionAnswer = try answer.map { try JSONValue(databaseText: $0) }
+  }
+
+  /// The notification's signed fields, each a proof `POST /v1/receipts` accepts: a read-only
+  /// admin token must not hand a purchase nobody has claimed yet to whoever posts it first.
+  /// Their verified contents stay in the view, decoded (`transaction`, `renewal_info`,
+  /// `app_transaction`).
+  static let signedFields: Set<String> = [
+    "signedTransactionInfo", "signedRenewalInfo", "signedAppTransactionInfo",
+  ]
+
+  /// `value` with every member named in `signedFields` left out, at any depth.
+  static func withoutProofs(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .object(let members):
+      var kept: [String: JSONValue] = [:]
+      for (key, member) in members where !signedFields.contains(key) {
+        kept[key] = withoutProofs(member)
+      }
+      return .object(kept)
+    case .array(let items): return .array(items.map(withoutProofs))
+    default: return value
+    }
   }
 }
