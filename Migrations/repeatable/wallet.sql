@@ -100,13 +100,18 @@ LANGUAGE sql STABLE AS $$
   WHERE g.owed > 0
 $$;
 
--- What Apple's prorated refund of p_milliunits (of 100000) of order p_trade_no's purchase can
--- take back: the same shape as storekeeper_refund_plan_share, with `owed` that share of what
--- the purchase credited when it was bought, followed back through admin transfers (an order a
--- transfer paid was credited only what was left of it, and Apple's percentage counts from the
--- whole purchase), never more than the order's rows still hold.
-CREATE OR REPLACE FUNCTION storekeeper_refund_plan_prorated(p_trade_no text, p_milliunits integer)
-RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
+-- What Apple's prorated refund of order p_trade_no's purchase can take back when the share
+-- Apple refunded in all grows from p_before to p_milliunits (of 100000; Apple's percentage
+-- counts from the whole purchase, so each REFUND_PRORATED names the cumulative share): the same
+-- shape as storekeeper_refund_plan_share, with `owed` that share of what the purchase credited
+-- when it was bought, followed back through admin transfers (an order a transfer paid was
+-- credited only what was left of it), never more than the order's rows still hold. The share is
+-- rounded (half away from zero) once, as a whole: `owed` is the rounded cumulative share less
+-- the rounded share already taken, so however Apple splits a refund, the takes add up to one
+-- rounding of the final share rather than gaining up to half a unit at each step.
+CREATE OR REPLACE FUNCTION storekeeper_refund_plan_prorated(
+  p_trade_no text, p_milliunits integer, p_before integer
+) RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
 LANGUAGE sql STABLE AS $$
   WITH RECURSIVE chain (trade_no, depth) AS (
     SELECT p_trade_no, 0
@@ -120,17 +125,27 @@ LANGUAGE sql STABLE AS $$
     WHERE x.trade_no = (SELECT c.trade_no FROM chain c ORDER BY c.depth DESC LIMIT 1)
     GROUP BY x.asset)
   SELECT g.user_id, g.asset, g.environment, g.owed, least(g.owed, coalesce(l.remaining, 0))
-  FROM (SELECT x.user_id, x.asset, x.environment,
-               least(sum(x.amount),
+  FROM (SELECT s.user_id, s.asset, s.environment,
+               least(s.held, round(s.credited * p_milliunits / 100000)
+                             - round(s.credited * greatest(p_before, 0) / 100000))::bigint AS owed
+        FROM (SELECT x.user_id, x.asset, x.environment, sum(x.amount) AS held,
                      coalesce((SELECT b.credited FROM bought b WHERE b.asset = x.asset),
-                              sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)
-                       * p_milliunits / 100000)::bigint AS owed
-        FROM ledger x WHERE x.trade_no = p_trade_no
-        GROUP BY x.user_id, x.asset, x.environment
-        HAVING sum(x.amount) > 0) g
+                              sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::numeric
+                       AS credited
+              FROM ledger x WHERE x.trade_no = p_trade_no
+              GROUP BY x.user_id, x.asset, x.environment
+              HAVING sum(x.amount) > 0) s) g
   LEFT JOIN ledger_lots l
     ON l.trade_no = p_trade_no AND l.asset = g.asset AND l.environment = g.environment
   WHERE g.owed > 0
+$$;
+
+-- The previous release's form (before 0145), which its instances call with the share a refund
+-- adds during a rolling upgrade: the same rounding of that increment as they did.
+CREATE OR REPLACE FUNCTION storekeeper_refund_plan_prorated(p_trade_no text, p_milliunits integer)
+RETURNS TABLE (user_id text, asset text, environment text, owed bigint, recovered bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT * FROM storekeeper_refund_plan_prorated(p_trade_no, p_milliunits, 0)
 $$;
 
 -- How much of what purchase p_trade_no credited is used, per asset: what the purchase still

@@ -15,12 +15,14 @@ from support import buy, problem, unique, user_headers, wait_until
 P = "com.example.tests.wallet."
 GOLD = P + "gold"
 GOLD50 = P + "gold50"
+GOLD3 = P + "gold3"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def catalog(api):
     api.put_product(GOLD, grants={"balance": {"gold": 100}})
     api.put_product(GOLD50, grants={"balance": {"gold": 50}})
+    api.put_product(GOLD3, grants={"balance": {"gold": 3}})
 
 
 def spend(api, user, amount, key=None, reason="sword", reference=None, asset="gold", **kw):
@@ -494,6 +496,22 @@ def test_a_prorated_refund_after_a_transfer_takes_its_share_of_the_whole_purchas
     assert (api.balance(owner), api.balance(heir)) == (0, 60)
     refund(api, fake_appstore, transaction_id, prorated=70000)
     assert (api.balance(heir), ledger(api, heir)["debts"]) == (30, {})
+
+
+def test_successive_prorated_refunds_take_one_rounding_of_the_whole_share(api, fake_appstore):
+    # Apple raises the refund of a 3-gold pack to 16.667%, 33.334%, then 50.001% (cumulative):
+    # 3 x 0.50001 rounds to 2 taken, 1 left. Rounding each increment took 1 + 1 + 1, all 3.
+    user = unique("prorated-rounding")
+    _, purchase, _ = buy(api, fake_appstore, user, GOLD3)
+    assert api.balance(user) == 3
+    for share in (16667, 33334, 50001):
+        refund(api, fake_appstore, purchase["transaction_id"], prorated=share)
+    assert (api.balance(user), ledger(api, user)["debts"]) == (1, {})
+    # One refund of the same share takes the same.
+    once = unique("prorated-rounding-once")
+    _, bought, _ = buy(api, fake_appstore, once, GOLD3)
+    refund(api, fake_appstore, bought["transaction_id"], prorated=50001)
+    assert api.balance(once) == 1
 
 
 def test_an_unspent_purchase_is_refunded_in_full_whatever_else_was_spent(api, fake_appstore):

@@ -6,10 +6,11 @@ extension NotificationEffects {
   /// `revocationPercentage` below 100000, as Apple may grant when a consumption answer said
   /// part was used): takes back that share of what the purchase credited, under
   /// `REFUND_POLICY`, less what earlier prorated refunds of it took (Apple's percentage counts
-  /// from the whole purchase), and writes `purchase.refunded` with `refund_type` `partial`. The
-  /// order stays paid and the purchase live: the rest was used. Nil for anything else (a full
-  /// refund, a subscription's, whose access it ends, or a purchase whose order is not paid yet),
-  /// which `revoke` takes as a full refund.
+  /// from the whole purchase, so the cumulative share is rounded once: `RefundShare.prorated`),
+  /// and writes `purchase.refunded` with `refund_type` `partial`. The order stays paid and the
+  /// purchase live: the rest was used. Nil for anything else (a full refund, a subscription's,
+  /// whose access it ends, or a purchase whose order is not paid yet), which `revoke` takes as a
+  /// full refund.
   func proratedRefund(_ transaction: VerifiedTransaction, notice: [String: JSONValue])
     async throws -> NotificationOutcome?
   {
@@ -27,8 +28,7 @@ extension NotificationEffects {
         WHERE transaction_id = \(transaction.transactionId)
         """
       ).first?.decode("refunded_milliunits") ?? 0
-    let adds = Int32(share) - before
-    guard adds > 0 else { return .processed(.partiallyRefunded) }
+    guard Int32(share) > before else { return .processed(.partiallyRefunded) }
     try await tx.execute(
       """
       UPDATE apple_transactions SET refunded_milliunits = \(Int32(share))
@@ -36,10 +36,11 @@ extension NotificationEffects {
       """)
     let policy = settlement.refundPolicy
     let recovery = try await RefundRecovery.planShare(
-      order.tradeNo, .prorated(milliunits: adds), userId: order.userId, on: tx, outbox: outbox)
+      order.tradeNo, .prorated(milliunits: Int32(share), before: before), userId: order.userId,
+      on: tx, outbox: outbox)
     try await tx.execute(
       Ledger.refundShare(
-        tradeNo: order.tradeNo, .prorated(milliunits: adds),
+        tradeNo: order.tradeNo, .prorated(milliunits: Int32(share), before: before),
         transactionId: transaction.transactionId, policy: policy))
     var refunded = notice
     refunded["trade_no"] = .string(order.tradeNo)

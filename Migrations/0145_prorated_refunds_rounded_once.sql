@@ -1,0 +1,8 @@
+-- Apple's successive prorated refunds of one purchase now take one rounding of the cumulative
+-- share Apple refunded, not a rounding of each increment (repeatable/wallet.sql): 16.667%,
+-- 33.334% then 50.001% of a 3-gold pack took all 3, where 50.001% of 3 rounds to 2.
+-- storekeeper_refund_plan_prorated gains a form taking the cumulative share before the refund
+-- as well; the two-argument form stays for instances of the previous release, which pass the
+-- increment, during a rolling upgrade. This file changes nothing itself: a changed repeatable
+-- definition is a new release (Migrations/README.md). The charts still leave prorated refunds
+-- out (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are unchanged.
