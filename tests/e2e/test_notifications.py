@@ -667,6 +667,128 @@ def test_a_tokenless_resubscription_pays_the_apps_own_order_whoever_comes_first(
         [("order", "TRADE_SUCCESS")] * 2 + [("order", "WAIT_BUYER_PAY")], orders
 
 
+@pytest.mark.parametrize("first_heard", ["notification", "report"])
+def test_a_resubscription_carrying_the_first_orders_token_pays_the_apps_own_order_whoever_comes_first(
+        api, fake_appstore, stack, first_heard):
+    # The token-bearing twin of the test above (audit storekit2, finding 1). Apple's periods of
+    # one subscription carry the token of the purchase that began it, so a StoreKit 2 app's
+    # resubscription, reported on the order the app made for it, carries the first order's
+    # token. It was 422 account_token_mismatch and nothing was recorded: the paying subscriber
+    # had no access until SUBSCRIBED came, and the app was told the purchase failed.
+    user = unique(f"resubscribe-token-{first_heard}")
+    first_order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable",
+                                   expires_in_seconds=20 * 86400)
+    stack.db.rows("UPDATE apple_transactions SET expires_date = now() - interval '1 hour' "
+                  f"WHERE transaction_id = '{purchase['transaction_id']}'")
+    assert entitlement(api, user, "club") is None
+    abandoned = api.create_order(user, CLUB)
+    order = api.create_order(user, CLUB)
+    note = fake_appstore.renewal(purchase["transaction_id"], notification_type="SUBSCRIBED",
+                                 expires_in_seconds=30 * 86400, deliver=first_heard == "notification")
+    period = jws_payload(note["signed_transaction"])
+    assert period["appAccountToken"].lower() == first_order["app_account_token"].lower()
+    if first_heard == "notification":
+        assert note["delivered_status"] == 200, note
+        wait_processed(api, note["notification_uuid"])
+        assert api.order(order["trade_no"])["trade_status"] == "TRADE_SUCCESS"
+    for attempt in range(2):
+        r = api.report(order["trade_no"], signed_transaction=note["signed_transaction"])
+        assert r.status_code == 200, r.text
+        assert r.json()["order"]["trade_no"] == order["trade_no"]
+        assert r.json()["delivery"]["newly_granted"] is (first_heard == "report" and attempt == 0)
+        assert entitlement(api, user, "club")
+    if first_heard == "report":
+        assert stack.db.rows("SELECT trade_no FROM apple_transactions "
+                             f"WHERE transaction_id = '{period['transactionId']}'") == [[order["trade_no"]]]
+        assert api.post_notification(note["signed_payload"]).status_code == 200
+        wait_processed(api, note["notification_uuid"])
+    assert api.order(abandoned["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    orders = api.admin_orders(user_id=user)
+    assert sorted((o["origin"], o["trade_status"]) for o in orders) == \
+        [("order", "TRADE_SUCCESS")] * 2 + [("order", "WAIT_BUYER_PAY")], orders
+
+
+def test_a_lost_renewal_reported_on_a_fresh_order_of_its_subscriber_extends_their_access(
+        api, fake_appstore, stack):
+    # DID_RENEW is lost; the app's Transaction.updates handler makes an order and reports the
+    # renewal on it. The renewal is the subscriber's own (it carries their first order's token),
+    # so it is credited on an order of its own, as DID_RENEW would, and the answer is that
+    # order. Before, this was 422 account_token_mismatch and the entitlement kept its old
+    # expiry. Another user's report of it is still refused.
+    user, stranger = unique("renewal-fresh-order"), unique("renewal-fresh-order-other")
+    first_order, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable",
+                                   expires_in_seconds=3600)
+    note = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=40 * 86400, deliver=False)
+    renewed = jws_payload(note["signed_transaction"])
+    assert renewed["appAccountToken"].lower() == first_order["app_account_token"].lower()
+    fresh = api.create_order(user, CLUB)
+    held = None
+    for attempt in range(2):
+        r = api.report(fresh["trade_no"], signed_transaction=note["signed_transaction"])
+        assert r.status_code == 200, r.text
+        held = held or r.json()["order"]
+        assert r.json()["order"] == held
+        assert (held["origin"], held["transaction_id"]) == ("renewal", renewed["transactionId"])
+        assert r.json()["delivery"]["newly_granted"] is (attempt == 0)
+    assert parse_ms(entitlement(api, user, "club")["expires_at"]) == renewed["expiresDate"]
+    assert api.order(fresh["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+
+    theirs = api.create_order(stranger, CLUB)
+    problem(api.report(theirs["trade_no"], signed_transaction=note["signed_transaction"]), 409,
+            "purchase_not_yours")
+    assert api.order(theirs["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.entitlements(stranger)["entitlements"] == []
+
+    # The late DID_RENEW finds it credited and credits nothing again.
+    assert api.post_notification(note["signed_payload"]).status_code == 200
+    wait_processed(api, note["notification_uuid"])
+    assert len(api.admin_orders(user_id=user)) == 3
+    assert parse_ms(entitlement(api, user, "club")["expires_at"]) == renewed["expiresDate"]
+
+
+@pytest.mark.parametrize("bought", ["sword_for_an_order", "sword_without_a_token", "club_for_an_order"])
+def test_buying_again_what_the_user_owns_is_answered_with_the_order_that_holds_it(
+        api, fake_appstore, stack, bought):
+    # StoreKit answers the paywall's purchase of something owned (a non-consumable, an active
+    # subscription) with the existing transaction, which the app reports on the order it just
+    # made. It is the user's already: the answer is the order that holds it, granting nothing
+    # again, as a repeat of its report is answered (it was 422 account_token_mismatch, or 409
+    # transaction_already_used without a token). Another user's report of it is refused as ever.
+    user, stranger = unique("rebuy"), unique("rebuy-other")
+    product, kind, name = (CLUB, "auto_renewable", "club") if bought.startswith("club") else \
+        (SWORD, "non_consumable", "sword")
+    if bought.endswith("without_a_token"):
+        purchase = fake_appstore.purchase(product, kind)
+        restored = api.receipts(user_id=user, signed_transaction=purchase["signed_transaction"])
+        assert restored.status_code == 200, restored.text
+        holder = restored.json()["transactions"][0]["trade_no"]
+    else:
+        first, purchase, _ = buy(api, fake_appstore, user, product, type=kind,
+                                 expires_in_seconds=3600 if kind == "auto_renewable" else None)
+        holder = first["trade_no"]
+    credited = stack.db.scalar(f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}'")
+    again = api.create_order(user, product)
+    for _ in range(2):
+        r = api.report(again["trade_no"], signed_transaction=purchase["signed_transaction"])
+        assert r.status_code == 200, r.text
+        assert r.json()["order"]["trade_no"] == holder
+        assert r.json()["delivery"]["newly_granted"] is False
+    assert api.order(again["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert entitlement(api, user, name)
+    assert [o["trade_status"] for o in api.admin_orders(user_id=user)].count("TRADE_SUCCESS") == 1
+    assert stack.db.scalar(
+        f"SELECT count(*) FROM ledger WHERE transaction_id = '{purchase['transaction_id']}'") == credited
+
+    theirs = api.create_order(stranger, product)
+    r = api.report(theirs["trade_no"], signed_transaction=purchase["signed_transaction"])
+    if bought.endswith("without_a_token"):
+        problem(r, 409, "transaction_already_used")
+    else:
+        problem(r, 422, "account_token_mismatch")
+    assert api.order(theirs["trade_no"])["trade_status"] == "WAIT_BUYER_PAY"
+    assert api.entitlements(stranger)["entitlements"] == []
+
+
 def test_turning_renewal_off_and_on_is_told_to_the_subscribers_backend(api, fake_appstore):
     # A voluntary cancellation is when a win-back flow starts: the backend hears it then, not
     # at EXPIRED a month later. Access does not change, and an older change Apple retries late

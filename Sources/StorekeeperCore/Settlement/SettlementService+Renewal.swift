@@ -33,26 +33,34 @@ extension SettlementService {
   /// a resubscription, or OFFER_REDEEMED) pays the subscriber's latest order for the product
   /// still waiting for payment and made before it was bought. Otherwise nothing tells a
   /// resubscription without a token from a renewal after a billing recovery, so it pays an
-  /// order of its own, as any renewal.
+  /// order of its own, as any renewal. A period that carries the token of a subscriber's order
+  /// another purchase paid (the one that began the subscription: Apple's later periods keep its
+  /// token, a resubscription in the app too) names no order for this period, so it is judged as
+  /// one without a token; a token of another user's order, or one never issued, names none.
   func appOrder(
     paying transaction: VerifiedTransaction, for userId: String, product: Product,
     subscriberChose: Bool = false, on tx: PostgresTransaction
   ) async throws -> Order? {
-    guard let token = TransactionRecord.validToken(transaction.appAccountToken) else {
-      let chosen = subscriberChose ? true : try await Self.changesProduct(transaction, on: tx)
-      guard chosen,
-        let order = try await orders.waitingOrder(
-          userId: userId, productId: product.productId, madeBefore: transaction.purchaseDate,
-          on: tx),
-        (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+    if let token = TransactionRecord.validToken(transaction.appAccountToken) {
+      guard
+        let named = try await orders.find(
+          accountToken: token, store: .appStore, lock: true, on: tx),
+        UserId.same(named.userId, userId)
       else { return nil }
-      return order
+      if named.transactionId == nil || named.transactionId == transaction.transactionId {
+        guard named.productId == product.productId, named.tradeStatus != .tradeSuccess,
+          named.transactionId == nil,
+          (try? TransactionMatcher.match(named, in: [transaction], usedElsewhere: [])) != nil
+        else { return nil }
+        return named
+      }
     }
-    guard
-      let order = try await orders.find(accountToken: token, store: .appStore, lock: true, on: tx),
-      UserId.same(order.userId, userId), order.productId == product.productId,
-      order.tradeStatus != .tradeSuccess, order.transactionId == nil,
-      (try? TransactionMatcher.match(order, in: [transaction], usedElsewhere: [])) != nil
+    let chosen = subscriberChose ? true : try await Self.changesProduct(transaction, on: tx)
+    guard chosen,
+      let order = try await orders.waitingOrder(
+        userId: userId, productId: product.productId, madeBefore: transaction.purchaseDate,
+        on: tx),
+      TransactionMatcher.ordered(transaction, with: order)
     else { return nil }
     return order
   }

@@ -65,6 +65,17 @@ package struct SettlementService: Sendable {
           order, in: candidates, usedElsewhere: used, avoid: revoked)
       } catch  where !others.isEmpty {
         throw SettlementRefusal.purchaseNotYours
+      } catch let refusal as SettlementRefusal where Self.mayBeOwnPurchase(refusal) {
+        // The user's own purchase that this order did not buy: their subscription's period
+        // (carrying the token of the order that began it), or one they hold already.
+        guard
+          let (own, purchase) = try await ownPurchase(
+            among: candidates, reportedOn: order, product: product, avoid: revoked, cause: cause,
+            on: tx)
+        else { throw refusal }
+        return try await settleOwn(
+          own, reportedOn: order, product: product, transaction: purchase,
+          source: Self.source(of: purchase), cause: cause, record: record, on: tx)
       }
       return try await settleLocked(
         order, product: product, transaction: transaction, source: Self.source(of: transaction),
@@ -92,14 +103,9 @@ package struct SettlementService: Sendable {
           transaction, of: order, product: product, cause: cause, on: tx)
       }
       if let own {
-        // The report stored for the paid order is answered by this settlement.
-        if case .stored(let id) = record {
-          try await reports.finish(id, outcome: .settled, code: nil, on: tx)
-        }
-        let kept: ReportStore.Record? = if case .new = record { record } else { nil }
-        return try await settleLocked(
-          own, product: product, transaction: transaction, source: source, cause: cause,
-          record: kept, events: events, appleRevoked: appleRevoked, on: tx)
+        return try await settleOwn(
+          own, reportedOn: order, product: product, transaction: transaction, source: source,
+          cause: cause, record: record, events: events, appleRevoked: appleRevoked, on: tx)
       }
       try await OrderPayment.repeated(
         order, paidBy: transaction.transactionId, record: record, reports: reports, on: tx)

@@ -43,6 +43,21 @@ enum TransactionMatcher {
     return try checked(best, order)
   }
 
+  /// Whether `order` is the one the app made for `period`, a period of its user's own
+  /// subscription that carries no token of the order's (the token of the order that began the
+  /// subscription, which Apple's later periods keep): unpaid, for the period's product and
+  /// quantity, and made before the period was bought, as a tokenless period's order must be
+  /// (`SettlementService.appOrder`). An order made after it (an app reporting
+  /// `Transaction.updates` on a fresh order) did not buy it.
+  static func ordered(_ period: VerifiedTransaction, with order: Order) -> Bool {
+    guard order.tradeStatus != .tradeSuccess, order.transactionId == nil,
+      order.productId == period.productId, Int(order.quantity) == period.quantity,
+      period.revocationDate == nil,
+      let madeAt = Timestamp.parseMillisecond(order.createdAt)
+    else { return false }
+    return madeAt <= period.purchaseDate
+  }
+
   private static func checked(_ transaction: VerifiedTransaction, _ order: Order)
     throws(SettlementRefusal) -> VerifiedTransaction
   {
