@@ -97,3 +97,21 @@ def test_more_than_an_order_holds_is_refused_and_alerted(sk, google):
     assert sk.client.balance(user) == 0
     metrics = sk.client.get("/metrics", admin=True).text
     assert "storekeeper_google_purchases_uncreditable_total 1" in metrics, metrics
+
+
+def test_a_pending_purchase_reported_on_the_wrong_order_pays_the_order_it_names(sk, google):
+    user = unique("gq-wake")
+    named = order_for(sk, user, "gq.gold")
+    other = order_for(sk, user, "gq.gold")
+    bought = google.buy("gq.gold", state="pending", obfuscated_account_id=named["obfuscated_account_id"])
+    token = bought["purchase_token"]
+    assert report(sk, other, token).status_code == 202
+    google.control(f"products/{token}/complete")
+    wait_until(lambda: paid(sk, named["trade_no"]), 30, "the named order paid by the push")
+    assert sk.client.balance(user) == 100
+    assert not paid(sk, other["trade_no"])
+    google.wait_acknowledged("gq.gold", token, consumed=True)
+    wait_until(lambda: sk.db.scalar(
+        "SELECT outcome_code FROM trade_reports WHERE trade_no = "
+        f"'{other['trade_no']}'") == "account_token_mismatch", 30, "the wrong report refused")
+    assert sk.client.balance(user) == 100
