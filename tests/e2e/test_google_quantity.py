@@ -115,3 +115,31 @@ def test_a_pending_purchase_reported_on_the_wrong_order_pays_the_order_it_names(
         "SELECT outcome_code FROM trade_reports WHERE trade_no = "
         f"'{other['trade_no']}'") == "account_token_mismatch", 30, "the wrong report refused")
     assert sk.client.balance(user) == 100
+
+
+def test_googles_three_days_count_from_when_a_pending_purchase_was_paid(sk, google):
+    user = unique("gq-late")
+    order = order_for(sk, user, "gq.gold")
+    google.control("clock", {"now_ms": int(time.time() * 1000) - 60 * 3600 * 1000})
+    try:
+        bought = google.buy("gq.gold", state="pending",
+                            obfuscated_account_id=order["obfuscated_account_id"])
+    finally:
+        google.control("clock", {"now_ms": int(time.time() * 1000)})
+    google.control("pushes/withhold", {"count": 1})
+    # Paid now, 60 hours after it began: Google refunds it in three days from now.
+    google.control(f"products/{bought['purchase_token']}/complete")
+    # The reads go through; every consume after them fails, so the job stays open.
+    google.fault(0, count=2)
+    google.fault(503, count=100000)
+    try:
+        assert report(sk, order, bought["purchase_token"]).status_code == 200
+        row = sk.db.scalar("SELECT extract(epoch FROM now() - purchase_time)::int "
+                           "FROM google_acknowledgements WHERE purchase_token = "
+                           f"'{bought['purchase_token']}'")
+        assert int(row) < 600
+        problems = requests.get(sk.url + "/readyz", timeout=5).json().get("problems", [])
+        assert not any(p["code"] == "google_acknowledgements_overdue" for p in problems), problems
+    finally:
+        google.clear_faults()
+    google.wait_acknowledged("gq.gold", bought["purchase_token"], consumed=True, timeout=60)
