@@ -172,7 +172,7 @@ import Testing
     }
   }
 
-  @Test func ownershipIsTheAppStoresRules() throws {
+  @Test func ownershipIsTheAppStoresRulesButTheQuantityIsGoogles() throws {
     let purchase = GooglePurchase(
       token: "t", packageName: "p", kind: .product, googleProductId: "gold", basePlanId: nil,
       orderId: "GPA.1", quantity: 2, obfuscatedAccountId: "6f1e9a3c-2b9d-4e4b-8a77-0c1d2e3f4a5b",
@@ -201,10 +201,23 @@ import Testing
     #expect(throws: SettlementRefusal.accountTokenMismatch) {
       try GoogleSettlement.check(another, of: gold, pays: order)
     }
+    // The user picks the quantity in Google's purchase screen: it resizes the order, within
+    // what an order holds (1 to 10 units, more than one only of a consumable).
     var one = purchase
     one.quantity = 1
-    #expect(throws: SettlementRefusal.quantityMismatch(charged: 1, ordered: 2)) {
-      try GoogleSettlement.check(one, of: gold, pays: order)
+    #expect(throws: Never.self) { try GoogleSettlement.check(one, of: gold, pays: order) }
+    #expect(try GoogleSettlement.resizedQuantity(order, to: one, product: gold) == 1)
+    #expect(try GoogleSettlement.resizedQuantity(order, to: purchase, product: gold) == nil)
+    var eleven = purchase
+    eleven.quantity = 11
+    #expect(throws: SettlementRefusal.quantityMismatch(charged: 11, ordered: 2)) {
+      try GoogleSettlement.check(eleven, of: gold, pays: order)
+    }
+    #expect(throws: SettlementRefusal.quantityMismatch(charged: 2, ordered: 1)) {
+      var single = order
+      single.quantity = 1
+      try GoogleSettlement.check(
+        purchase, of: Self.product("gold", type: .nonConsumable), pays: single)
     }
     order.store = .appStore
     #expect(throws: SettlementRefusal.storeMismatch(ordered: "app_store")) {

@@ -12,6 +12,17 @@ extension FakeGooglePlayEndpoints {
     return FakeGoogleError.json(product.json)
   }
 
+  /// `purchases.productsv2.getproductpurchasev2`: `purchaseCompletionTime` is when the
+  /// purchase became PURCHASED (absent while pending), as the Discovery document says.
+  func getProductV2(_ context: Context) throws -> Response {
+    let package = try checkPackage(context)
+    let token = context.parameters["token"] ?? ""
+    guard let product = state.contents.withLock({ $0.products[token] }),
+      product.packageName == package
+    else { throw FakeAPIError(404, "The purchase token was not found.") }
+    return FakeGoogleError.json(product.jsonV2)
+  }
+
   /// `purchases.products.acknowledge` and `purchases.products.consume`: `{token}:verb`.
   func changeProduct(_ request: Request, _ context: Context) throws -> Response {
     let package = try checkPackage(context)

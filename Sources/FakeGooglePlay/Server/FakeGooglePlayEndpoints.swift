@@ -47,6 +47,9 @@ final class FakeGooglePlayEndpoints: Sendable {
     router.add(.post, products) { [self] request, context in
       await api(request) { try changeProduct(request, context) }
     }
+    router.add(.get, Self.apiPrefix + "/productsv2/tokens/{token}") { [self] request, context in
+      await api(request) { try getProductV2(context) }
+    }
     router.add(.get, Self.apiPrefix + "/subscriptionsv2/tokens/{token}") {
       [self] request, context in
       if let fault = state.takeFault(.subscriptions), fault.status != 0 {

@@ -39,4 +39,21 @@ struct FakeProduct: Sendable {
     }
     return json
   }
+
+  /// `ProductPurchaseV2`, as much of it as the fake keeps.
+  var jsonV2: [String: Any] {
+    var json: [String: Any] = [
+      "kind": "androidpublisher#productPurchaseV2", "regionCode": regionCode,
+      "acknowledgementState": acknowledged
+        ? "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" : "ACKNOWLEDGEMENT_STATE_PENDING",
+    ]
+    if !orderId.isEmpty { json["orderId"] = orderId }
+    if let purchasedAtMillis {
+      json["purchaseCompletionTime"] = FakeSubscription.time(purchasedAtMillis)
+    }
+    if let obfuscatedExternalAccountId {
+      json["obfuscatedExternalAccountId"] = obfuscatedExternalAccountId
+    }
+    return json
+  }
 }

@@ -7,6 +7,21 @@ extension GooglePlayClient {
     return try decode(ProductPurchase.self, body)
   }
 
+  /// `purchases.productsv2.getproductpurchasev2`: the same purchase in Google's newer shape,
+  /// read for when it became PURCHASED.
+  public func productPurchaseV2(token: String, packageName: String? = nil)
+    async throws(GooglePlayFailure) -> ProductPurchaseV2
+  {
+    let body = try await send(
+      "GET",
+      [
+        .literal("applications"), .parameter("packageName", packageName ?? self.packageName),
+        .literal("purchases"), .literal("productsv2"), .literal("tokens"),
+        .parameter("token", token, verb: nil),
+      ])
+    return try decode(ProductPurchaseV2.self, body)
+  }
+
   /// `purchases.products.acknowledge` (non-consumables): tells Google the purchase is granted,
   /// so it is not refunded after three days. Only once the credit is committed, and never
   /// while the purchase is pending.

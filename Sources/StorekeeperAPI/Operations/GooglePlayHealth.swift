@@ -97,6 +97,11 @@ package struct GooglePlayHealth: Sendable {
       "# TYPE storekeeper_google_play_configuration_errors_total counter",
       "storekeeper_google_play_configuration_errors_total{setting=\"\(GooglePlayMonitor.variable)\"} "
         + "\(monitor.total)",
+      "# HELP storekeeper_google_purchases_uncreditable_total Google Play purchases refused "
+        + "since start because their quantity is more than an order holds (Google charged for "
+        + "them and refunds them after three days), each refusal counted.",
+      "# TYPE storekeeper_google_purchases_uncreditable_total counter",
+      "storekeeper_google_purchases_uncreditable_total \(monitor.uncreditableTotal)",
     ]
     if let prices, let due = try? await prices.backlog() {
       lines += [

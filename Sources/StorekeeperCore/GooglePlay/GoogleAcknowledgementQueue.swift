@@ -13,7 +13,8 @@ package struct GoogleAcknowledgementQueue: Sendable {
   let policy: RetryPolicy
   /// How long a claimed job is invisible to other workers while Google is asked.
   let leaseMs: Int64
-  /// A job still open this long after its purchase is an alert (`/readyz`, `/metrics`):
+  /// A job still open this long after its purchase was paid (`purchase_time`: when it became
+  /// PURCHASED, as far as Google said) is an alert (`/readyz`, `/metrics`):
   /// Google refunds at three days, so a day leaves two for someone to act.
   package static let alertAfterMs: Int64 = 24 * 3_600_000
   package static let refundAfterMs: Int64 = 3 * 24 * 3_600_000
@@ -36,7 +37,9 @@ package struct GoogleAcknowledgementQueue: Sendable {
         google_product_id, purchase_time)
       SELECT \(purchase.token), \(action), \(purchase.packageName), \(purchase.googleProductId),
       """
-    query.append(TransactionRecord.time(purchase.purchaseTimeMs))
+    // `purchase_time` is when Google's three days start: when the purchase became PURCHASED,
+    // later than its purchase time for one that was pending first.
+    query.append(TransactionRecord.time(purchase.completedAtMs ?? purchase.purchaseTimeMs))
     query.append(" FROM changed ON CONFLICT (purchase_token) DO NOTHING")
     return query
   }

@@ -60,11 +60,10 @@ extension GoogleNotificationService {
         let product = try await catalog.product(order.productId),
         product.draft.effectiveGoogleProductId == sku
       else { return unknown }
-      return try await pay(
-        order,
+      let verdict = await settlement.verifier.completion(
         GooglePurchaseVerifier.verdict(
-          answer, token: token, product: product, packageName: client.packageName),
-        product: product, push: push, token: token)
+          answer, token: token, product: product, packageName: client.packageName))
+      return try await pay(order, verdict, product: product, push: push, token: token)
     case .voidedPurchase, .test:
       // Refunded before anyone reported it: nothing to credit (the sweep logs it).
       return unknown

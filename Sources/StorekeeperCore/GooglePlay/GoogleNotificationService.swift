@@ -159,10 +159,15 @@ package struct GoogleNotificationService: Sendable {
 
   func apply(_ push: GoogleNotificationStore.Due, token: String) async throws -> Outcome {
     guard let purchase = try await known(token) else {
-      // Nobody reported it yet: a report waiting on it (pending at Google, say) is due now;
-      // otherwise the order the purchase names is paid here, or the app's report will bring it.
+      // Nobody reported it yet: a report waiting on it (pending at Google, say) is due now, and
+      // the order the purchase names is paid here all the same, since the woken report may
+      // name another order (and be refused) or be a restore by someone else. The order's lock
+      // and the token's claim make whichever comes second a replay. A push that pays nothing
+      // leaves the purchase to the reports woken, or to the app's report still to come.
       let woken = try await wakeReports(for: token)
-      return woken > 0 ? .done(.processed, "reports_due") : try await unreported(push, token: token)
+      let outcome = try await unreported(push, token: token)
+      if woken > 0, case .done(.ignored, _) = outcome { return .done(.processed, "reports_due") }
+      return outcome
     }
     switch push.kind {
     case .voidedPurchase:

@@ -57,6 +57,22 @@ package final class GooglePlayMonitor: Sendable {
     state.withLock { $0.current = nil }
   }
 
+  /// A purchase Google charged for whose quantity no order may hold (more than 10 units): it
+  /// is refused, so never credited, acknowledged nor consumed, and Google refunds it after
+  /// three days. Logged as an error each time it is refused, and counted for `/metrics`.
+  func uncreditable(orderId: String, quantity: Int, tradeNo: String?) {
+    uncreditableCount.withLock { $0 += 1 }
+    var fields: [String: LogValue] = ["order_id": .string(orderId), "quantity": .int(quantity)]
+    if let tradeNo { fields["trade_no"] = .string(tradeNo) }
+    logger.error(
+      "Google Play purchase refused: its quantity is more than an order holds; it is not credited and Google refunds it after three days",
+      fields)
+  }
+
+  private let uncreditableCount = Mutex<Int64>(0)
+  /// Purchases refused since start for a quantity no order holds (each refusal counted).
+  package var uncreditableTotal: Int64 { uncreditableCount.withLock { $0 } }
+
   package var current: Problem? { state.withLock { $0.current } }
   /// Refused calls since start, for a counter that never goes down.
   package var total: Int64 { state.withLock { $0.total } }

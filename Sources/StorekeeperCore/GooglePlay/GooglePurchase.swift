@@ -33,6 +33,10 @@ package struct GooglePurchase: Sendable, Equatable {
   /// product has none (docs/CHARTS.md).
   package var priceMicros: Int64? = nil
   package var currency: String? = nil
+  /// When Google says it became PURCHASED (`productsv2`'s `purchaseCompletionTime`), read only
+  /// for a one-time product bought more than a day before it is credited
+  /// (`GooglePurchaseVerifier.completion`): Google's three days to acknowledge start there.
+  package var completedAtMs: Int64? = nil
 
   /// The ledger's and the order's spelling of who paid.
   package var environment: String { isTest ? "Sandbox" : "Production" }

@@ -34,7 +34,7 @@ package struct GooglePurchaseVerifier: Sendable {
     case .retryable, .refused: break
     default: monitor.resolved()
     }
-    return verdict
+    return await completion(verdict)
   }
 
   /// What a failed call means.

@@ -72,13 +72,14 @@ extension GoogleSettlement {
       item.status = .refused
       item.code = SettlementRefusal.accountTokenMismatch.code
       return (item, purchase.quantity)
-    } else if !(1...10).contains(purchase.quantity) {
+    } else if !(1...Self.maxQuantity).contains(purchase.quantity) {
       // No order holds more than 10 units (0002): refused before one is made, so each repeated
       // restore does not leave another unpaid order behind.
+      let refusal = SettlementRefusal.quantityMismatch(
+        charged: Int(purchase.quantity), ordered: Self.maxQuantity)
+      alertIfUncreditable(refusal, purchase, tradeNo: nil)
       item.status = .refused
-      item.code =
-        SettlementRefusal.quantityMismatch(charged: Int(purchase.quantity), ordered: 10)
-        .code
+      item.code = refusal.code
       return (item, purchase.quantity)
     } else if let created = try await orders.createForPurchase(
       userId: userId, productId: product.productId, quantity: Int32(purchase.quantity),
@@ -102,6 +103,7 @@ extension GoogleSettlement {
     } catch SettlementRefusal.transactionAlreadyUsed where known == nil {
       throw LostRace()
     } catch let refusal as SettlementRefusal {
+      alertIfUncreditable(refusal, purchase, tradeNo: order.tradeNo)
       item.status = .refused
       item.code = refusal.code
       return (item, purchase.quantity)

@@ -42,7 +42,8 @@ package struct GoogleSettlement: Sendable {
   /// App Store's ownership rules, unchanged. The product bought is the product ordered (a
   /// restore finds its order by account id, and a cheap purchase must not pay a dear order); a
   /// purchase carrying an obfuscated account id pays only the order that id names; one carrying
-  /// none pays the first order to claim it; the quantity charged is the quantity ordered.
+  /// none pays the first order to claim it. The quantity is the purchase's, not the order's
+  /// (`resizedQuantity`): the user chose it in Google's purchase screen.
   static func check(_ purchase: GooglePurchase, of product: Product, pays order: Order)
     throws(SettlementRefusal)
   {
@@ -55,9 +56,7 @@ package struct GoogleSettlement: Sendable {
     if let id = purchase.obfuscatedAccountId, id.lowercased() != order.appAccountToken {
       throw .accountTokenMismatch
     }
-    guard purchase.quantity == order.quantity else {
-      throw .quantityMismatch(charged: Int(purchase.quantity), ordered: order.quantity)
-    }
+    _ = try resizedQuantity(order, to: purchase, product: product)
   }
 
   /// Settles order `tradeNo` with `purchase`, or throws the `SettlementRefusal` that says why
@@ -66,16 +65,22 @@ package struct GoogleSettlement: Sendable {
     _ tradeNo: String, product: Product, purchase: GooglePurchase, record: ReportStore.Record?,
     cause: OrderEventCause
   ) async throws -> SettledOrder {
-    let settled = try await database.withTransaction { tx in
-      guard let order = try await orders.find(tradeNo, lock: true, on: tx) else {
-        throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
+    let settled: SettledOrder
+    do {
+      settled = try await database.withTransaction { tx in
+        guard let order = try await orders.find(tradeNo, lock: true, on: tx) else {
+          throw SettlementRefusal.orderNotFound(tradeNo: tradeNo)
+        }
+        try OrderPayment.checkReopenable(order)
+        if order.tradeStatus != .tradeSuccess || order.transactionId != purchase.orderId {
+          try Self.check(purchase, of: product, pays: order)
+        }
+        return try await settleLocked(
+          order, product: product, purchase: purchase, cause: cause, record: record, on: tx)
       }
-      try OrderPayment.checkReopenable(order)
-      if order.tradeStatus != .tradeSuccess || order.transactionId != purchase.orderId {
-        try Self.check(purchase, of: product, pays: order)
-      }
-      return try await settleLocked(
-        order, product: product, purchase: purchase, cause: cause, record: record, on: tx)
+    } catch {
+      alertIfUncreditable(error, purchase, tradeNo: tradeNo)
+      throw error
     }
     credited()
     if product.type == .autoRenewable, !settled.delivery.newlyGranted {
@@ -111,6 +116,10 @@ package struct GoogleSettlement: Sendable {
         order, product: product, newlyGranted: false, sandboxCredits: sandboxCredits)
     }
     let transition = try OrderPayment.transition(order)
+    // An admin transfer's order is for the units no refund took back, on purpose.
+    let resized =
+      order.origin == .transfer
+      ? nil : try Self.resizedQuantity(order, to: purchase, product: product)
     var effects = reports.settledEffects(record)
     if let credit = try OrderPayment.credit(
       product, purchaseId: purchase.orderId, environment: purchase.environment,
@@ -138,10 +147,12 @@ package struct GoogleSettlement: Sendable {
         "transaction_id": .string(purchase.orderId),
         "environment": .string(purchase.environment),
         "previous_close_reason": order.closeReason.map { .string($0.rawValue) } ?? .null,
+        // The order's history says what the app ordered when Google's purchase resized it.
+        "resized_from_quantity": resized == nil ? .null : .number(String(order.quantity)),
       ]),
       payment: .init(
         transactionId: purchase.orderId, environment: purchase.environment,
-        paidAsOrder: paidAsOrder),
+        paidAsOrder: paidAsOrder, quantity: resized),
       requires: GooglePurchaseRecord.claim(purchase, productId: product.productId, for: order),
       effects: effects, events: events, on: tx)
     guard let settled = changed.first else {

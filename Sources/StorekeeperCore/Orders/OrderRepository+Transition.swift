@@ -11,10 +11,13 @@ extension OrderRepository {
   /// The payment that moves an order to `TRADE_SUCCESS`. `paidAsOrder`: an admin transfer's
   /// order is paid when the order it takes the purchase from was (a non-renewing pass runs
   /// from its payment: paid now, each transfer gave a new owner its whole duration again).
+  /// `quantity`: the order is resized to it as it is paid (a Google Play purchase, whose
+  /// quantity the user chose in Google's purchase screen), its amount at its unit price.
   struct Payment: Sendable {
     var transactionId: String
     var environment: String
     var paidAsOrder: String? = nil
+    var quantity: Int32? = nil
   }
 
   /// The one way an order changes state. `transition` must come from `OrderStateMachine`; the
@@ -58,7 +61,10 @@ extension OrderRepository {
                                         WHERE f.trade_no = \(payment?.paidAsOrder)::text),
                                        now()) END,
           transaction_id = coalesce(\(payment?.transactionId)::text, transaction_id),
-          environment = coalesce(\(payment?.environment)::text, environment)
+          environment = coalesce(\(payment?.environment)::text, environment),
+          quantity = coalesce(\(payment?.quantity)::int, quantity),
+          amount = CASE WHEN \(payment?.quantity)::int IS NULL THEN amount
+                        ELSE unit_price * \(payment?.quantity)::int END
         WHERE trade_status = \(transition.from) AND
       """)
     switch target {

@@ -9,7 +9,7 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
   /// An admin moved the purchase that paid this order to another order (`close_reason`
   /// `transferred`): not Apple's refund, and no payment reopens it.
   case orderTransferred(tradeNo: String)
-  /// Apple said the proof is not genuine (`reason` is its verdict); `field` names the proof.
+  /// The store said the proof is not genuine (`reason` is its verdict); `field` names the proof.
   case invalidProof(reason: String, field: String)
   case transactionRevoked(productId: String)
   case productMismatch(paidFor: [String], ordered: String)
@@ -59,17 +59,17 @@ package enum SettlementRefusal: Error, Equatable, Sendable {
       "order \(tradeNo)'s purchase was moved to another order by an admin"
     case .invalidProof(let reason, _): "the store's proof did not verify: \(reason)"
     case .transactionRevoked(let productId):
-      "Apple refunded or revoked the transaction for \(productId)"
+      "the store refunded or revoked the purchase of \(productId)"
     case .productMismatch(let paidFor, let ordered):
       "the proof pays for \(paidFor.isEmpty ? "nothing" : paidFor.joined(separator: ", ")), not \(ordered)"
     case .accountTokenMismatch:
-      "the transaction carries an app_account_token other than this order's (another order's, or one this server never issued)"
+      "the purchase carries an account id (the App Store's app_account_token, Google Play's obfuscated account id) other than this order's: another order's, or one this server never issued"
     case .transactionAlreadyUsed(let transactionId?, _):
-      "Apple transaction \(transactionId) already settled another order"
+      "the store's transaction \(transactionId) already settled another order"
     case .transactionAlreadyUsed(nil, let productId):
       "every transaction for \(productId) in this proof already settled another order"
     case .quantityMismatch(let charged, let ordered):
-      "Apple charged for \(charged), the order is for \(ordered)"
+      "the store charged for \(charged), the order is for \(ordered)"
     case .purchaseNotYours: "the purchases in this proof belong to another user"
     case .storeMismatch(let ordered):
       "the order is to be paid in \(ordered == "google_play" ? "Google Play" : "the App Store"); this proof is the other store's"
