@@ -68,7 +68,9 @@ WITH claim AS (INSERT INTO apple_transactions (transaction_id, original_transact
       updated_at = now(), closed_at = NULL, verification = NULL,
       paid_at = CASE WHEN :b_tx::text IS NULL THEN paid_at ELSE now() END,
       transaction_id = coalesce(:b_tx::text, transaction_id),
-      environment = coalesce('Production'::text, environment)
+      environment = coalesce('Production'::text, environment),
+      quantity = coalesce(NULL::int, quantity),
+      amount = CASE WHEN NULL::int IS NULL THEN amount ELSE unit_price * NULL::int END
     WHERE trade_status = 'WAIT_BUYER_PAY' AND trade_no IN (SELECT :b_trade_no::text) AND EXISTS (SELECT 1 FROM claim)  RETURNING *
   ), event AS (
     INSERT INTO order_events (trade_no, from_status, to_status, reason, cause, detail)
