@@ -121,14 +121,19 @@ public final class Application: Sendable {
     async let publicStopped: Void = edge.server.shutdown()
     async let adminStopped: Void? = edge.adminServer?.shutdown()
     _ = await (publicStopped, adminStopped)
-    let stopped = await workers.shutdown(within: Self.workerStopGracePeriod)
-    if !stopped {
-      // A worker waits on a database that stopped answering. Exiting is safe: what it was
-      // writing is rolled back with its session, and claimed work is taken up again when its
-      // lease ends, here or on another instance.
+    let running = await workers.shutdown(within: Self.workerStopGracePeriod)
+    if !running.isEmpty {
+      // A worker waits on the database, a store or a webhook receiver that is slow to answer
+      // (a webhook attempt may take WEBHOOK_TIMEOUT, a store call APPLE_TIMEOUT). Exiting is
+      // safe: what it was writing is rolled back with its session, and claimed work (an
+      // attempt unrecorded, sent again) is taken up again when its lease ends, here or on
+      // another instance.
       logger.warning(
-        "background work did not stop in time (the database is not answering); exiting without it",
-        ["grace_ms": .int(Int(Self.workerStopGracePeriod.components.seconds) * 1000)])
+        "background work did not stop in time; exiting without it",
+        [
+          "services": .string(running.joined(separator: ",")),
+          "grace_ms": .int(Int(Self.workerStopGracePeriod.components.seconds) * 1000),
+        ])
     }
     listener.stop()
     await domain.pools.shutdown()

@@ -129,4 +129,26 @@ import Testing
       await scrapes.shutdown()
     }
   }
+
+  /// Audit failures, finding 2: one gauge PostgreSQL could not count made the whole scrape a
+  /// 503, hiding what is held in memory (the 5xx answers an operator watches while the primary
+  /// is down) and the refresh counter whose flat line is the stale alert.
+  @Test func aScrapeWithTheDatabaseDownShowsWhatIsHeldInMemory() async throws {
+    try await DomainHarness.with { h in
+      let down = PostgresPool(
+        configuration: PostgresConfiguration(
+          url: "postgresql://storekeeper@127.0.0.1:1/none?connect_timeout=1"),
+        logger: DomainHarness.logger)
+      let metrics = try Self.metrics(h, on: down)
+      await metrics.snapshot.refresh()
+      let scraped = await Self.scrape(metrics.router)
+      await down.shutdown()
+      #expect(scraped.status == 200)
+      // Both refreshed sources had nothing yet, and the per-scrape gauges failed too.
+      #expect(scraped.lines.contains("storekeeper_metrics_unread_sources 3"), "\(scraped.lines)")
+      #expect(scraped.lines.contains("storekeeper_metrics_refreshes_total 0"))
+      #expect(scraped.lines.contains { $0.hasPrefix("storekeeper_catalog_products ") })
+      #expect(!scraped.lines.contains { $0.hasPrefix("storekeeper_orders{") })
+    }
+  }
 }

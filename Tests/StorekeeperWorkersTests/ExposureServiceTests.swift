@@ -37,7 +37,7 @@ import Testing
       let stopped = Task { await group.shutdown(within: .seconds(10)) }
       try await Task.sleep(for: .milliseconds(500))
       try await lock.release()
-      #expect(await stopped.value)
+      #expect(await stopped.value.isEmpty)
       #expect(recorder.counts.pending == 0)
       let rows = try await h.database.query(
         """

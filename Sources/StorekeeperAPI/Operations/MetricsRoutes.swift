@@ -62,8 +62,25 @@ package struct MetricsRoutes: Sendable {
         "# TYPE storekeeper_catalog_products gauge",
         "storekeeper_catalog_products \(catalog.snapshot.byId.count)",
       ]
-      lines += try await snapshot.lines()
-      lines += try await stored.lines()
+      // What PostgreSQL must answer is left out while it cannot (the primary down), never the
+      // whole scrape: the counters held in memory (5xx answers, queue timeouts, sessions) are
+      // what an operator watches then, and `refreshes_total` going flat is the stale alert.
+      var unread = 0
+      lines += await snapshot.lines(unread: &unread)
+      do {
+        lines += try await stored.lines()
+      } catch {
+        unread += 1
+        context.logger.warning(
+          "metrics source unread for a scrape",
+          ["source": .string("StoredStateMetrics"), "error": .string("\(error)")])
+      }
+      lines += [
+        "# HELP storekeeper_metrics_unread_sources Sources of database gauges this scrape left "
+          + "out because PostgreSQL did not answer (0: every gauge is here).",
+        "# TYPE storekeeper_metrics_unread_sources gauge",
+        "storekeeper_metrics_unread_sources \(unread)",
+      ]
       lines += appleSettingsLines()
       lines += await appJWKS?.lines() ?? []
       lines += webhooks?.attemptLines() ?? []

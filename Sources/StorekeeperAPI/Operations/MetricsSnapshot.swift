@@ -40,8 +40,10 @@ package final class MetricsSnapshot: Sendable {
     if !failed { refreshes.add(1, ordering: .releasing) }
   }
 
-  /// The stored lines, each source's computed now only if it has none yet.
-  func lines() async throws -> [String] {
+  /// The stored lines, each source's computed now only if it has none yet; `unread` counts
+  /// the sources left out because that failed (the database down before the first refresh),
+  /// so a scrape still shows every other source and the counters held in memory.
+  func lines(unread: inout Int) async -> [String] {
     // Read before the lines, which each refresh stores before it counts: the lines shown are
     // then at least as new as the refresh the count says.
     let refreshed = refreshes.load(ordering: .acquiring)
@@ -51,9 +53,16 @@ package final class MetricsSnapshot: Sendable {
         lines += kept
         continue
       }
-      let fresh = try await source.lines()
-      stored.withLock { $0[index] = fresh }
-      lines += fresh
+      do {
+        let fresh = try await source.lines()
+        stored.withLock { $0[index] = fresh }
+        lines += fresh
+      } catch {
+        unread += 1
+        logger.warning(
+          "metrics source unread for a scrape",
+          ["source": .string("\(type(of: source))"), "error": .string("\(error)")])
+      }
     }
     return lines + [
       "# HELP storekeeper_metrics_refreshes_total Background recounts of the gauges recomputed "
