@@ -3,6 +3,10 @@
 -- 33.334% then 50.001% of a 3-gold pack took all 3, where 50.001% of 3 rounds to 2.
 -- storekeeper_refund_plan_prorated gains a form taking the cumulative share before the refund
 -- as well; the two-argument form stays for instances of the previous release, which pass the
--- increment, during a rolling upgrade. This file changes nothing itself: a changed repeatable
--- definition is a new release (Migrations/README.md). The charts still leave prorated refunds
--- out (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are unchanged.
+-- increment, during a rolling upgrade. storekeeper_purchase_use (a consumption answer's share)
+-- now counts the debt_repaid rows of a purchase whose refund was reversed, as the reversal gave
+-- them back to the lots that repaid them: after buy, spend 60, refund, a purchase repaying the
+-- 60 and a reversal it said 100% used, not 60%. This file changes nothing itself: a changed
+-- repeatable definition is a new release (Migrations/README.md). The charts still leave
+-- prorated refunds out (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are
+-- unchanged.

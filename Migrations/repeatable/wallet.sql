@@ -150,12 +150,16 @@ $$;
 
 -- How much of what purchase p_trade_no credited is used, per asset: what the purchase still
 -- gives (its own rows: the credit, less its refund or transfer, plus a reversal's refill; not
--- the debt_repaid rows other credits wrote for it) less what its lots still hold. So whatever
--- took from its lots counts (a spend, a repayment of another purchase's debt, another
--- purchase's refund under REFUND_POLICY=negative) and so does the part of its credit that
--- made a negative balance good or repaid a debt when it came, which its lot never held; what
--- the purchase's own refund took back does not. `credited` is what its grants gave, and
--- `used` is never more.
+-- the debt_repaid rows other credits wrote for it while its refund's debt stands) less what
+-- its lots still hold. So whatever took from its lots counts (a spend, a repayment of another
+-- purchase's debt, another purchase's refund under REFUND_POLICY=negative) and so does the part
+-- of its credit that made a negative balance good or repaid a debt when it came, which its lot
+-- never held; what the purchase's own refund took back does not. A debt_repaid row that a later
+-- reversal of its refund gave back (the ledger's trigger: those before its last
+-- refund_reversed row of that asset and environment) counts like the refund rows it goes with:
+-- the reversal's credit went to the lot that repaid it, not to this purchase's, and counting
+-- that credit alone made the purchase look used by what it repaid. `credited` is what its
+-- grants gave, and `used` is never more.
 CREATE OR REPLACE FUNCTION storekeeper_purchase_use(p_trade_no text)
 RETURNS TABLE (asset text, credited bigint, used bigint)
 LANGUAGE sql STABLE AS $$
@@ -164,7 +168,12 @@ LANGUAGE sql STABLE AS $$
   FROM (SELECT x.asset,
                coalesce(sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::bigint AS credited,
                sum(x.amount)::bigint AS held
-        FROM ledger x WHERE x.trade_no = p_trade_no AND x.kind <> 'debt_repaid'
+        FROM ledger x
+        WHERE x.trade_no = p_trade_no
+          AND (x.kind <> 'debt_repaid'
+               OR x.id < (SELECT max(y.id) FROM ledger y
+                          WHERE y.trade_no = p_trade_no AND y.asset = x.asset
+                            AND y.environment = x.environment AND y.kind = 'refund_reversed'))
         GROUP BY x.asset) g
   LEFT JOIN (SELECT l.asset, sum(l.remaining)::bigint AS remaining FROM ledger_lots l
              WHERE l.trade_no = p_trade_no GROUP BY l.asset) l ON l.asset = g.asset
