@@ -6,7 +6,9 @@
 -- increment, during a rolling upgrade. storekeeper_purchase_use (a consumption answer's share)
 -- now counts the debt_repaid rows of a purchase whose refund was reversed, as the reversal gave
 -- them back to the lots that repaid them: after buy, spend 60, refund, a purchase repaying the
--- 60 and a reversal it said 100% used, not 60%. This file changes nothing itself: a changed
--- repeatable definition is a new release (Migrations/README.md). The charts still leave
--- prorated refunds out (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are
--- unchanged.
+-- 60 and a reversal it said 100% used, not 60%. The new storekeeper_prorated_refunds_taken
+-- (over the new storekeeper_transfer_chain) is what Apple's reversal of prorated refunds gives
+-- back, also those taken before an admin transfer, which gave nothing back; the previous
+-- release calls neither. This file changes nothing itself: a changed repeatable definition is a
+-- new release (Migrations/README.md). The charts still leave prorated refunds out
+-- (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are unchanged.
