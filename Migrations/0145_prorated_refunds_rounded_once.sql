@@ -9,6 +9,9 @@
 -- 60 and a reversal it said 100% used, not 60%. The new storekeeper_prorated_refunds_taken
 -- (over the new storekeeper_transfer_chain) is what Apple's reversal of prorated refunds gives
 -- back, also those taken before an admin transfer, which gave nothing back; the previous
--- release calls neither. This file changes nothing itself: a changed repeatable definition is a
--- new release (Migrations/README.md). The charts still leave prorated refunds out
--- (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are unchanged.
+-- release calls neither. storekeeper_purchase_use's `credited` is also what the purchase
+-- credited when bought, followed back through admin transfers: the share of a moved purchase
+-- was of what the move credited (30 spent of the 60 left by a 40% refund said 50%, not 30%).
+-- This file changes nothing itself: a changed repeatable definition is a new release
+-- (Migrations/README.md). The charts still leave prorated refunds out (docs/CHARTS.md,
+-- "Not yet"), so charts*.sql and the rollups are unchanged.

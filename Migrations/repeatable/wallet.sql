@@ -172,15 +172,24 @@ $$;
 -- reversal of its refund gave back (the ledger's trigger: those before its last
 -- refund_reversed row of that asset and environment) counts like the refund rows it goes with:
 -- the reversal's credit went to the lot that repaid it, not to this purchase's, and counting
--- that credit alone made the purchase look used by what it repaid. `credited` is what its
--- grants gave, and `used` is never more.
+-- that credit alone made the purchase look used by what it repaid. `credited` is what the
+-- purchase's grants gave when it was bought, followed back through admin transfers (as
+-- storekeeper_refund_plan_prorated does: Apple counts a share from the whole purchase, and an
+-- order a transfer paid was credited only what was left of it), and `used` is never more.
 CREATE OR REPLACE FUNCTION storekeeper_purchase_use(p_trade_no text)
 RETURNS TABLE (asset text, credited bigint, used bigint)
 LANGUAGE sql STABLE AS $$
+  WITH bought AS (
+    SELECT x.asset, sum(x.amount) FILTER (WHERE x.kind = 'grant') AS credited
+    FROM ledger x
+    WHERE x.trade_no = (SELECT c.trade_no FROM storekeeper_transfer_chain(p_trade_no) c
+                        ORDER BY c.depth DESC LIMIT 1)
+    GROUP BY x.asset)
   SELECT g.asset, g.credited,
          least(g.credited, greatest(0, g.held - coalesce(l.remaining, 0)))::bigint
   FROM (SELECT x.asset,
-               coalesce(sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::bigint AS credited,
+               coalesce((SELECT b.credited FROM bought b WHERE b.asset = x.asset),
+                        sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::bigint AS credited,
                sum(x.amount)::bigint AS held
         FROM ledger x
         WHERE x.trade_no = p_trade_no

@@ -153,6 +153,24 @@ def test_a_reversed_refund_counts_only_what_came_back_to_the_purchase(answering)
     assert (answer["consumptionPercentage"], answer["refundPreference"]) == (60000, "GRANT_PRORATED")
 
 
+def test_a_moved_purchase_s_share_counts_from_the_whole_purchase(answering):
+    # 40% refunded (prorated), then an admin moves the 60 left to another user, who spends 30:
+    # 30 of the 100 bought, as Apple counts its next prorated refund, not 30 of the 60 moved.
+    api, fake = answering.api, answering.fake
+    owner, heir = unique("moved-from"), unique("moved-to")
+    consent(api, heir)
+    _, purchase, _ = buy(api, fake, owner, GOLD)
+    note = fake.refund(purchase["transaction_id"], prorated_milliunits=40000)
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: api.balance(owner) == 60, 15, "prorated refund")
+    r = api.post(f"/admin/v1/transactions/{purchase['transaction_id']}/transfer", admin=True,
+                 json={"to_user_id": heir})
+    assert r.status_code == 200, r.text
+    spend(api, heir, 30)
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (30000, "GRANT_PRORATED")
+
+
 @pytest.fixture(scope="module")
 def answering_negative(module_launcher):
     stack = module_launcher.stack(api_key=True, CONSUMPTION_RETRY_BASE="1s", APPLE_TIMEOUT="10s",
