@@ -3,6 +3,15 @@
 -- 33.334% then 50.001% of a 3-gold pack took all 3, where 50.001% of 3 rounds to 2.
 -- storekeeper_refund_plan_prorated gains a form taking the cumulative share before the refund
 -- as well; the two-argument form stays for instances of the previous release, which pass the
--- increment, during a rolling upgrade. This file changes nothing itself: a changed repeatable
--- definition is a new release (Migrations/README.md). The charts still leave prorated refunds
--- out (docs/CHARTS.md, "Not yet"), so charts*.sql and the rollups are unchanged.
+-- increment, during a rolling upgrade. storekeeper_purchase_use (a consumption answer's share)
+-- now counts the debt_repaid rows of a purchase whose refund was reversed, as the reversal gave
+-- them back to the lots that repaid them: after buy, spend 60, refund, a purchase repaying the
+-- 60 and a reversal it said 100% used, not 60%. The new storekeeper_prorated_refunds_taken
+-- (over the new storekeeper_transfer_chain) is what Apple's reversal of prorated refunds gives
+-- back, also those taken before an admin transfer, which gave nothing back; the previous
+-- release calls neither. storekeeper_purchase_use's `credited` is also what the purchase
+-- credited when bought, followed back through admin transfers: the share of a moved purchase
+-- was of what the move credited (30 spent of the 60 left by a 40% refund said 50%, not 30%).
+-- This file changes nothing itself: a changed repeatable definition is a new release
+-- (Migrations/README.md). The charts still leave prorated refunds out (docs/CHARTS.md,
+-- "Not yet"), so charts*.sql and the rollups are unchanged.

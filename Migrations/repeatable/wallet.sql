@@ -148,25 +148,81 @@ LANGUAGE sql STABLE AS $$
   SELECT * FROM storekeeper_refund_plan_prorated(p_trade_no, p_milliunits, 0)
 $$;
 
+-- Order p_trade_no and those admin transfers moved its purchase from (`created_for_transfer`),
+-- the first at the greatest depth: the purchase's history as Apple knows it, one transaction.
+CREATE OR REPLACE FUNCTION storekeeper_transfer_chain(p_trade_no text)
+RETURNS TABLE (trade_no text, depth integer)
+LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE chain (trade_no, depth) AS (
+    SELECT p_trade_no, 0
+    UNION ALL
+    SELECT e.detail ->> 'from_trade_no', c.depth + 1
+    FROM chain c JOIN order_events e ON e.trade_no = c.trade_no
+    WHERE e.reason = 'created_for_transfer' AND e.detail ? 'from_trade_no' AND c.depth < 100)
+  SELECT c.trade_no, c.depth FROM chain c
+$$;
+
 -- How much of what purchase p_trade_no credited is used, per asset: what the purchase still
 -- gives (its own rows: the credit, less its refund or transfer, plus a reversal's refill; not
--- the debt_repaid rows other credits wrote for it) less what its lots still hold. So whatever
--- took from its lots counts (a spend, a repayment of another purchase's debt, another
--- purchase's refund under REFUND_POLICY=negative) and so does the part of its credit that
--- made a negative balance good or repaid a debt when it came, which its lot never held; what
--- the purchase's own refund took back does not. `credited` is what its grants gave, and
--- `used` is never more.
+-- the debt_repaid rows other credits wrote for it while its refund's debt stands) less what
+-- its lots still hold. So whatever took from its lots counts (a spend, a repayment of another
+-- purchase's debt, another purchase's refund under REFUND_POLICY=negative) and so does the part
+-- of its credit that made a negative balance good or repaid a debt when it came, which its lot
+-- never held; what the purchase's own refund took back does not. A debt_repaid row that a later
+-- reversal of its refund gave back (the ledger's trigger: those before its last
+-- refund_reversed row of that asset and environment) counts like the refund rows it goes with:
+-- the reversal's credit went to the lot that repaid it, not to this purchase's, and counting
+-- that credit alone made the purchase look used by what it repaid. `credited` is what the
+-- purchase's grants gave when it was bought, followed back through admin transfers (as
+-- storekeeper_refund_plan_prorated does: Apple counts a share from the whole purchase, and an
+-- order a transfer paid was credited only what was left of it), and `used` is never more.
 CREATE OR REPLACE FUNCTION storekeeper_purchase_use(p_trade_no text)
 RETURNS TABLE (asset text, credited bigint, used bigint)
 LANGUAGE sql STABLE AS $$
+  WITH bought AS (
+    SELECT x.asset, sum(x.amount) FILTER (WHERE x.kind = 'grant') AS credited
+    FROM ledger x
+    WHERE x.trade_no = (SELECT c.trade_no FROM storekeeper_transfer_chain(p_trade_no) c
+                        ORDER BY c.depth DESC LIMIT 1)
+    GROUP BY x.asset)
   SELECT g.asset, g.credited,
          least(g.credited, greatest(0, g.held - coalesce(l.remaining, 0)))::bigint
   FROM (SELECT x.asset,
-               coalesce(sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::bigint AS credited,
+               coalesce((SELECT b.credited FROM bought b WHERE b.asset = x.asset),
+                        sum(x.amount) FILTER (WHERE x.kind = 'grant'), 0)::bigint AS credited,
                sum(x.amount)::bigint AS held
-        FROM ledger x WHERE x.trade_no = p_trade_no AND x.kind <> 'debt_repaid'
+        FROM ledger x
+        WHERE x.trade_no = p_trade_no
+          AND (x.kind <> 'debt_repaid'
+               OR x.id < (SELECT max(y.id) FROM ledger y
+                          WHERE y.trade_no = p_trade_no AND y.asset = x.asset
+                            AND y.environment = x.environment AND y.kind = 'refund_reversed'))
         GROUP BY x.asset) g
   LEFT JOIN (SELECT l.asset, sum(l.remaining)::bigint AS remaining FROM ledger_lots l
              WHERE l.trade_no = p_trade_no GROUP BY l.asset) l ON l.asset = g.asset
   WHERE g.credited > 0
+$$;
+
+-- What Apple's REFUND_REVERSED of order p_trade_no's prorated refunds gives back, per asset and
+-- environment: what those refunds took (their rows) and what credits since repaid of the debt
+-- they left (debt_repaid rows), along the transfer chain, since the chain's last reversal in
+-- that asset and environment. The refunds of an order a transfer moved the purchase away from
+-- are that order's rows, and the transfer moved only what they left, so they come back to the
+-- current owner; debt still standing is cancelled, not given. For an order never moved this is
+-- what Ledger.reverse gives back (its grants less what its rows hold).
+CREATE OR REPLACE FUNCTION storekeeper_prorated_refunds_taken(p_trade_no text)
+RETURNS TABLE (asset text, environment text, amount bigint)
+LANGUAGE sql STABLE AS $$
+  WITH chain AS (SELECT c.trade_no FROM storekeeper_transfer_chain(p_trade_no) c),
+  reversed AS (
+    SELECT y.asset, y.environment, max(y.id) AS id FROM ledger y
+    WHERE y.trade_no IN (SELECT trade_no FROM chain) AND y.kind = 'refund_reversed'
+    GROUP BY y.asset, y.environment)
+  SELECT x.asset, x.environment, (-sum(x.amount))::bigint
+  FROM ledger x
+  LEFT JOIN reversed r ON r.asset = x.asset AND r.environment = x.environment
+  WHERE x.trade_no IN (SELECT trade_no FROM chain) AND x.kind IN ('refund', 'debt_repaid')
+    AND x.id > coalesce(r.id, 0)
+  GROUP BY x.asset, x.environment
+  HAVING sum(x.amount) < 0
 $$;

@@ -96,8 +96,8 @@ def test_nothing_spent_asks_for_a_full_refund_and_everything_spent_declines(answ
     assert (answer["answer"]["consumptionPercentage"], answer["answer"]["refundPreference"]) == (100000, "DECLINE")
 
 
-def refund(api, fake, transaction_id):
-    note = fake.refund(transaction_id)
+def refund(api, fake, transaction_id, type="REFUND"):
+    note = fake.refund(transaction_id, notification_type=None if type == "REFUND" else type)
     assert note["delivered_status"] == 200, note
     wait_until(lambda: [n for n in api.notifications(limit=200)
                         if n["notification_uuid"] == note["notification_uuid"] and n["state"] == "processed"],
@@ -134,6 +134,41 @@ def test_of_a_purchase_crediting_several_assets_the_most_used_one_is_its_share(a
     assert r.status_code == 201, r.text
     answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")["answer"]
     assert (answer["consumptionPercentage"], answer["refundPreference"]) == (100000, "DECLINE")
+
+
+def test_a_reversed_refund_counts_only_what_came_back_to_the_purchase(answering):
+    # REFUND_POLICY=debt: the refund took the 40 left and left 60 owed, which the second purchase
+    # repaid; the reversal gave the 40 back to the first purchase and the 60 to the second. 60
+    # of the first is used, as before the refund, not all of it.
+    api, fake = answering.api, answering.fake
+    user = unique("reversed")
+    consent(api, user)
+    _, first, _ = buy(api, fake, user, GOLD)
+    spend(api, user, 60)
+    refund(api, fake, first["transaction_id"])
+    buy(api, fake, user, GOLD)
+    refund(api, fake, first["transaction_id"], type="REFUND_REVERSED")
+    assert api.balance(user) == 140
+    answer = answered(api, request_consumption(fake, first["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (60000, "GRANT_PRORATED")
+
+
+def test_a_moved_purchase_s_share_counts_from_the_whole_purchase(answering):
+    # 40% refunded (prorated), then an admin moves the 60 left to another user, who spends 30:
+    # 30 of the 100 bought, as Apple counts its next prorated refund, not 30 of the 60 moved.
+    api, fake = answering.api, answering.fake
+    owner, heir = unique("moved-from"), unique("moved-to")
+    consent(api, heir)
+    _, purchase, _ = buy(api, fake, owner, GOLD)
+    note = fake.refund(purchase["transaction_id"], prorated_milliunits=40000)
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: api.balance(owner) == 60, 15, "prorated refund")
+    r = api.post(f"/admin/v1/transactions/{purchase['transaction_id']}/transfer", admin=True,
+                 json={"to_user_id": heir})
+    assert r.status_code == 200, r.text
+    spend(api, heir, 30)
+    answer = answered(api, request_consumption(fake, purchase["transaction_id"]), "sent")["answer"]
+    assert (answer["consumptionPercentage"], answer["refundPreference"]) == (30000, "GRANT_PRORATED")
 
 
 @pytest.fixture(scope="module")

@@ -496,6 +496,25 @@ def test_a_prorated_refund_after_a_transfer_takes_its_share_of_the_whole_purchas
     assert (api.balance(owner), api.balance(heir)) == (0, 60)
     refund(api, fake_appstore, transaction_id, prorated=70000)
     assert (api.balance(heir), ledger(api, heir)["debts"]) == (30, {})
+    # Apple reverses the refund: the 40 taken before the transfer (the old order's rows) and
+    # the 30 after it come back to the heir, the whole purchase; once, however often reversed.
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert (api.balance(owner), api.balance(heir), ledger(api, heir)["debts"]) == (0, 100, {})
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    assert api.balance(heir) == 60
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert api.balance(heir) == 100
+    # Reversed straight after the transfer: only the old order's rows hold what was taken.
+    owner, heir = unique("prorated-moved-from"), unique("prorated-moved-to")
+    _, purchase, _ = buy(api, fake_appstore, owner, GOLD)
+    transaction_id = purchase["transaction_id"]
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    r = api.post(f"/admin/v1/transactions/{transaction_id}/transfer", admin=True, json={"to_user_id": heir})
+    assert r.status_code == 200, r.text
+    refund(api, fake_appstore, transaction_id, type="REFUND_REVERSED")
+    assert (api.balance(owner), api.balance(heir)) == (0, 100)
+    refund(api, fake_appstore, transaction_id, prorated=40000)
+    assert api.balance(heir) == 60
 
 
 def test_successive_prorated_refunds_take_one_rounding_of_the_whole_share(api, fake_appstore):

@@ -58,8 +58,11 @@ extension NotificationEffects {
 
   /// Apple's REFUND_REVERSED of a paid one-time purchase whose prorated refunds took shares:
   /// gives back what they took, where they took it, and cancels what they left owed, as the
-  /// reversal of a full refund does (`reinstate`); the order was paid all along. False when no
-  /// share was taken.
+  /// reversal of a full refund does (`reinstate`); the order was paid all along. Followed back
+  /// through admin transfers (`storekeeper_prorated_refunds_taken`): a refund before a transfer
+  /// is the old order's rows, the transfer moved only what it left, and the share is reset for
+  /// the whole purchase, so the current owner gets that part back. False when no share was
+  /// taken.
   func reverseProratedRefunds(
     _ order: Order, _ transaction: VerifiedTransaction, notice: [String: JSONValue]
   ) async throws -> Bool {
@@ -71,12 +74,29 @@ extension NotificationEffects {
       RETURNING 1
       """)
     guard !taken.isEmpty else { return false }
-    // The user's lock before the debt rows, as `reinstate` takes them.
-    try await outbox.lock([order.userId], on: tx)
-    try await Ledger.cancelDebts(tradeNo: order.tradeNo, on: tx)
-    var giveBack: PostgresQuery = "WITH changed AS (SELECT \(order.tradeNo)::text AS trade_no) "
-    giveBack.append(Ledger.reverse(.refundReversed, transactionId: transaction.transactionId))
-    try await tx.execute(giveBack)
+    let chain = try await tx.query(
+      """
+      SELECT c.trade_no, o.user_id FROM storekeeper_transfer_chain(\(order.tradeNo)) c
+      JOIN orders o ON o.trade_no = c.trade_no
+      """)
+    var tradeNos = [order.tradeNo]
+    var users = [order.userId]
+    for row in chain {
+      let tradeNo: String = try row.decode("trade_no")
+      if tradeNo != order.tradeNo { tradeNos.append(tradeNo) }
+      users.append(try row.decode("user_id"))
+    }
+    // The users' locks before the debt rows, as `reinstate` takes them: a debt an earlier
+    // owner's refund left is that owner's.
+    try await outbox.lock(users, on: tx)
+    for tradeNo in tradeNos { try await Ledger.cancelDebts(tradeNo: tradeNo, on: tx) }
+    try await tx.execute(
+      """
+      INSERT INTO ledger (user_id, asset, amount, kind, trade_no, transaction_id, environment)
+      SELECT \(order.userId), t.asset, t.amount, \(LedgerKind.refundReversed), \(order.tradeNo),
+             \(transaction.transactionId), t.environment
+      FROM storekeeper_prorated_refunds_taken(\(order.tradeNo)) t
+      """)
     var reversed = notice
     reversed["trade_no"] = .string(order.tradeNo)
     reversed["refund_type"] = .string("partial")
