@@ -234,6 +234,40 @@ def test_jobs_are_shared_by_two_instances_and_each_is_sent_once(module_launcher,
     second.terminate()
 
 
+def test_the_fake_filters_the_transaction_history_as_apple_does_for_apples_own_client(fake_appstore):
+    # The fake answered every filtered history with the whole history, so a request Apple
+    # would answer with none passed on both transactions.
+    account = unique("history-account")
+    gold = fake_appstore.purchase(GOLD, "consumable", apple_account=account)
+    club = fake_appstore.purchase(CLUB, "auto_renewable", apple_account=account, expires_in_seconds=3600)
+    request = {"base_url": fake_appstore.url, "key_pem": fake_appstore.api_key.read_text(),
+               "key_id": fake_appstore.api_key_id, "issuer_id": fake_appstore.api_issuer_id,
+               "bundle_id": BUNDLE_ID, "environment": "Production", "calls": [
+                   {"history": gold["transaction_id"]},
+                   {"history": gold["transaction_id"], "filters": {"productIds": ["nope"]}},
+                   {"history": gold["transaction_id"], "filters": {"productIds": [GOLD]}},
+                   {"history": gold["transaction_id"], "filters": {"productTypes": ["AUTO_RENEWABLE"]}},
+                   {"history": gold["transaction_id"], "filters": {"productIds": [GOLD, CLUB], "revoked": False}},
+                   {"history": gold["transaction_id"], "filters": {"revoked": True}},
+                   {"history": gold["transaction_id"], "filters": {"startDate": 2000, "endDate": 1000}},
+               ]}
+    done = subprocess.run([apple_python(), str(HERE / "apple_library_client.py")], input=json.dumps(request),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    both = sorted([gold["transaction_id"], club["transaction_id"]])
+    answers = json.loads(done.stdout)
+    assert sorted(answers[0]["transaction_ids"]) == both
+    assert answers[1:6] == [
+        {"status": 200, "transaction_ids": []},
+        {"status": 200, "transaction_ids": [gold["transaction_id"]]},
+        {"status": 200, "transaction_ids": [club["transaction_id"]]},
+        {"status": 200, "transaction_ids": answers[4]["transaction_ids"]},
+        {"status": 200, "transaction_ids": []},
+    ]
+    assert sorted(answers[4]["transaction_ids"]) == both
+    assert answers[6] == {"status": 400, "error_code": 4000016}
+
+
 def test_the_fake_serves_set_app_account_token_to_apples_own_client(fake_appstore):
     purchase = fake_appstore.purchase(GOLD, "consumable")
     renewal_base = fake_appstore.purchase(CLUB, "auto_renewable", expires_in_seconds=3600)

@@ -65,7 +65,7 @@ extension FakeAppStoreEndpoints {
 
   /// `GET /inApps/v2/history/{transactionId}[?revision=…&sort=ASCENDING|DESCENDING]`: the
   /// customer's transactions for the app in this environment, a page at a time; `revision`
-  /// asks for the next page while `hasMore`.
+  /// asks for the next page while `hasMore`. Apple's filters (`FakeHistoryFilter`) apply.
   func transactionHistory(_ request: Request, id: String, environment: AppStoreEnvironment)
     async throws -> Response
   {
@@ -84,10 +84,16 @@ extension FakeAppStoreEndpoints {
     } else {
       offset = 0
     }
+    let filter: FakeHistoryFilter
+    switch FakeHistoryFilter.parse(target: request.target) {
+    case .success(let parsed): filter = parsed
+    case .failure(let refused):
+      return try Self.serverAPIError(400, code: refused.answer.code, refused.answer.message)
+    }
     // The Server API knows a purchase by its original transaction: StoreKit 1 restores are
     // not in the history.
     var history = (store.snapshot(receiptId: transaction.receiptId)?.transactions ?? [])
-      .filter { !$0.isRestore }
+      .filter { !$0.isRestore && filter.admits($0) }
       .sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
     if request.query["sort"] == "DESCENDING" { history.reverse() }
     let now = Self.now()
