@@ -815,6 +815,28 @@ def test_turning_renewal_off_and_on_is_told_to_the_subscribers_backend(api, fake
         (True, on["notification_uuid"], purchase["transaction_id"])], changes
 
 
+def test_a_cancellation_delivered_after_the_customer_resubscribed_is_not_told(api, fake_appstore):
+    # Apple signed AUTO_RENEW_DISABLED, then the expiry and a resubscription; its retry comes
+    # last. Telling the backend then that the customer cancelled would start a win-back flow
+    # for someone who just paid.
+    user = unique("auto-renew-late")
+    _, purchase, _ = buy(api, fake_appstore, user, CLUB, type="auto_renewable", expires_in_seconds=3600)
+    off = fake_appstore.notification("DID_CHANGE_RENEWAL_STATUS", subtype="AUTO_RENEW_DISABLED",
+                                     transaction_id=purchase["transaction_id"], deliver=False)
+    time.sleep(0.01)
+    expired = fake_appstore.notification("EXPIRED", subtype="VOLUNTARY", transaction_id=purchase["transaction_id"])
+    wait_processed(api, expired["notification_uuid"])
+    time.sleep(0.01)
+    again = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=30 * 86400,
+                                  notification_type="SUBSCRIBED")
+    wait_processed(api, again["notification_uuid"])
+    assert api.post_notification(off["signed_payload"]).status_code == 200  # Apple's retry
+    assert wait_processed(api, off["notification_uuid"])["result"] == "superseded"
+    r = api.get("/admin/v1/events", admin=True, params={"user_id": user})
+    assert [e for e in r.json()["events"] if e["type"] == "subscription.auto_renew_changed"] == []
+    assert entitlement(api, user, "club") is not None
+
+
 def test_a_grace_period_after_an_upgrade_to_a_shorter_plan_keeps_access(api, fake_appstore):
     # A yearly plan upgraded to a monthly one: the year it replaced ends where the month
     # began, so its own far expiry takes no grace period away from the month.

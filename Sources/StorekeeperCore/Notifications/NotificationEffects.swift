@@ -167,15 +167,16 @@ package struct NotificationEffects {
 
   /// DID_CHANGE_RENEWAL_STATUS: the subscriber turned renewal off (a voluntary cancellation,
   /// the moment a win-back flow needs) or on again. Access does not change; the subscriber's
-  /// backend hears it, unless Apple signed a later change of the same subscription's renewal
-  /// status (a retry delivering old news).
+  /// backend hears it, unless Apple signed a later word on the same subscription's renewal (a
+  /// retry delivering old news): another change of its status, or a notification that sets its
+  /// state (an expiry ends it, a resubscription or renewal has it on), so that a cancellation
+  /// delivered after the customer resubscribed does not tell the backend they left.
   private func autoRenewChanged(
     _ stored: StoredNotification, original: String?, notice: [String: JSONValue]
   ) async throws -> NotificationOutcome {
     guard let original else { return .processed(.noTransaction) }
     if try await RefundHistory.superseded(
-      uuid, types: [NotificationType.didChangeRenewalStatus.rawValue],
-      key: .subscription(original), on: tx)
+      uuid, types: Self.renewalStatusTypes, key: .subscription(original), on: tx)
     {
       return .processed(.superseded)
     }
@@ -198,6 +199,10 @@ package struct NotificationEffects {
   static let refundTypes = [
     NotificationType.refund, .revoke, .refundReversed,
   ].map(\.rawValue)
+
+  /// The notifications that say whether a subscription will renew.
+  static let renewalStatusTypes =
+    [NotificationType.didChangeRenewalStatus.rawValue] + subscriptionStateTypes
 
   /// The notifications that set a subscription's renewal state.
   static let subscriptionStateTypes = [
