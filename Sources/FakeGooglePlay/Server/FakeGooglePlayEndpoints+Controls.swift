@@ -258,7 +258,7 @@ extension FakeGooglePlayEndpoints {
     }
     let targetName = try body.string("target") ?? "api"
     guard let target = FakeFault.Target(rawValue: targetName) else {
-      throw FakeControlBody.invalid("target", "must be api, token, orders or subscriptions")
+      throw FakeControlBody.invalid("target", "must be api, token, orders, subscriptions or writes")
     }
     let count = try body.int("count")
     if let count, count < 1 { throw FakeControlBody.invalid("count", "must be at least 1") }

@@ -45,7 +45,10 @@ final class FakeGooglePlayEndpoints: Sendable {
       await api(request) { try getProduct(context) }
     }
     router.add(.post, products) { [self] request, context in
-      await api(request) { try changeProduct(request, context) }
+      if let fault = state.takeFault(.writes), fault.status != 0 {
+        return Self.faultResponse(fault)
+      }
+      return await api(request) { try changeProduct(request, context) }
     }
     router.add(.get, Self.apiPrefix + "/productsv2/tokens/{token}") { [self] request, context in
       await api(request) { try getProductV2(context) }
@@ -59,7 +62,10 @@ final class FakeGooglePlayEndpoints: Sendable {
     }
     router.add(.post, Self.apiPrefix + "/subscriptions/{subscriptionId}/tokens/{token}") {
       [self] request, context in
-      await api(request) { try acknowledgeSubscription(request, context) }
+      if let fault = state.takeFault(.writes), fault.status != 0 {
+        return Self.faultResponse(fault)
+      }
+      return await api(request) { try acknowledgeSubscription(request, context) }
     }
     router.add(.get, Self.apiPrefix + "/voidedpurchases") { [self] request, context in
       await api(request) { try voidedPurchases(request, context) }
