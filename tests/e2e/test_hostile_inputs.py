@@ -3,6 +3,8 @@ have: each is a clear 4xx naming the field, never a 500. Found by fuzzing the Op
 
 from __future__ import annotations
 
+import http.client
+
 import pytest
 
 from support import error_fields, problem
@@ -64,6 +66,15 @@ def test_an_encoded_slash_reaches_no_fixed_route(api):
     # read %2F as a slash either (it stays inside its segment, as in a path parameter).
     for path in ("/admin%2Fv1%2Fwhoami", "/admin/v1%2fwhoami", "/v1%2Fproducts"):
         problem(api.get(path, admin=True), 404, "not_found")
+    # Nor an encoded letter as a letter of a route's words (/%61dmin/ is /admin/ decoded).
+    # Sent as written: requests would decode unreserved escapes before sending.
+    host, port = api.base.removeprefix("http://").split(":")
+    for path in ("/%61dmin/v1/whoami", "/%6detrics", "/admin/v1/%75sers/u1"):
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", path, headers={"Authorization": f"Bearer {api.admin_token}"})
+        answer = connection.getresponse()
+        assert answer.status == 404, (path, answer.status, answer.read())
+        connection.close()
     assert api.get("/admin/v1/whoami", admin=True).status_code == 200
 
 

@@ -23,13 +23,17 @@ struct RoutePattern: Sendable {
   var isStatic: Bool { !segments.contains { if case .parameter = $0 { true } else { false } } }
 
   /// Matches path segments, already percent-decoded.
-  func match(_ decoded: [String]) -> PathParameters? {
+  func match(_ decoded: [String], escaped: UInt64 = 0) -> PathParameters? {
     guard decoded.count == segments.count else { return nil }
     var parameters = PathParameters()
     for index in segments.indices {
       switch segments[index] {
       case .literal(let literal):
-        if decoded[index] != literal { return nil }
+        // A literal word matches only as spelled: `escaped` marks the segments that held a
+        // percent escape (`Router.decodedSegments`).
+        if decoded[index] != literal || escaped & (1 << UInt64(min(index, 63))) != 0 {
+          return nil
+        }
       case .parameter(let name):
         if decoded[index].isEmpty { return nil }
         parameters.add(name, decoded[index])

@@ -94,6 +94,12 @@ extension Router {
   /// An `HTTPError` speaks for itself; anything else is logged and answered with a bare 500.
   static func failure(_ error: any Error, request: Request, context: Context) -> Response {
     if let error = error as? HTTPError { return error.response(requestId: context.requestId) }
+    if HTTPError.isDeparture(error) {
+      context.logger.info(
+        "client left before its answer",
+        ["error": .string(String(describing: error)), "route": .string(context.route)])
+      return HTTPError.clientClosed.response(requestId: context.requestId)
+    }
     context.logger.error(
       "handler failed",
       [

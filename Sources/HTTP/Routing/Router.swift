@@ -86,21 +86,22 @@ public struct Router: Sendable {
   /// method without a handler — standard (TRACE, CONNECT) or made up — gives 405 with `Allow`.
   /// `target` is the raw request-target: patterns match its still percent-encoded path
   /// segment by segment (so an encoded `/` inside a parameter does not split it), worked out
-  /// only when no static route matched. Static routes match the same way: an encoded `/` stays
-  /// inside its segment, so `/admin%2Fv1%2Fwhoami` is no admin route, as a proxy filtering
-  /// on `/admin/` also judges it.
+  /// only when no static route matched. A route's literal words match only as spelled, never
+  /// percent-encoded, so `/admin%2Fv1%2Fwhoami` and `/%61dmin/v1/whoami` are no admin route,
+  /// as a proxy filtering on `/admin/` also judges them; only parameters are decoded.
   func resolve(_ method: HTTPMethod, path: String, target: String) -> Resolution {
-    if let methods = staticMethods(path), !Self.hasEncodedSlash(path: path, target: target) {
+    if let methods = staticMethods(path), !Self.hasEscape(path: path, target: target) {
       return pick(method, methods, parameters: [:], route: path)
     }
     if !patternRoutes.isEmpty {
       // Each segment decoded once, not once per route tried; one that does not decode
       // matches no pattern.
-      guard let segments = target.withUTF8Bytes({ Self.decodedSegments($0) }) else {
+      guard let split = target.withUTF8Bytes({ Self.decodedSegments($0) }) else {
         return .notFound
       }
+      let segments = split.segments
       for route in patternRoutes where route.pattern.segments.count == segments.count {
-        if let parameters = route.pattern.match(segments) {
+        if let parameters = route.pattern.match(segments, escaped: split.escaped) {
           return pick(method, route.methods, parameters: parameters, route: route.pattern.text)
         }
       }
@@ -119,32 +120,32 @@ public struct Router: Sendable {
     }
   }
 
-  /// Whether the raw path holds `%2F`: the decoded path then has a `/` that splits no segment.
-  /// Decoding shortens a target, and so does a query, so a decoded path as long as its
-  /// target (every catalog read) is known to have none without looking.
-  static func hasEncodedSlash(path: String, target: String) -> Bool {
+  /// Whether the raw path holds a percent escape: a static route is all literal words, which
+  /// match only as spelled. Decoding shortens a target, and so does a query, so a decoded path
+  /// as long as its target (every catalog read) is known to have none without looking.
+  static func hasEscape(path: String, target: String) -> Bool {
     guard path.utf8.count != target.utf8.count else { return false }
     return target.withUTF8Bytes { bytes in
-      guard let raw = RequestTarget.rawPathRange(bytes), raw.count >= 3 else { return false }
-      for i in raw.lowerBound..<(raw.upperBound - 2) where bytes[i] == UInt8(ascii: "%") {
-        if bytes[i + 1] == UInt8(ascii: "2") && bytes[i + 2] | 0x20 == UInt8(ascii: "f") {
-          return true
-        }
-      }
-      return false
+      guard let raw = RequestTarget.rawPathRange(bytes) else { return false }
+      return bytes[raw].contains(UInt8(ascii: "%"))
     }
   }
 
   /// The raw path's segments after its leading `/`, split on the byte (a `split` on
-  /// `Character` walks grapheme boundaries) and percent-decoded; nil if one does not decode.
-  /// On the target's bytes by offset, like `RequestTarget`.
-  static func decodedSegments(_ target: UnsafeBufferPointer<UInt8>) -> [String]? {
+  /// `Character` walks grapheme boundaries) and percent-decoded, with `escaped`'s bit i set
+  /// when segment i held an escape (from the 64th on, the last bit stands for all); nil if one
+  /// does not decode. On the target's bytes by offset, like `RequestTarget`.
+  static func decodedSegments(_ target: UnsafeBufferPointer<UInt8>)
+    -> (segments: [String], escaped: UInt64)?
+  {
     // An absolute-form target without a path is `/`: one empty segment.
-    guard let raw = RequestTarget.rawPathRange(target) else { return [""] }
-    guard var start = target[raw].firstIndex(of: UInt8(ascii: "/")) else { return [] }
+    guard let raw = RequestTarget.rawPathRange(target) else { return ([""], 0) }
+    guard var start = target[raw].firstIndex(of: UInt8(ascii: "/")) else { return ([], 0) }
     // Room for a typical route's segments at once, rather than growing 1, 2, 4.
     var segments: [String] = []
     segments.reserveCapacity(6)
+    var escaped: UInt64 = 0
+    var escape = false
     start += 1
     var i = start
     while true {
@@ -153,9 +154,13 @@ public struct Router: Sendable {
           let segment = PercentDecoding.decode(
             UnsafeBufferPointer(rebasing: target[start..<i]), plusAsSpace: false)
         else { return nil }
+        if escape { escaped |= 1 << UInt64(min(segments.count, 63)) }
         segments.append(segment)
-        if i == raw.upperBound { return segments }
+        if i == raw.upperBound { return (segments, escaped) }
         start = i + 1
+        escape = false
+      } else if target[i] == UInt8(ascii: "%") {
+        escape = true
       }
       i += 1
     }
