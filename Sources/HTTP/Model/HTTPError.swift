@@ -67,4 +67,18 @@ extension HTTPError {
   /// The body every unexpected failure gets: nothing about what went wrong inside.
   static let internalError = HTTPError(
     500, code: "internal_error", detail: "The server could not complete the request.")
+
+  /// The answer to a request whose client left (closed or half-closed the connection) while it
+  /// ran: its task was cancelled, and the statement or wait it was in failed for that reason,
+  /// not the server's. nginx's 499, a 4xx, so it is counted as the client's doing; a
+  /// half-closed client that still reads gets it.
+  public static let clientClosed = HTTPError(
+    499, code: "client_closed_request",
+    detail: "The connection was closed before the answer; the request was stopped.")
+
+  /// Whether `error`, thrown while the current task was cancelled, is that cancellation's
+  /// doing: then it is `clientClosed` and logged as the client's departure, not as a failure.
+  public static func isDeparture(_ error: any Error) -> Bool {
+    Task.isCancelled && !(error is HTTPError)
+  }
 }

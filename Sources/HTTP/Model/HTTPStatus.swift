@@ -32,6 +32,7 @@ public enum HTTPStatus {
     case 428: "Precondition Required"
     case 429: "Too Many Requests"
     case 431: "Request Header Fields Too Large"
+    case 499: "Client Closed Request"
     case 500: "Internal Server Error"
     case 501: "Not Implemented"
     case 502: "Bad Gateway"

@@ -71,9 +71,12 @@ package struct MetricsRoutes: Sendable {
         lines += try await stored.lines()
       } catch {
         unread += 1
-        context.logger.warning(
-          "metrics source unread for a scrape",
-          ["source": .string("StoredStateMetrics"), "error": .string("\(error)")])
+        // A scraper that left cancelled the count: nothing to warn of.
+        if !Task.isCancelled {
+          context.logger.warning(
+            "metrics source unread for a scrape",
+            ["source": .string("StoredStateMetrics"), "error": .string("\(error)")])
+        }
       }
       lines += [
         "# HELP storekeeper_metrics_unread_sources Sources of database gauges this scrape left "

@@ -59,9 +59,12 @@ package final class MetricsSnapshot: Sendable {
         lines += fresh
       } catch {
         unread += 1
-        logger.warning(
-          "metrics source unread for a scrape",
-          ["source": .string("\(type(of: source))"), "error": .string("\(error)")])
+        // A scraper that left cancelled the count: nothing to warn of.
+        if !Task.isCancelled {
+          logger.warning(
+            "metrics source unread for a scrape",
+            ["source": .string("\(type(of: source))"), "error": .string("\(error)")])
+        }
       }
     }
     return lines + [

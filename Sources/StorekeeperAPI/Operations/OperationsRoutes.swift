@@ -39,12 +39,15 @@ package struct OperationsRoutes: Sendable {
         within: database.configuration.healthCheckTimeout + .milliseconds(500), else: false
       ) { await database.isHealthy() }
       guard healthy else {
+        // A probe that left (a short timeout, a half-close) cancelled the check itself.
+        if Task.isCancelled { throw HTTPError.clientClosed }
         throw HTTPError(
           503, code: "database_unavailable", detail: "the database cannot be reached",
           headers: HTTPHeaders([("Retry-After", "2")]))
       }
       let pending: [String]
       do { pending = try await migrations.pending(database) } catch {
+        if HTTPError.isDeparture(error) { throw HTTPError.clientClosed }
         context.logger.error("migration check failed", ["error": .string("\(error)")])
         throw HTTPError(
           503, code: "migrations_invalid", detail: "the migrations could not be checked")

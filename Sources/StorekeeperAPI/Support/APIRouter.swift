@@ -107,6 +107,14 @@ package struct APIRouter {
   }
 
   static func map(_ error: PostgresError, _ context: Context) -> HTTPError {
+    if HTTPError.isDeparture(error) {
+      // Its client left and the request's task was cancelled, which cancels the statement
+      // (57014) or the wait for a session: nothing failed on the server's side.
+      context.logger.info(
+        "client left before its answer",
+        ["sqlstate": .string(error.sqlState ?? ""), "route": .string(context.route)])
+      return HTTPError.clientClosed
+    }
     if error.isUnavailable {
       context.logger.warning("database unavailable", ["error": .string(error.message)])
       return HTTPError(
