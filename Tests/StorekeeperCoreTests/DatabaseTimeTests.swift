@@ -40,11 +40,13 @@ import Testing
     #expect(abs(time.now.timeIntervalSinceNow - Self.twoHours) < 1)
 
     let anchor = try await time.read(database)
-    #expect(abs(anchor.offsetMs - 7_200_000) < 1_000)
+    // Bounds far from the two hours it must not keep, and far above a reading's error on a
+    // loaded machine (a round trip of seconds was seen): this is no timing.
+    #expect(abs(anchor.offsetMs - 7_200_000) < 60_000)
     for _ in 0..<3 {
       let seen = try await Self.bracket(time, database)
-      #expect(seen.before.addingTimeInterval(-1) <= seen.database)
-      #expect(seen.database <= seen.after.addingTimeInterval(1))
+      #expect(seen.before.addingTimeInterval(-60) <= seen.database)
+      #expect(seen.database <= seen.after.addingTimeInterval(60))
       // It counts on between readings.
       try await Task.sleep(for: .milliseconds(300))
     }
