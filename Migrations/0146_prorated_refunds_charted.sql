@@ -1,5 +1,8 @@
--- When Apple's prorated refund of a purchase (REFUND_PRORATED below 100000, Migrations/0128)
--- came, so that the charts can count its share at its time (docs/CHARTS.md, **Refund**).
+-- Apple's prorated refunds (REFUND_PRORATED below 100000, Migrations/0128) are charted now
+-- (docs/CHARTS.md, **Refund**): chart_transactions gains the amount they refunded
+-- (`partly_refunded`, the price times the cumulative share) and when (`partly_refunded_at`),
+-- which revenue's `refunded` and `net`, refund_rate's `refunded_amount` and a cohort's
+-- `cumulative_revenue` take in (repeatable/charts.sql, charts_metrics.sql).
 --
 -- The instant is kept here: a REFUND notification is the only other record of it, and the
 -- rollup's pass must find the refunds that came since its last `as_of` by an index. Apple's
@@ -27,3 +30,11 @@ SET prorated_refunded_at = coalesce(
    ORDER BY coalesce(n.signed_date, n.received_at) LIMIT 1),
   t.purchase_date)
 WHERE t.refunded_milliunits > 0;
+
+-- What the prorated refunds of a payment had refunded by the pass's `as_of`: the cohort
+-- counts' revenue takes it out (ChartSQL.insertPayments).
+ALTER TABLE chart_payments ADD COLUMN partly_refunded numeric NOT NULL DEFAULT 0;
+
+-- The rollups hold every unit's refunds without the shares: the next pass rebuilds them all,
+-- as Migrations/0143 did (ChartRollupResetTests).
+UPDATE chart_rollup_state SET horizon = NULL, counts_horizon = NULL;
