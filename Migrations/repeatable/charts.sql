@@ -54,7 +54,18 @@ SELECT 'app_store'::text AS store,
        coalesce(t.billed_expires_date, t.expires_date) - t.purchase_date AS billed_period,
        -- The row's key in its store's own table, which exports page on (Exporter); never
        -- shown (a Google order id falls back to the purchase token).
-       t.transaction_id AS export_key
+       t.transaction_id AS export_key,
+       -- Apple's prorated refunds (Migrations/0128, 0146): the price times the cumulative share
+       -- Apple refunded, exactly (milliunits times thousandths of a percent), at the latest
+       -- one's instant. A later full refund refunds the rest (price - partly_refunded) at its
+       -- own, as the ledger takes the rest then, so a period's refunds never move. A free
+       -- purchase refunds nothing.
+       CASE WHEN t.refunded_milliunits > 0 AND t.price_milliunits > 0
+            THEN t.price_milliunits::numeric * t.refunded_milliunits * 0.00000001 END
+         AS partly_refunded,
+       CASE WHEN t.refunded_milliunits > 0 AND t.price_milliunits > 0
+            -- Recorded by an instance of the release before 0146 during the upgrade: undated.
+            THEN coalesce(t.prorated_refunded_at, t.purchase_date) END AS partly_refunded_at
 FROM apple_transactions t
 LEFT JOIN products p ON p.product_id = t.product_id
 -- A family member's copy of a purchase is no one's payment (the purchase itself is counted).
@@ -86,7 +97,10 @@ SELECT 'google_play'::text,
        CASE WHEN g.order_expiry > g.purchased_at THEN g.order_expiry - g.purchased_at
             WHEN g.next_start >= g.purchased_at + interval '1 day' THEN g.next_start - g.purchased_at
             ELSE coalesce(g.first_expiry_time, g.token_expiry) - g.purchase_time END,
-       g.order_id
+       g.order_id,
+       -- Google's quantity-based partial refunds are not charted yet (docs/CHARTS.md).
+       NULL::numeric,
+       NULL::timestamptz
 FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_at, o.trade_no,
              o.expiry_time AS order_expiry,
              coalesce(ord.user_id, gp.user_id) AS user_id, gp.product_id, gp.environment,

@@ -99,7 +99,8 @@ LANGUAGE sql STABLE AS $$
   SELECT c.store, c.transaction_id, c.original_transaction_id, c.user_id, c.product_id,
          c.environment, c.country, CASE WHEN k.rate IS NULL THEN c.currency ELSE reporting END,
          c.price * coalesce(k.rate, 1), c.purchase_date, c.expires_date, c.refunded_at,
-         c.is_upgraded, c.is_trial, c.is_subscription, c.trade_no, c.billed_period, c.export_key
+         c.is_upgraded, c.is_trial, c.is_subscription, c.trade_no, c.billed_period, c.export_key,
+         c.partly_refunded * coalesce(k.rate, 1), c.partly_refunded_at
   FROM chart_transactions c
   CROSS JOIN LATERAL (SELECT chart_rate(c.currency, reporting,
                                         (c.purchase_date AT TIME ZONE 'UTC')::date) AS rate) k

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from chart_history import History, Oracle
-from support import BUNDLE_ID, problem, unique
+from support import BUNDLE_ID, problem, unique, wait_until
 
 CHARTS = ["revenue", "new_customers", "payers", "refund_rate", "active_subscriptions", "active_trials",
           "mrr", "arr", "trial_conversion", "cohorts", "churn", "reactivations", "billing_retry", "grace_period",
@@ -606,6 +606,103 @@ def test_revenue_is_the_price_apple_signed_not_the_catalogs(stack):
                                       "source": "transactions"})
     assert [(r["currency"], r["gross"], r["segment"], r["transactions"]) for r in answer["rows"]] == [
         ("EUR", "4.321", "USA", 1)]
+
+
+def prorated_refund(stack, transaction_id: str, share: int) -> None:
+    note = stack.fake.refund(transaction_id, prorated_milliunits=share)
+    assert note["delivered_status"] == 200, note
+    wait_until(lambda: [n for n in stack.api.notifications(limit=200)
+                        if n["notification_uuid"] == note["notification_uuid"] and n["state"] == "processed"],
+               15, "prorated refund processed")
+
+
+def money_rows(api, name: str, product: str, day_from: str, day_to: str, **more) -> list[tuple]:
+    keys = {"revenue": ("transactions", "gross", "refunds", "refunded", "net"),
+            "refund_rate": ("transactions", "refunded", "amount", "refunded_amount", "rate_by_amount")}[name]
+    answer = chart(api, name, **{"from": day_from, "to": day_to, "resolution": "day", "product": product, **more})
+    return [(r["period"], *(r[k] for k in keys)) for r in answer["rows"]
+            if any(r[k] not in (0, "0", None) for k in keys)]
+
+
+def test_an_apple_prorated_refund_is_charted_at_its_share_when_it_came(stack):
+    """docs/CHARTS.md, **Refund**: Apple's REFUND_PRORATED of 60% of a 9.99 purchase (Apple signs
+    9990) is 5.994 refunded and 3.996 net on the refund's day, not a refund by count; refund rate
+    by amount 0.6 on the purchase's day; the cohort keeps 3.996. A second, larger share replaces
+    the first at its own time. The rollup, after a pass, answers the same as the transactions."""
+    api, fake = stack.api, stack.fake
+    product = unique("com.example.tests.charts.prorated")
+    api.put_product(product, price="9.99", currency="USD", grants={"balance": {"gold": 100}})
+    user = unique("charts-prorated")
+    order = api.create_order(user, product)
+    purchase = fake.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Consumable", "quantity": 1,
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "price": 9990, "currency": "USD"})
+    r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
+    assert r.status_code == 200, r.text
+    tid = purchase["transaction_id"]
+    prorated_refund(stack, tid, 60000)
+    today = datetime.now(timezone.utc).date().isoformat()
+    raw = {"source": "transactions"}
+    assert money_rows(api, "revenue", product, today, today, **raw) == [
+        (today, 1, "9.99", 0, "5.994", "3.996")]
+    assert money_rows(api, "refund_rate", product, today, today, **raw) == [
+        (today, 1, 0, "9.99", "5.994", "0.6")]
+    listed = pages(api, "revenue", period=today, **{"from": today, "to": today, "product": product})
+    assert [(t["transaction_id"], t["event"]) for t in listed] == [(tid, "purchase_and_partial_refund")]
+
+    # Moved into the past, where the rollup (exact up to the start of this hour) answers too.
+    def moved(refunded_at: str) -> None:
+        sql(stack, f"UPDATE apple_transactions SET purchase_date = '2026-11-10T10:00:00Z', "
+                   f"prorated_refunded_at = '{refunded_at}' WHERE transaction_id = '{tid}'")
+        backfill(stack, "--changes")
+
+    def both(name: str) -> list[tuple]:
+        rolled = money_rows(api, name, product, "2026-11-01", "2026-11-30")
+        assert chart(api, name, **{"from": "2026-11-01", "to": "2026-11-30", "resolution": "day",
+                                   "product": product})["source"] == "rollup"
+        assert rolled == money_rows(api, name, product, "2026-11-01", "2026-11-30", **raw), name
+        return rolled
+
+    def cohort(**more) -> dict:
+        rows = chart(api, "cohorts", **{"from": "2026-11-01", "to": "2026-11-30", "resolution": "month",
+                                        "product": product, **more})["rows"]
+        return {r["month"]: r["cumulative_revenue"] for r in rows}
+
+    moved("2026-11-12T09:30:00Z")
+    assert both("revenue") == [("2026-11-10", 1, "9.99", 0, "0", "9.99"),
+                               ("2026-11-12", 0, "0", 0, "5.994", "-5.994")]
+    assert both("refund_rate") == [("2026-11-10", 1, 0, "9.99", "5.994", "0.6")]
+    assert cohort() == cohort(**raw) == {0: {"USD": "3.996"}}
+    listed = pages(api, "revenue", period="2026-11-12", **{"from": "2026-11-12", "to": "2026-11-12",
+                                                            "product": product})
+    assert [(t["transaction_id"], t["event"]) for t in listed] == [(tid, "partial_refund")]
+
+    # Apple raises the share to 75%: the notification alone has the next pass recompute the
+    # unit (its latest share, at its own time, now); moved to the 20th, the share is charted
+    # there whole, as the latest refund's.
+    prorated_refund(stack, tid, 75000)
+    backfill(stack, "--changes")
+    assert sql_rows(stack, f"SELECT trim_scale(sum(u.refunded)) FROM chart_unit_hourly u "
+                           f"JOIN apple_transactions t ON t.original_transaction_id = u.unit_id "
+                           f"WHERE t.transaction_id = '{tid}'").strip() == "7.4925"
+    moved("2026-11-20T09:30:00Z")
+    assert both("revenue") == [("2026-11-10", 1, "9.99", 0, "0", "9.99"),
+                               ("2026-11-20", 0, "0", 0, "7.4925", "-7.4925")]
+    assert both("refund_rate") == [("2026-11-10", 1, 0, "9.99", "7.4925", "0.75")]
+    assert cohort() == cohort(**raw) == {0: {"USD": "2.4975"}}
+
+    # A full refund then refunds the rest, at its own time: the share stays where it was.
+    fake.refund(tid)
+    wait_until(lambda: api.order(order["trade_no"])["trade_status"] == "TRADE_CLOSED", 15, "refunded")
+    sql(stack, f"UPDATE apple_transactions SET revocation_date = '2026-11-25T09:30:00Z' "
+               f"WHERE transaction_id = '{tid}'")
+    backfill(stack, "--changes")
+    assert both("revenue") == [("2026-11-10", 1, "9.99", 0, "0", "9.99"),
+                               ("2026-11-20", 0, "0", 0, "7.4925", "-7.4925"),
+                               ("2026-11-25", 0, "0", 1, "2.4975", "-2.4975")]
+    assert both("refund_rate") == [("2026-11-10", 1, 1, "9.99", "9.99", "1")]
+    assert cohort() == cohort(**raw) == {0: {}}
 
 
 def test_a_family_sharing_copy_grants_access_and_is_no_revenue(stack):

@@ -1,7 +1,8 @@
 import Postgres
 
 /// One transaction behind a chart's point, and what it was there for (`event`: `purchase`,
-/// `refund`, `purchase_and_refund`, `refunded`, `first_purchase`, `payment`,
+/// `refund`, `purchase_and_refund`, `partial_refund`, `purchase_and_partial_refund`,
+/// `refunded`, `partly_refunded`, `first_purchase`, `payment`,
 /// `refunded_payment`, `active`, `trial`, `trial_converted`, `churned`, `reactivation`,
 /// `billing_retry`, `grace_period`, or how a consumption request was answered).
 package struct ChartPointTransaction: Encodable, Sendable {

@@ -40,7 +40,7 @@ extension ChartSQL {
           DO UPDATE SET customers = chart_cohort_sizes.customers + EXCLUDED.customers),
         p AS (
           SELECT c.*, date_trunc('month', x.purchased_at AT TIME ZONE \(countsZone)) AS pm, x.currency,
-                 x.price, x.refunded
+                 x.price - x.partly_refunded AS price, x.refunded
           FROM c JOIN chart_payments x ON x.user_id = c.user_id
             AND (c.scope = '*' OR x.environment = c.scope)),
         per AS (
@@ -106,13 +106,13 @@ extension ChartSQL {
         WHERE c.purchased_at >= cw.wt AT TIME ZONE w.tz AND c.purchased_at < w.limit_at
           AND (w.f_env IS NULL OR c.environment = w.f_env)),
       pay AS (
-        SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded,
-               date_trunc('month', c.purchased_at AT TIME ZONE w.tz) AS pm
+        SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price - c.partly_refunded AS price,
+               c.refunded, date_trunc('month', c.purchased_at AT TIME ZONE w.tz) AS pm
         FROM chart_payments c JOIN cohort ON cohort.user_id = c.user_id, w
         WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.purchased_at < w.limit_at
         UNION ALL
         SELECT date_trunc('month', x.first_at AT TIME ZONE w.tz), \(seg), c.user_id, c.currency,
-               c.price, c.refunded, date_trunc('month', c.purchased_at AT TIME ZONE w.tz)
+               c.price - c.partly_refunded, c.refunded, date_trunc('month', c.purchased_at AT TIME ZONE w.tz)
         FROM w, cw, later c JOIN chart_customers x ON x.user_id = c.user_id
         WHERE \(scope) AND \(filter)
           AND x.first_at >= cw.wf AT TIME ZONE w.tz AND x.first_at < cw.wt AT TIME ZONE w.tz),

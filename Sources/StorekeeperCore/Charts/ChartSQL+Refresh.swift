@@ -31,8 +31,9 @@ extension ChartSQL {
   ]
 
   /// The changed units of a pass: rows written by transactions at or after `horizon`, and
-  /// the units with a refund between the previous pass's `as_of` and this one's, which the
-  /// previous pass saw but did not yet count as refunded (a refund counts from `as_of` on).
+  /// the units with a refund (a prorated one included) between the previous pass's `as_of`
+  /// and this one's, which the previous pass saw but did not yet count as refunded (a refund
+  /// counts from `as_of` on).
   static func changedUnits(horizon: String, asOf: String) -> PostgresQuery {
     """
     INSERT INTO chart_dirty (store, unit_id)
@@ -55,6 +56,9 @@ extension ChartSQL {
     UNION
     SELECT 'app_store', original_transaction_id FROM apple_transactions
     WHERE revocation_date >= \(asOf)::timestamptz AND revocation_date < date_trunc('hour', now(), 'UTC')
+    UNION
+    SELECT 'app_store', original_transaction_id FROM apple_transactions
+    WHERE prorated_refunded_at >= \(asOf)::timestamptz AND prorated_refunded_at < date_trunc('hour', now(), 'UTC')
     UNION
     SELECT 'google_play', storekeeper_google_subscription(order_id, purchase_token, original_transaction_id)
     FROM google_purchases
@@ -97,15 +101,23 @@ extension ChartSQL {
                CASE WHEN x.price > 0 THEN x.price ELSE 0 END AS paid_amount,
                CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now(), 'UTC') THEN 1 ELSE 0 END
                  AS paid_refunded,
-               CASE WHEN x.price > 0 AND x.refunded_at < date_trunc('hour', now(), 'UTC') THEN x.price ELSE 0 END
-                 AS paid_refunded_amount,
+               CASE WHEN NOT x.price > 0 THEN 0
+                    WHEN x.refunded_at < date_trunc('hour', now(), 'UTC') THEN x.price
+                    WHEN x.partly_refunded_at < date_trunc('hour', now(), 'UTC') THEN x.partly_refunded
+                    ELSE 0 END AS paid_refunded_amount,
                0 AS ss, 0 AS ts, 0 AS sd, 0 AS td, 0 AS md
         FROM chart_transactions x WHERE \(x)
         UNION ALL
         SELECT x.store, x.original_transaction_id, date_trunc('hour', x.refunded_at, 'UTC'), x.store,
-               x.environment, x.product_id, x.country, x.currency, 0, 0, 1, coalesce(x.price, 0),
-               0, 0, 0, 0, 0, 0, 0, 0, 0
+               x.environment, x.product_id, x.country, x.currency, 0, 0, 1,
+               coalesce(x.price, 0) - coalesce(x.partly_refunded, 0), 0, 0, 0, 0, 0, 0, 0, 0, 0
         FROM chart_transactions x WHERE x.refunded_at IS NOT NULL AND \(x)
+        UNION ALL
+        -- Money refunded, no refund of the purchase (ChartSQL.revenue).
+        SELECT x.store, x.original_transaction_id, date_trunc('hour', x.partly_refunded_at, 'UTC'),
+               x.store, x.environment, x.product_id, x.country, x.currency, 0, 0, 0,
+               x.partly_refunded, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        FROM chart_transactions x WHERE x.partly_refunded_at IS NOT NULL AND \(x)
         UNION ALL
         SELECT x.store, x.original_transaction_id, date_trunc('hour', x.starts_at, 'UTC'), x.store,
                x.environment, x.product_id, x.country, x.currency, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -179,10 +191,11 @@ extension ChartSQL {
     PostgresQuery(
       unsafeSQL: """
         INSERT INTO \(table) (unit_store, unit_id, transaction_id, user_id, purchased_at,
-          store, environment, product_id, country, currency, price, refunded)
+          store, environment, product_id, country, currency, price, refunded, partly_refunded)
         SELECT x.store, x.original_transaction_id, x.transaction_id, x.user_id, x.purchase_date,
                x.store, x.environment, x.product_id, x.country, x.currency, x.price,
-               coalesce(x.refunded_at < date_trunc('hour', now(), 'UTC'), false)
+               coalesce(x.refunded_at < date_trunc('hour', now(), 'UTC'), false),
+               CASE WHEN x.partly_refunded_at < date_trunc('hour', now(), 'UTC') THEN x.partly_refunded ELSE 0 END
         FROM chart_transactions x
         WHERE x.price > 0 AND x.user_id IS NOT NULL AND \(unit("x", changed: changed))
         """)

@@ -29,7 +29,7 @@ extension ChartSQL {
         SELECT \(bucket("f.hour")) AS k, f.seg, f.currency, sum(f.gross) AS gross,
                sum(f.refunded) AS refunded, sum(f.bought) AS bought, sum(f.refunds) AS refunds
         FROM f, w WHERE f.hour >= w.from_at GROUP BY 1, 2, 3
-        HAVING sum(f.bought) > 0 OR sum(f.refunds) > 0),
+        HAVING sum(f.bought) > 0 OR sum(f.refunds) > 0 OR sum(f.refunded) <> 0),
       \(filled(revenueMeasures))
       """
     case .refundRate:

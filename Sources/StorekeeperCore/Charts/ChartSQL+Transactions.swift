@@ -68,14 +68,19 @@ extension ChartSQL {
       source = "chart_transactions"
       condition = """
         ((x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at)
-         OR (x.refunded_at >= pt.starts_at AND x.refunded_at < pt.ends_at))
+         OR (x.refunded_at >= pt.starts_at AND x.refunded_at < pt.ends_at)
+         OR (x.partly_refunded_at >= pt.starts_at AND x.partly_refunded_at < pt.ends_at))
         """
+      // A full refund names the event when both came in the period (it refunds the rest).
       extra = """
-        CASE WHEN NOT (x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at)
-               THEN 'refund'
-             WHEN x.refunded_at >= pt.starts_at AND x.refunded_at < pt.ends_at
-               THEN 'purchase_and_refund'
-             ELSE 'purchase' END AS event
+        CASE WHEN x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at THEN
+               CASE WHEN x.refunded_at >= pt.starts_at AND x.refunded_at < pt.ends_at
+                      THEN 'purchase_and_refund'
+                    WHEN x.partly_refunded_at >= pt.starts_at AND x.partly_refunded_at < pt.ends_at
+                      THEN 'purchase_and_partial_refund'
+                    ELSE 'purchase' END
+             WHEN x.refunded_at >= pt.starts_at AND x.refunded_at < pt.ends_at THEN 'refund'
+             ELSE 'partial_refund' END AS event
         """
     case .payers:
       source = "chart_transactions"
@@ -87,7 +92,10 @@ extension ChartSQL {
     case .refundRate:
       source = "chart_transactions"
       condition = "x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at AND x.price > 0"
-      extra = "CASE WHEN x.refunded_at IS NULL THEN 'purchase' ELSE 'refunded' END AS event"
+      extra = """
+        CASE WHEN x.refunded_at IS NOT NULL THEN 'refunded'
+             WHEN x.partly_refunded IS NOT NULL THEN 'partly_refunded' ELSE 'purchase' END AS event
+        """
     case .newCustomers, .cohorts:
       source = "firsts"
       condition = "x.purchase_date >= pt.starts_at AND x.purchase_date < pt.ends_at"

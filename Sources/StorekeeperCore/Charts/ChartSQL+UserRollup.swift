@@ -58,7 +58,8 @@ extension ChartSQL {
         SELECT x.user_id, date_trunc('month', x.first_at AT TIME ZONE w.tz) AS cm, \(seg) AS seg
         FROM \(customers)),
       pay AS (
-        SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded,
+        SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price - c.partly_refunded AS price,
+               c.refunded,
                date_trunc('month', c.purchased_at AT TIME ZONE w.tz) AS pm
         FROM chart_payments c JOIN cohort ON cohort.user_id = c.user_id, w
         WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.purchased_at < w.limit_at),

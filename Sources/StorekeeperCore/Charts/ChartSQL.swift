@@ -192,8 +192,14 @@ enum ChartSQL {
              0::numeric AS refunded, 1 AS bought, 0 AS refunds
       FROM f, w WHERE f.purchase_date >= w.from_at AND f.purchase_date < w.to_at
       UNION ALL
-      SELECT \(bucket("f.refunded_at")), f.seg, f.currency, 0, f.price, 0, 1
-      FROM f, w WHERE f.refunded_at >= w.from_at AND f.refunded_at < w.to_at),
+      -- A full refund after prorated ones refunds the rest: their shares stay in their period.
+      SELECT \(bucket("f.refunded_at")), f.seg, f.currency, 0,
+             f.price - coalesce(f.partly_refunded, 0), 0, 1
+      FROM f, w WHERE f.refunded_at >= w.from_at AND f.refunded_at < w.to_at
+      UNION ALL
+      -- A prorated refund is money refunded, not a refund of the purchase (`refunds`).
+      SELECT \(bucket("f.partly_refunded_at")), f.seg, f.currency, 0, f.partly_refunded, 0, 0
+      FROM f, w WHERE f.partly_refunded_at >= w.from_at AND f.partly_refunded_at < w.to_at),
     agg AS (
       SELECT k, seg, currency, sum(gross) AS gross, sum(refunded) AS refunded,
              sum(bought) AS bought, sum(refunds) AS refunds
@@ -259,7 +265,8 @@ enum ChartSQL {
       SELECT \(bucket("f.purchase_date")) AS k, f.seg, f.currency,
              count(*) AS bought, count(*) FILTER (WHERE f.refunded_at IS NOT NULL) AS refunded,
              sum(f.price) AS amount,
-             coalesce(sum(f.price) FILTER (WHERE f.refunded_at IS NOT NULL), 0) AS refunded_amount
+             coalesce(sum(CASE WHEN f.refunded_at IS NOT NULL THEN f.price ELSE f.partly_refunded END), 0)
+               AS refunded_amount
       FROM f, w
       WHERE f.purchase_date >= w.from_at AND f.purchase_date < w.to_at AND f.price > 0
       GROUP BY 1, 2, 3),
@@ -360,7 +367,8 @@ enum ChartSQL {
       FROM firsts x, w
       WHERE \(filter) AND x.purchase_date >= w.from_at AND x.purchase_date < w.to_at),
     pay AS (
-      SELECT cohort.cm, cohort.seg, c.user_id, c.currency, c.price, c.refunded_at IS NOT NULL AS refunded,
+      SELECT cohort.cm, cohort.seg, c.user_id, c.currency,
+             c.price - coalesce(c.partly_refunded, 0) AS price, c.refunded_at IS NOT NULL AS refunded,
              date_trunc('month', c.purchase_date AT TIME ZONE w.tz) AS pm
       FROM chart_transactions c JOIN cohort ON cohort.user_id = c.user_id, w
       WHERE (w.f_env IS NULL OR c.environment = w.f_env) AND c.price > 0
@@ -370,7 +378,8 @@ enum ChartSQL {
   }
 
   /// The cohorts from `cohort` (user_id, cm, seg) and `pay` (cm, seg, user_id, currency,
-  /// price, refunded, pm), whichever source they were read from.
+  /// price less what prorated refunds refunded, refunded, pm), whichever source they were
+  /// read from.
   static let cohortTail = """
     sizes AS (SELECT cm, seg, count(*) AS n FROM cohort GROUP BY 1, 2),
     paying AS (SELECT cm, seg, pm, count(DISTINCT user_id) AS n FROM pay GROUP BY 1, 2, 3),

@@ -29,11 +29,13 @@ extension NotificationEffects {
         """
       ).first?.decode("refunded_milliunits") ?? 0
     guard Int32(share) > before else { return .processed(.partiallyRefunded) }
-    try await tx.execute(
-      """
-      UPDATE apple_transactions SET refunded_milliunits = \(Int32(share))
-      WHERE transaction_id = \(transaction.transactionId)
-      """)
+    // Charted at Apple's instant of the refund, as a full one is (`revocation_date`).
+    let refundedAt = transaction.revocationDate ?? clock.milliseconds
+    var update: PostgresQuery = "UPDATE apple_transactions SET refunded_milliunits = \(Int32(share))"
+    update.append(", prorated_refunded_at = ")
+    update.append(TransactionRecord.time(refundedAt))
+    update.append(" WHERE transaction_id = \(transaction.transactionId)")
+    try await tx.execute(update)
     let policy = settlement.refundPolicy
     let recovery = try await RefundRecovery.planShare(
       order.tradeNo, .prorated(milliunits: Int32(share), before: before), userId: order.userId,
@@ -47,8 +49,7 @@ extension NotificationEffects {
     refunded["refund_type"] = .string("partial")
     refunded["revocation_type"] = .string("REFUND_PRORATED")
     refunded["revocation_percentage"] = .number(String(share))
-    refunded["revocation_date"] = EventTime.value(
-      ms: transaction.revocationDate ?? clock.milliseconds)
+    refunded["revocation_date"] = EventTime.value(ms: refundedAt)
     if !recovery.isEmpty { refunded["recovery"] = RefundRecovery.json(recovery, policy: policy) }
     try await outbox.append(
       [EventDraft(.purchaseRefunded, refunded.filter { $0.value != .null })], for: order.userId,
@@ -69,7 +70,7 @@ extension NotificationEffects {
     // The order's row is locked (`lockedOrder`): a reversal delivered again gives back once.
     let taken = try await tx.query(
       """
-      UPDATE apple_transactions SET refunded_milliunits = 0
+      UPDATE apple_transactions SET refunded_milliunits = 0, prorated_refunded_at = NULL
       WHERE transaction_id = \(transaction.transactionId) AND refunded_milliunits > 0
       RETURNING 1
       """)

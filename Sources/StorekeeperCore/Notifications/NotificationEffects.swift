@@ -292,7 +292,7 @@ package struct NotificationEffects {
     // share again.
     try await tx.execute(
       """
-      UPDATE apple_transactions SET refunded_milliunits = 0
+      UPDATE apple_transactions SET refunded_milliunits = 0, prorated_refunded_at = NULL
       WHERE transaction_id = \(transaction.transactionId) AND refunded_milliunits > 0
       """)
     try await change(
