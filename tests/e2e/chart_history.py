@@ -233,7 +233,8 @@ class History:
         self.add(user_id="comeback-2", product_id="pro_yearly", purchase=d("2026-04-05T02:00:00"),
                  expires=d("2027-04-05T02:00:00"), storefront="JPN", currency="JPY", price_milli=YEARLY["JPN"],
                  type=SUB)
-        # Billing retry that recovered: the renewal came four days late.
+        # A grace period that recovered: the renewal came four days late, the days in grace
+        # stayed days of access.
         e = self.add(user_id="recovering", purchase=d("2026-02-05T12:00:00"), expires=d("2026-03-05T12:00:00"),
                      storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
         self.apple_billing(e.original_transaction_id, d("2026-03-05T12:00:00"), "grace")
@@ -274,6 +275,15 @@ class History:
                                  "sent", "accepted"))
         self.consumption.append(("cons-unknown", "1888888888", "Production", d("2026-03-03T03:03:03"),
                                  "failed", "window_passed"))
+        # Added last so that nothing above changes. Billing retry that recovered four days
+        # late: the period ended, the renewal is a reactivation (a grace period's would not be).
+        f = self.add(user_id="retry-recovered", purchase=d("2026-02-12T09:00:00"), expires=d("2026-03-12T09:00:00"),
+                     storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
+        self.apple_billing(f.original_transaction_id, d("2026-03-12T09:00:05"), "retry")
+        self.apple_billing(f.original_transaction_id, d("2026-03-16T09:00:00"), "renewed")
+        self.add(user_id="retry-recovered", purchase=d("2026-03-16T09:00:00"), expires=d("2026-04-16T09:00:00"),
+                 storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"],
+                 original_transaction_id=f.original_transaction_id, **sub)
 
     def billing_events(self) -> list[tuple]:
         """(store, subscription, at, id, state, renews) of every billing notification."""
@@ -553,11 +563,29 @@ class Oracle:
                 g = self.h.grace.get(original)
                 if nxt is None and g is not None and g > t.expires:
                     end = g
+                # A grace period Apple began before the next period (a recovery) kept access.
+                if nxt is not None and nxt > t.expires and t.store == "app_store":
+                    g = self.grace_end(original, t.purchase, nxt)
+                    if g is not None and g > t.expires:
+                        end = g
                 for cut in (nxt, t.refunded_at):
                     if cut is not None:
                         end = min(end, cut)
                 out.append(Period(t, t.purchase, end))
         return out
+
+    def grace_end(self, original: str, since: datetime, until: datetime) -> datetime | None:
+        """The end of a grace period Apple began for the subscription between `since` and
+        `until`: the next notification that left grace unpaid (Apple's grace date is not in the
+        history's notifications), or never."""
+        es = sorted((at, nid, event) for store, o, at, nid, event, *_ in self.h.billing
+                    if store == "app_store" and o == original)
+        ends = []
+        for i, (at, _, event) in enumerate(es):
+            if event == "grace" and since <= at < until:
+                out = [a for a, _, e in es[i + 1:] if e in ("grace_expired", "expired", "retry")]
+                ends.append(out[0] if out else datetime.max.replace(tzinfo=UTC))
+        return max(ends) if ends else None
 
     def stock(self, trials: bool, money: bool, annual: bool = False) -> list[dict]:
         ps = [p for p in self.periods() if self.kept(p.tx) and p.tx.is_trial == trials and p.start < self.limit_at
