@@ -11,3 +11,9 @@
 -- store alike, so rows written before and during a rolling upgrade chart the same way.
 SET LOCAL lock_timeout = '5s';
 UPDATE chart_rollup_state SET horizon = NULL, counts_horizon = NULL;
+--
+-- Also the release of charts_metrics.sql's chart_billing_spells built from the notifications
+-- that move subscription_states: OFFER_REDEEMED and DID_CHANGE_RENEWAL_PREF/UPGRADE end billing
+-- trouble as recoveries, and a REFUND or REVOKE ends it only when it revokes the period the
+-- trouble followed, not an earlier one. The charts it serves read the notifications, never the
+-- rollups, so it needs no reset of its own.

@@ -206,10 +206,13 @@ class History:
                      "grace_expired": ("GRACE_PERIOD_EXPIRED", None, "billing_retry", False),
                      "renewed": ("DID_RENEW", "BILLING_RECOVERY", "ok", True),
                      "expired": ("EXPIRED", "BILLING_RETRY", "ok", False),
-                     "resubscribed": ("SUBSCRIBED", "RESUBSCRIBE", "ok", False)}
+                     "resubscribed": ("SUBSCRIBED", "RESUBSCRIBE", "ok", False),
+                     "offer": ("OFFER_REDEEMED", None, "ok", True),
+                     "upgraded": ("DID_CHANGE_RENEWAL_PREF", "UPGRADE", "ok", True),
+                     "refunded": ("REFUND", None, "ok", False)}
 
-    def apple_billing(self, original: str, at: datetime, event: str):
-        self.billing.append(("app_store", original, at, f"bill-{len(self.billing):04d}", event))
+    def apple_billing(self, original: str, at: datetime, event: str, transaction_id: str | None = None):
+        self.billing.append(("app_store", original, at, f"bill-{len(self.billing):04d}", event, transaction_id))
 
     def lapses_and_trouble(self):
         """Subscribers who lapse and come back, billing retry and grace periods as Apple
@@ -275,8 +278,8 @@ class History:
                                  "sent", "accepted"))
         self.consumption.append(("cons-unknown", "1888888888", "Production", d("2026-03-03T03:03:03"),
                                  "failed", "window_passed"))
-        # Added last so that nothing above changes. Billing retry that recovered four days
-        # late: the period ended, the renewal is a reactivation (a grace period's would not be).
+        # Billing trouble ended otherwise, added last so that nothing above changes. Billing
+        # retry that recovered four days late: the period ended, the renewal is a reactivation.
         f = self.add(user_id="retry-recovered", purchase=d("2026-02-12T09:00:00"), expires=d("2026-03-12T09:00:00"),
                      storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
         self.apple_billing(f.original_transaction_id, d("2026-03-12T09:00:05"), "retry")
@@ -284,13 +287,40 @@ class History:
         self.add(user_id="retry-recovered", purchase=d("2026-03-16T09:00:00"), expires=d("2026-04-16T09:00:00"),
                  storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"],
                  original_transaction_id=f.original_transaction_id, **sub)
+        # Billing retry that a refund of an earlier period does not end (Apple retries on).
+        g = self.add(user_id="retry-refund", purchase=d("2026-01-15T10:00:00"), expires=d("2026-02-15T10:00:00"),
+                     price_milli=MONTHLY["USA"], **sub)
+        self.add(user_id="retry-refund", purchase=d("2026-02-15T10:00:00"), expires=d("2026-03-15T10:00:00"),
+                 price_milli=MONTHLY["USA"], original_transaction_id=g.original_transaction_id, **sub)
+        self.apple_billing(g.original_transaction_id, d("2026-03-15T10:00:05"), "retry")
+        self.apple_billing(g.original_transaction_id, d("2026-03-20T10:00:00"), "refunded", g.transaction_id)
+        self.apple_billing(g.original_transaction_id, d("2026-05-14T10:00:00"), "expired")
+        # Billing retry ended by an offer the subscriber redeemed, and by an upgrade.
+        for user, start, product, prices, event in (
+                ("retry-offer", "2026-02-03T11:00:00", "pro_monthly", MONTHLY, "offer"),
+                ("retry-upgrade", "2026-02-04T11:00:00", "pro_yearly", YEARLY, "upgraded")):
+            o = self.add(user_id=user, purchase=d(start), expires=add_months(d(start), 1),
+                         price_milli=MONTHLY["USA"], **sub)
+            self.apple_billing(o.original_transaction_id, o.expires + timedelta(seconds=5), "retry")
+            paid = o.expires + timedelta(days=7)
+            self.apple_billing(o.original_transaction_id, paid, event)
+            self.add(user_id=user, product_id=product, purchase=paid,
+                     expires=add_months(paid, 12 if product == "pro_yearly" else 1), price_milli=prices["USA"],
+                     type=SUB, original_transaction_id=o.original_transaction_id)
 
     def billing_events(self) -> list[tuple]:
         """(store, subscription, at, id, state, renews) of every billing notification."""
         out = []
         for store, original, at, nid, event, *rest in self.billing:
             if store == "app_store":
-                _, _, state, renews = self.APPLE_BILLING[event]
+                kind, _, state, renews = self.APPLE_BILLING[event]
+                # A refund ends trouble only of the period it followed: the latest bought before.
+                if kind in ("REFUND", "REVOKE"):
+                    before = [t for t in self.txs if t.store == store and t.original_transaction_id == original
+                              and t.purchase <= at]
+                    latest = max(before, key=lambda t: (t.purchase, t.transaction_id), default=None)
+                    if latest is None or latest.transaction_id != rest[0]:
+                        continue
             else:
                 state, renews = event, rest[0]
             out.append((store, original, at, nid, state, renews))
@@ -327,10 +357,10 @@ class History:
             parts.append("INSERT INTO subscription_states (original_transaction_id, grace_expires_at, status) VALUES "
                          + ", ".join(f"({lit(o)}, {lit(g)}, 'grace_period')" for o, g in self.grace.items()) + ";")
         notes = []
-        for store, original, at, nid, event, *_ in self.billing:
+        for store, original, at, nid, event, *rest in self.billing:
             if store == "app_store":
                 kind, subtype, _, _ = self.APPLE_BILLING[event]
-                notes.append((nid, kind, subtype, "Production", at, original))
+                notes.append((nid, kind, subtype, "Production", at, original, rest[0]))
         for uuid, tid, env, at, _, _ in self.consumption:
             notes.append((uuid, "CONSUMPTION_REQUEST", None, env, at, None, tid))
         if notes:

@@ -1065,6 +1065,61 @@ def test_a_grace_period_that_ends_in_a_recovery_stays_active_in_the_charts(api, 
     assert sum(row["reactivations"] for row in comeback) == 0, comeback
 
 
+def billing_trouble_after_a_renewal(api, fake_appstore, product: str, subtype: str | None) -> tuple[dict, str]:
+    """A first period 40 days ago, its renewal ended an hour ago, then Apple's billing retry
+    (a grace period with `subtype` GRACE_PERIOD): the first purchase and the renewal's id."""
+    user = unique("billing-trouble")
+    now = int(time.time() * 1000)
+    order = api.create_order(user, product)
+    first = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Auto-Renewable Subscription",
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "purchase_date_ms": now - 40 * 86400 * 1000, "expires_in_seconds": -10 * 86400})
+    assert api.report(order["trade_no"], signed_transaction=first["signed_transaction"]).status_code == 200
+    renewal = fake_appstore.renewal(first["transaction_id"], expires_in_seconds=-3600)
+    wait_processed(api, renewal["notification_uuid"])
+    second = jws_payload(renewal["signed_transaction"])["transactionId"]
+    failed = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype=subtype, transaction_id=second,
+                                        grace_period_expires_in_seconds=6 * 86400 if subtype else None)
+    assert failed["delivered_status"] == 200, failed
+    wait_processed(api, failed["notification_uuid"])
+    return first, second
+
+
+@pytest.mark.parametrize("subtype,chart,count", [(None, "billing_retry", "in_billing_retry"),
+                                                  ("GRACE_PERIOD", "grace_period", "in_grace_period")])
+def test_a_refund_of_an_earlier_period_does_not_end_billing_trouble_in_the_charts(
+        api, fake_appstore, subtype, chart, count):
+    # Apple goes on retrying the renewal's payment whatever happens to a month-old period: only
+    # a refund of the period the trouble follows ends it.
+    product = charted_product(api, "club.retrying")
+    first, _ = billing_trouble_after_a_renewal(api, fake_appstore, product, subtype)
+    time.sleep(0.05)
+    refund = fake_appstore.refund(first["transaction_id"])
+    wait_processed(api, refund["notification_uuid"])
+    today = datetime.utcnow().date().isoformat()
+    rows = chart_rows(api, chart, **{"from": today, "to": today, "product": product})
+    assert [(row[count], row["entered"], row["recovered"]) for row in rows] == [(1, 1, 0)], rows
+
+
+@pytest.mark.parametrize("how", ["OFFER_REDEEMED", "UPGRADE"])
+def test_an_offer_or_an_upgrade_ends_billing_retry_in_the_charts(api, fake_appstore, how):
+    # A subscriber in billing retry who redeems an offer, or buys a higher plan, pays again:
+    # Storekeeper makes the subscription active, and the chart counts the spell recovered.
+    product = charted_product(api, "club.retry.ended")
+    _, second = billing_trouble_after_a_renewal(api, fake_appstore, product, None)
+    time.sleep(0.05)
+    if how == "OFFER_REDEEMED":
+        paid = fake_appstore.renewal(second, notification_type="OFFER_REDEEMED", expires_in_seconds=30 * 86400)
+    else:
+        paid = fake_appstore.renewal(second, product_id=charted_product(api, "club.retry.plus"),
+                                     expires_in_seconds=30 * 86400)
+    wait_processed(api, paid["notification_uuid"])
+    today = datetime.utcnow().date().isoformat()
+    rows = chart_rows(api, "billing_retry", **{"from": today, "to": today, "product": product})
+    assert [(row["in_billing_retry"], row["entered"], row["recovered"]) for row in rows] == [(0, 1, 1)], rows
+
+
 def test_an_expiry_without_a_grace_period_adds_no_days_to_the_charts(api, fake_appstore):
     # Expired 5 days ago with no grace period; Apple's EXPIRED arrives now: nothing was active
     # in between, and no grace end may be made up from the notification's date.
