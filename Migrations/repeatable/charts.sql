@@ -129,11 +129,41 @@ FROM (SELECT o.order_id, o.purchased_at, o.price_micros, o.currency, o.refunded_
         WHERE later.purchase_token = o.purchase_token
           AND (later.purchased_at, later.order_id) > (o.purchased_at, o.order_id)) n) g;
 
+-- The end of the billing grace period Apple began for an App Store subscription (DID_FAIL_TO_RENEW
+-- with subtype GRACE_PERIOD) while `p_from` to `p_until` was its latest period: Apple's
+-- gracePeriodExpiresDate, or sooner the next notification that took the subscription out of
+-- grace without a payment (GRACE_PERIOD_EXPIRED, EXPIRED, billing retry), by Apple's signing,
+-- as chart_billing_spells orders them. NULL when no grace period began then. Read for a period
+-- a later one followed: subscription_states keeps only the subscription's current grace, and a
+-- renewal clears it, but a grace that ended in a recovery was days of access all the same.
+CREATE OR REPLACE FUNCTION chart_apple_grace_end(p_original text, p_from timestamptz,
+                                                 p_until timestamptz)
+RETURNS timestamptz LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT max(least(coalesce(to_timestamp((g.payload->'renewal_info'->>'gracePeriodExpiresDate')::numeric
+                                         / 1000), 'infinity'),
+                   (SELECT coalesce(min(coalesce(e.signed_date, e.received_at)), 'infinity')
+                    FROM apple_notifications e
+                    WHERE e.original_transaction_id = g.original_transaction_id
+                      AND (e.notification_type IN ('GRACE_PERIOD_EXPIRED', 'EXPIRED')
+                           OR (e.notification_type = 'DID_FAIL_TO_RENEW'
+                               AND e.subtype IS DISTINCT FROM 'GRACE_PERIOD'))
+                      AND (coalesce(e.signed_date, e.received_at), e.notification_uuid)
+                          > (coalesce(g.signed_date, g.received_at), g.notification_uuid))))
+  FROM apple_notifications g
+  WHERE g.original_transaction_id = p_original
+    AND g.notification_type = 'DID_FAIL_TO_RENEW' AND g.subtype = 'GRACE_PERIOD'
+    AND coalesce(g.signed_date, g.received_at) >= p_from
+    AND coalesce(g.signed_date, g.received_at) < p_until
+$$;
+
 -- Each subscription transaction as the span of time it kept the subscription active:
 -- from its purchase until the first of its expiry, the next transaction of the same
--- subscription (a renewal or an upgrade takes over), or its refund. The latest transaction's
--- expiry is extended by a billing grace period Apple reported, as Apple keeps access during
--- one. `monthly_price` normalises the period's price to a month (MRR), from the length of the
+-- subscription (a renewal or an upgrade takes over), or its refund. An expiry is extended by a
+-- billing grace period Apple reported, as Apple keeps access during one: the latest
+-- transaction's by the subscription's state, an earlier App Store one's, when its successor
+-- began after its expiry (a recovery, a resubscription), by the grace period Apple began
+-- before that successor (chart_apple_grace_end), so that a grace recovered keeps its days
+-- active rather than turn into churn and a reactivation. `monthly_price` normalises the period's price to a month (MRR), from the length of the
 -- period the transaction paid for (`billed_period`): n months (rounded, 30.436875 days each) divide the price
 -- by n; shorter periods are weeks, multiplied by 52/12 per week. Trials have none.
 CREATE OR REPLACE VIEW chart_subscription_periods AS
@@ -141,7 +171,13 @@ SELECT x.store, x.transaction_id, x.original_transaction_id, x.user_id, x.produc
        x.environment, x.country, x.currency, x.price, x.is_trial,
        x.purchase_date AS starts_at,
        least(CASE WHEN x.next_start IS NULL AND s.grace_expires_at > x.expires_date
-                  THEN s.grace_expires_at ELSE x.expires_date END,
+                  THEN s.grace_expires_at
+                  -- Only where a gap is left to cover: one probe per lapse, not per period.
+                  WHEN x.next_start > x.expires_date AND x.store = 'app_store'
+                  THEN greatest(x.expires_date,
+                                chart_apple_grace_end(x.original_transaction_id, x.purchase_date,
+                                                      x.next_start))
+                  ELSE x.expires_date END,
              coalesce(x.next_start, 'infinity'),
              coalesce(x.refunded_at, 'infinity')) AS ends_at,
        CASE WHEN x.is_trial OR x.price IS NULL THEN NULL

@@ -6,9 +6,14 @@
 -- period (renewal failed, retrying, access kept), from the notification that began the spell
 -- until the next one that changed the state (infinity while none has).
 --
--- App Store: DID_FAIL_TO_RENEW with subtype GRACE_PERIOD begins a grace period, without a
--- subtype billing retry; GRACE_PERIOD_EXPIRED turns a grace period into billing retry;
--- DID_RENEW (BILLING_RECOVERY), EXPIRED (BILLING_RETRY), SUBSCRIBED, REFUND and REVOKE end it.
+-- App Store, from the notifications that move Storekeeper's subscription state
+-- (NotificationEffects.subscriptionStateTypes, and an upgrade): DID_FAIL_TO_RENEW with subtype
+-- GRACE_PERIOD begins a grace period, without a subtype billing retry; GRACE_PERIOD_EXPIRED
+-- turns a grace period into billing retry; DID_RENEW (BILLING_RECOVERY), OFFER_REDEEMED and
+-- DID_CHANGE_RENEWAL_PREF with subtype UPGRADE (the subscriber paid again), EXPIRED
+-- (BILLING_RETRY) and SUBSCRIBED end it. So do a REFUND or REVOKE of the period the trouble
+-- followed (the subscription's latest transaction bought before it was signed): of an earlier
+-- period it ends nothing, as Apple goes on retrying the payment.
 -- Google Play: IN_GRACE_PERIOD (6) begins a grace period, ON_HOLD (5) account hold, which is
 -- billing retry; RECOVERED (1), RENEWED (2), PURCHASED (4), RESTARTED (7), REVOKED (12) and
 -- EXPIRED (13) end it. `recovered`: the spell ended with a renewal (the payment went through).
@@ -24,11 +29,18 @@ WITH ev AS (
               WHEN n.notification_type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED')
                 THEN 'billing_retry'
               ELSE 'ok' END AS billing_state,
-         n.notification_type = 'DID_RENEW' AS renews
+         n.notification_type IN ('DID_RENEW', 'OFFER_REDEEMED', 'DID_CHANGE_RENEWAL_PREF') AS renews
   FROM apple_notifications n
   WHERE n.original_transaction_id IS NOT NULL
-    AND n.notification_type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED', 'DID_RENEW',
-                                'EXPIRED', 'SUBSCRIBED', 'REFUND', 'REVOKE')
+    AND (n.notification_type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED', 'DID_RENEW',
+                                 'OFFER_REDEEMED', 'EXPIRED', 'SUBSCRIBED')
+         OR (n.notification_type = 'DID_CHANGE_RENEWAL_PREF' AND n.subtype = 'UPGRADE')
+         OR (n.notification_type IN ('REFUND', 'REVOKE')
+             AND n.transaction_id = (
+               SELECT t.transaction_id FROM chart_transactions t
+               WHERE t.store = 'app_store' AND t.original_transaction_id = n.original_transaction_id
+                 AND t.purchase_date <= coalesce(n.signed_date, n.received_at)
+               ORDER BY t.purchase_date DESC, t.transaction_id DESC LIMIT 1)))
   UNION ALL
   SELECT 'google_play',
          storekeeper_google_subscription(gp.order_id, gp.purchase_token, gp.original_transaction_id),

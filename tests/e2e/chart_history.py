@@ -206,10 +206,13 @@ class History:
                      "grace_expired": ("GRACE_PERIOD_EXPIRED", None, "billing_retry", False),
                      "renewed": ("DID_RENEW", "BILLING_RECOVERY", "ok", True),
                      "expired": ("EXPIRED", "BILLING_RETRY", "ok", False),
-                     "resubscribed": ("SUBSCRIBED", "RESUBSCRIBE", "ok", False)}
+                     "resubscribed": ("SUBSCRIBED", "RESUBSCRIBE", "ok", False),
+                     "offer": ("OFFER_REDEEMED", None, "ok", True),
+                     "upgraded": ("DID_CHANGE_RENEWAL_PREF", "UPGRADE", "ok", True),
+                     "refunded": ("REFUND", None, "ok", False)}
 
-    def apple_billing(self, original: str, at: datetime, event: str):
-        self.billing.append(("app_store", original, at, f"bill-{len(self.billing):04d}", event))
+    def apple_billing(self, original: str, at: datetime, event: str, transaction_id: str | None = None):
+        self.billing.append(("app_store", original, at, f"bill-{len(self.billing):04d}", event, transaction_id))
 
     def lapses_and_trouble(self):
         """Subscribers who lapse and come back, billing retry and grace periods as Apple
@@ -233,7 +236,8 @@ class History:
         self.add(user_id="comeback-2", product_id="pro_yearly", purchase=d("2026-04-05T02:00:00"),
                  expires=d("2027-04-05T02:00:00"), storefront="JPN", currency="JPY", price_milli=YEARLY["JPN"],
                  type=SUB)
-        # Billing retry that recovered: the renewal came four days late.
+        # A grace period that recovered: the renewal came four days late, the days in grace
+        # stayed days of access.
         e = self.add(user_id="recovering", purchase=d("2026-02-05T12:00:00"), expires=d("2026-03-05T12:00:00"),
                      storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
         self.apple_billing(e.original_transaction_id, d("2026-03-05T12:00:00"), "grace")
@@ -274,13 +278,49 @@ class History:
                                  "sent", "accepted"))
         self.consumption.append(("cons-unknown", "1888888888", "Production", d("2026-03-03T03:03:03"),
                                  "failed", "window_passed"))
+        # Billing trouble ended otherwise, added last so that nothing above changes. Billing
+        # retry that recovered four days late: the period ended, the renewal is a reactivation.
+        f = self.add(user_id="retry-recovered", purchase=d("2026-02-12T09:00:00"), expires=d("2026-03-12T09:00:00"),
+                     storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"], **sub)
+        self.apple_billing(f.original_transaction_id, d("2026-03-12T09:00:05"), "retry")
+        self.apple_billing(f.original_transaction_id, d("2026-03-16T09:00:00"), "renewed")
+        self.add(user_id="retry-recovered", purchase=d("2026-03-16T09:00:00"), expires=d("2026-04-16T09:00:00"),
+                 storefront="DEU", currency="EUR", price_milli=MONTHLY["DEU"],
+                 original_transaction_id=f.original_transaction_id, **sub)
+        # Billing retry that a refund of an earlier period does not end (Apple retries on).
+        g = self.add(user_id="retry-refund", purchase=d("2026-01-15T10:00:00"), expires=d("2026-02-15T10:00:00"),
+                     price_milli=MONTHLY["USA"], **sub)
+        self.add(user_id="retry-refund", purchase=d("2026-02-15T10:00:00"), expires=d("2026-03-15T10:00:00"),
+                 price_milli=MONTHLY["USA"], original_transaction_id=g.original_transaction_id, **sub)
+        self.apple_billing(g.original_transaction_id, d("2026-03-15T10:00:05"), "retry")
+        self.apple_billing(g.original_transaction_id, d("2026-03-20T10:00:00"), "refunded", g.transaction_id)
+        self.apple_billing(g.original_transaction_id, d("2026-05-14T10:00:00"), "expired")
+        # Billing retry ended by an offer the subscriber redeemed, and by an upgrade.
+        for user, start, product, prices, event in (
+                ("retry-offer", "2026-02-03T11:00:00", "pro_monthly", MONTHLY, "offer"),
+                ("retry-upgrade", "2026-02-04T11:00:00", "pro_yearly", YEARLY, "upgraded")):
+            o = self.add(user_id=user, purchase=d(start), expires=add_months(d(start), 1),
+                         price_milli=MONTHLY["USA"], **sub)
+            self.apple_billing(o.original_transaction_id, o.expires + timedelta(seconds=5), "retry")
+            paid = o.expires + timedelta(days=7)
+            self.apple_billing(o.original_transaction_id, paid, event)
+            self.add(user_id=user, product_id=product, purchase=paid,
+                     expires=add_months(paid, 12 if product == "pro_yearly" else 1), price_milli=prices["USA"],
+                     type=SUB, original_transaction_id=o.original_transaction_id)
 
     def billing_events(self) -> list[tuple]:
         """(store, subscription, at, id, state, renews) of every billing notification."""
         out = []
         for store, original, at, nid, event, *rest in self.billing:
             if store == "app_store":
-                _, _, state, renews = self.APPLE_BILLING[event]
+                kind, _, state, renews = self.APPLE_BILLING[event]
+                # A refund ends trouble only of the period it followed: the latest bought before.
+                if kind in ("REFUND", "REVOKE"):
+                    before = [t for t in self.txs if t.store == store and t.original_transaction_id == original
+                              and t.purchase <= at]
+                    latest = max(before, key=lambda t: (t.purchase, t.transaction_id), default=None)
+                    if latest is None or latest.transaction_id != rest[0]:
+                        continue
             else:
                 state, renews = event, rest[0]
             out.append((store, original, at, nid, state, renews))
@@ -317,10 +357,10 @@ class History:
             parts.append("INSERT INTO subscription_states (original_transaction_id, grace_expires_at, status) VALUES "
                          + ", ".join(f"({lit(o)}, {lit(g)}, 'grace_period')" for o, g in self.grace.items()) + ";")
         notes = []
-        for store, original, at, nid, event, *_ in self.billing:
+        for store, original, at, nid, event, *rest in self.billing:
             if store == "app_store":
                 kind, subtype, _, _ = self.APPLE_BILLING[event]
-                notes.append((nid, kind, subtype, "Production", at, original))
+                notes.append((nid, kind, subtype, "Production", at, original, rest[0]))
         for uuid, tid, env, at, _, _ in self.consumption:
             notes.append((uuid, "CONSUMPTION_REQUEST", None, env, at, None, tid))
         if notes:
@@ -553,11 +593,29 @@ class Oracle:
                 g = self.h.grace.get(original)
                 if nxt is None and g is not None and g > t.expires:
                     end = g
+                # A grace period Apple began before the next period (a recovery) kept access.
+                if nxt is not None and nxt > t.expires and t.store == "app_store":
+                    g = self.grace_end(original, t.purchase, nxt)
+                    if g is not None and g > t.expires:
+                        end = g
                 for cut in (nxt, t.refunded_at):
                     if cut is not None:
                         end = min(end, cut)
                 out.append(Period(t, t.purchase, end))
         return out
+
+    def grace_end(self, original: str, since: datetime, until: datetime) -> datetime | None:
+        """The end of a grace period Apple began for the subscription between `since` and
+        `until`: the next notification that left grace unpaid (Apple's grace date is not in the
+        history's notifications), or never."""
+        es = sorted((at, nid, event) for store, o, at, nid, event, *_ in self.h.billing
+                    if store == "app_store" and o == original)
+        ends = []
+        for i, (at, _, event) in enumerate(es):
+            if event == "grace" and since <= at < until:
+                out = [a for a, _, e in es[i + 1:] if e in ("grace_expired", "expired", "retry")]
+                ends.append(out[0] if out else datetime.max.replace(tzinfo=UTC))
+        return max(ends) if ends else None
 
     def stock(self, trials: bool, money: bool, annual: bool = False) -> list[dict]:
         ps = [p for p in self.periods() if self.kept(p.tx) and p.tx.is_trial == trials and p.start < self.limit_at

@@ -990,16 +990,134 @@ def test_the_days_in_a_grace_period_stay_active_in_the_charts_after_it_ends(api,
     assert rows and rows[0]["active_subscriptions"] == 1, r.json()
 
 
-def bought_ten_days_ago(api, fake_appstore, user: str, now_ms: int) -> dict:
-    """A subscription to CLUB_CHARTED bought 10 days before `now_ms`, expired 5 days ago, reported."""
-    order = api.create_order(user, CLUB_CHARTED)
+def bought_ten_days_ago(api, fake_appstore, user: str, now_ms: int, product: str = CLUB_CHARTED) -> dict:
+    """A subscription to `product` bought 10 days before `now_ms`, expired 5 days ago, reported."""
+    order = api.create_order(user, product)
     purchase = fake_appstore.call("/fake/v1/purchases", {
-        "bundle_id": BUNDLE_ID, "product_id": CLUB_CHARTED, "type": "Auto-Renewable Subscription",
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Auto-Renewable Subscription",
         "environment": "Production", "app_account_token": order["app_account_token"],
         "purchase_date_ms": now_ms - 10 * 86400 * 1000, "expires_in_seconds": -5 * 86400})
     r = api.report(order["trade_no"], signed_transaction=purchase["signed_transaction"])
     assert r.status_code == 200, r.text
     return purchase
+
+
+def charted_product(api, name: str) -> str:
+    """A subscription product of its own, so that a chart filtered by it counts one test's."""
+    product = P + unique(name).replace("-", "_")
+    api.put_product(product, type="auto_renewable", grants={"entitlement": "club"})
+    return product
+
+
+def day_ago(now_ms: int, days: int) -> str:
+    return datetime.utcfromtimestamp((now_ms - days * 86400 * 1000) / 1000).date().isoformat()
+
+
+def chart_rows(api, name: str, **params) -> list[dict]:
+    r = api.get(f"/admin/v1/charts/{name}", admin=True, params=params)
+    assert r.status_code == 200, r.text
+    return r.json()["rows"]
+
+
+def chart_rollup_pass(stack) -> None:
+    """A pass of the chart rollup (`storekeeper charts-backfill`), taking in what changed."""
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill"], env=stack.sk.env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_grace_period_that_ends_in_a_recovery_stays_active_in_the_charts(api, fake_appstore, stack):
+    # Bought 10 days ago, expired 5 days ago, then a grace period that Apple recovers today
+    # (DID_RENEW, a new period bought now): the subscriber never lost access, so the charts
+    # keep the grace days active and see neither churn nor a reactivation.
+    product = charted_product(api, "club.recovered")
+    user = unique("grace-recovered")
+    now = int(time.time() * 1000)
+    purchase = bought_ten_days_ago(api, fake_appstore, user, now, product)
+    note = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=purchase["transaction_id"],
+                                      grace_period_expires_in_seconds=9 * 86400)
+    assert note["delivered_status"] == 200, note
+    wait_processed(api, note["notification_uuid"])
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=25 * 86400,
+                                    notification_type="DID_RENEW")
+    wait_processed(api, renewal["notification_uuid"])
+    assert entitlement(api, user, "club") is not None
+
+    first, today = day_ago(now, 7), day_ago(now, 0)
+    asked = {"from": first, "to": today, "product": product}
+    active = chart_rows(api, "active_subscriptions", source="transactions", **asked)
+    assert [row["active_subscriptions"] for row in active] == [1] * 8, active
+    # The rollup answers up to its as_of (this hour's start): the days before today.
+    chart_rollup_pass(stack)
+    before = {**asked, "to": day_ago(now, 1)}
+    r = api.get("/admin/v1/charts/active_subscriptions", admin=True, params=before)
+    assert r.status_code == 200 and r.json()["source"] == "rollup", r.text
+    assert [row["active_subscriptions"] for row in r.json()["rows"]] == [1] * 7, r.json()
+    # Every day before the recovery charts the first period's MRR (the renewal, which pays for
+    # 25 days, has its own).
+    for source in ("transactions", "auto"):
+        mrr = [row["mrr"] for row in chart_rows(api, "mrr", source=source, **before)]
+        assert len(mrr) == 7 and mrr[0] != "0" and set(mrr) == {mrr[0]}, (source, mrr)
+    churn = chart_rows(api, "churn", **asked)
+    assert sum(row["churned"] for row in churn) == 0, churn
+    comeback = chart_rows(api, "reactivations", **asked)
+    assert sum(row["reactivations"] for row in comeback) == 0, comeback
+
+
+def billing_trouble_after_a_renewal(api, fake_appstore, product: str, subtype: str | None) -> tuple[dict, str]:
+    """A first period 40 days ago, its renewal ended an hour ago, then Apple's billing retry
+    (a grace period with `subtype` GRACE_PERIOD): the first purchase and the renewal's id."""
+    user = unique("billing-trouble")
+    now = int(time.time() * 1000)
+    order = api.create_order(user, product)
+    first = fake_appstore.call("/fake/v1/purchases", {
+        "bundle_id": BUNDLE_ID, "product_id": product, "type": "Auto-Renewable Subscription",
+        "environment": "Production", "app_account_token": order["app_account_token"],
+        "purchase_date_ms": now - 40 * 86400 * 1000, "expires_in_seconds": -10 * 86400})
+    assert api.report(order["trade_no"], signed_transaction=first["signed_transaction"]).status_code == 200
+    renewal = fake_appstore.renewal(first["transaction_id"], expires_in_seconds=-3600)
+    wait_processed(api, renewal["notification_uuid"])
+    second = jws_payload(renewal["signed_transaction"])["transactionId"]
+    failed = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype=subtype, transaction_id=second,
+                                        grace_period_expires_in_seconds=6 * 86400 if subtype else None)
+    assert failed["delivered_status"] == 200, failed
+    wait_processed(api, failed["notification_uuid"])
+    return first, second
+
+
+@pytest.mark.parametrize("subtype,chart,count", [(None, "billing_retry", "in_billing_retry"),
+                                                  ("GRACE_PERIOD", "grace_period", "in_grace_period")])
+def test_a_refund_of_an_earlier_period_does_not_end_billing_trouble_in_the_charts(
+        api, fake_appstore, subtype, chart, count):
+    # Apple goes on retrying the renewal's payment whatever happens to a month-old period: only
+    # a refund of the period the trouble follows ends it.
+    product = charted_product(api, "club.retrying")
+    first, _ = billing_trouble_after_a_renewal(api, fake_appstore, product, subtype)
+    time.sleep(0.05)
+    refund = fake_appstore.refund(first["transaction_id"])
+    wait_processed(api, refund["notification_uuid"])
+    today = datetime.utcnow().date().isoformat()
+    rows = chart_rows(api, chart, **{"from": today, "to": today, "product": product})
+    assert [(row[count], row["entered"], row["recovered"]) for row in rows] == [(1, 1, 0)], rows
+
+
+@pytest.mark.parametrize("how", ["OFFER_REDEEMED", "UPGRADE"])
+def test_an_offer_or_an_upgrade_ends_billing_retry_in_the_charts(api, fake_appstore, how):
+    # A subscriber in billing retry who redeems an offer, or buys a higher plan, pays again:
+    # Storekeeper makes the subscription active, and the chart counts the spell recovered.
+    product = charted_product(api, "club.retry.ended")
+    _, second = billing_trouble_after_a_renewal(api, fake_appstore, product, None)
+    time.sleep(0.05)
+    if how == "OFFER_REDEEMED":
+        paid = fake_appstore.renewal(second, notification_type="OFFER_REDEEMED", expires_in_seconds=30 * 86400)
+    else:
+        paid = fake_appstore.renewal(second, product_id=charted_product(api, "club.retry.plus"),
+                                     expires_in_seconds=30 * 86400)
+    wait_processed(api, paid["notification_uuid"])
+    today = datetime.utcnow().date().isoformat()
+    rows = chart_rows(api, "billing_retry", **{"from": today, "to": today, "product": product})
+    assert [(row["in_billing_retry"], row["entered"], row["recovered"]) for row in rows] == [(0, 1, 1)], rows
 
 
 def test_an_expiry_without_a_grace_period_adds_no_days_to_the_charts(api, fake_appstore):
