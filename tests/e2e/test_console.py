@@ -379,6 +379,30 @@ def test_moving_a_product_up_writes_the_sort_order(console, console_stack, token
     assert api("GET", f"/admin/v1/products/{ids[1]}").json()["active"] is False
 
 
+def test_a_move_after_a_concurrent_edit_changes_nothing_rather_than_half_the_order(console, console_stack, tokens):
+    """A reorder is all or nothing: apps never see a catalog half renumbered."""
+    api = admin_api(console_stack, tokens["write"])
+    base = unique("console_atomic").replace("-", "_")
+    ids = [f"{base}_{c}" for c in "abcd"]
+    for i, product in enumerate(ids):
+        console_stack.api.put_product(product, sort_order=-2000 + i)
+    console.sign_in(tokens["write"])
+    console.go("#/catalog", "#products")
+    # Another admin renames the third product meanwhile: a harmless edit that moves its revision.
+    assert api("PATCH", f"/admin/v1/products/{ids[2]}", json={"title": "Renamed"}).status_code == 200
+    console.find(f'button[aria-label="Move {ids[3]} up"]').click()
+    status = console.wait_text("#catalog-status", "Another admin changed the catalog meanwhile")
+    public = [p["product_id"] for p in api("GET", "/v1/products").json()["products"]]
+    assert public[:4] == ids, public
+    assert "nothing was moved" in status
+
+    # The reloaded list moves as asked.
+    console.find(f'button[aria-label="Move {ids[3]} up"]').click()
+    console.wait_text("#catalog-status", f"Moved {ids[3]} up")
+    public = [p["product_id"] for p in api("GET", "/v1/products").json()["products"]]
+    assert public[:4] == [ids[0], ids[1], ids[3], ids[2]], public
+
+
 def test_an_order_is_found_by_trade_number_and_shows_its_timeline(console, console_stack, tokens):
     product = unique("console_gold").replace("-", "_")
     console_stack.api.put_product(product, grants={"balance": {"gold": 100}})
