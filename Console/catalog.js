@@ -9,8 +9,12 @@ const TYPES = ['consumable', 'non_consumable', 'auto_renewable', 'non_renewing']
 // A product's ETag is its revision (openapi.yaml, AdminProduct.revision): what the admin saw.
 const etagOf = (product) => `"p${product.revision}"`;
 
+// The new-product form's route: '+' is in no product id, so no product (not even one whose id is
+// "new") shares it.
+const CREATE = '+new';
+
 export async function renderCatalog(main, rest) {
-  if (rest[0] === 'new' && session.canWrite) return renderCreate(main);
+  if (rest[0] === CREATE && session.canWrite) return renderCreate(main);
   if (rest[0]) return renderProduct(main, rest[0]);
   return renderList(main);
 }
@@ -44,7 +48,7 @@ async function renderList(main, message) {
   }
   replace(main,
     h('h1', {}, 'Catalog'),
-    session.canWrite ? h('p', {}, h('a', { class: 'button', href: '#/catalog/new', id: 'new-product' }, 'New product')) : null,
+    session.canWrite ? h('p', {}, h('a', { class: 'button', href: `#/catalog/${CREATE}`, id: 'new-product' }, 'New product')) : null,
     status,
     table(`${products.length} products, in the order apps show them`, columns, products, { id: 'products' }));
 }

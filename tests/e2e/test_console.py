@@ -245,7 +245,9 @@ def test_creating_a_product_shows_the_servers_field_errors_then_creates_it(conso
     product = unique("console_new").replace("-", "_")
     # A hostile title: the console must show it as text, never as markup.
     title = '<img src=x id=xss onerror="document.title=\'owned\'">Gold & more'
-    console.go("#/catalog/new", "#product-form")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.find("#product-form")
     console.fill("Product id", product)
     console.fill("Title", title)
     console.fill("Price", "6.001")
@@ -273,7 +275,9 @@ def test_creating_a_product_under_a_taken_id_says_so_and_overwrites_nothing(cons
         "type": "consumable", "title": "Kept", "price": "1.00", "currency": "USD",
         "grants": {"balance": {"gold": 1}}}).status_code == 201
     console.sign_in(tokens["write"])
-    console.go("#/catalog/new", "#product-form")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.find("#product-form")
     console.fill("Product id", product)
     console.fill("Title", "Overwritten")
     console.fill("Price", "2.00")
@@ -282,6 +286,21 @@ def test_creating_a_product_under_a_taken_id_says_so_and_overwrites_nothing(cons
     assert "taken" in console.wait_text("[data-error-for=product_id]", "taken")
     stored = api("GET", f"/admin/v1/products/{product}").json()
     assert stored["title"] == "Kept" and stored["revision"] == 1
+
+
+def test_a_product_whose_id_is_new_opens_as_itself(console, console_stack, tokens):
+    """The new-product form has a route no product id can take."""
+    console_stack.api.put_product("new", title="The product called new", sort_order=100000)
+    console.sign_in(tokens["write"])
+    console.go("#/catalog/new", "main h1")
+    console.wait_text("main h1", "The product called new")
+    assert console.all("#product-form button[type=submit]")[0].text == "Save changes"
+    console.go("#/catalog", "#products")
+    console.find('#products a[href="#/catalog/new"]').click()
+    console.wait_text("main h1", "The product called new")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.wait_text("main h1", "New product")
 
 
 def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(console, console_stack, tokens):
