@@ -94,9 +94,11 @@ class Console:
         self.driver = driver
         self.base = base
         self.artifacts = artifacts
+        self.width = DESKTOP[0]
 
     def viewport(self, size: tuple[int, int]) -> None:
         # The inner size is what a page lays out in: set it exactly (headless has no chrome).
+        self.width = size[0]
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600})
 
@@ -180,9 +182,11 @@ class Console:
         return path
 
     def page_fits(self) -> bool:
-        """Nothing wider than the viewport (wide tables scroll inside their own box)."""
+        """Nothing wider than the viewport (wide tables scroll inside their own box). Compared with
+        the width set, not innerWidth: an emulated phone widens its layout viewport to fit what
+        overflows, as a phone zooms out, so innerWidth grows with the overflow it should reveal."""
         return self.driver.execute_script(
-            "return document.documentElement.scrollWidth <= window.innerWidth")
+            "return document.documentElement.scrollWidth <= arguments[0]", self.width)
 
 
 @pytest.fixture
@@ -757,8 +761,12 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
     write = admin_api(console_stack, tokens["write"])
     hook = write("POST", "/admin/v1/webhook-endpoints", json={"url": receiver.url, "event_types": ["order.paid"]}).json()
     assert write("POST", f"/admin/v1/webhook-endpoints/{hook['id']}/test", json={}).status_code == 202
-    product = unique("console_fit").replace("-", "_")
+    # Realistic lengths: a reverse-DNS App Store id, an endpoint URL with a path.
+    product = "com.examplecompany.myapplication.subscription." + unique("fit").replace("-", "_")
     console_stack.api.put_product(product, price="2.00")
+    long_url = receiver.url.rstrip("/") + "/hooks/storekeeper/production/subscriptions-and-orders"
+    assert write("POST", "/admin/v1/webhook-endpoints",
+                 json={"url": long_url, "event_types": ["order.paid"]}).status_code == 201
     order, _, _ = buy(console_stack.api, console_stack.fake, unique("console-fit"), product)
     console_stack.fake.notification("CONSUMPTION_REQUEST", transaction_id=order.get("transaction_id")
                                     or console_stack.api.admin_order(order["trade_no"])["order"]["transaction_id"])
