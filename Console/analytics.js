@@ -68,7 +68,13 @@ export async function renderAnalytics(main) {
   }
 }
 
+// The newest request asked for: an answer to an older one (a slow chart asked for before a
+// fast one) is not drawn over the newer answer.
+let latestRequest = 0;
+
+/** Asks for a chart and draws it; null when it failed or a newer request superseded it. */
 async function load(params, result, status, form) {
+  const ticket = ++latestRequest;
   const { chart, ...rest } = params;
   if (chart === 'cohorts') rest.resolution = 'month';
   // Money as signed unless a reporting currency is asked for, and only where there is money.
@@ -85,6 +91,7 @@ async function load(params, result, status, form) {
   try {
     ({ body } = await get(path('charts', chart) + query(rest)));
   } catch (error) {
+    if (ticket !== latestRequest) return null;
     for (const e of error.fieldErrors || []) {
       const slot = form.querySelector(`[data-error-for="${CSS.escape(String(e.field))}"]`);
       if (slot) slot.textContent = `${e.field}: ${e.message}`;
@@ -92,6 +99,7 @@ async function load(params, result, status, form) {
     replace(status, notice(error.message, 'error'));
     return null;
   }
+  if (ticket !== latestRequest) return null;
   const measures = [...new Set(body.rows.flatMap((r) => Object.keys(r).filter((k) => !KEYS.has(k)
     && (typeof r[k] === 'number' || (typeof r[k] === 'string' && !Number.isNaN(Number(r[k])))))))];
   const initial = measures.includes(CHARTS[chart]) ? CHARTS[chart] : measures[0];

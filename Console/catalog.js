@@ -9,8 +9,12 @@ const TYPES = ['consumable', 'non_consumable', 'auto_renewable', 'non_renewing']
 // A product's ETag is its revision (openapi.yaml, AdminProduct.revision): what the admin saw.
 const etagOf = (product) => `"p${product.revision}"`;
 
+// The new-product form's route: '+' is in no product id, so no product (not even one whose id is
+// "new") shares it.
+const CREATE = '+new';
+
 export async function renderCatalog(main, rest) {
-  if (rest[0] === 'new' && session.canWrite) return renderCreate(main);
+  if (rest[0] === CREATE && session.canWrite) return renderCreate(main);
   if (rest[0]) return renderProduct(main, rest[0]);
   return renderList(main);
 }
@@ -44,29 +48,30 @@ async function renderList(main, message) {
   }
   replace(main,
     h('h1', {}, 'Catalog'),
-    session.canWrite ? h('p', {}, h('a', { class: 'button', href: '#/catalog/new', id: 'new-product' }, 'New product')) : null,
+    session.canWrite ? h('p', {}, h('a', { class: 'button', href: `#/catalog/${CREATE}`, id: 'new-product' }, 'New product')) : null,
     status,
     table(`${products.length} products, in the order apps show them`, columns, products, { id: 'products' }));
 }
 
-/** Moves products[i] by `delta` and writes sort_order 10, 20, 30… wherever it changes. */
+/**
+ * Moves products[i] by `delta`: one request lists the whole catalog in its new order with the
+ * revisions this page loaded, and the server renumbers it in one transaction, or, when another
+ * admin changed, added or removed a product meanwhile (412), writes nothing.
+ */
 async function move(main, products, i, delta, status) {
   const order = products.slice();
   const [moved] = order.splice(i, 1);
   order.splice(i + delta, 0, moved);
+  const direction = delta < 0 ? 'up' : 'down';
   try {
-    for (const [index, product] of order.entries()) {
-      const wanted = (index + 1) * 10;
-      if (product.sort_order === wanted) continue;
-      await call('PATCH', path('products', product.product_id),
-        { body: { sort_order: wanted }, headers: { 'If-Match': etagOf(product) } });
-    }
-    await renderList(main, `Moved ${moved.product_id} ${delta < 0 ? 'up' : 'down'}.`);
-    main.querySelector(`button[aria-label="Move ${CSS.escape(moved.product_id)} ${delta < 0 ? 'up' : 'down'}"]`)?.focus();
+    await call('PUT', '/admin/v1/product-order',
+      { body: { products: order.map((p) => ({ product_id: p.product_id, revision: p.revision })) } });
+    await renderList(main, `Moved ${moved.product_id} ${direction}.`);
+    main.querySelector(`button[aria-label="Move ${CSS.escape(moved.product_id)} ${direction}"]`)?.focus();
   } catch (error) {
     const text = error.status === 412
-      ? 'Another admin changed the catalog meanwhile; the list is reloaded, try again.'
-      : `Reordering failed: ${error.message}`;
+      ? 'Another admin changed the catalog meanwhile, so nothing was moved; the list is reloaded, try again.'
+      : `Reordering failed: ${error.message}; the list is reloaded.`;
     await renderList(main);
     main.querySelector('#catalog-status').append(notice(text, 'error'));
   }

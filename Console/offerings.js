@@ -35,6 +35,8 @@ function showProblem(form, status, error) {
   replace(status, notice(`${error.message}${extra ? ` (${extra})` : ''}`, 'error'));
 }
 
+const PRODUCTS_LABEL = 'Products, in order (JSON: each a product id or {"product_id", "badge"})';
+
 function parseJSON(control, name, fallback, errors) {
   const text = control.value.trim();
   if (!text) return fallback;
@@ -60,7 +62,7 @@ function offeringForm(main, offerings) {
     id: h('input', { name: 'offering_id', required: true, maxlength: 64, autocomplete: 'off' }),
     title: h('input', { name: 'title', maxlength: 200 }),
     badge: h('input', { name: 'badge', maxlength: 100 }),
-    products: h('input', { name: 'products', required: true, autocomplete: 'off', spellcheck: 'false' }),
+    products: h('textarea', { name: 'products', required: true, rows: 3, spellcheck: 'false' }),
     metadata: h('textarea', { name: 'metadata', rows: 2, spellcheck: 'false' }),
   };
   const status = h('div', { id: 'offering-form-status' });
@@ -68,13 +70,15 @@ function offeringForm(main, offerings) {
     h('h2', {}, 'Create or replace an offering'),
     field('Offering id', c.id, 'offering_id'), field('Offering title', c.title, 'title'),
     field('Offering badge', c.badge, 'badge'),
-    field('Products, in order (product_id or product_id=badge, comma-separated)', c.products, 'products'),
+    field(PRODUCTS_LABEL, c.products, 'products'),
+    h('p', { class: 'hint' }, 'For example ["gold100", {"product_id": "vip", "badge": "Best value, 20% off"}].'),
     field('Metadata (JSON)', c.metadata, 'metadata'),
     h('button', { type: 'submit' }, 'Save offering'), status);
   loadOnId(c.id, offerings, 'offering_id', (o) => {
     c.title.value = o.title;
     c.badge.value = o.badge;
-    c.products.value = o.products.map((p) => (p.badge ? `${p.product_id}=${p.badge}` : p.product_id)).join(', ');
+    // JSON keeps each product's own fields whatever its badge holds (commas, '=', quotes).
+    c.products.value = JSON.stringify(o.products.map((p) => (p.badge ? { product_id: p.product_id, badge: p.badge } : p.product_id)));
     c.metadata.value = JSON.stringify(o.metadata);
   }, status);
   form.addEventListener('submit', async (event) => {
@@ -83,11 +87,8 @@ function offeringForm(main, offerings) {
     const id = c.id.value.trim();
     if (!id) errors.push({ field: 'offering_id', message: 'is required' });
     const metadata = parseJSON(c.metadata, 'metadata', {}, errors);
+    const products = parseJSON(c.products, 'products', [], errors);
     if (errors.length) return showFieldErrors(form, errors);
-    const products = c.products.value.split(',').map((p) => p.trim()).filter(Boolean).map((item) => {
-      const [product_id, ...badge] = item.split('=');
-      return badge.length ? { product_id: product_id.trim(), badge: badge.join('=').trim() } : product_id;
-    });
     try {
       await call('PUT', path('offerings', id), { body: { title: c.title.value, badge: c.badge.value, metadata, products } });
       await renderOfferings(main, `Offering ${id} saved.`);

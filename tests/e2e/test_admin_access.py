@@ -81,6 +81,9 @@ def test_a_read_token_reads_everything_and_changes_nothing(sk, writer, reader, a
         reader.request("PUT", f"/admin/v1/products/{P}read.new", admin=True, json=product_body()),
         reader.request("PATCH", f"/admin/v1/products/{product_id}", admin=True, json={"price": "9.00"}),
         reader.request("DELETE", f"/admin/v1/products/{product_id}", admin=True),
+        reader.request("PUT", "/admin/v1/product-order", admin=True, json={"products": [
+            {"product_id": p["product_id"], "revision": p["revision"]}
+            for p in writer.get("/admin/v1/products", admin=True).json()["products"]]}),
         reader.post("/admin/v1/transactions/2000000000000001/transfer", admin=True,
                     json={"to_user_id": "erin"}),
         reader.request("PUT", "/admin/v1/currency-rates/USD/EUR/2026-01-01", admin=True, json={"rate": "1.08"}),

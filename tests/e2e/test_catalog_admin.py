@@ -527,3 +527,102 @@ def test_a_delete_through_one_instance_is_followed_by_another(sk, api, module_st
     wait_until(lambda: other.client.get(f"/v1/products/{product_id}").status_code == 404, 15,
                "instance B still serves a removed product")
     assert product_id not in public_ids(other.client)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reordering the whole catalog at once
+
+
+def catalog_positions(api):
+    r = api.get("/admin/v1/products", admin=True)
+    assert r.status_code == 200
+    return [{"product_id": p["product_id"], "revision": p["revision"]} for p in r.json()["products"]]
+
+
+def reorder(api, positions, client=None):
+    return (client or api).request("PUT", "/admin/v1/product-order", admin=True, json={"products": positions})
+
+
+def test_a_reorder_renumbers_the_whole_catalog_in_one_write_with_audit_rows(api):
+    ids = [P + f"order.{c}" for c in "abc"]
+    for i, product_id in enumerate(ids):
+        api.put_product(product_id, sort_order=-3000 + i)
+    positions = catalog_positions(api)
+    # c before a, b: c moves to the top.
+    mine = [p for p in positions if p["product_id"] in ids]
+    others = [p for p in positions if p["product_id"] not in ids]
+    wanted = [mine[2], mine[0], mine[1]] + others
+    r = reorder(api, wanted)
+    assert r.status_code == 200, r.text
+    answered = r.json()["products"]
+    assert [p["product_id"] for p in answered] == [p["product_id"] for p in wanted]
+    assert [p["sort_order"] for p in answered] == [10 * (i + 1) for i in range(len(wanted))]
+    # Only a product whose sort_order changed has a new revision, and an audit row for it.
+    before = {p["product_id"]: p["revision"] for p in positions}
+    for product in answered:
+        assert product["revision"] in (before[product["product_id"]], before[product["product_id"]] + 1)
+    assert all(p["revision"] == before[p["product_id"]] + 1 for p in answered if p["product_id"] in ids)
+    entry = api.admin_pages("/admin/v1/audit", "entries", target_id=ids[2])[0]
+    assert entry["action"] == "product_updated"
+    # Apps are served the new order at once.
+    assert [p for p in public_ids(api) if p in ids] == [ids[2], ids[0], ids[1]]
+
+    # The same order again changes nothing: no revision moves.
+    again = reorder(api, catalog_positions(api))
+    assert again.status_code == 200
+    assert again.json()["products"] == answered
+
+
+def test_a_reorder_from_a_stale_list_is_412_and_writes_nothing(api):
+    ids = [P + f"stale.order.{c}" for c in "abcd"]
+    for i, product_id in enumerate(ids):
+        api.put_product(product_id, sort_order=-4000 + i)
+    positions = catalog_positions(api)
+    before = api.get("/admin/v1/products", admin=True).json()["products"]
+    # Another admin renames the third product meanwhile: only its revision moves.
+    assert api.request("PATCH", f"/admin/v1/products/{ids[2]}", admin=True, json={"title": "x"}).status_code == 200
+    mine = [p for p in positions if p["product_id"] in ids]
+    wanted = [mine[0], mine[1], mine[3], mine[2]] + [p for p in positions if p["product_id"] not in ids]
+    problem(reorder(api, wanted), 412, "precondition_failed")
+    after = api.get("/admin/v1/products", admin=True).json()["products"]
+    assert [(p["product_id"], p["sort_order"]) for p in after] == [(p["product_id"], p["sort_order"]) for p in before]
+    assert [p for p in public_ids(api) if p in ids] == ids
+
+    # A list that leaves a product out, or names one that does not exist, is stale too.
+    current = catalog_positions(api)
+    problem(reorder(api, current[:-1]), 412, "precondition_failed")
+    problem(reorder(api, current + [{"product_id": P + "order.ghost", "revision": 1}]), 412,
+            "precondition_failed")
+    assert reorder(api, current).status_code == 200
+
+
+@pytest.mark.parametrize("body,field", [
+    ({}, "products"),
+    ({"products": []}, "products"),
+    ({"products": "a"}, "products"),
+    ({"products": [{"product_id": "a", "revision": 1}] * 2}, "products[1].product_id"),
+    ({"products": ["a"]}, "products[0]"),
+    ({"products": [{"product_id": "a"}]}, "products[0].revision"),
+    ({"products": [{"product_id": "a", "revision": 0}]}, "products[0].revision"),
+    ({"products": [{"product_id": "bad!id", "revision": 1}]}, "products[0].product_id"),
+    ({"products": [{"product_id": "a", "revision": 1, "sort_order": 5}]}, "products[0].sort_order"),
+    ({"products": [{"product_id": f"p{i}", "revision": 1} for i in range(1001)]}, "products"),
+    ({"products": [], "other": 1}, "other"),
+])
+def test_an_invalid_reorder_is_422_with_the_field(api, body, field):
+    r = api.request("PUT", "/admin/v1/product-order", admin=True, json=body)
+    assert field in error_fields(problem(r, 422, "validation_failed"))
+
+
+def test_a_reorder_through_one_instance_is_served_by_another(sk, api, module_storekeeper, fresh_db):
+    other = module_storekeeper(fresh_db, share_admin_with=sk)
+    ids = [P + f"order.notify.{c}" for c in "ab"]
+    for i, product_id in enumerate(ids):
+        api.put_product(product_id, sort_order=-5000 + i)
+    wait_until(lambda: [p for p in public_ids(other.client) if p in ids] == ids, 15,
+               "instance B never saw the products")
+    positions = catalog_positions(api)
+    mine = [p for p in positions if p["product_id"] in ids]
+    assert reorder(api, mine[::-1] + [p for p in positions if p["product_id"] not in ids]).status_code == 200
+    wait_until(lambda: [p for p in public_ids(other.client) if p in ids] == ids[::-1], 15,
+               "instance B still serves the old order")

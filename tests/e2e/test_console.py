@@ -94,9 +94,11 @@ class Console:
         self.driver = driver
         self.base = base
         self.artifacts = artifacts
+        self.width = DESKTOP[0]
 
     def viewport(self, size: tuple[int, int]) -> None:
         # The inner size is what a page lays out in: set it exactly (headless has no chrome).
+        self.width = size[0]
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600})
 
@@ -180,9 +182,11 @@ class Console:
         return path
 
     def page_fits(self) -> bool:
-        """Nothing wider than the viewport (wide tables scroll inside their own box)."""
+        """Nothing wider than the viewport (wide tables scroll inside their own box). Compared with
+        the width set, not innerWidth: an emulated phone widens its layout viewport to fit what
+        overflows, as a phone zooms out, so innerWidth grows with the overflow it should reveal."""
         return self.driver.execute_script(
-            "return document.documentElement.scrollWidth <= window.innerWidth")
+            "return document.documentElement.scrollWidth <= arguments[0]", self.width)
 
 
 @pytest.fixture
@@ -245,7 +249,9 @@ def test_creating_a_product_shows_the_servers_field_errors_then_creates_it(conso
     product = unique("console_new").replace("-", "_")
     # A hostile title: the console must show it as text, never as markup.
     title = '<img src=x id=xss onerror="document.title=\'owned\'">Gold & more'
-    console.go("#/catalog/new", "#product-form")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.find("#product-form")
     console.fill("Product id", product)
     console.fill("Title", title)
     console.fill("Price", "6.001")
@@ -273,7 +279,9 @@ def test_creating_a_product_under_a_taken_id_says_so_and_overwrites_nothing(cons
         "type": "consumable", "title": "Kept", "price": "1.00", "currency": "USD",
         "grants": {"balance": {"gold": 1}}}).status_code == 201
     console.sign_in(tokens["write"])
-    console.go("#/catalog/new", "#product-form")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.find("#product-form")
     console.fill("Product id", product)
     console.fill("Title", "Overwritten")
     console.fill("Price", "2.00")
@@ -282,6 +290,21 @@ def test_creating_a_product_under_a_taken_id_says_so_and_overwrites_nothing(cons
     assert "taken" in console.wait_text("[data-error-for=product_id]", "taken")
     stored = api("GET", f"/admin/v1/products/{product}").json()
     assert stored["title"] == "Kept" and stored["revision"] == 1
+
+
+def test_a_product_whose_id_is_new_opens_as_itself(console, console_stack, tokens):
+    """The new-product form has a route no product id can take."""
+    console_stack.api.put_product("new", title="The product called new", sort_order=100000)
+    console.sign_in(tokens["write"])
+    console.go("#/catalog/new", "main h1")
+    console.wait_text("main h1", "The product called new")
+    assert console.all("#product-form button[type=submit]")[0].text == "Save changes"
+    console.go("#/catalog", "#products")
+    console.find('#products a[href="#/catalog/new"]').click()
+    console.wait_text("main h1", "The product called new")
+    console.go("#/catalog", "#products")
+    console.find("#new-product").click()
+    console.wait_text("main h1", "New product")
 
 
 def test_a_price_edit_is_saved_and_the_history_chart_draws_one_point_per_change(console, console_stack, tokens):
@@ -377,6 +400,30 @@ def test_moving_a_product_up_writes_the_sort_order(console, console_stack, token
     console.find(f'button[aria-label="Deactivate {ids[1]}"]').click()
     console.wait_text("#catalog-status", f"{ids[1]} is deactivated")
     assert api("GET", f"/admin/v1/products/{ids[1]}").json()["active"] is False
+
+
+def test_a_move_after_a_concurrent_edit_changes_nothing_rather_than_half_the_order(console, console_stack, tokens):
+    """A reorder is all or nothing: apps never see a catalog half renumbered."""
+    api = admin_api(console_stack, tokens["write"])
+    base = unique("console_atomic").replace("-", "_")
+    ids = [f"{base}_{c}" for c in "abcd"]
+    for i, product in enumerate(ids):
+        console_stack.api.put_product(product, sort_order=-2000 + i)
+    console.sign_in(tokens["write"])
+    console.go("#/catalog", "#products")
+    # Another admin renames the third product meanwhile: a harmless edit that moves its revision.
+    assert api("PATCH", f"/admin/v1/products/{ids[2]}", json={"title": "Renamed"}).status_code == 200
+    console.find(f'button[aria-label="Move {ids[3]} up"]').click()
+    status = console.wait_text("#catalog-status", "Another admin changed the catalog meanwhile")
+    public = [p["product_id"] for p in api("GET", "/v1/products").json()["products"]]
+    assert public[:4] == ids, public
+    assert "nothing was moved" in status
+
+    # The reloaded list moves as asked.
+    console.find(f'button[aria-label="Move {ids[3]} up"]').click()
+    console.wait_text("#catalog-status", f"Moved {ids[3]} up")
+    public = [p["product_id"] for p in api("GET", "/v1/products").json()["products"]]
+    assert public[:4] == [ids[0], ids[1], ids[3], ids[2]], public
 
 
 def test_an_order_is_found_by_trade_number_and_shows_its_timeline(console, console_stack, tokens):
@@ -714,8 +761,12 @@ def test_every_section_renders_and_fits_the_viewport(console, console_stack, tok
     write = admin_api(console_stack, tokens["write"])
     hook = write("POST", "/admin/v1/webhook-endpoints", json={"url": receiver.url, "event_types": ["order.paid"]}).json()
     assert write("POST", f"/admin/v1/webhook-endpoints/{hook['id']}/test", json={}).status_code == 202
-    product = unique("console_fit").replace("-", "_")
+    # Realistic lengths: a reverse-DNS App Store id, an endpoint URL with a path.
+    product = "com.examplecompany.myapplication.subscription." + unique("fit").replace("-", "_")
     console_stack.api.put_product(product, price="2.00")
+    long_url = receiver.url.rstrip("/") + "/hooks/storekeeper/production/subscriptions-and-orders"
+    assert write("POST", "/admin/v1/webhook-endpoints",
+                 json={"url": long_url, "event_types": ["order.paid"]}).status_code == 201
     order, _, _ = buy(console_stack.api, console_stack.fake, unique("console-fit"), product)
     console_stack.fake.notification("CONSUMPTION_REQUEST", transaction_id=order.get("transaction_id")
                                     or console_stack.api.admin_order(order["trade_no"])["order"]["transaction_id"])

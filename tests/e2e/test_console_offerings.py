@@ -4,6 +4,8 @@ the fake App Store and PostgreSQL; each flow saves screenshots."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import requests
 from selenium.webdriver.common.keys import Keys
@@ -55,6 +57,9 @@ def test_storefront_prices_are_set_shown_and_removed(console, stack, tokens):
     assert served["price"] == "4.99"
 
 
+PRODUCTS = 'Products, in order (JSON: each a product id or {"product_id", "badge"})'
+
+
 def test_offerings_and_placement_rules_are_edited_with_field_errors(console, stack, tokens):
     a, b = P + "a", P + "b"
     stack.api.put_product(a)
@@ -64,7 +69,7 @@ def test_offerings_and_placement_rules_are_edited_with_field_errors(console, sta
     console.fill("Offering id", "summer")
     console.fill("Offering title", "Summer sale")
     console.fill("Offering badge", "hot")
-    console.fill("Products, in order (product_id or product_id=badge, comma-separated)", f"{b}=best value, {a}")
+    console.fill(PRODUCTS, f'[{{"product_id": "{b}", "badge": "best value"}}, "{a}"]')
     console.fill("Metadata (JSON)", '{"theme": "sun"}')
     console.click("Save offering")
     console.wait_text("#offerings", "summer")
@@ -111,14 +116,34 @@ def test_offerings_and_placement_rules_are_edited_with_field_errors(console, sta
     assert stack.api.get("/admin/v1/placements/shop", admin=True).json()["offering_id"] == "summer"
     console.by_label("Offering id").send_keys("summer", Keys.TAB)
     console.wait_text("#offering-form-status", "exists")
-    assert console.by_label("Products, in order (product_id or product_id=badge, comma-separated)").get_attribute(
-        "value") == f"{b}=best value, {a}"
+    assert json.loads(console.by_label(PRODUCTS).get_attribute("value")) == [
+        {"product_id": b, "badge": "best value"}, a]
 
     console.viewport(PHONE)
     console.go("#/offerings", "#placements")
     assert console.page_fits()
     console.screenshot("offerings-phone")
     console.viewport(DESKTOP)
+
+
+def test_a_product_badge_with_a_comma_survives_saving_the_offering(console, stack, tokens):
+    a, b = P + "comma.a", P + "comma.b"
+    stack.api.put_product(a)
+    stack.api.put_product(b)
+    badge = "Best value, 20% off = \"more\""
+    created = stack.api.request("PUT", "/admin/v1/offerings/console-comma", admin=True,
+                                json={"title": "Promo", "products": [{"product_id": a, "badge": badge}, b]})
+    assert created.status_code in (200, 201), created.text
+    console.sign_in(tokens["write"])
+    console.go("#/offerings", "#offering-form")
+    console.by_label("Offering id").send_keys("console-comma", Keys.TAB)
+    console.wait_text("#offering-form-status", "exists")
+    console.fill("Offering title", "Promo, renamed")
+    console.click("Save offering")
+    console.wait_text("#offerings-status", "Offering console-comma saved")
+    stored = stack.api.get("/admin/v1/offerings/console-comma", admin=True).json()
+    assert stored["title"] == "Promo, renamed"
+    assert [(p["product_id"], p.get("badge") or "") for p in stored["products"]] == [(a, badge), (b, "")]
 
 
 def test_an_experiment_is_started_followed_and_concluded(console, stack, tokens):

@@ -22,6 +22,17 @@ package struct AdminProductRoutes: Sendable {
       response.headers.add("ETag", CatalogSnapshot.etag(of: response.body))
       return response
     }
+    // Not under /admin/v1/products/: every word there is a product id someone may use.
+    router.add(.put, "/admin/v1/product-order") { request, context in
+      let admin = try auth.authenticate(request, context)
+      let order = try Self.productOrder(try RequestFields(request: request))
+      let products = try await repository.reorder(order, by: admin)
+      await refresh(context)
+      context.logger.notice(
+        "products reordered", ["products": .int(order.count), "admin": .string(admin.name)])
+      struct List: Encodable { var products: [Product] }
+      return try JSONCoding.response(List(products: products))
+    }
     router.add(.get, "/admin/v1/products/{product_id}") { request, context in
       _ = try auth.authenticate(request, context)
       let product = try await existing(context)

@@ -75,6 +75,12 @@ extension CatalogRefusal: DomainProblem {
       HTTPError(
         412, code: "precondition_failed",
         detail: "the product changed since it was read; fetch it again")
+    case .orderStale:
+      HTTPError(
+        412, code: "precondition_failed",
+        detail:
+          "the catalog changed since it was read (a product was edited, added or removed); nothing was reordered, fetch it again"
+      )
     case .productExists(let productId):
       HTTPError(
         412, code: "precondition_failed",

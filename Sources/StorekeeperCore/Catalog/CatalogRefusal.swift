@@ -3,6 +3,9 @@ package enum CatalogRefusal: Error, Equatable, Sendable {
   case productNotFound(String)
   /// `If-Match` names a revision that is no longer current.
   case preconditionFailed
+  /// A reorder's list is not the catalog as it is now: a product's revision moved, or a product
+  /// was added or removed since the admin read it.
+  case orderStale
   /// `If-None-Match: *` asked to create it only, and it exists.
   case productExists(String)
   /// Orders refer to it: it can be archived (`active: false`), not removed.
