@@ -12,8 +12,10 @@ package struct ProductPosition: Sendable, Equatable {
 }
 
 extension CatalogRepository {
-  /// The most products one reorder may list.
-  package static let maxReorderItems = 1000
+  /// The most products one reorder may list, so the most a catalog may hold for the console's
+  /// moves (which send the whole list): ten times any catalog seen, and a body of about 350 KB
+  /// at most, inside the server's 1 MiB.
+  package static let maxReorderItems = 10_000
   /// The gap between neighbours' `sort_order` after a reorder, room for a product put between
   /// two by hand.
   package static let reorderStep: Int32 = 10
