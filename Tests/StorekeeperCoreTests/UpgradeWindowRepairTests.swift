@@ -207,4 +207,47 @@ import Testing
       #expect(try await Self.pauses(h)["paused"] == ["\(pausedNow)..\(resumedNow)"])
     }
   }
+
+  // MARK: Chart rollups passed by the previous release (0146, 0148)
+
+  /// Some of what the rollups hold is computed in Swift, not in the repeatable SQL both
+  /// releases read (0146's prorated refunds: ChartSQL+Refresh.swift): a pass by an instance of
+  /// the previous release, during a rolling upgrade, rebuilds or recomputes units without it
+  /// and moves `horizon` on, clearing a reset. It leaves `rollup_horizon` behind, which only
+  /// this release writes, and the next pass of this release rebuilds every rollup.
+  @Test func aPassOfThePreviousReleaseIsRedoneByTheNextPassWhole() async throws {
+    try await DomainHarness.with { h in
+      let rollup = ChartRollup(database: h.database)
+      let first = try await rollup.refresh()
+      #expect(first.units == nil)
+      // This release's own passes go on incrementally.
+      let kept = try await rollup.refresh()
+      #expect(kept.units == 0)
+      #expect(kept.generation == first.generation)
+
+      // The previous release's pass, as its binary writes the state row: every horizon it
+      // knows moved to its snapshot's, nothing else.
+      try await h.database.execute(
+        """
+        UPDATE chart_rollup_state
+        SET horizon = pg_snapshot_xmin(pg_current_snapshot()),
+            counts_horizon = pg_snapshot_xmin(pg_current_snapshot()),
+            payer_horizon = pg_snapshot_xmin(pg_current_snapshot()),
+            cohort_horizon = pg_snapshot_xmin(pg_current_snapshot()),
+            as_of = date_trunc('hour', now(), 'UTC'), built_at = clock_timestamp(),
+            pass_units = 0, full_build = false
+        """)
+      let redone = try await rollup.refresh()
+      #expect(redone.units == nil, "a pass after the previous release's must rebuild")
+      #expect(redone.generation == first.generation + 1)
+      let full = try await h.database.queryFirst(
+        "SELECT full_build FROM chart_rollup_state")?.decode("full_build", as: Bool.self)
+      #expect(full == true)
+
+      // Once: the passes after it are incremental again.
+      let after = try await rollup.refresh()
+      #expect(after.units == 0)
+      #expect(after.generation == redone.generation)
+    }
+  }
 }

@@ -90,6 +90,7 @@ package struct ChartRollup: Sendable {
         """
         SELECT generation, horizon::text AS horizon, as_of::text AS as_of,
                horizon = counts_horizon AND counts_zone = \(countsZone) AS payers_kept,
+               horizon = rollup_horizon AS rollups_kept,
                CASE WHEN counts_horizon IS NOT NULL THEN counts_zone END AS counted_in
         FROM chart_rollup_state FOR UPDATE
         """
@@ -101,6 +102,10 @@ package struct ChartRollup: Sendable {
       // of the release before Migrations/0119, nor in another zone): else only a rebuild makes
       // them exact again.
       let payersKept: Bool = try state?.decodeIfPresent("payers_kept") ?? false
+      // The last pass was this release's (Migrations/0148): an instance of an older one, during
+      // a rolling upgrade, computes units without what this release adds in Swift (0146's
+      // prorated refunds) and leaves rollup_horizon behind, so its work is redone whole.
+      let rollupsKept: Bool = try state?.decodeIfPresent("rollups_kept") ?? false
       // Where the counts were, if any pass kept them: a first pass moves nothing.
       let countedIn: String? = try state?.decodeIfPresent("counted_in")
       let movedFrom = countedIn.flatMap { $0 == countsZone ? nil : $0 }
@@ -114,7 +119,7 @@ package struct ChartRollup: Sendable {
         try await tx.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon")
         .first?.decode("horizon") ?? "0"
       var done: Pass
-      if let previous, let asOf, payersKept, !whole {
+      if let previous, let asOf, payersKept, rollupsKept, !whole {
         done = try await refresh(on: tx, generation: current, since: previous, asOf: asOf)
       } else {
         done = try await rebuild(on: tx, generation: current + 1)
@@ -128,6 +133,7 @@ package struct ChartRollup: Sendable {
         UPDATE chart_rollup_state
         SET generation = \(done.generation), as_of = date_trunc('hour', now(), 'UTC'),
             built_at = clock_timestamp(), horizon = \(horizon)::xid8,
+            rollup_horizon = \(horizon)::xid8,
             counts_horizon = \(horizon)::xid8, payer_horizon = \(utcHorizon)::xid8,
             cohort_horizon = \(utcHorizon)::xid8,
             build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
