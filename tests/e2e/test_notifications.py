@@ -1065,6 +1065,41 @@ def test_a_grace_period_that_ends_in_a_recovery_stays_active_in_the_charts(api, 
     assert sum(row["reactivations"] for row in comeback) == 0, comeback
 
 
+def test_a_grace_period_delivered_after_its_recovery_reaches_the_rollup(api, fake_appstore, stack):
+    # Apple signs the grace period, then the recovery's DID_RENEW, but delivers the grace period
+    # last (a retry, or history recovery): processed superseded, yet the charts read it, so the
+    # days in grace become active. The rollup's incremental pass must take them in too, not go
+    # on answering the lapse `source=transactions` no longer shows.
+    product = charted_product(api, "club.late.grace")
+    user = unique("grace-late")
+    now = int(time.time() * 1000)
+    purchase = bought_ten_days_ago(api, fake_appstore, user, now, product)
+    late = fake_appstore.notification("DID_FAIL_TO_RENEW", subtype="GRACE_PERIOD",
+                                      transaction_id=purchase["transaction_id"],
+                                      grace_period_expires_in_seconds=9 * 86400, deliver=False)
+    time.sleep(0.05)
+    renewal = fake_appstore.renewal(purchase["transaction_id"], expires_in_seconds=25 * 86400,
+                                    notification_type="DID_RENEW")
+    wait_processed(api, renewal["notification_uuid"])
+    asked = {"from": day_ago(now, 7), "to": day_ago(now, 1), "product": product}
+    chart_rollup_pass(stack)
+    lapsed = [row["active_subscriptions"] for row in chart_rows(api, "active_subscriptions", **asked)]
+    assert lapsed[-1] == 0 and lapsed == [
+        row["active_subscriptions"]
+        for row in chart_rows(api, "active_subscriptions", source="transactions", **asked)], lapsed
+
+    assert api.post_notification(late["signed_payload"]).status_code == 200
+    assert wait_processed(api, late["notification_uuid"])["result"] == "superseded"
+    done = subprocess.run([stack.sk.argv[0], "charts-backfill", "--changes"], env=stack.sk.env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    transactions = chart_rows(api, "active_subscriptions", source="transactions", **asked)
+    assert [row["active_subscriptions"] for row in transactions] == [1] * 7, transactions
+    r = api.get("/admin/v1/charts/active_subscriptions", admin=True, params=asked)
+    assert r.status_code == 200 and r.json()["source"] == "rollup", r.text
+    assert [row["active_subscriptions"] for row in r.json()["rows"]] == [1] * 7, r.json()
+
+
 def billing_trouble_after_a_renewal(api, fake_appstore, product: str, subtype: str | None) -> tuple[dict, str]:
     """A first period 40 days ago, its renewal ended an hour ago, then Apple's billing retry
     (a grace period with `subtype` GRACE_PERIOD): the first purchase and the renewal's id."""

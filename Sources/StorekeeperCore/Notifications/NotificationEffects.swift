@@ -82,6 +82,8 @@ package struct NotificationEffects {
         try await RefundHistory.superseded(
           uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
       {
+        // Stored all the same, it may end a grace period the charts read.
+        try await markChartUnitChanged(original)
         return .processed(.superseded)
       }
       if let transaction { try await TransactionRecord.updateExpiry(transaction, on: tx) }
@@ -100,6 +102,8 @@ package struct NotificationEffects {
       if try await RefundHistory.superseded(
         uuid, types: Self.subscriptionStateTypes, key: .subscription(original), on: tx)
       {
+        // Stored all the same, it may begin or end a grace period the charts read.
+        try await markChartUnitChanged(original)
         return .processed(.superseded)
       }
       // The period that just ended is Apple's; a grace period extends access beyond it.
@@ -452,6 +456,26 @@ package struct NotificationEffects {
       return nil
     }
     return .processed(.renewalRecorded)
+  }
+
+  /// Marks the subscription's chart unit changed for the rollup's next pass. The charts'
+  /// periods read every stored DID_FAIL_TO_RENEW, EXPIRED and GRACE_PERIOD_EXPIRED, applied or
+  /// superseded (`chart_apple_grace_end`), but the pass finds changed units only by the
+  /// `chart_xid` of the rows it reads, which a superseded one writes none of: an update of its
+  /// state (or, without one, of its latest transaction) stamps it, through the trigger.
+  func markChartUnitChanged(_ original: String) async throws {
+    try await tx.execute(
+      """
+      WITH state AS (
+        UPDATE subscription_states SET chart_xid = pg_current_xact_id()
+        WHERE original_transaction_id = \(original) RETURNING 1
+      )
+      UPDATE apple_transactions SET chart_xid = pg_current_xact_id()
+      WHERE transaction_id = (
+          SELECT transaction_id FROM apple_transactions WHERE original_transaction_id = \(original)
+          ORDER BY purchase_date DESC, transaction_id DESC LIMIT 1)
+        AND NOT EXISTS (SELECT FROM state)
+      """)
   }
 
   /// Sets the subscription's state and grace end. A state without a grace of its own that is
