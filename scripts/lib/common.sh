@@ -111,7 +111,7 @@ pg_start_replica() {
       -R -X stream -C -S "replica_$port" -c fast 2> >(grep -v "skipping special file" >&2) >/dev/null || return 1
   fi
   as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on} -c hot_standby=on" \
+    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-200} -c fsync=${PG_FSYNC:-on} -c hot_standby=on" \
     start >/dev/null || { cat "$data/server.log" >&2; return 1; }
 }
 
