@@ -90,7 +90,7 @@ package struct ChartRollup: Sendable {
         """
         SELECT generation, horizon::text AS horizon, as_of::text AS as_of,
                horizon = counts_horizon AND counts_zone = \(countsZone) AS payers_kept,
-               horizon = rollup_horizon AS rollups_kept,
+               built_at = rollup_built_at AS rollups_kept,
                CASE WHEN counts_horizon IS NOT NULL THEN counts_zone END AS counted_in
         FROM chart_rollup_state FOR UPDATE
         """
@@ -104,7 +104,9 @@ package struct ChartRollup: Sendable {
       let payersKept: Bool = try state?.decodeIfPresent("payers_kept") ?? false
       // The last pass was this release's (Migrations/0148): an instance of an older one, during
       // a rolling upgrade, computes units without what this release adds in Swift (0146's
-      // prorated refunds) and leaves rollup_horizon behind, so its work is redone whole.
+      // prorated refunds) and stamps `built_at` without `rollup_built_at`, so its work is
+      // redone whole. (Not the horizon: a long transaction anywhere pins it, and an older
+      // pass would then leave it where this release's last one did.)
       let rollupsKept: Bool = try state?.decodeIfPresent("rollups_kept") ?? false
       // Where the counts were, if any pass kept them: a first pass moves nothing.
       let countedIn: String? = try state?.decodeIfPresent("counted_in")
@@ -133,12 +135,14 @@ package struct ChartRollup: Sendable {
         UPDATE chart_rollup_state
         SET generation = \(done.generation), as_of = date_trunc('hour', now(), 'UTC'),
             built_at = clock_timestamp(), horizon = \(horizon)::xid8,
-            rollup_horizon = \(horizon)::xid8,
             counts_horizon = \(horizon)::xid8, payer_horizon = \(utcHorizon)::xid8,
             cohort_horizon = \(utcHorizon)::xid8,
             build_ms = floor(extract(epoch FROM clock_timestamp() - now()) * 1000)::bigint,
             pass_units = \(done.units), full_build = \(done.units == nil)
         """)
+      // The same instant, marking the pass as this release's (a second clock_timestamp() in
+      // the statement above would differ).
+      try await tx.execute("UPDATE chart_rollup_state SET rollup_built_at = built_at")
       return (done, exempt)
     }
     if let exempt { await exemption.remove(exempt) }
